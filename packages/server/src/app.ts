@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { createAuthGuards } from './plugins/auth.js';
+import { registerErrorHandler } from './plugins/errors.js';
+import { createMailer, type Mailer } from './plugins/mail.js';
+import { registerWebApp } from './plugins/web-app.js';
+import { createAuthRepository } from './features/auth/repository.js';
+import { createAuthService } from './features/auth/service.js';
+import { authRoutes } from './features/auth/routes.js';
+import { healthRoutes } from './features/health/routes.js';
+import { publicConfigRoutes } from './features/public-config/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    mailer: Mailer;
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  /** Defaults to SMTP when SMTP_URL is set, else the outbox. */
+  mailer?: Mailer;
+  /** Fastify logger options; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+  now?: () => Date;
+}
+
+/** Builds the whole app from its dependencies; main.ts only listens. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('auth', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandler(app);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        mediaSrc: ["'self'", 'blob:', 'https:'],
+        connectSrc: ["'self'", 'ws:', 'wss:'],
+        frameSrc: ["'self'"],
+        fontSrc: ["'self'", 'data:'],
+        objectSrc: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(swagger, {
+    openapi: { info: { title: 'Persona Studio API', version: '0.1.0' } },
+    transform: jsonSchemaTransform,
+  });
+
+  const mailer = deps.mailer ?? (await createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db, log: app.log }));
+  app.decorate('mailer', mailer);
+  app.addHook('onClose', async () => mailer.close());
+
+  const authService = createAuthService({
+    repo: createAuthRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    allowRegistration: config.allowRegistration,
+    now: deps.now,
+  });
+  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession });
+
+  await app.register(healthRoutes({ ping: database.ping }));
+  await app.register(
+    publicConfigRoutes({
+      allowRegistration: config.allowRegistration,
+      appKey: config.appKey,
+      companyName: config.companyName,
+      docsUrl: config.docsUrl,
+      productName: 'Persona Studio',
+    }),
+  );
+  await app.register(authRoutes({ auth: authService, guards }));
+
+  app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
+  await registerWebApp(app, config.webDistDir);
+  return app;
+}

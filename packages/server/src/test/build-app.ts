@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { buildApp } from '../app.js';
+import type { MailMessage, Mailer } from '../plugins/mail.js';
+import { openTestDatabase } from './db.js';
+
+export const TEST_APP_KEY = 'test-app-key';
+
+/** A mailer that keeps what it sends, so tests read links the way a user reads their inbox. */
+export function createCaptureMailer(): Mailer & { sent: MailMessage[]; failNext: boolean } {
+  const sent: MailMessage[] = [];
+  return {
+    kind: 'smtp',
+    sent,
+    failNext: false,
+    async send(message) {
+      if (this.failNext) {
+        this.failNext = false;
+        throw new Error('SMTP unavailable');
+      }
+      sent.push(message);
+    },
+    async close() {},
+  };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  mail: ReturnType<typeof createCaptureMailer>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, opts: { now?: () => Date } = {}): Promise<TestContext> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    APP_KEY: TEST_APP_KEY,
+    PUBLIC_URL: 'http://portal.test',
+    DATA_DIR: '/tmp/persona-test-data',
+    WEB_DIST_DIR: '/nonexistent-web-dist',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const database = await openTestDatabase();
+  const mail = createCaptureMailer();
+  const app = await buildApp({ config, database, mailer: mail, logger: false, now: opts.now });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    mail,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/** Waits for fire-and-forget work (mail sent after answering) to settle. */
+export async function flush(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,0 +1,41 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
+const alias = { '@persona/contract': contractSrc };
+
+// The server's integration suite runs on PGlite, and a second time on PostgreSQL when
+// TEST_DATABASE_URL is set (see packages/server/src/test/db.ts).
+const serverProject = (name: string, driver: 'pglite' | 'postgres') => ({
+  resolve: { alias },
+  test: {
+    name,
+    root: './packages/server',
+    include: ['src/**/*.test.ts'],
+    env: { TEST_DB_DRIVER: driver },
+    globalSetup: ['./src/test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks' as const,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
+      serverProject('server-pglite', 'pglite'),
+      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres')] : []),
+      {
+        resolve: { alias },
+        test: {
+          name: 'web',
+          root: './packages/web',
+          include: ['src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['./src/test/setup.ts'],
+        },
+      },
+    ],
+  },
+});
