@@ -5,13 +5,15 @@ const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', im
 const alias = { '@persona/contract': contractSrc };
 
 // The server's integration suite runs on PGlite, and a second time on PostgreSQL when
-// TEST_DATABASE_URL is set (see packages/server/src/test/db.ts).
-const serverProject = (name: string, driver: 'pglite' | 'postgres') => ({
+// TEST_DATABASE_URL is set (see packages/server/src/test/db.ts); tests that touch no
+// database run once.
+const serverProject = (name: string, driver: 'pglite' | 'postgres', exclude: string[] = []) => ({
   resolve: { alias },
   test: {
     name,
     root: './packages/server',
     include: ['src/**/*.test.ts'],
+    exclude: ['**/node_modules/**', ...exclude],
     env: { TEST_DB_DRIVER: driver },
     globalSetup: ['./src/test/global-setup.ts'],
     testTimeout: 30_000,
@@ -25,7 +27,7 @@ export default defineConfig({
     projects: [
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
       serverProject('server-pglite', 'pglite'),
-      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres')] : []),
+      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres', ['src/main.test.ts', 'src/config.test.ts', 'src/plugins/web-app.test.ts', 'src/plugins/errors.test.ts'])] : []),
       {
         resolve: { alias },
         test: {

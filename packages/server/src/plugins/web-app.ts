@@ -42,6 +42,7 @@ export async function registerWebApp(app: FastifyInstance, distDir: string): Pro
 
   app.get('/', (_req, reply) => reply.redirect('/react'));
   app.get('/react', (_req, reply) => sendIndex(reply));
+  app.get('/react/', (_req, reply) => sendIndex(reply));
 
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '';

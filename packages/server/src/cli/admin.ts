@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { AppError } from '../lib/app-error.js';
+import { createUsersService } from '../features/users/service.js';
+
+const USAGE = `Persona Studio operator commands (npm run admin -- <command>)
+
+  list [--search TEXT]                       list users
+  create-user --email E [--password P] [--admin] [--first-name F] [--last-name L]
+                                             create an active user (password generated when omitted)
+  reset-password EMAIL [--password P]        set a new password (generated when omitted); signs the user out
+  disable EMAIL                              disable a user and end their sessions
+  enable EMAIL                               enable a user
+
+Uses the same configuration as the server (DATA_DIR or DATABASE_URL). With the embedded
+database (PGlite) stop the server first: only one process can open it.`;
+
+function isRunning(pidFile: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    process.kill(pid, 0);
+    return pid !== process.pid;
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      admin: { type: 'boolean', default: false },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      search: { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, arg] = positionals;
+  if (!command || values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  if (!config.databaseUrl && isRunning(path.join(config.dataDir, 'server.pid'))) {
+    throw new Error(`The server is running on ${config.dataDir}; stop it first (the embedded database allows one process).`);
+  }
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
+  const users = createUsersService(database.db);
+  const generated = () => randomBytes(12).toString('base64url');
+  try {
+    switch (command) {
+      case 'list': {
+        const { rows, total } = await users.search(values.search ?? '', 1000, 0);
+        console.log(`${total} user(s)`);
+        for (const u of rows) {
+          console.log(`${String(u.id).padEnd(6)} ${u.email.padEnd(36)} ${u.userType.padEnd(6)} ${u.status.padEnd(10)} ${u.firstName} ${u.lastName}`);
+        }
+        break;
+      }
+      case 'create-user': {
+        const email = values.email ?? arg;
+        if (!email) throw new Error('create-user needs --email');
+        const password = values.password ?? generated();
+        const user = await users.createUser({
+          email,
+          password,
+          firstName: values['first-name'],
+          lastName: values['last-name'],
+          userType: values.admin ? 'ADMIN' : 'USER',
+        });
+        console.log(`Created ${user.userType} ${user.email} (id ${user.id})${values.password ? '' : ` with password ${password}`}`);
+        break;
+      }
+      case 'reset-password': {
+        const email = arg ?? values.email;
+        if (!email) throw new Error('reset-password needs an e-mail');
+        const password = values.password ?? generated();
+        await users.resetPassword(email, password);
+        console.log(`Password of ${email} reset${values.password ? '' : ` to ${password}`}; their sessions were ended.`);
+        break;
+      }
+      case 'disable':
+      case 'enable': {
+        const email = arg ?? values.email;
+        if (!email) throw new Error(`${command} needs an e-mail`);
+        await users.setStatus(email, command === 'disable' ? 'DISABLED' : 'ACTIVE');
+        console.log(`${email} ${command}d.`);
+        break;
+      }
+      default:
+        throw new Error(`Unknown command "${command}".\n\n${USAGE}`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else if (err instanceof AppError) console.error(err.errors.join('\n'));
+  else if (err && typeof err === 'object' && 'issues' in err) console.error((err as { issues: { message: string }[] }).issues.map((i) => i.message).join('\n'));
+  else console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The real entry points, as `npm start` and `npm run admin` run them (from source via tsx).
+const here = path.dirname(fileURLToPath(import.meta.url));
+const tsx = path.resolve(here, '../../../node_modules/.bin/tsx');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-main-'));
+const port = 41000 + Math.floor(Math.random() * 2000);
+const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: '', DATABASE_URL: '' };
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+function startServer() {
+  const child = spawn(tsx, [path.join(here, 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('is ready')) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`server exited ${code}: ${out}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => out };
+}
+
+describe('main.ts and the operator CLI', () => {
+  it('starts on a new data dir, prints where to open it and the generated admin password, and stops cleanly on SIGTERM', async () => {
+    const server = startServer();
+    await server.ready;
+    expect(server.output()).toContain(`http://localhost:${port}/react`);
+    const password = /with password (\S+)/.exec(server.output())?.[1];
+    expect(password).toBeTruthy();
+
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`);
+    expect(health.status).toBe(200);
+    const login = await fetch(`http://127.0.0.1:${port}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer persona-studio-web' },
+      body: JSON.stringify({ email: 'owner@example.com', password }),
+    });
+    expect((await login.json()).userType).toBe('ADMIN');
+    expect(fs.existsSync(path.join(dataDir, 'server.pid'))).toBe(true);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'server.pid'))).toBe(false);
+
+    const again = startServer();
+    await again.ready;
+    expect(again.output()).not.toContain(password!);
+    expect(again.output()).toContain('the password printed on first start');
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  }, 60_000);
+
+  it('creates, lists, disables and resets users with npm run admin', () => {
+    const cli = (...args: string[]) => spawnSync(tsx, [path.join(here, 'cli/admin.ts'), ...args], { env, encoding: 'utf8' });
+    const created = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass', '--admin');
+    expect(created.stdout).toContain('Created ADMIN ops@example.com');
+    const dup = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass');
+    expect(dup.status).toBe(1);
+    expect(dup.stderr).toContain('already exists');
+    expect(cli('disable', 'ops@example.com').stdout).toContain('disabled');
+    const list = cli('list');
+    expect(list.stdout).toMatch(/ops@example\.com\s+ADMIN\s+DISABLED/);
+    expect(list.stdout).toMatch(/owner@example\.com\s+ADMIN\s+ACTIVE/);
+    const reset = cli('reset-password', 'owner@example.com');
+    expect(reset.stdout).toMatch(/reset to \S+/);
+    expect(cli('reset-password', 'owner@example.com', '--password', 'short').status).toBe(1);
+  }, 60_000);
+});

@@ -1,0 +1,59 @@
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { ErrorMessages, FailReason } from '@persona/contract';
+import { AppError } from '../lib/app-error.js';
+import { registerErrorHandler } from './errors.js';
+
+async function appWithRoutes() {
+  const app = Fastify({ logger: false });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  typed.post('/typed', { schema: { body: z.object({ name: z.string().min(1, 'Name is required'), age: z.number() }) } }, async () => ({ ok: true }));
+  app.get('/boom', async () => {
+    throw new Error('secret database detail at /srv/app.js:12');
+  });
+  app.get('/app-error', async () => {
+    throw new AppError(409, 'Stale', FailReason.StaleRequest, { extra: 1 });
+  });
+  await app.ready();
+  return app;
+}
+
+describe('the error handler', () => {
+  it('turns validation errors into 400 with messages naming the field', async () => {
+    const app = await appWithRoutes();
+    const res = await app.inject({ method: 'POST', url: '/typed', payload: { name: '', age: 'x' } });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.status).toBe('FAIL');
+    expect(body.failReason).toBe(FailReason.InvalidOrMissingParams);
+    expect(body.errors).toContain('Name is required');
+    expect(body.errors.some((e: string) => e.startsWith('age: '))).toBe(true);
+  });
+
+  it('renders AppError with its status, errors, failReason and extra fields', async () => {
+    const app = await appWithRoutes();
+    const res = await app.inject('/app-error');
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ status: 'FAIL', errors: ['Stale'], failReason: 15, extra: 1 });
+  });
+
+  it('never leaks details of an unexpected error', async () => {
+    const app = await appWithRoutes();
+    const res = await app.inject('/boom');
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ status: 'FAIL', errors: [ErrorMessages.serverError], failReason: FailReason.ServerError });
+    expect(res.body).not.toContain('secret');
+  });
+
+  it('answers malformed JSON with a 400', async () => {
+    const app = await appWithRoutes();
+    const res = await app.inject({ method: 'POST', url: '/typed', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().status).toBe('FAIL');
+  });
+});

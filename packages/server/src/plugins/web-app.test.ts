@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWebApp } from './web-app.js';
+
+const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'web-dist-'));
+const app = Fastify();
+
+beforeAll(async () => {
+  fs.mkdirSync(path.join(dist, 'assets'));
+  fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
+  fs.writeFileSync(path.join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(dist, 'favicon.svg'), '<svg/>');
+  await registerWebApp(app, dist);
+  await app.ready();
+});
+afterAll(async () => {
+  await app.close();
+  fs.rmSync(dist, { recursive: true, force: true });
+});
+
+describe('the web app under /react', () => {
+  it('redirects / to /react', async () => {
+    const res = await app.inject('/');
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/react');
+  });
+
+  it.each(['/react', '/react/', '/react/login', '/react/reset-password/abc', '/react/deep/link?x=1'])('answers %s with index.html, never cached', async (url) => {
+    const res = await app.inject(url);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('id="root"');
+    expect(res.headers['cache-control']).toBe('no-store, max-age=0');
+  });
+
+  it('caches hashed assets for a year', async () => {
+    const res = await app.inject('/react/assets/index-abc123.js');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('does not turn a missing asset or API path into the app', async () => {
+    expect((await app.inject('/react/assets/missing.js')).statusCode).toBe(404);
+    const api = await app.inject('/api/nothing-here');
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toMatchObject({ status: 'FAIL' });
+  });
+});
