@@ -2,23 +2,51 @@
 // then the end-to-end suite in Debian's Chromium against the built app.
 //   npm test -- --unit   only Vitest      npm test -- --e2e   only Playwright
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, root, run } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const onlyUnit = args.includes('--unit');
 const onlyE2e = args.includes('--e2e');
-let failed = false;
+const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-test-'));
+let passed = 0;
+let failed = 0;
+let broken = false;
+
+function count(file, read) {
+  try {
+    const [p, f] = read(JSON.parse(fs.readFileSync(file, 'utf8')));
+    passed += p;
+    failed += f;
+  } catch {
+    broken = true; // no report: the runner itself failed
+  }
+}
 
 if (!onlyE2e) {
   console.log(`\n▶ Vitest (database: PGlite${process.env.TEST_DATABASE_URL ? ' + PostgreSQL' : ''})`);
-  failed ||= (await run('npx', ['vitest', 'run'])) !== 0;
+  const file = path.join(reports, 'vitest.json');
+  const code = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
+  count(file, (r) => [r.numPassedTests, r.numFailedTests]);
+  if (code !== 0) broken = true;
 }
 
 const e2eConfig = path.join(root, 'packages/web/e2e/playwright.config.ts');
 if (!onlyUnit && fs.existsSync(e2eConfig)) {
   console.log('\n▶ Playwright end-to-end (Debian chromium)');
-  if ((await ensureBuilt()) !== 0) failed = true;
-  else failed ||= (await run('npx', ['playwright', 'test', '-c', e2eConfig])) !== 0;
+  if ((await ensureBuilt()) !== 0) broken = true;
+  else {
+    const file = path.join(reports, 'playwright.json');
+    const code = await run('npx', ['playwright', 'test', '-c', e2eConfig, '--reporter=list,json'], {
+      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: file },
+    });
+    count(file, (r) => [r.stats.expected + r.stats.flaky, r.stats.unexpected]);
+    if (code !== 0) broken = true;
+  }
 }
-process.exit(failed ? 1 : 0);
+
+fs.rmSync(reports, { recursive: true, force: true });
+if (broken && failed === 0) failed = 1;
+console.log(`\nTotal: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || broken ? 1 : 0);
