@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
-const alias = { '@persona/contract': contractSrc };
+const workerSrc = fileURLToPath(new URL('./packages/worker/src/index.ts', import.meta.url));
+const alias = { '@persona/contract': contractSrc, '@persona/worker': workerSrc };
 
 // The server's integration suite runs on PGlite, and a second time on PostgreSQL when
 // TEST_DATABASE_URL is set (see packages/server/src/test/db.ts); tests that touch no

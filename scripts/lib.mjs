@@ -30,6 +30,7 @@ const STAMP = path.join(root, 'node_modules', '.cache', 'persona-build-stamp');
 const INPUTS = [
   'packages/contract/src',
   'packages/server/src',
+  'packages/worker/src',
   'packages/server/migrations',
   'packages/web/src',
   'packages/web/index.html',

@@ -24,6 +24,12 @@ function count(file, read) {
   }
 }
 
+// The entry-point tests run the built packages, and the e2e suite the built app.
+if ((await ensureBuilt()) !== 0) {
+  console.log('\nTotal: 0 passed, 1 failed');
+  process.exit(1);
+}
+
 if (!onlyE2e) {
   console.log(`\n▶ Vitest (database: PGlite${process.env.TEST_DATABASE_URL ? ' + PostgreSQL' : ''})`);
   const file = path.join(reports, 'vitest.json');
@@ -35,8 +41,7 @@ if (!onlyE2e) {
 const e2eConfig = path.join(root, 'packages/web/e2e/playwright.config.ts');
 if (!onlyUnit && fs.existsSync(e2eConfig)) {
   console.log('\n▶ Playwright end-to-end (Debian chromium)');
-  if ((await ensureBuilt()) !== 0) broken = true;
-  else {
+  {
     const file = path.join(reports, 'playwright.json');
     const code = await run('npx', ['playwright', 'test', '-c', e2eConfig, '--reporter=list,json'], {
       env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: file },

@@ -10,6 +10,18 @@ import { createAuthGuards } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
+import websocket from '@fastify/websocket';
+import { createAccountRepository } from './features/account/repository.js';
+import { createBillingRepository } from './features/account/billing-repository.js';
+import { createAccountService } from './features/account/service.js';
+import { accountRoutes } from './features/account/routes.js';
+import { adminUsersRoutes } from './features/admin-users/routes.js';
+import { createUsersService } from './features/users/service.js';
+import { createMemoryPresence, createRedisPresence, type PresenceRegistry } from './features/presence/registry.js';
+import { presenceRoutes } from './features/presence/routes.js';
+import { createWorkersRepository } from './features/workers/repository.js';
+import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
+import { workerRoutes } from './features/workers/routes.js';
 import { createAuthRepository } from './features/auth/repository.js';
 import { createAuthService } from './features/auth/service.js';
 import { authRoutes } from './features/auth/routes.js';
@@ -19,6 +31,8 @@ import { publicConfigRoutes } from './features/public-config/routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     mailer: Mailer;
+    presence: PresenceRegistry;
+    workerHub: WorkerHub;
   }
 }
 
@@ -30,6 +44,10 @@ export interface AppDeps {
   /** Fastify logger options; tests pass false. */
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
+  /** Defaults to Redis when REDIS_URL is set, else this process's memory. */
+  presence?: PresenceRegistry;
+  /** Worker liveness timings (defaults: the protocol's 30 s timeout, swept every 5 s). */
+  workerTimings?: { pingTimeoutMs?: number; sweepIntervalMs?: number };
 }
 
 /** Builds the whole app from its dependencies; main.ts only listens. */
@@ -41,7 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -101,7 +119,41 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(authRoutes({ auth: authService, guards }));
 
+  const accountService = createAccountService({
+    repo: createAccountRepository(database.db),
+    billing: createBillingRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    planMaxAvatars: config.planMaxAvatars,
+    now: deps.now,
+  });
+  await app.register(accountRoutes({ account: accountService, guards }));
+  await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now), guards }));
+
+  const presence = deps.presence ?? (await createPresence(config.redisUrl, app));
+  app.decorate('presence', presence);
+  await app.register(presenceRoutes({ presence, guards, db: database.db }));
+
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });
+  app.decorate('workerHub', workerHub);
+  app.addHook('onReady', async () => workerHub.start());
+  app.addHook('preClose', async () => workerHub.stop());
+  await app.register(workerRoutes({ hub: workerHub, guards, workerSecret: config.workerSecret }));
+
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
   await registerWebApp(app, config.webDistDir);
   return app;
+}
+
+async function createPresence(redisUrl: string | undefined, app: FastifyInstance): Promise<PresenceRegistry> {
+  if (!redisUrl) return createMemoryPresence();
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  app.addHook('onClose', async () => {
+    await redis.quit();
+  });
+  return createRedisPresence(redis);
 }

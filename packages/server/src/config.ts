@@ -50,6 +50,8 @@ export const ZEnv = z.object({
   WORKER_SECRET: z.string().optional().transform((v) => (v === '' ? undefined : v)),
   ALLOW_PRIVATE_URLS: bool(false),
   ALLOW_REGISTRATION: bool(false),
+  TRUST_PROXY: bool(false),
+  EMBEDDED_WORKER: bool(true),
   ADMIN_EMAIL: z.email('must be an e-mail address').default('admin@persona.local'),
   ADMIN_PASSWORD: z
     .string()
@@ -58,6 +60,21 @@ export const ZEnv = z.object({
     .refine((v) => v === undefined || (v.length >= 8 && v.length <= 128), { message: 'must be 8-128 characters' }),
   COMPANY_NAME: z.string().min(1).default('Persona Studio'),
   DOCS_URL: z.string().min(1).default('/react/docs'),
+  PLAN_MAX_AVATARS: z
+    .string()
+    .default('FREE=1,STARTER=3,PRO=10,ENTERPRISE=unlimited')
+    .transform((v, ctx) => {
+      const limits: Record<string, number | null> = { NONE: 0, FREE: 1, STARTER: 3, PRO: 10, ENTERPRISE: null };
+      for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const [plan, value] = part.split('=').map((x) => x.trim().toUpperCase());
+        if (!plan || !(plan in limits) || !value || !/^(\d+|UNLIMITED)$/.test(value)) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not PLAN=number or PLAN=unlimited (plans: FREE, STARTER, PRO, ENTERPRISE)` });
+          return z.NEVER;
+        }
+        limits[plan] = value === 'UNLIMITED' ? null : Number(value);
+      }
+      return limits;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: z.string().optional(),
 });
@@ -80,11 +97,17 @@ export interface Config {
   workerSecret: string | undefined;
   allowPrivateUrls: boolean;
   allowRegistration: boolean;
+  /** Trust X-Forwarded-* (only behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Start one worker inside the server process. */
+  embeddedWorker: boolean;
   adminEmail: string;
   adminPassword: string | undefined;
   companyName: string;
   docsUrl: string;
   logLevel: TEnv['LOG_LEVEL'];
+  /** Maximum avatars per plan name (null: unlimited). */
+  planMaxAvatars: Record<string, number | null>;
   webDistDir: string;
 }
 
@@ -120,11 +143,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerSecret: e.WORKER_SECRET,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     allowRegistration: e.ALLOW_REGISTRATION,
+    trustProxy: e.TRUST_PROXY,
+    embeddedWorker: e.EMBEDDED_WORKER,
     adminEmail: e.ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
     companyName: e.COMPANY_NAME,
     docsUrl: e.DOCS_URL,
     logLevel: e.LOG_LEVEL,
+    planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
   };
 }

@@ -4,6 +4,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { buildApp } from './app.js';
 import { ensureFirstAdmin } from './bootstrap.js';
+import { loadOrCreateKeyFile } from './lib/key-file.js';
+import { startWorker, type WorkerHandle } from '@persona/worker';
 
 async function main() {
   const t0 = performance.now();
@@ -19,6 +21,8 @@ async function main() {
   }
 
   await fs.mkdir(config.dataDir, { recursive: true });
+  config.workerSecret ??= await loadOrCreateKeyFile(config.dataDir, 'worker-secret');
+  config.secretKey ??= await loadOrCreateKeyFile(config.dataDir, 'secret-key');
   const database: Database = await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: path.join(config.dataDir, 'pglite'),
@@ -27,6 +31,7 @@ async function main() {
   const admin = await ensureFirstAdmin(database, config, app.log);
   await fs.writeFile(path.join(config.dataDir, 'server.pid'), String(process.pid));
 
+  let embedded: WorkerHandle | undefined;
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -38,6 +43,7 @@ async function main() {
     }, 10_000);
     force.unref();
     try {
+      await embedded?.stop();
       await app.close();
       await database.close();
       await fs.rm(path.join(config.dataDir, 'server.pid'), { force: true });
@@ -48,12 +54,29 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  if (config.embeddedWorker) {
+    const local = new URL(address);
+    if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
+    embedded = startWorker({
+      serverUrl: local.origin,
+      secret: config.workerSecret,
+      name: 'embedded',
+      vpsId: 'embedded',
+      webSocketUrl: `${config.publicUrl.replace(/^http/, 'ws')}/avatar-ws`,
+      log: {
+        info: (msg, data) => app.log.info(data ?? {}, `embedded worker: ${msg}`),
+        warn: (msg, data) => app.log.warn(data ?? {}, `embedded worker: ${msg}`),
+        error: (msg, data) => app.log.error(data ?? {}, `embedded worker: ${msg}`),
+      },
+    });
+  }
   const ms = Math.round(performance.now() - t0);
   const lines = [
     '',
     `  Persona Studio is ready in ${ms} ms: ${config.publicUrl}/react`,
     `  Database: ${database.driver === 'pglite' ? `PGlite in ${path.join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,
+    `  Avatar servers: ${config.embeddedWorker ? 'one embedded worker; more with `npm run worker -- --server ' + config.publicUrl + '` and WORKER_SECRET from ' + path.join(config.dataDir, 'worker-secret') : 'none embedded (EMBEDDED_WORKER=false)'}`,
     `  Mail: ${app.mailer.kind === 'smtp' ? 'SMTP (SMTP_URL)' : 'outbox (links are printed in this log)'}`,
     admin.generatedPassword
       ? `  Sign in as ${admin.email} with password ${admin.generatedPassword}  (shown once; change it with: npm run admin -- reset-password ${admin.email})`

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { buildApp } from '../app.js';
+import { buildApp, type AppDeps } from '../app.js';
 import type { MailMessage, Mailer } from '../plugins/mail.js';
 import { openTestDatabase } from './db.js';
 
@@ -33,7 +33,10 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, opts: { now?: () => Date } = {}): Promise<TestContext> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings'> = {},
+): Promise<TestContext> {
   const config = loadConfig({
     NODE_ENV: 'test',
     APP_KEY: TEST_APP_KEY,
@@ -41,11 +44,12 @@ export async function createTestApp(env: Record<string, string> = {}, opts: { no
     DATA_DIR: '/tmp/persona-test-data',
     WEB_DIST_DIR: '/nonexistent-web-dist',
     LOG_LEVEL: 'silent',
+    WORKER_SECRET: 'test-worker-secret-0123456789',
     ...env,
   });
   const database = await openTestDatabase();
   const mail = createCaptureMailer();
-  const app = await buildApp({ config, database, mailer: mail, logger: false, now: opts.now });
+  const app = await buildApp({ config, database, mailer: mail, logger: false, ...opts });
   await app.ready();
   return {
     app,

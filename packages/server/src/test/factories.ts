@@ -47,3 +47,10 @@ export async function createSignedInUser(app: FastifyInstance, database: Databas
   const token = await login(app, user);
   return { ...user, token, headers: sessionHeader(token) };
 }
+
+/** An avatar row owned by the user (the avatar creator builds the full entity). */
+export async function createAvatar(database: Database, userId: number, name = 'Ava') {
+  const { avatars } = await import('../db/schema/index.js');
+  const [row] = await database.db.insert(avatars).values({ userId, name }).returning();
+  return row!;
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { ZStatus } from './common.js';
+import { ZSubscriptionType } from './plans.js';
+
+export const AccountMessages = {
+  accountLoadFailed: 'Failed to fetch Account Details. Please try again',
+  billingLoadFailed: 'Failed to fetch billing data.',
+  startAfterEnd: 'Start date cannot be greater than end date.',
+  dateInFuture: 'Dates cannot be later than today.',
+  badDate: 'startDate and endDate must be dates in milliseconds since 1970.',
+  rangeTooLong: 'The billing range cannot be longer than 5 years.',
+  planRequestFailed: 'An error occurred while processing your subscription request. Please try again later.',
+  planRequestSent: 'Request Sent',
+  samePlan: 'The chosen plan is already your current plan.',
+  requestPending: 'A plan change request is already pending.',
+  notAPlan: 'Choose one of the plans FREE, STARTER, PRO or ENTERPRISE.',
+} as const;
+
+/** accountDetails, with the spec's field names (some contain spaces). */
+export const ZAccountDetails = z.object({
+  Id: z.number().int(),
+  Name: z.string(),
+  Email: z.string(),
+  Status: z.string(),
+  'Create Date': z.string(),
+  'Last Updated': z.string(),
+  'Subscribed Since': z.string(),
+  userType: z.string(),
+  /** The plan asked for and not yet decided (absent when none). */
+  requestedSubType: ZSubscriptionType.nullable(),
+  licenses: z.object({ webgl: z.object({ subscriptionType: ZSubscriptionType }) }),
+  /** How many avatars the plan allows (null: unlimited). */
+  maxAvatars: z.number().int().nullable(),
+});
+export type TAccountDetails = z.infer<typeof ZAccountDetails>;
+
+export const ZAccountInfoResponse = z.object({
+  status: ZStatus,
+  accountDetails: ZAccountDetails,
+});
+
+const ZMs = z.coerce
+  .number({ error: AccountMessages.badDate })
+  .int({ error: AccountMessages.badDate })
+  .min(0, { error: AccountMessages.badDate })
+  .max(8.64e15, { error: AccountMessages.badDate });
+
+export const ZAccountStatsQuery = z
+  .object({ startDate: ZMs, endDate: ZMs })
+  .check((ctx) => {
+    const { startDate, endDate } = ctx.value;
+    if (startDate > endDate) ctx.issues.push({ code: 'custom', message: AccountMessages.startAfterEnd, path: ['startDate'], input: startDate });
+    else if (endDate - startDate > 5 * 366 * 86_400_000)
+      ctx.issues.push({ code: 'custom', message: AccountMessages.rangeTooLong, path: ['endDate'], input: endDate });
+  });
+export type TAccountStatsQuery = z.infer<typeof ZAccountStatsQuery>;
+
+export const ZBillingRow = z.object({
+  avatarName: z.string(),
+  avatarId: z.number().int(),
+  /** Minutes, two decimals. */
+  totalCallDuration: z.number(),
+  totalCallCount: z.number().int(),
+});
+export type TBillingRow = z.infer<typeof ZBillingRow>;
+
+export const ZAccountStatsResponse = z.object({
+  status: ZStatus,
+  billingData: z.array(ZBillingRow),
+  cummulativeData: z.object({ totalCallDuration: z.number(), totalCallCount: z.number().int() }),
+});
+export type TAccountStatsResponse = z.infer<typeof ZAccountStatsResponse>;
+
+export const ZAccountUpgradeRequest = z.object({
+  subType: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], { error: AccountMessages.notAPlan }),
+  dhType: z.number().int().min(0).max(10).default(2),
+});
+export type TAccountUpgradeRequest = z.input<typeof ZAccountUpgradeRequest>;
+
+export const ZPlanRequestStatus = z.enum(['PENDING', 'CONFIRMED', 'DECLINED']);
+export type TPlanRequestStatus = z.infer<typeof ZPlanRequestStatus>;
+
+export const ZPlanRequest = z.object({
+  id: z.number().int(),
+  userId: z.number().int(),
+  userName: z.string(),
+  email: z.string(),
+  currentSubType: ZSubscriptionType,
+  requestedSubType: ZSubscriptionType,
+  status: ZPlanRequestStatus,
+  created: z.string(),
+  decided: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+export type TPlanRequest = z.infer<typeof ZPlanRequest>;
+
+export const ZAccountUpgradeResponse = z.object({ status: ZStatus, request: ZPlanRequest, errors: z.array(z.string()).optional() });

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import { AdminMessages, WorkerProtocol, ZWorkerMessage, type TServerToWorker, type TVps } from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
+import type { WorkerRow, WorkersRepository } from './repository.js';
+
+export interface WorkerHubOptions {
+  repo: WorkersRepository;
+  log: FastifyBaseLogger;
+  pingTimeoutMs?: number;
+  sweepIntervalMs?: number;
+  now?: () => Date;
+}
+
+interface Connection {
+  socket: WebSocket;
+  workerId: number | null;
+  sessionId: string;
+}
+
+export function presentWorker(row: WorkerRow): TVps {
+  return {
+    id: row.id,
+    vpsId: row.vpsId,
+    name: row.name,
+    vpsName: row.name,
+    sessionId: row.sessionId,
+    vpsAddress: row.address,
+    dockerPrivateIp: row.privateIp,
+    remoteIp: row.remoteIp,
+    status: row.status,
+    assignedUserId: row.assignedUserId,
+    webSocket: row.webSocket,
+    created: row.createdAt.toISOString(),
+    lastConnectTime: row.lastConnectTime?.toISOString() ?? null,
+    lastPingTime: row.lastPingTime?.toISOString() ?? null,
+    lastUsedTime: row.lastUsedTime?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Keeps the live worker connections: registration, pings, the 30 s silence rule, and
+ * disconnect on delete. The database holds what the admin pages show.
+ */
+export function createWorkerHub(opts: WorkerHubOptions) {
+  const { repo, log } = opts;
+  const now = opts.now ?? (() => new Date());
+  const pingTimeoutMs = opts.pingTimeoutMs ?? WorkerProtocol.pingTimeoutMs;
+  const byWorker = new Map<number, Connection>();
+  let sweeper: NodeJS.Timeout | undefined;
+
+  const send = (socket: WebSocket, message: TServerToWorker) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  };
+
+  async function sweep() {
+    const silent = await repo.silentSince(new Date(now().getTime() - pingTimeoutMs));
+    for (const row of silent) {
+      log.warn({ workerId: row.id, name: row.name }, 'worker missed its pings: disconnected');
+      if (row.sessionId) await repo.disconnect(row.id, row.sessionId);
+      const conn = byWorker.get(row.id);
+      if (conn) {
+        byWorker.delete(row.id);
+        conn.socket.terminate();
+      }
+    }
+  }
+
+  return {
+    async start() {
+      await repo.disconnectAll();
+      sweeper = setInterval(() => void sweep().catch((err: unknown) => log.error({ err }, 'worker sweep failed')), opts.sweepIntervalMs ?? 5_000);
+      sweeper.unref();
+    },
+    async stop() {
+      if (sweeper) clearInterval(sweeper);
+      for (const conn of byWorker.values()) conn.socket.close(1001, 'server shutting down');
+      byWorker.clear();
+    },
+    sweep,
+
+    /** Handles one authenticated websocket from a worker. */
+    accept(socket: WebSocket, remoteIp: string) {
+      const conn: Connection = { socket, workerId: null, sessionId: randomUUID() };
+      socket.on('message', (data) => {
+        void (async () => {
+          let parsed;
+          try {
+            parsed = ZWorkerMessage.safeParse(JSON.parse(String(data)));
+          } catch {
+            parsed = undefined;
+          }
+          if (!parsed?.success) {
+            send(socket, { type: 'error', message: 'Unrecognised message' });
+            return;
+          }
+          const msg = parsed.data;
+          if (msg.type === 'register') {
+            const row = await repo.register(
+              { vpsId: msg.vpsId, name: msg.name, address: msg.address, privateIp: msg.privateIp, remoteIp, webSocket: msg.webSocket, status: msg.status, sessionId: conn.sessionId },
+              now(),
+            );
+            const previous = byWorker.get(row.id);
+            if (previous && previous !== conn) previous.socket.close(WorkerProtocol.closeReplaced, 'replaced by a newer connection');
+            conn.workerId = row.id;
+            byWorker.set(row.id, conn);
+            log.info({ workerId: row.id, name: row.name, remoteIp }, 'worker registered');
+            send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId });
+          } else if (conn.workerId !== null) {
+            await repo.ping(conn.workerId, conn.sessionId, msg.status, now());
+            send(socket, { type: 'pong', at: now().getTime() });
+          } else {
+            send(socket, { type: 'error', message: 'Register first' });
+          }
+        })().catch((err: unknown) => log.error({ err }, 'worker message failed'));
+      });
+      socket.on('close', () => {
+        if (conn.workerId === null) return;
+        if (byWorker.get(conn.workerId) === conn) byWorker.delete(conn.workerId);
+        void repo.disconnect(conn.workerId, conn.sessionId).catch((err: unknown) => log.error({ err }, 'worker disconnect failed'));
+        log.info({ workerId: conn.workerId }, 'worker disconnected');
+      });
+    },
+
+    async list(): Promise<TVps[]> {
+      return (await repo.list()).map(presentWorker);
+    },
+
+    async get(id: number): Promise<TVps> {
+      const row = await repo.find(id);
+      if (!row || row.deletedAt) throw new AppError(404, AdminMessages.vpsInvalid);
+      return presentWorker(row);
+    },
+
+    /** Removes a worker from the list and disconnects it (it is told not to reconnect). */
+    async remove(id: number): Promise<void> {
+      const row = await repo.find(id);
+      if (!row) throw new AppError(404, AdminMessages.vpsInvalid);
+      if (row.deletedAt || !(await repo.markDeleted(id, now()))) throw new AppError(409, AdminMessages.vpsAlreadyDisconnected);
+      const conn = byWorker.get(id);
+      if (conn) {
+        byWorker.delete(id);
+        conn.socket.close(WorkerProtocol.closeDeleted, 'deleted by an administrator');
+      }
+      log.info({ workerId: id }, 'worker deleted');
+    },
+
+    connectedCount: () => byWorker.size,
+  };
+}
+
+export type WorkerHub = ReturnType<typeof createWorkerHub>;

@@ -1,0 +1,63 @@
+import { and, asc, eq, inArray, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { workers } from '../../db/schema/index.js';
+
+export type WorkerRow = typeof workers.$inferSelect;
+
+export function createWorkersRepository(db: Db) {
+  return {
+    /** Registers (or re-registers, un-deleting) a worker by its stable vpsId. */
+    async register(values: Pick<WorkerRow, 'vpsId' | 'name' | 'address' | 'privateIp' | 'remoteIp' | 'webSocket' | 'status' | 'sessionId'>, now: Date): Promise<WorkerRow> {
+      const [row] = await db
+        .insert(workers)
+        .values({ ...values, lastConnectTime: now, lastPingTime: now })
+        .onConflictDoUpdate({
+          target: workers.vpsId,
+          set: { ...values, lastConnectTime: now, lastPingTime: now, deletedAt: null },
+        })
+        .returning();
+      return row!;
+    },
+    async ping(id: number, sessionId: string, status: 'AVAILABLE' | 'BUSY', now: Date): Promise<void> {
+      await db
+        .update(workers)
+        .set({ status, lastPingTime: now, ...(status === 'BUSY' ? { lastUsedTime: now } : {}) })
+        .where(and(eq(workers.id, id), eq(workers.sessionId, sessionId)));
+    },
+    /** Marks one connection gone (only if it is still the worker's current one). */
+    async disconnect(id: number, sessionId: string): Promise<void> {
+      await db
+        .update(workers)
+        .set({ status: 'DISCONNECTED', sessionId: null })
+        .where(and(eq(workers.id, id), eq(workers.sessionId, sessionId)));
+    },
+    /** Connected workers whose last ping is older than the cutoff. */
+    async silentSince(cutoff: Date): Promise<WorkerRow[]> {
+      return db
+        .select()
+        .from(workers)
+        .where(and(isNull(workers.deletedAt), lt(workers.lastPingTime, cutoff), inArray(workers.status, ['AVAILABLE', 'BUSY'])));
+    },
+    /** On start: nothing is connected to a fresh process. */
+    async disconnectAll(): Promise<void> {
+      await db.update(workers).set({ status: 'DISCONNECTED', sessionId: null }).where(isNull(workers.deletedAt));
+    },
+    async list(): Promise<WorkerRow[]> {
+      return db.select().from(workers).where(isNull(workers.deletedAt)).orderBy(asc(workers.id));
+    },
+    async find(id: number): Promise<WorkerRow | undefined> {
+      const [row] = await db.select().from(workers).where(eq(workers.id, id)).limit(1);
+      return row;
+    },
+    async markDeleted(id: number, now: Date): Promise<boolean> {
+      const rows = await db
+        .update(workers)
+        .set({ deletedAt: now, status: 'DISCONNECTED', sessionId: null })
+        .where(and(eq(workers.id, id), isNull(workers.deletedAt)))
+        .returning({ id: workers.id });
+      return rows.length === 1;
+    },
+  };
+}
+
+export type WorkersRepository = ReturnType<typeof createWorkersRepository>;

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AdminMessages, WorkerProtocol } from '@persona/contract';
+import { startWorker, type WorkerHandle } from '@persona/worker';
+import { createTestApp, type TestContext } from '../../test/build-app.js';
+import { createSignedInUser } from '../../test/factories.js';
+
+let t: TestContext;
+let base: string;
+let admin: Awaited<ReturnType<typeof createSignedInUser>>;
+const quiet = { info() {}, warn() {}, error() {} };
+const workers: WorkerHandle[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp({}, { workerTimings: { pingTimeoutMs: 600, sweepIntervalMs: 100 } });
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  admin = await createSignedInUser(t.app, t.database, { userType: 'ADMIN' });
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await t.close();
+});
+
+const until = async (check: () => Promise<boolean>, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+};
+const list = async () => (await t.app.inject({ url: '/api/list_vps', headers: admin.headers })).json().vpsList as { id: number; name: string; status: string; lastPingTime: string }[];
+const find = async (name: string) => (await list()).find((v) => v.name === name);
+const spawn = (name: string, extra: Partial<Parameters<typeof startWorker>[0]> = {}) => {
+  const w = startWorker({ serverUrl: base, secret: 'test-worker-secret-0123456789', name, pingIntervalMs: 100, minBackoffMs: 50, log: quiet, ...extra });
+  workers.push(w);
+  return w;
+};
+
+describe('workers (VPS)', () => {
+  it('register, ping and show as AVAILABLE with every field; BUSY when they say so', async () => {
+    const w = spawn('alpha', { webSocketUrl: 'wss://alpha.example.com/avatar-ws' });
+    const { id } = await w.registered;
+    const firstPing = (await find('alpha'))!.lastPingTime;
+    await until(async () => (await find('alpha'))!.lastPingTime !== firstPing);
+    const detail = await t.app.inject({ method: 'POST', url: '/api/get_vps', headers: admin.headers, payload: { vpsId: id, mode: 'get' } });
+    expect(detail.json()).toMatchObject({
+      status: 'OK',
+      vpsDetail: { id, vpsId: 'alpha', name: 'alpha', vpsName: 'alpha', status: 'AVAILABLE', remoteIp: '127.0.0.1', webSocket: 'wss://alpha.example.com/avatar-ws' },
+    });
+    expect(detail.json().vpsDetail.sessionId).toBeTruthy();
+    w.setStatus('BUSY');
+    await until(async () => (await find('alpha'))!.status === 'BUSY');
+    w.setStatus('AVAILABLE');
+    await until(async () => (await find('alpha'))!.status === 'AVAILABLE');
+  });
+
+  it('turns DISCONNECTED when a worker stops pinging, and at once when its connection drops', async () => {
+    // A worker that registers and then hangs (no pings, socket open).
+    const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer test-worker-secret-0123456789' } });
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'register', vpsId: 'hung', name: 'hung', address: 'h', privateIp: '10.0.0.9', webSocket: 'ws://h', status: 'AVAILABLE' }));
+    await until(async () => (await find('hung'))?.status === 'AVAILABLE');
+    await until(async () => (await find('hung'))?.status === 'DISCONNECTED', 3000);
+
+    // Killed without goodbye: the socket is destroyed with no close frame.
+    const killed = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer test-worker-secret-0123456789' } });
+    await new Promise((r) => killed.once('open', r));
+    killed.send(JSON.stringify({ type: 'register', vpsId: 'killed', name: 'killed', address: 'k', privateIp: '10.0.0.8', webSocket: 'ws://k', status: 'AVAILABLE' }));
+    await until(async () => (await find('killed'))?.status === 'AVAILABLE');
+    killed.terminate();
+    await until(async () => (await find('killed'))?.status === 'DISCONNECTED', 3000);
+  });
+
+  it('reconnects with backoff after the server drops it', async () => {
+    const w = spawn('beta');
+    const { id } = await w.registered;
+    // Drop the connection from the server side, as a restart would.
+    t.app.workerHub.stop();
+    await until(async () => w.state() === 'waiting' || w.state() === 'connecting');
+    await until(async () => w.state() === 'registered' && (await find('beta'))?.status === 'AVAILABLE');
+    expect(w.id()).toBe(id);
+    await t.app.workerHub.start();
+  });
+
+  it('refuses a wrong secret', async () => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer wrong' } });
+    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(401);
+  });
+
+  it('del_vps disconnects the worker (which stops), removes it, and says why it cannot delete twice or an unknown id', async () => {
+    const w = spawn('gamma');
+    let deleted = false;
+    w.onDeleted = () => (deleted = true);
+    const { id } = await w.registered;
+    const res = await t.app.inject({ method: 'POST', url: '/api/del_vps', headers: admin.headers, payload: { vpsId: id, mode: 'delete' } });
+    expect(res.json()).toEqual({ status: 'OK', vpsId: id, errors: [] });
+    await until(async () => deleted);
+    expect(w.state()).toBe('stopped');
+    expect(await find('gamma')).toBeUndefined();
+
+    const twice = await t.app.inject({ method: 'POST', url: '/api/del_vps', headers: admin.headers, payload: { vpsId: id, mode: 'delete' } });
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json().errors).toEqual([AdminMessages.vpsAlreadyDisconnected]);
+    const unknown = await t.app.inject({ method: 'POST', url: '/api/del_vps', headers: admin.headers, payload: { vpsId: 999999, mode: 'delete' } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().errors).toEqual([AdminMessages.vpsInvalid]);
+  });
+});

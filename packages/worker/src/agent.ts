@@ -1,0 +1,161 @@
+import os from 'node:os';
+import WebSocket from 'ws';
+import { WorkerProtocol, ZServerToWorker, type TWorkerMessage } from '@persona/contract';
+
+export interface WorkerLogger {
+  info(msg: string, data?: object): void;
+  warn(msg: string, data?: object): void;
+  error(msg: string, data?: object): void;
+}
+
+export interface WorkerOptions {
+  /** The portal server, e.g. http://127.0.0.1:3000 */
+  serverUrl: string;
+  secret: string;
+  name?: string;
+  /** Stable id across restarts; defaults to the name. */
+  vpsId?: string;
+  /** The websocket URL avatar clients will use to reach this worker. */
+  webSocketUrl?: string;
+  pingIntervalMs?: number;
+  /** First reconnect delay; doubles up to maxBackoffMs. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  log?: WorkerLogger;
+}
+
+export interface WorkerHandle {
+  /** Resolves on the first successful registration. */
+  readonly registered: Promise<{ id: number; sessionId: string }>;
+  readonly state: () => 'connecting' | 'registered' | 'waiting' | 'stopped';
+  readonly id: () => number | null;
+  setStatus(status: 'AVAILABLE' | 'BUSY'): void;
+  /** Says goodbye (closes the socket) and stops reconnecting. */
+  stop(): Promise<void>;
+  /** Called when an administrator deleted this worker; it stops on its own. */
+  onDeleted?: () => void;
+}
+
+const consoleLog: WorkerLogger = {
+  info: (m, d) => console.log(`[worker] ${m}`, d ?? ''),
+  warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''),
+  error: (m, d) => console.error(`[worker] ${m}`, d ?? ''),
+};
+
+function privateIp(): string {
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const info of list ?? []) if (info.family === 'IPv4' && !info.internal) return info.address;
+  }
+  return '127.0.0.1';
+}
+
+/**
+ * An avatar server ("VPS") agent: connects to the portal's worker websocket with the shared
+ * secret, registers, pings every 10 s with its status, and reconnects with exponential backoff
+ * when the connection drops. An administrator's delete (close code 4001) stops it for good.
+ */
+export function startWorker(opts: WorkerOptions): WorkerHandle {
+  const log = opts.log ?? consoleLog;
+  const name = opts.name ?? `worker-${os.hostname()}`;
+  const vpsId = opts.vpsId ?? name;
+  const wsUrl = new URL(WorkerProtocol.path, opts.serverUrl.replace(/^http/, 'ws')).toString();
+  const pingIntervalMs = opts.pingIntervalMs ?? WorkerProtocol.pingIntervalMs;
+  const minBackoff = opts.minBackoffMs ?? 500;
+  const maxBackoff = opts.maxBackoffMs ?? 30_000;
+
+  let status: 'AVAILABLE' | 'BUSY' = 'AVAILABLE';
+  let state: ReturnType<WorkerHandle['state']> = 'connecting';
+  let workerId: number | null = null;
+  let socket: WebSocket | null = null;
+  let pinger: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let backoff = minBackoff;
+  let resolveRegistered!: (v: { id: number; sessionId: string }) => void;
+  const registered = new Promise<{ id: number; sessionId: string }>((r) => (resolveRegistered = r));
+
+  const send = (msg: TWorkerMessage) => {
+    if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
+  };
+
+  function connect() {
+    if (state === 'stopped') return;
+    state = 'connecting';
+    const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${opts.secret}` }, handshakeTimeout: 10_000 });
+    socket = ws;
+    ws.on('open', () => {
+      send({
+        type: 'register',
+        vpsId,
+        name,
+        address: os.hostname(),
+        privateIp: privateIp(),
+        webSocket: opts.webSocketUrl ?? wsUrl.replace(WorkerProtocol.path, '/avatar-ws'),
+        status,
+      });
+    });
+    ws.on('message', (data) => {
+      let msg;
+      try {
+        msg = ZServerToWorker.safeParse(JSON.parse(String(data)));
+      } catch {
+        return;
+      }
+      if (!msg.success) return;
+      if (msg.data.type === 'registered') {
+        state = 'registered';
+        workerId = msg.data.id;
+        backoff = minBackoff;
+        log.info('registered', { id: msg.data.id, name });
+        resolveRegistered({ id: msg.data.id, sessionId: msg.data.sessionId });
+        clearInterval(pinger);
+        pinger = setInterval(() => send({ type: 'ping', status }), pingIntervalMs);
+      } else if (msg.data.type === 'error') {
+        log.warn('server said', { message: msg.data.message });
+      }
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      log.error(`server refused the connection (HTTP ${res.statusCode}); check WORKER_SECRET`);
+    });
+    ws.on('error', (err) => log.warn('connection error', { message: err.message }));
+    ws.on('close', (code, reason) => {
+      clearInterval(pinger);
+      socket = null;
+      if (state === 'stopped') return;
+      if (code === WorkerProtocol.closeDeleted) {
+        log.warn('deleted by an administrator; stopping');
+        state = 'stopped';
+        handle.onDeleted?.();
+        return;
+      }
+      state = 'waiting';
+      log.warn(`disconnected (${code} ${reason.toString()}); reconnecting in ${backoff} ms`);
+      retry = setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, maxBackoff);
+    });
+  }
+
+  const handle: WorkerHandle = {
+    registered,
+    state: () => state,
+    id: () => workerId,
+    setStatus(next) {
+      status = next;
+      send({ type: 'ping', status });
+    },
+    async stop() {
+      state = 'stopped';
+      clearInterval(pinger);
+      clearTimeout(retry);
+      const ws = socket;
+      if (ws && ws.readyState !== WebSocket.CLOSED) {
+        await new Promise<void>((resolve) => {
+          ws.once('close', () => resolve());
+          ws.close(1000, 'goodbye');
+          setTimeout(resolve, 2000).unref();
+        });
+      }
+    },
+  };
+  connect();
+  return handle;
+}

@@ -1,0 +1,1 @@
+export { startWorker, type WorkerHandle, type WorkerOptions, type WorkerLogger } from './agent.js';
