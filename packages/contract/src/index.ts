@@ -5,3 +5,4 @@ export * from './plans.js';
 export * from './account.js';
 export * from './admin.js';
 export * from './workers.js';
+export * from './avatar.js';

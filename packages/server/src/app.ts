@@ -11,6 +11,8 @@ import { registerErrorHandler } from './plugins/errors.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
 import websocket from '@fastify/websocket';
+import { createSecretBox, type SecretBox } from './lib/secret-box.js';
+import { loadOrCreateKeyFile } from './lib/key-file.js';
 import { createAccountRepository } from './features/account/repository.js';
 import { createBillingRepository } from './features/account/billing-repository.js';
 import { createAccountService } from './features/account/service.js';
@@ -31,6 +33,7 @@ import { publicConfigRoutes } from './features/public-config/routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     mailer: Mailer;
+    secretBox: SecretBox;
     presence: PresenceRegistry;
     workerHub: WorkerHub;
   }
@@ -96,6 +99,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mailer = deps.mailer ?? (await createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db, log: app.log }));
   app.decorate('mailer', mailer);
   app.addHook('onClose', async () => mailer.close());
+
+  // Secrets at rest: SECRET_KEY, or the key main.ts keeps in DATA_DIR.
+  const secretBox = createSecretBox(config.secretKey ?? (await loadOrCreateKeyFile(config.dataDir, 'secret-key')));
+  app.decorate('secretBox', secretBox);
 
   const authService = createAuthService({
     repo: createAuthRepository(database.db),

@@ -45,6 +45,7 @@ export async function createTestApp(
     WEB_DIST_DIR: '/nonexistent-web-dist',
     LOG_LEVEL: 'silent',
     WORKER_SECRET: 'test-worker-secret-0123456789',
+    SECRET_KEY: '7'.repeat(64),
     ...env,
   });
   const database = await openTestDatabase();

@@ -1,0 +1,25 @@
+// npm run bench [-- name ...]: runs the benchmarks (never part of npm test) and writes
+// bench/results/<name>.json. Names: http, startup, bundle, account-stats.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '../scripts/lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const all = ['http', 'startup', 'bundle', 'account-stats'];
+const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = chosen.length ? chosen : all;
+
+if ((await ensureBuilt()) !== 0) process.exit(1);
+fs.mkdirSync(path.join(here, 'results'), { recursive: true });
+for (const name of names) {
+  if (!all.includes(name)) {
+    console.error(`unknown benchmark ${name}; choose from ${all.join(', ')}`);
+    process.exit(1);
+  }
+  console.log(`\n=== ${name} ===`);
+  const { run } = await import(`./${name}.mjs`);
+  const result = await run();
+  fs.writeFileSync(path.join(here, 'results', `${name}.json`), JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2));
+  console.log(JSON.stringify(result, null, 2));
+}
