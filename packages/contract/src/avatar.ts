@@ -129,7 +129,6 @@ export const AvatarLimits = {
   wakeUpMessageMax: 2000,
 } as const;
 
-const ZNum = z.coerce.number({ error: AvatarMessages.mustBeNumber });
 const optionalNum = z.union([z.number(), z.string()]).optional();
 
 export const ZInterruptHandling = z
@@ -218,12 +217,28 @@ export type TMediaDetails = z.infer<typeof ZMediaDetails>;
 
 export const ZEncKeyRef = z.object({ id: z.number().int(), name: z.string(), defaultKey: z.boolean().optional() });
 
+/** A limit in seconds: required, a number, -1 (unlimited) or above 0. */
 const limitField = (message: string, required: string) =>
-  z.coerce
-    .number({ error: required })
-    .refine((v) => Number.isFinite(v), { message: AvatarMessages.mustBeNumber })
-    .refine((v) => v === -1 || v > 0, { message })
-    .refine((v) => v <= 86_400, { message: `${message.split(' must')[0]} cannot be more than 86400 seconds` });
+  z.any().transform((v: unknown, ctx) => {
+    if (v === undefined || v === null || v === '') {
+      ctx.addIssue({ code: 'custom', message: required });
+      return z.NEVER;
+    }
+    const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : Number.NaN;
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: 'custom', message: AvatarMessages.mustBeNumber });
+      return z.NEVER;
+    }
+    if (!(n === -1 || n > 0)) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    if (n > 86_400) {
+      ctx.addIssue({ code: 'custom', message: `${message.split(' must')[0]} cannot be more than 86400 seconds` });
+      return z.NEVER;
+    }
+    return n;
+  });
 
 /** The fields an avatar save carries (create when id is absent, update otherwise). */
 export const ZAvatarInput = z

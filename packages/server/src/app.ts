@@ -10,7 +10,12 @@ import { createAuthGuards } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
+import path from 'node:path';
 import websocket from '@fastify/websocket';
+import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
+import { createAvatarsRepository } from './features/avatars/repository.js';
+import { createAvatarService } from './features/avatars/service.js';
+import { avatarRoutes } from './features/avatars/routes.js';
 import { createSecretBox, type SecretBox } from './lib/secret-box.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
 import { createAccountRepository } from './features/account/repository.js';
@@ -35,6 +40,7 @@ declare module 'fastify' {
     mailer: Mailer;
     secretBox: SecretBox;
     presence: PresenceRegistry;
+    storage: Storage;
     workerHub: WorkerHub;
   }
 }
@@ -49,6 +55,8 @@ export interface AppDeps {
   now?: () => Date;
   /** Defaults to Redis when REDIS_URL is set, else this process's memory. */
   presence?: PresenceRegistry;
+  /** Defaults to local files under DATA_DIR/files. */
+  storage?: Storage;
   /** Worker liveness timings (defaults: the protocol's 30 s timeout, swept every 5 s). */
   workerTimings?: { pingTimeoutMs?: number; sweepIntervalMs?: number };
 }
@@ -141,6 +149,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const presence = deps.presence ?? (await createPresence(config.redisUrl, app));
   app.decorate('presence', presence);
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
+
+  const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), config.publicUrl);
+  app.decorate('storage', storage);
+  registerFileRoutes(app, storage);
+  const avatarService = createAvatarService({
+    repo: createAvatarsRepository(database.db),
+    box: secretBox,
+    storage,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    maxAvatarsFor: accountService.maxAvatarsFor,
+    onlineCount: async (id) => (await presence.listByAvatar(id)).length,
+  });
+  await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });

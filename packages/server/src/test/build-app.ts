@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -41,7 +44,7 @@ export async function createTestApp(
     NODE_ENV: 'test',
     APP_KEY: TEST_APP_KEY,
     PUBLIC_URL: 'http://portal.test',
-    DATA_DIR: '/tmp/persona-test-data',
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'persona-test-')),
     WEB_DIST_DIR: '/nonexistent-web-dist',
     LOG_LEVEL: 'silent',
     WORKER_SECRET: 'test-worker-secret-0123456789',
@@ -60,6 +63,7 @@ export async function createTestApp(
     async close() {
       await app.close();
       await database.close();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -54,3 +54,27 @@ export async function createAvatar(database: Database, userId: number, name = 'A
   const [row] = await database.db.insert(avatars).values({ userId, name }).returning();
   return row!;
 }
+
+/** A multipart/form-data body for app.inject. */
+export function multipart(fields: Record<string, string>, files: { field: string; filename: string; data: Buffer; type?: string }[] = []) {
+  const boundary = `----persona${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  }
+  for (const f of files) {
+    chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${f.field}"; filename="${f.filename}"\r\ncontent-type: ${f.type ?? 'application/octet-stream'}\r\n\r\n`));
+    chunks.push(f.data, Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** Small real files of each kind (magic bytes + padding), for upload tests. */
+export const sampleFiles = {
+  png: (size = 2048) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(size - 8, 1)]),
+  jpeg: (size = 2048) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size - 4, 1)]),
+  mp4: (size = 4096) => Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42'), Buffer.alloc(size - 12, 2)]),
+  glb: (size = 1024) => Buffer.concat([Buffer.from('glTF'), Buffer.alloc(size - 4, 3)]),
+  zip: (size = 1024) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(size - 4, 4)]),
+};

@@ -1,0 +1,86 @@
+/** The lists the avatar creator reads with account_info (spec "Account info used by the creator"). */
+
+export const LlmBaseUrls = [
+  { name: 'OpenAI', url: 'https://api.openai.com/v1', provider: 'openai' },
+  { name: 'Groq', url: 'https://api.groq.com/openai/v1', provider: 'groq' },
+  { name: 'Gemini', url: 'https://generativelanguage.googleapis.com/v1beta/openai', provider: 'gemini' },
+  { name: 'Cerebras', url: 'https://api.cerebras.ai/v1', provider: null },
+  { name: 'DeepSeek', url: 'https://api.deepseek.com/v1', provider: null },
+  { name: 'Fireworks', url: 'https://api.fireworks.ai/inference/v1', provider: null },
+  { name: 'Perplexity', url: 'https://api.perplexity.ai', provider: null },
+  { name: 'Telnyx', url: 'https://api.telnyx.com/v2/ai', provider: null },
+  { name: 'Together', url: 'https://api.together.xyz/v1', provider: null },
+  { name: 'xAI', url: 'https://api.x.ai/v1', provider: null },
+] as const;
+
+export const RealtimeBaseUrls = [
+  { name: 'OpenAI', url: 'wss://api.openai.com/v1/realtime' },
+  { name: 'Gemini', url: 'wss://generativelanguage.googleapis.com/ws' },
+] as const;
+
+export const RealtimeVoices = {
+  openai: ['alloy', 'echo', 'shimmer', 'ash', 'ballad', 'coral', 'sage', 'verse'],
+  gemini: ['Aoede', 'Charon', 'Fenrir', 'Kore', 'Puck'],
+} as const;
+
+export const RealtimeModels = {
+  openai: ['gpt-4o-mini-realtime-preview', 'gpt-4o-realtime-preview'],
+  gemini: ['gemini-2.0-flash-exp'],
+} as const;
+
+export const SimpleModeLlmModels = ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant'] as const;
+
+export const SttProviderList = [
+  { id: 0, name: 'Persona Studio (Azure)', models: [] as string[] },
+  { id: 1, name: 'Google Cloud Custom', models: ['long', 'short', 'telephony', 'chirp_2'] },
+  { id: 2, name: 'Microsoft Azure Custom', models: [] as string[] },
+  { id: 3, name: 'Deepgram', models: ['nova-3-general', 'nova-2-general', 'nova-2-meeting', 'nova-2-phonecall'] },
+  { id: 4, name: 'None', models: [] as string[] },
+] as const;
+
+export const TtsProviderList = [
+  { id: 0, name: 'Amazon Polly' },
+  { id: 1, name: 'Microsoft Azure' },
+  { id: 2, name: 'ElevenLabs' },
+  { id: 3, name: 'Persona Studio default' },
+  { id: 4, name: 'None' },
+  { id: 5, name: 'Cartesia' },
+  { id: 6, name: 'Neuphonic' },
+] as const;
+
+/** Voices the product itself hosts (Default TTS), per engine variant. */
+export const DefaultVoices = {
+  azure: ['en-US-JennyNeural', 'en-US-GuyNeural', 'en-GB-SoniaNeural', 'de-DE-KatjaNeural', 'fr-FR-DeniseNeural', 'es-ES-ElviraNeural'],
+  polly: ['Joanna (standard)', 'Matthew (standard)', 'Joanna (neural)', 'Matthew (neural)', 'Amy (neural)', 'Brian (neural)'],
+} as const;
+
+export const GooglePreferredSttLanguages = ['en-US', 'en-GB', 'es-ES', 'fr-FR', 'de-DE', 'it-IT', 'pt-BR', 'ja-JP', 'ko-KR', 'cmn-Hans-CN', 'hi-IN', 'ar-XA'] as const;
+
+export const InterruptOptions = {
+  allow_interruptions: true,
+  min_interruption_duration: 0.5,
+  min_interruption_words: 0,
+} as const;
+
+export const VadDefaults = {
+  min_endpointing_delay: 0.5,
+  max_endpointing_delay: 6,
+  min_speech_duration: 0.05,
+  min_silence_duration: 0.55,
+  prefix_padding_duration: 0.5,
+  max_buffered_speech: 60,
+  activation_threshold: 0.5,
+} as const;
+
+export const RealtimeVadDefaults = { threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } as const;
+
+export const SttDefaults = {
+  deepgram: { model: 'nova-3-general', language: 'multi' },
+  google: { model: 'long', region: 'global' },
+  azure: { language: 'en-US' },
+  defaultLanguage: 'en-US',
+  agentLanguage: 'en',
+} as const;
+
+export const DefaultLlmInstruction =
+  'You are a friendly, helpful assistant speaking out loud. Keep every reply between 15 and 35 words, in plain conversational sentences without lists or markdown.';

@@ -1,0 +1,323 @@
+import {
+  AvatarMessages,
+  DhType,
+  DhTypeName,
+  ErrorMessages,
+  EnginesPerMode,
+  FailReason,
+  NlpEngine,
+  NlpEngineName,
+  SubscriptionType,
+  ZAvatarInput,
+  type TAvatar,
+  type TAvatarInputParsed,
+  type TDhType,
+  type TMediaDetails,
+  type TNlpEngine,
+  type TSetupMode,
+} from '@persona/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
+import { AppError } from '../../lib/app-error.js';
+import { jpegSize } from '../../lib/file-type.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import type { Storage, StoredFile } from '../../plugins/storage.js';
+import type { AvatarRow, AvatarsRepository, MediaRow } from './repository.js';
+import { maskSecrets, sealSecrets } from './secrets.js';
+
+export interface AvatarServiceDeps {
+  repo: AvatarsRepository;
+  box: SecretBox;
+  storage: Storage;
+  log: FastifyBaseLogger;
+  publicUrl: string;
+  maxAvatarsFor: (subType: number) => number | null;
+  onlineCount: (avatarId: number) => Promise<number>;
+}
+
+export interface Caller {
+  userId: number;
+  adminProxy: boolean;
+}
+
+export interface UploadedMedia extends StoredFile {
+  field: 'backgroundImage' | 'scene' | 'avatarPhoto';
+  name: string;
+}
+
+/** Columns that are real columns; everything else of the avatar lives in `config`. */
+const COLUMN_FIELDS = ['id', 'version', 'name', 'nlpEngine', 'dhType', 'setupMode', 'deleteMediaIds', 'transferConfigHosting', 'avatarPhotoBase64', 'avatarPhoto'] as const;
+/** Only an administrator acting for the customer (admin proxy) may change these. */
+const ADMIN_PROXY_ONLY = ['realtime', 'sendChatHistory', 'handleSttResponse', 'idleTimeout', 'permissions'] as const;
+const ADMIN_PROXY_DEFAULTS: Record<(typeof ADMIN_PROXY_ONLY)[number], unknown> = {
+  realtime: false,
+  sendChatHistory: false,
+  handleSttResponse: false,
+  idleTimeout: 300,
+  permissions: 0,
+};
+const LEGACY_COMPOSITE = [NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant] as TNlpEngine[];
+
+const isUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+export function createAvatarService(deps: AvatarServiceDeps) {
+  const { repo, box, storage, log } = deps;
+  const hostedAvatarConfig = (id: number) => `${deps.publicUrl}/config/avatars/${id}.json`;
+  const hostedClientConfig = (id: number) => `${deps.publicUrl}/config/clients/${id}.json`;
+
+  /** A config URL outside the product's own locations is self-hosted by the customer. */
+  const isProductHosted = (url: string | undefined) =>
+    !url || url.startsWith(`${deps.publicUrl}/config/`) || url.startsWith(`${deps.publicUrl}/catalog/`) || url.startsWith('/config/') || url.startsWith('/catalog/');
+
+  function mediaDetails(media: MediaRow[]): TMediaDetails {
+    const item = (m: MediaRow) => ({ id: m.id, url: storage.url(m.storageKey), name: m.name, type: m.mime, size: m.size });
+    return {
+      backgroundImage: media.filter((m) => m.kind === 'backgroundImage' || m.kind === 'backgroundVideo').map(item),
+      scene: media.filter((m) => m.kind === 'scene').map(item),
+    };
+  }
+
+  async function present(row: AvatarRow, media: MediaRow[], usersCount: number): Promise<TAvatar> {
+    const config = maskSecrets(row.config, box) as Partial<TAvatarInputParsed>;
+    return {
+      ...(config as TAvatarInputParsed),
+      id: row.id,
+      version: row.version,
+      name: row.name,
+      nlpEngine: row.nlpEngine as TNlpEngine,
+      nlpEngineName: NlpEngineName[row.nlpEngine as TNlpEngine] ?? 'Unknown',
+      dhType: row.dhType as TDhType,
+      dhTypeName: DhTypeName[row.dhType as TDhType] ?? 'Unknown',
+      setupMode: row.setupMode as TSetupMode,
+      usersCount,
+      created: row.createdAt.toISOString(),
+      updated: row.updatedAt.toISOString(),
+      mediaDetails: mediaDetails(media),
+      avatarPhotoURL: row.photoUrl ?? undefined,
+      accessLink: `${deps.publicUrl}/avatar/${row.id}`,
+    };
+  }
+
+  function validate(input: TAvatarInputParsed, isCreate: boolean, plan: number): string[] {
+    const errors: string[] = [];
+    const engines: TNlpEngine[] = [...EnginesPerMode[input.setupMode], ...(input.setupMode === 1 ? LEGACY_COMPOSITE : [])];
+    if (!isCreate && !engines.includes(input.nlpEngine)) errors.push('Avatar Engine is not available in the selected mode');
+    if (input.oauthEnabled === 1) {
+      if (input.partnerOauthAppId === undefined || input.partnerOauthAppId === null || input.partnerOauthAppId === '') errors.push(AvatarMessages.oauthAppRequired);
+      else if (!/^\d+$/.test(String(input.partnerOauthAppId))) errors.push(AvatarMessages.oauthAppNumeric);
+    }
+    if (input.billingAuthURL) {
+      if (!isUrl(input.billingAuthURL)) errors.push(AvatarMessages.billingAuthUrl);
+      else if (!input.billingAuthHeader) errors.push(AvatarMessages.billingHeaderRequired);
+    }
+    for (const url of [input.avatarConfigURL, input.clientConfigURL]) {
+      if (url && !url.startsWith('/') && !isUrl(url)) errors.push(AvatarMessages.configUrl);
+    }
+    for (const json of [input.avatarJson, input.clientJson]) {
+      if (json !== undefined && json !== '') {
+        try {
+          const parsed: unknown = JSON.parse(json);
+          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) errors.push(AvatarMessages.jsonInvalid);
+        } catch {
+          errors.push(AvatarMessages.jsonInvalid);
+        }
+      }
+    }
+    if (isCreate && !input.avatarConfigURL && !parentOf(input.avatarJson)) errors.push(AvatarMessages.selectionRequired);
+    if (input.dhType === DhType.Video) errors.push('Video avatars are coming soon.');
+    if (input.dhType === DhType.Image && plan !== SubscriptionType.PRO && plan !== SubscriptionType.ENTERPRISE) {
+      throw new AppError(403, AvatarMessages.higherPlanRequired);
+    }
+    return [...new Set(errors)];
+  }
+
+  function parentOf(json: string | undefined): string | undefined {
+    if (!json) return undefined;
+    try {
+      const parsed = JSON.parse(json) as { ParentConfig?: unknown };
+      return typeof parsed.ParentConfig === 'string' ? parsed.ParentConfig : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function storePhoto(userId: number, avatarId: number, base64: string | undefined, file: UploadedMedia | undefined): Promise<string | undefined> {
+    let key: string | undefined;
+    let size = 0;
+    if (file) {
+      if (file.type !== 'image/jpeg') {
+        await storage.delete(file.key);
+        throw AppError.badRequest('The avatar photo must be a JPEG image.');
+      }
+      key = file.key;
+      size = file.size;
+    } else if (base64) {
+      const m = /^data:image\/jpe?g;base64,([A-Za-z0-9+/=]+)$/.exec(base64);
+      const data = m ? Buffer.from(m[1]!, 'base64') : null;
+      if (!data || data[0] !== 0xff || data[1] !== 0xd8) throw AppError.badRequest('The avatar photo must be a JPEG image.');
+      if (data.length > 2 * 1024 * 1024) throw new AppError(413, 'File size exceeds 2MB for avatar photo.');
+      const dims = jpegSize(data);
+      if (!dims || dims.width > 800 || dims.height > 800) throw AppError.badRequest('The avatar photo must be at most 800 × 800 pixels.');
+      key = `avatars/${userId}/${avatarId}-photo-${Date.now().toString(36)}.jpg`;
+      size = data.length;
+      await storage.putBuffer(key, data);
+    }
+    if (!key) return undefined;
+    await repo.insertMedia({ userId, avatarId, kind: 'photo', storageKey: key, name: 'photo.jpg', mime: 'image/jpeg', size });
+    return storage.url(key);
+  }
+
+  async function discard(files: UploadedMedia[]) {
+    await Promise.all(files.map((f) => storage.delete(f.key).catch(() => {})));
+  }
+
+  return {
+    isProductHosted,
+    hostedAvatarConfig,
+
+    async list(userId: number): Promise<TAvatar[]> {
+      const rows = await repo.listByUser(userId);
+      const media = await repo.mediaOf(rows.map((r) => r.id));
+      const counts = await Promise.all(rows.map((r) => deps.onlineCount(r.id)));
+      return Promise.all(rows.map((r, i) => present(r, media.filter((m) => m.avatarId === r.id), counts[i]!)));
+    },
+
+    async get(userId: number, id: number): Promise<TAvatar> {
+      const row = await repo.findOwned(id, userId);
+      if (!row) throw AppError.notFound(AvatarMessages.notFound);
+      return present(row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
+    },
+
+    /**
+     * Creates (no id) or updates an avatar. Files were already streamed to storage; if the save
+     * is refused they are deleted, so a refused request stores nothing.
+     */
+    async save(caller: Caller, raw: unknown, files: UploadedMedia[] = []): Promise<TAvatar> {
+      try {
+        const parsed = ZAvatarInput.safeParse(raw);
+        if (!parsed.success) throw AppError.badRequest(fieldMessages(parsed.error));
+        const input = parsed.data;
+        const isCreate = input.id === undefined;
+        const plan = await repo.userPlan(caller.userId);
+        const errors = validate(input, isCreate, plan);
+        if (errors.length) throw AppError.badRequest(errors);
+
+        const stored = isCreate ? undefined : await repo.findOwned(input.id!, caller.userId);
+        if (!isCreate && !stored) throw AppError.notFound(AvatarMessages.notFound);
+        if (stored && input.version !== undefined && input.version < stored.version) {
+          throw new AppError(409, ErrorMessages.staleRequest, FailReason.StaleRequest);
+        }
+        if (isCreate) {
+          const max = deps.maxAvatarsFor(plan);
+          if (max !== null && (await repo.countByUser(caller.userId)) >= max) {
+            throw new AppError(403, AvatarMessages.limitReached, FailReason.AvatarCreateLimitReached);
+          }
+        }
+
+        const rawObj = raw as Record<string, unknown>;
+        const config: Record<string, unknown> = { ...input };
+        for (const key of COLUMN_FIELDS) delete config[key];
+        // Admin-proxy-only fields keep their stored (or default) values for everyone else.
+        if (!caller.adminProxy) {
+          for (const key of ADMIN_PROXY_ONLY) {
+            config[key] = stored && key in stored.config ? stored.config[key] : ADMIN_PROXY_DEFAULTS[key];
+          }
+          const storedWps = (stored?.config.customData as { words_per_sec?: number } | undefined)?.words_per_sec;
+          (config.customData as Record<string, unknown>).words_per_sec = storedWps ?? 3;
+        }
+        // Older interruption names are accepted and stored under the current ones.
+        const ih = (config.customData as { agent_pipeline_config?: { interrupt_handling?: Record<string, unknown> } }).agent_pipeline_config?.interrupt_handling;
+        if (ih) {
+          ih.min_interruption_duration ??= ih.interrupt_speech_duration;
+          ih.min_interruption_words ??= ih.interrupt_min_words;
+          delete ih.interrupt_speech_duration;
+          delete ih.interrupt_min_words;
+        }
+
+        // Config hosting: product-hosted unless the customer hosts it, until they transfer it.
+        const storedUrl = stored?.config.avatarConfigURL as string | undefined;
+        const wantedUrl = input.avatarConfigURL ?? storedUrl;
+        const selfHosted = wantedUrl && !isProductHosted(wantedUrl) && !input.transferConfigHosting;
+        const storedClientUrl = stored?.config.clientConfigURL as string | undefined;
+        const wantedClientUrl = input.clientConfigURL ?? storedClientUrl;
+        const clientSelfHosted = wantedClientUrl && !isProductHosted(wantedClientUrl) && !input.transferConfigHosting;
+
+        const sealed = sealSecrets(config, stored?.config, box);
+        const values = {
+          name: input.name,
+          nlpEngine: isCreate ? NlpEngine.EchoTest : input.nlpEngine,
+          dhType: input.dhType,
+          setupMode: isCreate ? 0 : input.setupMode,
+        };
+        let row: AvatarRow;
+        if (isCreate) {
+          row = await repo.insert({ userId: caller.userId, ...values, config: sealed });
+        } else {
+          const updated = await repo.updateIfVersion(stored!.id, caller.userId, stored!.version, { ...values, config: sealed });
+          if (!updated) throw new AppError(409, ErrorMessages.staleRequest, FailReason.StaleRequest);
+          row = updated;
+        }
+        const finalConfig = {
+          ...row.config,
+          avatarConfigURL: selfHosted ? wantedUrl : hostedAvatarConfig(row.id),
+          clientConfigURL: clientSelfHosted ? wantedClientUrl : hostedClientConfig(row.id),
+        };
+
+        // Media: new files, removals, photo.
+        for (const f of files.filter((f) => f.field !== 'avatarPhoto')) {
+          const kind = f.field === 'scene' ? 'scene' : f.type.startsWith('video/') ? 'backgroundVideo' : 'backgroundImage';
+          await repo.insertMedia({ userId: caller.userId, avatarId: row.id, kind, storageKey: f.key, name: f.name.slice(0, 200), mime: f.type, size: f.size });
+        }
+        if (input.deleteMediaIds?.length) {
+          const doomed = await repo.ownedMedia(input.deleteMediaIds, row.id, caller.userId);
+          await repo.deleteMedia(doomed.map((m) => m.id));
+          await Promise.all(doomed.map((m) => storage.delete(m.storageKey).catch((err: unknown) => log.warn({ err }, 'media file not deleted'))));
+        }
+        const photoUrl = await storePhoto(caller.userId, row.id, rawObj.avatarPhotoBase64 as string | undefined, files.find((f) => f.field === 'avatarPhoto'));
+        const again = await repo.updateIfVersion(row.id, caller.userId, row.version, { config: finalConfig, ...(photoUrl ? { photoUrl } : {}) });
+        row = again ?? row;
+        return present(row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
+      } catch (err) {
+        await discard(files);
+        throw err;
+      }
+    },
+
+    async remove(userId: number, id: number): Promise<void> {
+      const row = await repo.findOwned(id, userId);
+      if (!row) throw AppError.notFound(AvatarMessages.notFound);
+      const media = await repo.mediaOf([id]);
+      await repo.delete(id, userId);
+      await Promise.all(media.map((m) => storage.delete(m.storageKey).catch(() => {})));
+    },
+
+    /** The avatar's hosted config document (public: the avatar page reads it). */
+    async hostedConfig(id: number, which: 'avatar' | 'client'): Promise<Record<string, unknown>> {
+      const row = await repo.findById(id);
+      if (!row) throw AppError.notFound();
+      const json = (which === 'avatar' ? row.config.avatarJson : row.config.clientJson) as string | undefined;
+      if (!json) return which === 'avatar' ? { ParentConfig: '/catalog/avatar-configs/base-upper-body.json' } : {};
+      return JSON.parse(json) as Record<string, unknown>;
+    },
+  };
+}
+
+export type AvatarService = ReturnType<typeof createAvatarService>;
+
+function fieldMessages(error: z.ZodError): string[] {
+  return [
+    ...new Set(
+      error.issues.map((i) => {
+        const field = i.path.join('.');
+        return field && /^(Invalid|Too (big|small)|Unrecognized|Expected)/.test(i.message) ? `${field}: ${i.message}` : i.message;
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../lib/app-error.js';
+import { SNIFF_BYTES, sniff, type SniffedType } from '../lib/file-type.js';
+
+export interface StoredFile {
+  key: string;
+  size: number;
+  type: SniffedType;
+}
+
+export interface UploadRule {
+  /** Accepted types, each with its own size limit in bytes and the label used in messages. */
+  accept: Partial<Record<SniffedType, { maxBytes: number; label: string; maxMb: number }>>;
+  /** Message when the content is none of the accepted types. */
+  wrongType: string;
+}
+
+export interface Storage {
+  readonly kind: 'local';
+  /**
+   * Streams an upload into storage: the type is read from the first bytes, the size counted as
+   * it flows; a wrong type or an over-size file is refused and nothing is kept.
+   */
+  putUpload(stream: Readable, prefix: string, rule: UploadRule): Promise<StoredFile>;
+  putBuffer(key: string, data: Buffer): Promise<void>;
+  read(key: string): Readable | null;
+  stat(key: string): Promise<{ size: number } | null>;
+  delete(key: string): Promise<void>;
+  /** The public URL of a stored file (keys are unguessable). */
+  url(key: string): string;
+}
+
+const KEY = /^[a-z0-9/_-]+\.[a-z0-9]+$/;
+
+export class UploadTooLarge extends AppError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}
+
+/** Local files under DATA_DIR/files, served at /files/<key>. */
+export function createLocalStorage(root: string, publicUrl: string): Storage {
+  const resolve = (key: string) => {
+    if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+    return path.join(root, key);
+  };
+  return {
+    kind: 'local',
+    async putUpload(stream, prefix, rule) {
+      const tmpDir = path.join(root, '.tmp');
+      await fsp.mkdir(tmpDir, { recursive: true });
+      const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+      let head = Buffer.alloc(0);
+      let type: SniffedType | null = null;
+      let limit = Infinity;
+      let label = '';
+      let size = 0;
+      const check = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          size += chunk.length;
+          if (!type) {
+            head = Buffer.concat([head, chunk]);
+            if (head.length >= SNIFF_BYTES) {
+              type = sniff(head);
+              const accepted = type ? rule.accept[type] : undefined;
+              if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
+              limit = accepted.maxBytes;
+              label = `${accepted.maxMb}MB for ${accepted.label}`;
+            }
+          }
+          if (size > limit) return done(new UploadTooLarge(`File size exceeds ${label}.`));
+          done(null, chunk);
+        },
+        flush(done) {
+          if (!type) {
+            type = sniff(head);
+            const accepted = type ? rule.accept[type] : undefined;
+            if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
+            if (size > accepted.maxBytes) return done(new UploadTooLarge(`File size exceeds ${accepted.maxMb}MB for ${accepted.label}.`));
+          }
+          done();
+        },
+      });
+      try {
+        await pipeline(stream, check, fs.createWriteStream(tmp));
+        // A multipart part cut at the plugin's own limit ends without an error: treat as too large.
+        if ((stream as Readable & { truncated?: boolean }).truncated) throw new UploadTooLarge(`File size exceeds ${label}.`);
+      } catch (err) {
+        await fsp.rm(tmp, { force: true });
+        stream.resume();
+        throw err;
+      }
+      const key = `${prefix}/${randomBytes(16).toString('hex')}.${extensionOf(type!)}`;
+      await fsp.mkdir(path.dirname(resolve(key)), { recursive: true });
+      await fsp.rename(tmp, resolve(key));
+      return { key, size, type: type! };
+    },
+    async putBuffer(key, data) {
+      await fsp.mkdir(path.dirname(resolve(key)), { recursive: true });
+      await fsp.writeFile(resolve(key), data);
+    },
+    read(key) {
+      try {
+        const file = resolve(key);
+        return fs.existsSync(file) ? fs.createReadStream(file) : null;
+      } catch {
+        return null;
+      }
+    },
+    async stat(key) {
+      try {
+        const s = await fsp.stat(resolve(key));
+        return { size: s.size };
+      } catch {
+        return null;
+      }
+    },
+    async delete(key) {
+      await fsp.rm(resolve(key), { force: true });
+    },
+    url: (key) => `${publicUrl}/files/${key}`,
+  };
+}
+
+function extensionOf(type: SniffedType): string {
+  return { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'video/mp4': 'mp4', 'video/quicktime': 'mov', 'model/gltf-binary': 'glb', 'application/pdf': 'pdf', 'application/zip': 'zip' }[type];
+}
+
+const MIME_BY_EXT: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  glb: 'model/gltf-binary',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  json: 'application/json',
+  txt: 'text/plain; charset=utf-8',
+};
+
+/** GET /files/<key>: stored files, immutable (a new upload gets a new key). */
+export function registerFileRoutes(app: FastifyInstance, storage: Storage): void {
+  app.get('/files/*', { schema: { hide: true } }, async (req, reply) => {
+    const key = (req.params as { '*': string })['*'];
+    const stat = KEY.test(key) ? await storage.stat(key) : null;
+    const stream = stat ? storage.read(key) : null;
+    if (!stat || !stream) throw AppError.notFound();
+    const ext = key.split('.').pop() ?? '';
+    return reply
+      .header('content-type', MIME_BY_EXT[ext] ?? 'application/octet-stream')
+      .header('content-length', stat.size)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .send(stream);
+  });
+}
