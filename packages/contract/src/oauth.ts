@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { ZStatus } from './common.js';
+
+/** OAuth configs (portal spec sections 2, 3, 5, 7). */
+export const OAuthMessages = {
+  nameRequired: 'Name is required',
+  partnerRequired: 'OAuth Identity Service is required',
+  clientIdRequired: 'Client Id is required',
+  clientSecretRequired: 'Client Secret is required',
+  oauthUrlRequired: 'OAuth URL is required',
+  tokenIssueUrlRequired: 'Token Issue URL is required',
+  oauthUrlInvalid: 'OAuth URL must be a valid http(s) URL',
+  tokenIssueUrlInvalid: 'Token Issue URL must be a valid http(s) URL',
+  nameTooLong: 'Name must be at most 100 characters',
+  valueTooLong: 'This value is too long',
+  emptyList: 'No OAuth Configs found.',
+  loadFailed: 'Failed to fetch OAuth Configs',
+  created: 'The OAuth config has been created successfully!',
+  updated: 'The OAuth config has been updated successfully!',
+  deleted: 'The OAuth config has been deleted successfully!',
+  deleteFailed: 'Error deleting item.',
+  deleteConfirm: (name: string) =>
+    `Are you sure you want to delete "${name}"? Avatars that sign visitors in with it will stop working until you choose another config. This action cannot be undone.`,
+  // The authorization-code flow.
+  flowNotFound: 'This OAuth config does not exist or was deleted.',
+  stateInvalid: 'The sign-in request is invalid or has expired. Please start the sign-in again.',
+  providerDenied: 'The identity service did not grant access.',
+  exchangeFailed: 'The identity service did not accept the authorization code.',
+  returnToInvalid: 'returnTo must be a path on this portal.',
+} as const;
+
+export const OAuthPartner = { Google: 'Google', SmartPension: 'SmartPension' } as const;
+export const OAUTH_PARTNERS = ['Google', 'SmartPension'] as const;
+export const ZOAuthPartner = z.enum(OAUTH_PARTNERS, { error: OAuthMessages.partnerRequired });
+export type TOAuthPartner = z.infer<typeof ZOAuthPartner>;
+
+export const OAuthLimits = {
+  /** Client id and secret values longer than this are cut with an ellipsis in the list. */
+  truncateAt: 30,
+  nameMax: 100,
+  valueMax: 2000,
+  /** How long a started sign-in (its state) may take. */
+  stateTtlMinutes: 10,
+} as const;
+
+/** Default endpoints offered by the wizard for each identity service. */
+export const OAuthPartnerDefaults: Record<TOAuthPartner, { oauthURL: string; tokenIssueURL: string }> = {
+  Google: { oauthURL: 'https://accounts.google.com/o/oauth2/v2/auth', tokenIssueURL: 'https://oauth2.googleapis.com/token' },
+  SmartPension: { oauthURL: '', tokenIssueURL: '' },
+};
+
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+};
+
+const required = (message: string, max: number = OAuthLimits.valueMax) =>
+  z
+    .string({ error: message })
+    .trim()
+    .min(1, { error: message, abort: true })
+    .max(max, { error: max === OAuthLimits.nameMax ? OAuthMessages.nameTooLong : OAuthMessages.valueTooLong });
+
+const url = (requiredMessage: string, invalidMessage: string) =>
+  required(requiredMessage).refine(isHttpUrl, { error: invalidMessage });
+
+/** Step 0 of the wizard: 'OAuth Info'. */
+export const ZOAuthInfoStep = z.object({
+  appName: required(OAuthMessages.nameRequired, OAuthLimits.nameMax),
+  partner: ZOAuthPartner,
+});
+
+/** Step 'OAuth Details' of the wizard; on edit an empty client secret keeps the stored one. */
+export const ZOAuthDetailsStep = z.object({
+  clientId: required(OAuthMessages.clientIdRequired),
+  clientSecret: z.string().trim().max(OAuthLimits.valueMax, { error: OAuthMessages.valueTooLong }).optional(),
+  oauthURL: url(OAuthMessages.oauthUrlRequired, OAuthMessages.oauthUrlInvalid),
+  tokenIssueURL: url(OAuthMessages.tokenIssueUrlRequired, OAuthMessages.tokenIssueUrlInvalid),
+});
+
+/**
+ * POST /api/add_oauthapp: create (no appId) or edit (appId). The client secret is required on
+ * create; on edit an empty value (or the masked value the list shows) keeps the stored one.
+ */
+export const ZOAuthAppInput = z
+  .object({
+    appId: z.coerce.number().int().positive().optional().nullable(),
+    ...ZOAuthInfoStep.shape,
+    ...ZOAuthDetailsStep.shape,
+  })
+  .check((ctx) => {
+    const { appId, clientSecret } = ctx.value;
+    if (!appId && !clientSecret) {
+      ctx.issues.push({ code: 'custom', message: OAuthMessages.clientSecretRequired, path: ['clientSecret'], input: clientSecret });
+    }
+  });
+export type TOAuthAppInput = z.input<typeof ZOAuthAppInput>;
+export type TOAuthAppInputParsed = z.infer<typeof ZOAuthAppInput>;
+
+/** An OAuth config as every call returns it: the client secret masked, never in full. */
+export const ZOAuthApp = z.object({
+  appId: z.number().int(),
+  appName: z.string(),
+  partner: ZOAuthPartner,
+  clientId: z.string(),
+  /** Masked: '••••' and the last four characters. */
+  clientSecret: z.string(),
+  oauthURL: z.string(),
+  tokenIssueURL: z.string(),
+  /** Set by the server: `${PUBLIC_URL}/api/oauth/callback/{appId}`. */
+  callbackURL: z.string(),
+  created: z.string(),
+  updated: z.string(),
+});
+export type TOAuthApp = z.infer<typeof ZOAuthApp>;
+
+export const ZListOAuthAppsResponse = z.object({ status: ZStatus, oauthApps: z.array(ZOAuthApp) });
+export const ZOAuthAppIdRequest = z.object({ appId: z.coerce.number().int().positive(), mode: z.enum(['get', 'delete']) });
+export const ZGetOAuthAppResponse = z.object({ status: ZStatus, oauthApp: ZOAuthApp });
+export const ZAddOAuthAppResponse = z.object({
+  status: ZStatus,
+  /** When the config was saved (ISO 8601). */
+  updated: z.string(),
+  oauthApp: ZOAuthApp,
+  errors: z.array(z.string()),
+});
+export type TAddOAuthAppResponse = z.infer<typeof ZAddOAuthAppResponse>;
+export const ZDelOAuthAppResponse = z.object({ status: ZStatus, appId: z.number().int(), errors: z.array(z.string()) });
+
+/** GET /api/oauth/start/{appId}?returnTo=/avatar/10001 */
+export const ZOAuthStartParams = z.object({ appId: z.coerce.number().int().positive() });
+export const ZOAuthStartQuery = z.object({
+  returnTo: z
+    .string()
+    .max(2000)
+    .refine((v) => v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\'), { error: OAuthMessages.returnToInvalid })
+    .optional(),
+});
+export const ZOAuthCallbackQuery = z.object({
+  code: z.string().max(4000).optional(),
+  state: z.string().max(4000).optional(),
+  error: z.string().max(500).optional(),
+  error_description: z.string().max(2000).optional(),
+});
+
+/** Cuts a value longer than `max` characters and adds an ellipsis (the list's rule). */
+export function truncateValue(value: string, max: number = OAuthLimits.truncateAt): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
