@@ -31,6 +31,15 @@ export const ZAccountDetails = z.object({
   licenses: z.object({ webgl: z.object({ subscriptionType: ZSubscriptionType }) }),
   /** How many avatars the plan allows (null: unlimited). */
   maxAvatars: z.number().int().nullable(),
+  /** What the avatar creator reads (spec "Account info used by the creator"). */
+  'Assigned Pools': z.string().optional(),
+  customAvatarsJsonUrl: z.string().optional(),
+  defaultAvatarsList: z.string().optional(),
+  defaultRealtimeSettingsUrl: z.string().optional(),
+  defaultEnvsListUrl: z.string().optional(),
+  encKeys: z.array(z.object({ id: z.number(), name: z.string(), defaultKey: z.boolean() })).optional(),
+  languages: z.array(z.object({ code: z.string(), name: z.string() })).optional(),
+  lists: z.record(z.string(), z.unknown()).optional(),
 });
 export type TAccountDetails = z.infer<typeof ZAccountDetails>;
 

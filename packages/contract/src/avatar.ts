@@ -321,3 +321,50 @@ export const ZAvatarAnswer = z.object({ status: ZStatus, agent: z.unknown().opti
 export const SECRET_MASK_PREFIX = '••••';
 export const isMasked = (v: unknown) => typeof v === 'string' && v.startsWith(SECRET_MASK_PREFIX);
 export const maskSecret = (v: string) => (v ? `${SECRET_MASK_PREFIX}${v.length > 8 ? v.slice(-4) : ''}` : '');
+
+/** Image (photo clone) avatars: the customer's request and the finished custom avatar. */
+export const ImageAvatarMessages = {
+  permissionRequired: 'Please confirm that you have the permission of the person in the photo.',
+  photoRequired: 'A face photo is required.',
+  nameRequired: 'Avatar Name is required',
+  requested: 'Request received. Your image avatar will be ready in about 24-48 hours; we will e-mail you.',
+  thumbnailRequired: 'An image of the finished avatar is required.',
+  alreadyDecided: 'This request has already been completed or declined.',
+} as const;
+
+export const ZImageAvatarRequestInput = z.object({
+  name: z.string({ error: ImageAvatarMessages.nameRequired }).trim().min(1, { error: ImageAvatarMessages.nameRequired }).max(100),
+  notes: z.string().trim().max(2000).default(''),
+  permissionConfirmed: z.literal(true, { error: ImageAvatarMessages.permissionRequired }),
+});
+
+export const ZImageAvatarRequest = z.object({
+  id: z.number().int(),
+  userId: z.number().int(),
+  email: z.string(),
+  userName: z.string(),
+  name: z.string(),
+  notes: z.string(),
+  photoUrl: z.string(),
+  status: z.enum(['PENDING', 'COMPLETED', 'DECLINED']),
+  reason: z.string().nullable(),
+  created: z.string(),
+  decided: z.string().nullable(),
+});
+export type TImageAvatarRequest = z.infer<typeof ZImageAvatarRequest>;
+
+export const ZCustomAvatar = z.object({
+  id: z.string(),
+  name: z.string(),
+  dhType: z.number().int(),
+  thumbnail: z.string(),
+  avatarConfigURL: z.string(),
+});
+export type TCustomAvatar = z.infer<typeof ZCustomAvatar>;
+
+export const ZCompleteImageAvatarInput = z.object({
+  requestId: z.coerce.number().int().positive(),
+  decision: z.enum(['complete', 'decline']),
+  name: z.string().trim().max(100).optional(),
+  reason: z.string().trim().max(500).optional(),
+});

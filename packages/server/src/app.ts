@@ -12,10 +12,14 @@ import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
+import multipart from '@fastify/multipart';
 import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
 import { createAvatarsRepository } from './features/avatars/repository.js';
 import { createAvatarService } from './features/avatars/service.js';
 import { avatarRoutes } from './features/avatars/routes.js';
+import { createImageAvatarsRepository } from './features/image-avatars/repository.js';
+import { createImageAvatarService } from './features/image-avatars/service.js';
+import { imageAvatarRoutes } from './features/image-avatars/routes.js';
 import { createSecretBox, type SecretBox } from './lib/secret-box.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
 import { createAccountRepository } from './features/account/repository.js';
@@ -150,6 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('presence', presence);
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
 
+  // Multipart for uploads; every file part is streamed to storage by the route that reads it.
+  await app.register(multipart, { limits: { fileSize: 26 * 1024 * 1024, files: 6, fields: 12, fieldSize: 2 * 1024 * 1024, parts: 20 } });
   const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), config.publicUrl);
   app.decorate('storage', storage);
   registerFileRoutes(app, storage);
@@ -163,6 +169,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onlineCount: async (id) => (await presence.listByAvatar(id)).length,
   });
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
+  const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });
+  await app.register(imageAvatarRoutes({ service: imageAvatars, guards, storage }));
 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });

@@ -30,6 +30,15 @@ describe('GET /api/account_info', () => {
       maxAvatars: 3,
     });
     expect(new Date(d['Create Date']).getTime()).toBeGreaterThan(0);
+    // What the avatar creator reads.
+    expect(d.languages[0]).toEqual({ code: 'aa', name: 'Multilingual' });
+    expect(d.languages.length).toBeGreaterThanOrEqual(105);
+    expect(d.defaultAvatarsList).toBe('http://portal.test/catalog/avatars.json');
+    expect(d.customAvatarsJsonUrl).toBe('http://portal.test/api/custom_avatars');
+    expect(d.lists.llmBaseUrls.map((u: { name: string }) => u.name)).toEqual(['OpenAI', 'Groq', 'Gemini', 'Cerebras', 'DeepSeek', 'Fireworks', 'Perplexity', 'Telnyx', 'Together', 'xAI']);
+    for (const url of [d.defaultAvatarsList, d.defaultEnvsListUrl, d.defaultRealtimeSettingsUrl]) {
+      expect((await t.app.inject({ url: new URL(url).pathname })).statusCode).toBe(200);
+    }
     expect(new Date(d['Last Updated']).getTime()).toBeGreaterThan(0);
   });
 

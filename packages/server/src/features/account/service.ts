@@ -1,5 +1,20 @@
 import {
   AccountMessages,
+  DefaultVoices,
+  EnginesPerMode,
+  GooglePreferredSttLanguages,
+  InterruptOptions,
+  Languages,
+  LlmBaseUrls,
+  RealtimeBaseUrls,
+  RealtimeModels,
+  RealtimeVadDefaults,
+  RealtimeVoices,
+  SimpleModeLlmModels,
+  SttDefaults,
+  SttProviderList,
+  TtsProviderList,
+  VadDefaults,
   FailReason,
   SubscriptionTypeName,
   comparePlans,
@@ -23,7 +38,27 @@ export interface AccountServiceDeps {
   publicUrl: string;
   planMaxAvatars: Record<string, number | null>;
   now?: () => Date;
+  /** The account's encryption keys (id, name, defaultKey), when that feature is present. */
+  encKeys?: (userId: number) => Promise<{ id: number; name: string; defaultKey: boolean }[]>;
 }
+
+/** The provider/model lists of the creator's Brain tab. */
+const creatorLists = {
+  sttProviders: SttProviderList,
+  ttsProviders: TtsProviderList,
+  llmBaseUrls: LlmBaseUrls,
+  realtimeBaseUrls: RealtimeBaseUrls,
+  realtimeVoices: RealtimeVoices,
+  realtimeModels: RealtimeModels,
+  singleModeLlmModels: SimpleModeLlmModels,
+  defaultVoices: DefaultVoices,
+  googlePreferredSttLanguages: GooglePreferredSttLanguages,
+  interruptOptions: InterruptOptions,
+  vadOptions: VadDefaults,
+  realtimeVadOptions: RealtimeVadDefaults,
+  sttDefaults: SttDefaults,
+  agentPipelineList: EnginesPerMode,
+};
 
 const planName = (code: number) => SubscriptionTypeName[code as TSubscriptionType] ?? 'NONE';
 const minutes = (seconds: number) => Math.round((seconds / 60) * 100) / 100;
@@ -77,6 +112,14 @@ export function createAccountService(deps: AccountServiceDeps) {
         requestedSubType: (pending?.requestedSubType as TSubscriptionType | undefined) ?? null,
         licenses: { webgl: { subscriptionType: user.subscriptionType as TSubscriptionType } },
         maxAvatars: maxAvatarsFor(user.subscriptionType),
+        'Assigned Pools': 'default',
+        customAvatarsJsonUrl: `${deps.publicUrl}/api/custom_avatars`,
+        defaultAvatarsList: `${deps.publicUrl}/catalog/avatars.json`,
+        defaultRealtimeSettingsUrl: `${deps.publicUrl}/catalog/realtime-settings.json`,
+        defaultEnvsListUrl: `${deps.publicUrl}/catalog/environments.json`,
+        encKeys: deps.encKeys ? await deps.encKeys(userId) : [],
+        languages: [...Languages],
+        lists: creatorLists,
       };
     },
 

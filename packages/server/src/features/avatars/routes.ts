@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import fastifyStatic from '@fastify/static';
-import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { AvatarLimits, ZAvatarIdRequest } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
@@ -40,7 +39,6 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
   const { avatars, guards, storage } = deps;
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
-    await app.register(multipart, { limits: { fileSize: 26 * MB, files: 6, fields: 10, fieldSize: 2 * MB, parts: 16 } });
 
     const caller = (req: FastifyRequest) => {
       const auth = requireAuth(req);

@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ZCompleteImageAvatarInput } from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
+import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
+import type { Storage, StoredFile, UploadRule } from '../../plugins/storage.js';
+import type { createImageAvatarService } from './service.js';
+
+const MB = 1024 * 1024;
+const IMAGE_RULE: UploadRule = {
+  accept: {
+    'image/jpeg': { maxBytes: 10 * MB, maxMb: 10, label: 'image' },
+    'image/png': { maxBytes: 10 * MB, maxMb: 10, label: 'image' },
+  },
+  wrongType: 'The photo must be a .jpg or .png image.',
+};
+
+/** Reads a multipart request with one image file and text fields (multipart is registered by the avatars feature). */
+async function readForm(req: FastifyRequest, storage: Storage, fileField: string, prefix: string) {
+  if (!req.isMultipart()) throw AppError.badRequest('Send multipart/form-data.');
+  const fields: Record<string, string> = {};
+  let file: StoredFile | undefined;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== fileField || file) {
+          part.file.resume();
+          throw AppError.badRequest(`Unexpected file field "${part.fieldname}".`);
+        }
+        file = await storage.putUpload(part.file, prefix, IMAGE_RULE);
+      } else {
+        fields[part.fieldname] = String(part.value);
+      }
+    }
+  } catch (err) {
+    if (file) await storage.delete(file.key).catch(() => {});
+    throw err;
+  }
+  return { fields, file };
+}
+
+export function imageAvatarRoutes(deps: { service: ReturnType<typeof createImageAvatarService>; guards: AuthGuards; storage: Storage }) {
+  const { service, guards, storage } = deps;
+  return async function plugin(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+    /** The customer's request: multipart with `photo` and fields name, notes, permissionConfirmed=true. */
+    app.post('/api/image_avatar_requests', { preHandler: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'] } }, async (req) => {
+      const { userId } = requireAuth(req);
+      const { fields, file } = await readForm(req, storage, 'photo', `image-requests/${userId}`);
+      const request = await service.request(userId, { ...fields, permissionConfirmed: fields.permissionConfirmed === 'true' }, file);
+      return { status: 'OK' as const, request };
+    });
+
+    app.get('/api/image_avatar_requests', { preHandler: guards.session, schema: { tags: ['avatars'] } }, async (req) => ({
+      status: 'OK' as const,
+      requests: await service.list(undefined, requireAuth(req).userId),
+    }));
+
+    app.get('/api/custom_avatars', { preHandler: guards.session, schema: { tags: ['avatars'] } }, async (req) => ({
+      status: 'OK' as const,
+      image: await service.customAvatars(requireAuth(req).userId),
+    }));
+
+    app.get('/config/custom/:file', { schema: { hide: true, params: z.object({ file: z.string().regex(/^\d+\.json$/) }) } }, async (req, reply) => {
+      reply.header('access-control-allow-origin', '*');
+      return service.customConfig(Number.parseInt(req.params.file, 10));
+    });
+
+    app.get(
+      '/api/admin/image_avatar_requests',
+      { preHandler: guards.admin, schema: { tags: ['admin'], querystring: z.object({ status: z.enum(['PENDING', 'COMPLETED', 'DECLINED']).optional() }) } },
+      async (req) => ({ status: 'OK' as const, requests: await service.list(req.query.status) }),
+    );
+
+    /** multipart: fields requestId, decision (complete|decline), name, reason; file `thumbnail` when completing. */
+    app.post('/api/admin/image_avatar_requests/decide', { preHandler: guards.admin, schema: { tags: ['admin'], consumes: ['multipart/form-data'] } }, async (req) => {
+      const { userId } = requireAuth(req);
+      const { fields, file } = await readForm(req, storage, 'thumbnail', 'custom-avatars');
+      const parsed = ZCompleteImageAvatarInput.safeParse(fields);
+      if (!parsed.success) {
+        if (file) await storage.delete(file.key).catch(() => {});
+        throw AppError.badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+      }
+      return { status: 'OK' as const, request: await service.decide(userId, parsed.data, file) };
+    });
+  };
+}
