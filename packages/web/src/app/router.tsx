@@ -1,0 +1,93 @@
+import { useRoutes, type RouteObject } from 'react-router';
+import { paths } from '../lib/paths';
+import { HomeRedirect, RequireAuth } from './guards';
+import { lazyPage } from './lazy-page';
+import { AppShell, BareShell } from './layout/app-shell';
+import { RouteErrorBoundary } from './routes/route-error';
+
+// Every page is loaded on demand: the sign-in page downloads none of the others.
+const LoginRoute = lazyPage(() => import('../features/auth/routes/login'), 'LoginRoute', { usesQueries: false });
+const RegisterRoute = lazyPage(() => import('../features/auth/routes/register'), 'RegisterRoute');
+const EmailVerificationRoute = lazyPage(
+  () => import('../features/auth/routes/email-verification'),
+  'EmailVerificationRoute',
+);
+const ForgotPasswordRoute = lazyPage(() => import('../features/auth/routes/forgot-password'), 'ForgotPasswordRoute');
+const ResetPasswordRoute = lazyPage(() => import('../features/auth/routes/reset-password'), 'ResetPasswordRoute');
+const SignOutRoute = lazyPage(() => import('../features/auth/routes/sign-out'), 'SignOutRoute', { usesQueries: false });
+const DocsRoute = lazyPage(() => import('../features/docs/routes/docs'), 'DocsRoute', { usesQueries: false });
+const AvatarsRoute = lazyPage(() => import('../features/avatars/routes/avatars'), 'AvatarsRoute');
+const AddAvatarRoute = lazyPage(() => import('../features/avatars/routes/add-avatar'), 'AddAvatarRoute');
+const KnowledgeBaseRoute = lazyPage(() => import('../features/knowledge-base/routes/knowledge-base'), 'KnowledgeBaseRoute');
+const FunctionsRoute = lazyPage(() => import('../features/functions/routes/functions'), 'FunctionsRoute');
+const EncryptionKeysRoute = lazyPage(
+  () => import('../features/encryption-keys/routes/encryption-keys'),
+  'EncryptionKeysRoute',
+);
+const AccountRoute = lazyPage(() => import('../features/account/routes/account'), 'AccountRoute');
+const OnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/online-users'), 'OnlineUsersRoute');
+const MyOnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/my-online-users'), 'MyOnlineUsersRoute');
+const VpsStatusRoute = lazyPage(() => import('../features/vps-status/routes/vps-status'), 'VpsStatusRoute');
+const OauthConfigsRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-configs'), 'OauthConfigsRoute');
+const AddOauthAppRoute = lazyPage(() => import('../features/oauth-configs/routes/add-oauth-app'), 'AddOauthAppRoute');
+const OauthHelpRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-help'), 'OauthHelpRoute');
+const ChatWidgetRoute = lazyPage(() => import('../features/chat-widget/routes/chat-widget'), 'ChatWidgetRoute');
+const NotFoundRoute = lazyPage(() => import('./routes/not-found'), 'NotFoundRoute', { usesQueries: false });
+
+const strip = (path: string) => path.replace(/^\//, '');
+
+/** The routes of spec section 2, relative to the basename /react. */
+export const routes: RouteObject[] = [
+  {
+    path: '/',
+    element: <RouteErrorBoundary />,
+    children: [
+      {
+        path: `${strip(paths.chatWidget)}/*`,
+        element: (
+          <RequireAuth>
+            <BareShell />
+          </RequireAuth>
+        ),
+        children: [{ path: '*', element: <ChatWidgetRoute /> }],
+      },
+      {
+        element: <AppShell />,
+        children: [
+          { index: true, element: <HomeRedirect /> },
+          // Public pages.
+          { path: strip(paths.login), element: <LoginRoute /> },
+          { path: strip(paths.register), element: <RegisterRoute /> },
+          { path: `${strip(paths.emailVerification)}/:code?`, element: <EmailVerificationRoute /> },
+          { path: strip(paths.forgotPassword), element: <ForgotPasswordRoute /> },
+          { path: `${strip(paths.resetPassword)}/:code?`, element: <ResetPasswordRoute /> },
+          { path: strip(paths.signOut), element: <SignOutRoute /> },
+          { path: strip(paths.docs), element: <DocsRoute /> },
+          // Signed-in pages.
+          {
+            element: <RequireAuth />,
+            children: [
+              { path: strip(paths.avatars), element: <AvatarsRoute /> },
+              { path: strip(paths.addAvatar), element: <AddAvatarRoute /> },
+              { path: strip(paths.knowledgeBase), element: <KnowledgeBaseRoute /> },
+              { path: strip(paths.functions), element: <FunctionsRoute /> },
+              { path: strip(paths.encryptionKeys), element: <EncryptionKeysRoute /> },
+              { path: strip(paths.account), element: <AccountRoute /> },
+              { path: strip(paths.onlineUsers), element: <OnlineUsersRoute /> },
+              { path: strip(paths.myOnlineUsers), element: <MyOnlineUsersRoute /> },
+              { path: strip(paths.vpsStatus), element: <VpsStatusRoute /> },
+              { path: strip(paths.oauthConfigs), element: <OauthConfigsRoute /> },
+              { path: strip(paths.addOauthApp), element: <AddOauthAppRoute /> },
+              { path: strip(paths.oauthHelp), element: <OauthHelpRoute /> },
+            ],
+          },
+          { path: '*', element: <NotFoundRoute /> },
+        ],
+      },
+    ],
+  },
+];
+
+export function AppRoutes() {
+  return useRoutes(routes);
+}
