@@ -36,6 +36,15 @@ import { workerRoutes } from './features/workers/routes.js';
 import { createAuthRepository } from './features/auth/repository.js';
 import { createAuthService } from './features/auth/service.js';
 import { authRoutes } from './features/auth/routes.js';
+import { createOAuthRepository } from './features/oauth/repository.js';
+import { createOAuthService } from './features/oauth/service.js';
+import { oauthRoutes } from './features/oauth/routes.js';
+import { createEncryptionKeysRepository } from './features/encryption-keys/repository.js';
+import { createEncryptionKeysService } from './features/encryption-keys/service.js';
+import { encryptionKeyRoutes } from './features/encryption-keys/routes.js';
+import { createFunctionsRepository } from './features/functions/repository.js';
+import { createFunctionsService } from './features/functions/service.js';
+import { functionRoutes } from './features/functions/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
 
@@ -154,6 +163,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('presence', presence);
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
 
+  // OAuth configs, encryption keys (avatar tokens) and functions (with moderation).
+  const oauthService = createOAuthService({
+    repo: createOAuthRepository(database.db),
+    secretBox,
+    publicUrl: config.publicUrl,
+    allowPrivateUrls: config.allowPrivateUrls,
+    log: app.log,
+    now: deps.now,
+  });
+  await app.register(oauthRoutes({ oauth: oauthService, guards }));
+  const encryptionKeysService = createEncryptionKeysService({ repo: createEncryptionKeysRepository(database.db), secretBox, now: deps.now });
+  await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
+  const functionsService = createFunctionsService({ repo: createFunctionsRepository(database.db), mailer, log: app.log, publicUrl: config.publicUrl, now: deps.now });
+  await app.register(functionRoutes({ functions: functionsService, guards }));
+
   // Multipart for uploads; every file part is streamed to storage by the route that reads it.
   await app.register(multipart, { limits: { fileSize: 26 * 1024 * 1024, files: 6, fields: 12, fieldSize: 2 * 1024 * 1024, parts: 20 } });
   const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), config.publicUrl);
@@ -166,7 +190,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
     publicUrl: config.publicUrl,
     maxAvatarsFor: accountService.maxAvatarsFor,
-    onlineCount: async (id) => (await presence.listByAvatar(id)).length,
+    onlineCount: async (id) => (await presence.countByAvatar([id])).get(id) ?? 0,
+    onlineCounts: (ids) => presence.countByAvatar(ids),
   });
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });

@@ -52,6 +52,10 @@ export function createAvatarsRepository(db: Db) {
       if (avatarIds.length === 0) return [];
       return db.select().from(avatarMedia).where(inArray(avatarMedia.avatarId, avatarIds)).orderBy(avatarMedia.id);
     },
+    /** Every avatar medium of a user, in one query (listing needs no per-avatar look-ups). */
+    async mediaOfUser(userId: number): Promise<MediaRow[]> {
+      return db.select().from(avatarMedia).where(eq(avatarMedia.userId, userId)).orderBy(avatarMedia.id);
+    },
     async ownedMedia(ids: number[], avatarId: number, userId: number): Promise<MediaRow[]> {
       if (ids.length === 0) return [];
       return db

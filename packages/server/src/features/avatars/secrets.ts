@@ -38,36 +38,67 @@ export function setPath(obj: Obj, path: string, value: unknown): void {
   else cur[last] = value;
 }
 
+/** Where the last four characters of each secret are kept, so listing needs no decryption. */
+export const HINTS_KEY = 'secretHints';
+
 /**
  * Seals the secrets of an incoming configuration. A masked value (as the API returned it) or
  * an absent one keeps what was stored; an empty string clears it; anything else is sealed.
  */
 export function sealSecrets(incoming: Obj, stored: Obj | undefined, box: SecretBox): Obj {
   const out = structuredClone(incoming);
+  const oldHints = (stored?.[HINTS_KEY] ?? {}) as Record<string, string>;
+  const hints: Record<string, string> = {};
   for (const path of SECRET_PATHS) {
     const value = getPath(incoming, path);
     const previous = stored ? getPath(stored, path) : undefined;
-    if (value === undefined || value === null || isMasked(value)) setPath(out, path, previous);
-    else if (value === '') setPath(out, path, undefined);
-    else setPath(out, path, box.seal(String(value)));
+    if (value === undefined || value === null || isMasked(value)) {
+      setPath(out, path, previous);
+      if (previous !== undefined && oldHints[path] !== undefined) hints[path] = oldHints[path];
+    } else if (value === '') {
+      setPath(out, path, undefined);
+    } else {
+      const plain = String(value);
+      setPath(out, path, box.seal(plain));
+      hints[path] = maskSecret(plain);
+    }
   }
+  out[HINTS_KEY] = hints;
   return out;
+}
+
+/** Copies the objects along a path so that setting it does not touch the original. */
+function setPathCopy(obj: Obj, path: string, value: unknown): Obj {
+  const parts = path.split('.');
+  const root: Obj = { ...obj };
+  let cur = root;
+  for (const part of parts.slice(0, -1)) {
+    const next = cur[part];
+    if (!next || typeof next !== 'object') return root;
+    cur[part] = { ...(next as Obj) };
+    cur = cur[part] as Obj;
+  }
+  cur[parts.at(-1)!] = value;
+  return root;
 }
 
 /** Replaces sealed secrets with a mask that shows only the last four characters. */
 export function maskSecrets(config: Obj, box: SecretBox): Obj {
-  const out = structuredClone(config);
+  const hints = (config[HINTS_KEY] ?? {}) as Record<string, string>;
+  let out: Obj = { ...config };
+  delete out[HINTS_KEY];
   for (const path of SECRET_PATHS) {
     const value = getPath(config, path);
-    if (box.isSealed(value)) {
-      let plain = '';
+    if (!box.isSealed(value)) continue;
+    let mask = hints[path];
+    if (mask === undefined) {
       try {
-        plain = box.open(value);
+        mask = maskSecret(box.open(value));
       } catch {
-        plain = '';
+        mask = maskSecret('');
       }
-      setPath(out, path, maskSecret(plain));
     }
+    out = setPathCopy(out, path, mask);
   }
   return out;
 }

@@ -33,6 +33,7 @@ export interface AvatarServiceDeps {
   publicUrl: string;
   maxAvatarsFor: (subType: number) => number | null;
   onlineCount: (avatarId: number) => Promise<number>;
+  onlineCounts: (avatarIds: number[]) => Promise<Map<number, number>>;
 }
 
 export interface Caller {
@@ -183,10 +184,11 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     hostedAvatarConfig,
 
     async list(userId: number): Promise<TAvatar[]> {
-      const rows = await repo.listByUser(userId);
-      const media = await repo.mediaOf(rows.map((r) => r.id));
-      const counts = await Promise.all(rows.map((r) => deps.onlineCount(r.id)));
-      return Promise.all(rows.map((r, i) => present(r, media.filter((m) => m.avatarId === r.id), counts[i]!)));
+      const [rows, media] = await Promise.all([repo.listByUser(userId), repo.mediaOfUser(userId)]);
+      const counts = await deps.onlineCounts(rows.map((r) => r.id));
+      const mediaByAvatar = new Map<number | null, MediaRow[]>();
+      for (const m of media) mediaByAvatar.set(m.avatarId, [...(mediaByAvatar.get(m.avatarId) ?? []), m]);
+      return Promise.all(rows.map((r) => present(r, mediaByAvatar.get(r.id) ?? [], counts.get(r.id) ?? 0)));
     },
 
     async get(userId: number, id: number): Promise<TAvatar> {

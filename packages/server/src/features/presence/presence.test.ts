@@ -63,6 +63,7 @@ describe.each(registries)('%s presence registry', (_name, make) => {
       expect((await registry.list()).map((e) => e.sessionId)).toEqual(['c', 'b', 'a']);
       expect((await registry.listByAvatar(1)).map((e) => e.sessionId).sort()).toEqual(['a', 'b']);
       expect((await registry.get('c'))?.avatarId).toBe(2);
+      expect(await registry.countByAvatar([1, 2, 3])).toEqual(new Map([[1, 2], [2, 1], [3, 0]]));
 
       await registry.remove('b');
       expect((await registry.listByAvatar(1)).map((e) => e.sessionId)).toEqual(['a']);

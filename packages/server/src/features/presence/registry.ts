@@ -16,6 +16,8 @@ export interface PresenceRegistry {
   list(): Promise<PresenceEntry[]>;
   get(sessionId: string): Promise<PresenceEntry | undefined>;
   listByAvatar(avatarId: number): Promise<PresenceEntry[]>;
+  /** Live sessions per avatar, for many avatars at once. */
+  countByAvatar(avatarIds: number[]): Promise<Map<number, number>>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,11 @@ export function createMemoryPresence(now: () => number = Date.now): PresenceRegi
     },
     async listByAvatar(avatarId) {
       return live().filter((e) => e.avatarId === avatarId);
+    },
+    async countByAvatar(avatarIds) {
+      const counts = new Map(avatarIds.map((id) => [id, 0]));
+      for (const e of live()) if (counts.has(e.avatarId)) counts.set(e.avatarId, counts.get(e.avatarId)! + 1);
+      return counts;
     },
     async close() {
       entries.clear();
@@ -114,6 +121,13 @@ export function createRedisPresence(redis: Redis, prefix = 'persona:presence', n
       return raw ? (JSON.parse(raw) as PresenceEntry) : undefined;
     },
     listByAvatar: (avatarId) => load(byAvatar(avatarId)),
+    async countByAvatar(avatarIds) {
+      const t = String(now());
+      const pipeline = redis.pipeline();
+      for (const id of avatarIds) pipeline.zcount(byAvatar(id), t, '+inf');
+      const results = (await pipeline.exec()) ?? [];
+      return new Map(avatarIds.map((id, i) => [id, Number(results[i]?.[1] ?? 0)]));
+    },
     async close() {},
   };
 }
