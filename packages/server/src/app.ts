@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -111,7 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     crossOriginEmbedderPolicy: false,
   });
-  await app.register(rateLimit, { global: false });
+  // With REDIS_URL, rate limits and presence are shared by every server instance.
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined;
+  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'persona:rl:' } : {}) });
   await app.register(swagger, {
     openapi: { info: { title: 'Persona Studio API', version: '0.1.0' } },
     transform: jsonSchemaTransform,
@@ -159,7 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes({ account: accountService, guards }));
   await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now), guards }));
 
-  const presence = deps.presence ?? (await createPresence(config.redisUrl, app));
+  const presence = deps.presence ?? (redis ? createRedisPresence(redis) : createMemoryPresence());
   app.decorate('presence', presence);
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
 
@@ -209,13 +212,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-async function createPresence(redisUrl: string | undefined, app: FastifyInstance): Promise<PresenceRegistry> {
-  if (!redisUrl) return createMemoryPresence();
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
+  const { Redis: RedisClient } = await import('ioredis');
+  const redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
   app.addHook('onClose', async () => {
     await redis.quit();
   });
-  return createRedisPresence(redis);
+  return redis;
 }
