@@ -42,6 +42,11 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection dropped by the server (restart, failover) must not crash the process;
+  // the pool replaces it on the next query.
+  pool.on('error', (err) => {
+    console.error(`database connection lost: ${err.message}`);
+  });
   const db = drizzle(pool, { schema });
   return {
     db,
