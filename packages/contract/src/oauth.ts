@@ -19,8 +19,9 @@ export const OAuthMessages = {
   updated: 'The OAuth config has been updated successfully!',
   deleted: 'The OAuth config has been deleted successfully!',
   deleteFailed: 'Error deleting item.',
-  deleteConfirm: (name: string) =>
-    `Are you sure you want to delete "${name}"? Avatars that sign visitors in with it will stop working until you choose another config. This action cannot be undone.`,
+  deleteConfirm: (name: string) => `Are you sure you want to delete "${name}"? This action cannot be undone.`,
+  inUse: (names: string[]) =>
+    `This OAuth config is used by ${names.length === 1 ? 'the avatar' : 'the avatars'} ${names.join(', ')}. Choose another config for ${names.length === 1 ? 'it' : 'them'} before deleting it.`,
   // The authorization-code flow.
   flowNotFound: 'This OAuth config does not exist or was deleted.',
   stateInvalid: 'The sign-in request is invalid or has expired. Please start the sign-in again.',
@@ -62,11 +63,11 @@ const required = (message: string, max: number = OAuthLimits.valueMax) =>
   z
     .string({ error: message })
     .trim()
-    .min(1, { error: message, abort: true })
+    .min(1, { error: message })
     .max(max, { error: max === OAuthLimits.nameMax ? OAuthMessages.nameTooLong : OAuthMessages.valueTooLong });
 
 const url = (requiredMessage: string, invalidMessage: string) =>
-  required(requiredMessage).refine(isHttpUrl, { error: invalidMessage });
+  required(requiredMessage).refine((v) => v === '' || isHttpUrl(v), { error: invalidMessage });
 
 /** Step 0 of the wizard: 'OAuth Info'. */
 export const ZOAuthInfoStep = z.object({
@@ -92,11 +93,11 @@ export const ZOAuthAppInput = z
     ...ZOAuthInfoStep.shape,
     ...ZOAuthDetailsStep.shape,
   })
-  .check((ctx) => {
-    const { appId, clientSecret } = ctx.value;
-    if (!appId && !clientSecret) {
-      ctx.issues.push({ code: 'custom', message: OAuthMessages.clientSecretRequired, path: ['clientSecret'], input: clientSecret });
-    }
+  .refine((value) => Boolean(value.appId) || Boolean(value.clientSecret), {
+    error: OAuthMessages.clientSecretRequired,
+    path: ['clientSecret'],
+    // Checked even when other fields are invalid, so that every message shows at once.
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
   });
 export type TOAuthAppInput = z.input<typeof ZOAuthAppInput>;
 export type TOAuthAppInputParsed = z.infer<typeof ZOAuthAppInput>;

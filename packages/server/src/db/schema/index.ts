@@ -5,3 +5,6 @@ export * from './billing.js';
 export * from './plans.js';
 export * from './workers.js';
 export * from './image-avatars.js';
+export * from './oauth.js';
+export * from './encryption-keys.js';
+export * from './functions.js';

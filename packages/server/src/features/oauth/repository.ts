@@ -1,0 +1,64 @@
+import { and, asc, eq, lt } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { oauthApps, oauthGrants, oauthStates } from '../../db/schema/index.js';
+
+export type OAuthAppRow = typeof oauthApps.$inferSelect;
+export type NewOAuthApp = typeof oauthApps.$inferInsert;
+export type OAuthGrantRow = typeof oauthGrants.$inferSelect;
+
+export function createOAuthRepository(db: Db) {
+  return {
+    async list(userId: number): Promise<OAuthAppRow[]> {
+      return db.select().from(oauthApps).where(eq(oauthApps.userId, userId)).orderBy(asc(oauthApps.createdAt), asc(oauthApps.id));
+    },
+    /** The user's config (undefined for another account's or a missing one). */
+    async findOwned(userId: number, id: number): Promise<OAuthAppRow | undefined> {
+      const [row] = await db.select().from(oauthApps).where(and(eq(oauthApps.id, id), eq(oauthApps.userId, userId))).limit(1);
+      return row;
+    },
+    async findById(id: number): Promise<OAuthAppRow | undefined> {
+      const [row] = await db.select().from(oauthApps).where(eq(oauthApps.id, id)).limit(1);
+      return row;
+    },
+    async insert(values: NewOAuthApp): Promise<OAuthAppRow> {
+      const [row] = await db.insert(oauthApps).values(values).returning();
+      return row!;
+    },
+    async update(userId: number, id: number, values: Partial<NewOAuthApp>): Promise<OAuthAppRow | undefined> {
+      const [row] = await db
+        .update(oauthApps)
+        .set(values)
+        .where(and(eq(oauthApps.id, id), eq(oauthApps.userId, userId)))
+        .returning();
+      return row;
+    },
+    async delete(userId: number, id: number): Promise<boolean> {
+      const rows = await db
+        .delete(oauthApps)
+        .where(and(eq(oauthApps.id, id), eq(oauthApps.userId, userId)))
+        .returning({ id: oauthApps.id });
+      return rows.length > 0;
+    },
+    async insertState(values: typeof oauthStates.$inferInsert): Promise<void> {
+      await db.insert(oauthStates).values(values);
+    },
+    /** Deletes and returns the state with this nonce: a state can be used once. */
+    async consumeState(nonceHash: string) {
+      const [row] = await db.delete(oauthStates).where(eq(oauthStates.nonceHash, nonceHash)).returning();
+      return row;
+    },
+    async deleteExpiredStates(now: Date): Promise<void> {
+      await db.delete(oauthStates).where(lt(oauthStates.expiresAt, now));
+    },
+    async insertGrant(values: typeof oauthGrants.$inferInsert): Promise<OAuthGrantRow> {
+      const [row] = await db.insert(oauthGrants).values(values).returning();
+      return row!;
+    },
+    async findGrant(sessionHash: string): Promise<OAuthGrantRow | undefined> {
+      const [row] = await db.select().from(oauthGrants).where(eq(oauthGrants.sessionHash, sessionHash)).limit(1);
+      return row;
+    },
+  };
+}
+
+export type OAuthRepository = ReturnType<typeof createOAuthRepository>;
