@@ -1,0 +1,24 @@
+import { useMutation, type QueryClient } from '@tanstack/react-query';
+import { apiRequest } from '../../../lib/api-client';
+import { avatarsQueryKey } from './list-avatars';
+import type { TAgent } from '../lib/agent';
+
+interface DeleteAvatarAnswer {
+  status: 'OK';
+  agentId: number;
+  errors: string[];
+}
+
+/** POST /api/del_avatar {agentId, mode:'delete'}. */
+export function deleteAvatar(agentId: number): Promise<DeleteAvatarAnswer> {
+  return apiRequest<DeleteAvatarAnswer>('/api/del_avatar', { method: 'POST', body: { agentId, mode: 'delete' } });
+}
+
+/** Removes a deleted avatar's card (after the dialog has shown the success for 2 s). */
+export function forgetAvatar(client: QueryClient, agentId: number): void {
+  client.setQueryData<TAgent[]>(avatarsQueryKey, (list) => list?.filter((a) => a.id !== agentId));
+}
+
+export function useDeleteAvatar() {
+  return useMutation({ mutationFn: deleteAvatar });
+}

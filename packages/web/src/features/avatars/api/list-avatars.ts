@@ -1,0 +1,22 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { apiRequest } from '../../../lib/api-client';
+import type { TAgent } from '../lib/agent';
+
+interface ListAvatarAnswer {
+  status: 'OK';
+  agents: TAgent[];
+}
+
+/** GET /api/list_avatar: the account's avatars, newest updated first. */
+export async function listAvatars(): Promise<TAgent[]> {
+  const answer = await apiRequest<ListAvatarAnswer>('/api/list_avatar');
+  return answer.agents;
+}
+
+export const avatarsQueryKey = ['avatars', 'list'] as const;
+
+export const avatarsQueryOptions = () => queryOptions({ queryKey: avatarsQueryKey, queryFn: listAvatars });
+
+export function useAvatars() {
+  return useQuery(avatarsQueryOptions());
+}

@@ -1,0 +1,230 @@
+import { useRef, useState } from 'react';
+import Avatar from '@mui/material/Avatar';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import ButtonBase from '@mui/material/ButtonBase';
+import Collapse from '@mui/material/Collapse';
+import IconButton from '@mui/material/IconButton';
+import Paper from '@mui/material/Paper';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import CameraAltOutlinedIcon from '@mui/icons-material/CameraAltOutlined';
+import CloseIcon from '@mui/icons-material/Close';
+import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
+import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
+import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import OpenInNewIcon from '@mui/icons-material/OpenInNew';
+import RefreshIcon from '@mui/icons-material/Refresh';
+import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
+import { AvatarLimits, AvatarMessages } from '@persona/contract';
+import { showToast } from '../../../lib/toast';
+import { listAvatarUsers } from '../api/list-avatar-users';
+import { ERROR_TOAST_MS } from '../lib/editor-model';
+import { jpegName } from '../lib/photo';
+import { connectUrl } from '../lib/preview';
+import { useOptionalEditorSession } from './editor/editor-session';
+import { PhotoCropDialog } from './photo-crop-dialog';
+import type { TAgent } from '../lib/agent';
+
+export interface AvatarCardProps {
+  avatar: TAgent;
+  isSelected: boolean;
+  isExpanded: boolean;
+  onToggleExpanded: () => void;
+  /** Mobile: Connect only. */
+  isCompact?: boolean;
+  onEdit?: () => void;
+  onClose?: () => void;
+  onDelete?: () => void;
+  onShowUsers?: () => void;
+}
+
+export function formatUpdated(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+function Detail({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <Box sx={{ display: 'flex', justifyContent: 'space-between', gap: 1.5, py: 0.5, alignItems: 'center', minHeight: 30 }}>
+      <Typography variant="body2" color="text.secondary" sx={{ flexShrink: 0 }}>
+        {label}
+      </Typography>
+      <Box sx={{ typography: 'body2', fontWeight: 600, textAlign: 'right', minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis' }}>{children}</Box>
+    </Box>
+  );
+}
+
+export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, isCompact = false, onEdit, onClose, onDelete, onShowUsers }: AvatarCardProps) {
+  const session = useOptionalEditorSession();
+  const editing = isSelected && session?.mode.kind === 'edit' ? session : null;
+  const [usersCount, setUsersCount] = useState(avatar.usersCount);
+  const [isCounting, setIsCounting] = useState(false);
+  const [cropSource, setCropSource] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const photo = editing?.draft.avatarPhotoBase64 ?? avatar.avatarPhotoURL;
+  const name = editing ? editing.draft.name : avatar.name;
+
+  const refreshCount = async () => {
+    setIsCounting(true);
+    try {
+      setUsersCount((await listAvatarUsers(avatar.id)).length);
+    } catch {
+      void showToast(AvatarMessages.activeUsersFailed, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+    } finally {
+      setIsCounting(false);
+    }
+  };
+
+  const choosePhoto = (file: File | undefined) => {
+    if (!file) return;
+    if (!/^image\/(jpeg|png|svg\+xml|webp|gif)$/.test(file.type)) {
+      void showToast('❌ Invalid file type or file exceeds size limit.', 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      return;
+    }
+    // The photo becomes a JPEG whatever its type (an .svg is renamed to .jpeg).
+    const renamed = new File([file], jpegName(file.name), { type: file.type });
+    setCropSource(URL.createObjectURL(renamed));
+  };
+
+  const photoNode = (
+    <Avatar src={photo} alt="" sx={{ width: 52, height: 52, bgcolor: 'primary.light', fontWeight: 700, fontSize: 20 }}>
+      {avatar.name.slice(0, 1).toUpperCase()}
+    </Avatar>
+  );
+
+  return (
+    <Paper
+      variant="outlined"
+      data-testid={`avatar-card-${avatar.id}`}
+      sx={{
+        overflow: 'hidden',
+        borderColor: isSelected ? 'primary.main' : 'divider',
+        boxShadow: isSelected ? '0 0 0 3px rgba(79, 70, 229, 0.14)' : 'none',
+        transition: 'border-color 120ms, box-shadow 120ms',
+      }}
+    >
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, p: 1.5 }}>
+        {editing ? (
+          <Tooltip title="Change photo">
+            <ButtonBase
+              onClick={() => fileInput.current?.click()}
+              aria-label="Change avatar photo"
+              sx={{ borderRadius: '50%', position: 'relative', '&:hover .overlay': { opacity: 1 } }}
+            >
+              {photoNode}
+              <Box
+                className="overlay"
+                sx={{ position: 'absolute', inset: 0, borderRadius: '50%', bgcolor: 'rgba(15,23,42,0.45)', color: '#fff', display: 'grid', placeItems: 'center', opacity: 0.85, transition: 'opacity 120ms' }}
+              >
+                <CameraAltOutlinedIcon fontSize="small" />
+              </Box>
+            </ButtonBase>
+          </Tooltip>
+        ) : (
+          photoNode
+        )}
+        <input ref={fileInput} type="file" accept="image/*" hidden onChange={(e) => choosePhoto(e.target.files?.[0])} data-testid="avatar-photo-input" />
+        <Box sx={{ flex: 1, minWidth: 0 }}>
+          {editing ? (
+            <TextField
+              size="small"
+              variant="standard"
+              value={name}
+              onChange={(e) => editing.updateDraft({ name: e.target.value })}
+              error={!name.trim()}
+              helperText={!name.trim() ? AvatarMessages.nameRequired : undefined}
+              fullWidth
+              slotProps={{ htmlInput: { 'aria-label': 'Avatar Name', maxLength: AvatarLimits.nameMax } }}
+              sx={{ '& input': { fontWeight: 700 } }}
+            />
+          ) : (
+            <Typography sx={{ fontWeight: 700, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }} title={avatar.name}>
+              {avatar.name}
+            </Typography>
+          )}
+          <Typography variant="caption" color="text.secondary">
+            ID {avatar.id} · {avatar.dhTypeName}
+          </Typography>
+        </Box>
+        {!isSelected ? (
+          <IconButton
+            size="small"
+            onClick={onToggleExpanded}
+            aria-label={isExpanded ? `Collapse ${avatar.name}` : `Expand ${avatar.name}`}
+            aria-expanded={isExpanded}
+            sx={{ transform: isExpanded ? 'rotate(180deg)' : 'none', transition: 'transform 150ms' }}
+          >
+            <ExpandMoreIcon />
+          </IconButton>
+        ) : null}
+      </Box>
+      <Collapse in={isExpanded || isSelected} unmountOnExit>
+        <Box sx={{ px: 1.5, pb: 1.5 }}>
+          <Box sx={{ borderTop: 1, borderColor: 'divider', pt: 1 }}>
+            <Detail label="Avatar ID">{avatar.id}</Detail>
+            <Detail label="Avatar Engine">{avatar.nlpEngineName}</Detail>
+            <Detail label="Last Updated">{formatUpdated(avatar.updated)}</Detail>
+            <Detail label="Online Users">
+              <Box sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5 }}>
+                <Button size="small" onClick={onShowUsers} sx={{ minWidth: 0, px: 1, fontWeight: 700 }} aria-label={`${usersCount} online users, show details`}>
+                  {usersCount}
+                </Button>
+                <Tooltip title="Refresh">
+                  <span>
+                    <IconButton size="small" onClick={() => void refreshCount()} disabled={isCounting} aria-label="Refresh online users">
+                      <RefreshIcon fontSize="small" />
+                    </IconButton>
+                  </span>
+                </Tooltip>
+              </Box>
+            </Detail>
+          </Box>
+          <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1, mt: 1.5 }}>
+            {!isCompact ? (
+              editing ? (
+                <Button size="small" variant="contained" startIcon={<SaveOutlinedIcon />} onClick={editing.requestSave} disabled={editing.isSaving}>
+                  Save
+                </Button>
+              ) : (
+                <Button size="small" variant="contained" startIcon={<EditOutlinedIcon />} onClick={onEdit}>
+                  Edit
+                </Button>
+              )
+            ) : null}
+            {!isCompact && isSelected ? (
+              <Button size="small" variant="outlined" color="inherit" startIcon={<CloseIcon />} onClick={onClose}>
+                Close
+              </Button>
+            ) : null}
+            <Button
+              size="small"
+              variant={isCompact ? 'contained' : 'outlined'}
+              startIcon={<OpenInNewIcon />}
+              component="a"
+              href={connectUrl(avatar.accessLink, avatar.token)}
+              target="_blank"
+              rel="noopener noreferrer"
+            >
+              Connect
+            </Button>
+            {!isCompact ? (
+              <Button size="small" color="error" startIcon={<DeleteOutlineIcon />} onClick={onDelete} sx={{ ml: 'auto' }}>
+                Delete
+              </Button>
+            ) : null}
+          </Box>
+        </Box>
+      </Collapse>
+      <PhotoCropDialog
+        source={cropSource}
+        onCancel={() => setCropSource(null)}
+        onCropped={(dataUrl) => {
+          editing?.updateDraft({ avatarPhotoBase64: dataUrl });
+          setCropSource(null);
+        }}
+      />
+    </Paper>
+  );
+}

@@ -1,0 +1,258 @@
+import { useCallback, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import CircularProgress from '@mui/material/CircularProgress';
+import InputAdornment from '@mui/material/InputAdornment';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import AddIcon from '@mui/icons-material/Add';
+import AutoAwesomeOutlinedIcon from '@mui/icons-material/AutoAwesomeOutlined';
+import SearchIcon from '@mui/icons-material/Search';
+import { AvatarLimits, AvatarMessages } from '@persona/contract';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
+import { useSession } from '../../../lib/auth-store';
+import { useAccountInfo, type TCreatorAccount } from '../api/get-account-info';
+import { forgetAvatar } from '../api/delete-avatar';
+import { useAvatars } from '../api/list-avatars';
+import { parentConfigOf } from '../lib/avatar-config';
+import { AvatarCard } from './avatar-card';
+import { CreatedDialog } from './created-dialog';
+import { DeleteAvatarDialog } from './delete-avatar-dialog';
+import { EditorPanel } from './editor/editor-panel';
+import { EditorSessionProvider, useOptionalEditorSession, type EditorMode } from './editor/editor-session';
+import { OnlineUsersDialog } from './online-users-dialog';
+import { useInitialConfigs } from './use-initial-configs';
+import type { TAgent } from '../lib/agent';
+
+/** Filters by avatar id substring (the showSearchBar=true search box). */
+export function filterById(avatars: TAgent[], query: string): TAgent[] {
+  const q = query.trim();
+  return q ? avatars.filter((a) => String(a.id).includes(q)) : avatars;
+}
+
+export function AvatarListStatus({ isPending, isError, isEmpty, emptyText }: { isPending: boolean; isError: boolean; isEmpty: boolean; emptyText: string }) {
+  if (isPending) {
+    return (
+      <Box role="status" sx={{ display: 'flex', alignItems: 'center', gap: 1.5, py: 3, justifyContent: 'center', color: 'text.secondary' }}>
+        <CircularProgress size={20} />
+        <Typography variant="body2">Fetching Agents...</Typography>
+      </Box>
+    );
+  }
+  if (isError) return <Alert severity="error">{AvatarMessages.agentsFailed}</Alert>;
+  if (isEmpty) {
+    return (
+      <Paper variant="outlined" sx={{ p: 3, textAlign: 'center', borderStyle: 'dashed' }}>
+        <AutoAwesomeOutlinedIcon color="primary" sx={{ fontSize: 36 }} aria-hidden />
+        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+          {emptyText}
+        </Typography>
+      </Paper>
+    );
+  }
+  return null;
+}
+
+export function AvatarCreator() {
+  const auth = useSession();
+  const avatars = useAvatars();
+  const account = useAccountInfo();
+  const [mode, setMode] = useState<EditorMode>({ kind: 'none' });
+  const [created, setCreated] = useState<TAgent | null>(null);
+  const [expanded, setExpanded] = useState<Set<number>>(() => new Set());
+  const agent = mode.kind === 'edit' ? avatars.data?.find((a) => a.id === mode.id) : undefined;
+  const initial = useInitialConfigs(mode, agent);
+
+  const onCreated = useCallback((avatar: TAgent) => {
+    setMode({ kind: 'none' });
+    setExpanded((current) => new Set(current).add(avatar.id));
+    setCreated(avatar);
+  }, []);
+
+  const layout = (
+    <CreatorLayout
+      mode={mode}
+      setMode={setMode}
+      avatars={avatars}
+      account={account.data}
+      expanded={expanded}
+      setExpanded={setExpanded}
+      isEditorLoading={mode.kind === 'edit' && (!initial.isReady || !agent)}
+    />
+  );
+
+  return (
+    <>
+      {mode.kind !== 'none' && initial.isReady && (mode.kind === 'create' || agent) ? (
+        <EditorSessionProvider
+          key={mode.kind === 'edit' ? `edit-${mode.id}` : 'create'}
+          mode={mode}
+          agent={agent}
+          initialAvatarConfig={initial.avatarConfig}
+          initialClientConfig={initial.clientConfig}
+          isAdminProxy={auth?.adminProxy ?? false}
+          onCreated={onCreated}
+        >
+          {layout}
+        </EditorSessionProvider>
+      ) : (
+        layout
+      )}
+      <CreatedDialog avatar={created} onClose={() => setCreated(null)} />
+    </>
+  );
+}
+
+interface CreatorLayoutProps {
+  mode: EditorMode;
+  setMode: (mode: EditorMode) => void;
+  avatars: ReturnType<typeof useAvatars>;
+  account: TCreatorAccount | undefined;
+  expanded: Set<number>;
+  setExpanded: (update: (current: Set<number>) => Set<number>) => void;
+  isEditorLoading: boolean;
+}
+
+function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded, isEditorLoading }: CreatorLayoutProps) {
+  const session = useOptionalEditorSession();
+  const client = useQueryClient();
+  const [searchParams] = useSearchParams();
+  const showSearch = searchParams.get('showSearchBar') === 'true';
+  const [query, setQuery] = useState('');
+  const [pendingLeave, setPendingLeave] = useState<(() => void) | null>(null);
+  const [toDelete, setToDelete] = useState<TAgent | null>(null);
+  const [usersOf, setUsersOf] = useState<TAgent | null>(null);
+  const list = useMemo(() => filterById(avatars.data ?? [], query), [avatars.data, query]);
+
+  /** Runs the action, first asking 'Unsaved Changes' when the editor has any. */
+  const requestLeave = (action: () => void) => {
+    if (session?.isDirty) setPendingLeave(() => action);
+    else action();
+  };
+
+  const isCreate = mode.kind === 'create';
+  const hasAppearance = isCreate && Boolean(session && parentConfigOf(session.draft.avatarConfig));
+  const onStart = () => {
+    if (!isCreate) requestLeave(() => setMode({ kind: 'create' }));
+    else void session?.create();
+  };
+
+  const onDeleted = useCallback(
+    (id: number) => {
+      forgetAvatar(client, id);
+      if (mode.kind === 'edit' && mode.id === id) setMode({ kind: 'none' });
+    },
+    [client, mode, setMode],
+  );
+  const closeDelete = useCallback(() => setToDelete(null), []);
+
+  return (
+    <Box sx={{ display: 'flex', gap: 3, alignItems: 'flex-start' }}>
+      <Box component="aside" aria-label="Your avatars" sx={{ width: AvatarLimits.listWidthPx, flexShrink: 0, display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+        <Button
+          variant="contained"
+          size="large"
+          startIcon={hasAppearance ? <AutoAwesomeOutlinedIcon /> : <AddIcon />}
+          onClick={onStart}
+          disabled={session?.isSaving}
+          fullWidth
+          sx={{ py: 1.25, fontWeight: 700, letterSpacing: '0.02em' }}
+        >
+          {hasAppearance ? 'CREATE AVATAR' : 'START'}
+        </Button>
+        {showSearch ? (
+          <TextField
+            size="small"
+            placeholder="Search by avatar ID"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            slotProps={{
+              htmlInput: { 'aria-label': 'Search by avatar ID', inputMode: 'numeric' },
+              input: { startAdornment: <InputAdornment position="start"><SearchIcon fontSize="small" /></InputAdornment> },
+            }}
+          />
+        ) : null}
+        <AvatarListStatus
+          isPending={avatars.isPending}
+          isError={avatars.isError}
+          isEmpty={!avatars.isPending && !avatars.isError && list.length === 0}
+          emptyText={query ? `No avatar ID contains "${query}".` : 'No avatars yet. Click START to create your first one.'}
+        />
+        <Stack spacing={1.25} sx={{ maxHeight: { md: 'calc(100vh - 260px)' }, overflowY: 'auto', pr: 0.5, pb: 0.5 }}>
+          {list.map((avatar) => (
+            <AvatarCard
+              key={avatar.id}
+              avatar={avatar}
+              isSelected={mode.kind === 'edit' && mode.id === avatar.id}
+              isExpanded={expanded.has(avatar.id)}
+              onToggleExpanded={() =>
+                setExpanded((current) => {
+                  const next = new Set(current);
+                  if (next.has(avatar.id)) next.delete(avatar.id);
+                  else next.add(avatar.id);
+                  return next;
+                })
+              }
+              onEdit={() => requestLeave(() => setMode({ kind: 'edit', id: avatar.id }))}
+              onClose={() => requestLeave(() => setMode({ kind: 'none' }))}
+              onDelete={() => setToDelete(avatar)}
+              onShowUsers={() => setUsersOf(avatar)}
+            />
+          ))}
+        </Stack>
+      </Box>
+
+      <Box sx={{ flex: 1, minWidth: 0 }}>
+        {mode.kind === 'none' ? (
+          <Paper variant="outlined" sx={{ p: { xs: 4, md: 6 }, textAlign: 'center', borderStyle: 'dashed', bgcolor: 'transparent' }}>
+            <AutoAwesomeOutlinedIcon color="primary" sx={{ fontSize: 44 }} aria-hidden />
+            <Typography variant="h5" component="h2" sx={{ mt: 1 }}>
+              Build an avatar
+            </Typography>
+            <Typography color="text.secondary" sx={{ mt: 1, maxWidth: 520, mx: 'auto' }}>
+              Click START to pick an appearance and create a new avatar, or select one of your avatars and click EDIT to change its environment,
+              settings and embed code.
+            </Typography>
+          </Paper>
+        ) : isEditorLoading || !session ? (
+          <Paper variant="outlined" sx={{ p: 3 }}>
+            <Skeleton width={240} height={40} />
+            <Skeleton variant="rounded" height={44} sx={{ my: 2 }} />
+            <Skeleton variant="rounded" height={320} />
+          </Paper>
+        ) : (
+          <EditorPanel account={account} onClose={() => requestLeave(() => setMode({ kind: 'none' }))} />
+        )}
+      </Box>
+
+      <ConfirmDialog
+        open={pendingLeave !== null}
+        title="Unsaved Changes"
+        confirmLabel="Save"
+        cancelLabel="Discard"
+        isBusy={session?.isSaving}
+        onDismiss={() => setPendingLeave(null)}
+        onCancel={() => {
+          const action = pendingLeave;
+          setPendingLeave(null);
+          action?.();
+        }}
+        onConfirm={() => {
+          const action = pendingLeave;
+          setPendingLeave(null);
+          void session?.saveNow({ skipConfirm: true }).then((ok) => ok && action?.());
+        }}
+      >
+        You have unsaved changes to {session?.draft.name || 'this avatar'}. Save them before you leave, or discard them?
+      </ConfirmDialog>
+      <DeleteAvatarDialog avatar={toDelete} onClose={closeDelete} onDeleted={onDeleted} />
+      <OnlineUsersDialog avatar={usersOf} onClose={() => setUsersOf(null)} />
+    </Box>
+  );
+}

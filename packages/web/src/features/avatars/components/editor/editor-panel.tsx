@@ -1,0 +1,233 @@
+import { Link as RouterLink } from 'react-router';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import Paper from '@mui/material/Paper';
+import Tab from '@mui/material/Tab';
+import Tabs from '@mui/material/Tabs';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import CloseIcon from '@mui/icons-material/Close';
+import PersonOutlineIcon from '@mui/icons-material/PersonOutlineOutlined';
+import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
+import { AvatarLimits, AvatarMessages, DhTypeName, ErrorMessages, type TDhType } from '@persona/contract';
+import { ConfirmDialog } from '../../../../components/confirm-dialog';
+import { paths } from '../../../../lib/paths';
+import type { TCreatorAccount } from '../../api/get-account-info';
+import { useDefaultAvatars } from '../../api/get-avatar-catalog';
+import { useCustomAvatars } from '../../api/get-custom-avatars';
+import { parentConfigOf, sameConfigUrl } from '../../lib/avatar-config';
+import { EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
+import { toFetchable } from '../../lib/hosting';
+import { previewUrl } from '../../lib/preview';
+import { AdvancedTab } from './advanced-tab';
+import { AppearanceTab } from './appearance-tab';
+import { BrainTab } from './brain-tab';
+import { TAB_CONFIRM_TEXT, useEditorSession } from './editor-session';
+import { EmbedTab } from './embed-tab';
+import { EnvironmentTab } from './environment-tab';
+
+export interface EditorPanelProps {
+  account: TCreatorAccount | undefined;
+  onClose: () => void;
+}
+
+export function SaveFailureBanner() {
+  const { failure, dismissFailure } = useEditorSession();
+  if (failure === 'limit') {
+    return (
+      <Alert severity="error" onClose={dismissFailure} sx={{ mb: 2 }}>
+        You have reached the maximum number of avatars for your plan. Please{' '}
+        <Link component={RouterLink} to={paths.account} sx={{ fontWeight: 700 }}>
+          upgrade
+        </Link>{' '}
+        to create more.
+      </Alert>
+    );
+  }
+  if (failure === 'stale') {
+    return (
+      <Alert
+        severity="warning"
+        sx={{ mb: 2 }}
+        action={
+          <Button color="inherit" size="small" variant="outlined" onClick={() => window.location.reload()}>
+            Reload Page
+          </Button>
+        }
+      >
+        {ErrorMessages.staleRequest}
+      </Alert>
+    );
+  }
+  return null;
+}
+
+function Preview({ account }: { account: TCreatorAccount | undefined }) {
+  const { mode, agent, draft, loadedVersion } = useEditorSession();
+  const catalog = useDefaultAvatars(account?.defaultAvatarsList ? toFetchable(account.defaultAvatarsList) : undefined);
+  const custom = useCustomAvatars(account?.customAvatarsJsonUrl ? toFetchable(account.customAvatarsJsonUrl) : undefined);
+  const parent = parentConfigOf(draft.avatarConfig);
+  const all = [...(custom.data ?? []), ...(catalog.data ? [...catalog.data.image, ...catalog.data.upperBody, ...catalog.data.fullBody] : [])];
+  const chosen = all.find((item) => sameConfigUrl(item.avatarConfigURL, parent));
+  return (
+    <Box>
+      <Typography variant="overline" color="text.secondary" sx={{ fontWeight: 700, lineHeight: 1.5, display: 'block', mb: 0.75 }}>
+        {mode.kind === 'edit' ? 'Live preview' : 'Selected appearance'}
+      </Typography>
+      <Box
+        sx={{
+          height: AvatarLimits.previewHeightPx,
+          borderRadius: 2.5,
+          overflow: 'hidden',
+          border: 1,
+          borderColor: 'divider',
+          bgcolor: '#0f172a',
+          display: 'grid',
+          placeItems: 'center',
+        }}
+      >
+        {mode.kind === 'edit' && agent ? (
+          <Box
+            component="iframe"
+            title="Avatar preview"
+            src={previewUrl(agent.id, agent.token, loadedVersion)}
+            allow="microphone; autoplay"
+            sx={{ width: '100%', height: AvatarLimits.previewHeightPx, border: 0, display: 'block', bgcolor: '#fff' }}
+          />
+        ) : chosen ? (
+          <Box component="img" src={toFetchable(chosen.thumbnail)} alt={chosen.name} sx={{ height: '100%', width: '100%', objectFit: 'contain', bgcolor: 'grey.100' }} />
+        ) : (
+          <Box sx={{ textAlign: 'center', color: 'rgba(226,232,240,0.8)', px: 2 }}>
+            <PersonOutlineIcon sx={{ fontSize: 44 }} aria-hidden />
+            <Typography variant="body2">Choose an appearance from the grid.</Typography>
+          </Box>
+        )}
+      </Box>
+      {mode.kind === 'edit' ? (
+        <Typography variant="caption" color="text.secondary" sx={{ display: 'block', mt: 0.75 }}>
+          Shows the saved avatar; save to see your changes.
+        </Typography>
+      ) : null}
+    </Box>
+  );
+}
+
+export function EditorPanel({ account, onClose }: EditorPanelProps) {
+  const session = useEditorSession();
+  const { mode, agent, draft, updateDraft, tab, changeTab, isDirty, isSaving, dialogs, hasTriedCreate } = session;
+  const isEdit = mode.kind === 'edit';
+  const tabsEnabled = isEdit && account !== undefined;
+  const name = draft.name.trim() || agent?.name || 'this avatar';
+
+  return (
+    <Paper variant="outlined" sx={{ p: { xs: 2, md: 3 }, minWidth: 0 }} aria-label={isEdit ? 'Edit avatar' : 'Create avatar'} component="section">
+      <Box sx={{ display: 'flex', alignItems: 'flex-start', gap: 2, mb: 2, flexWrap: 'wrap' }}>
+        <Box sx={{ flex: 1, minWidth: 220 }}>
+          <Typography variant="h4" component="h2">
+            {isEdit ? `Edit ${agent?.name ?? ''}` : 'Create Avatar'}
+          </Typography>
+          <Box sx={{ display: 'flex', gap: 1, mt: 0.75, flexWrap: 'wrap', alignItems: 'center' }}>
+            {isEdit && agent ? (
+              <>
+                <Chip size="small" label={`ID ${agent.id}`} variant="outlined" />
+                <Chip size="small" label={DhTypeName[agent.dhType as TDhType] ?? agent.dhTypeName} variant="outlined" />
+                {isDirty ? <Chip size="small" color="warning" label="Unsaved changes" /> : null}
+              </>
+            ) : (
+              <Typography variant="body2" color="text.secondary">
+                Pick an appearance, name your avatar, then click CREATE AVATAR.
+              </Typography>
+            )}
+          </Box>
+        </Box>
+        <Box sx={{ display: 'flex', gap: 1 }}>
+          <Button color="inherit" startIcon={<CloseIcon />} onClick={onClose}>
+            Close
+          </Button>
+          {isEdit ? (
+            <Button variant="contained" startIcon={<SaveOutlinedIcon />} onClick={session.requestSave} disabled={isSaving}>
+              {isSaving ? 'Saving…' : 'Save'}
+            </Button>
+          ) : null}
+        </Box>
+      </Box>
+
+      <SaveFailureBanner />
+
+      {mode.kind === 'create' ? (
+        <TextField
+          label="Avatar Name"
+          value={draft.name}
+          onChange={(e) => updateDraft({ name: e.target.value })}
+          error={hasTriedCreate && !draft.name.trim()}
+          helperText={hasTriedCreate && !draft.name.trim() ? AvatarMessages.nameRequired : undefined}
+          size="small"
+          sx={{ mb: 2, width: { xs: '100%', sm: 360 } }}
+          slotProps={{ htmlInput: { maxLength: AvatarLimits.nameMax } }}
+        />
+      ) : null}
+
+      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: 'minmax(0, 1fr) 300px' }, alignItems: 'start' }}>
+        <Box sx={{ minWidth: 0 }}>
+          <Tabs
+            value={tab}
+            onChange={(_e, next: EditorTab) => void changeTab(next)}
+            variant="scrollable"
+            allowScrollButtonsMobile
+            aria-label="Avatar settings"
+            sx={{
+              mb: 2.5,
+              minHeight: 42,
+              '& .MuiTab-root': { fontWeight: 700, minHeight: 42, px: 2 },
+              '& .MuiTabs-flexContainer': { gap: 0.5 },
+              bgcolor: 'grey.50',
+              borderRadius: 2,
+              p: 0.5,
+              '& .MuiTabs-indicator': { height: '100%', borderRadius: 1.5, bgcolor: 'background.paper', boxShadow: 1, zIndex: 0 },
+              '& .MuiTab-root.Mui-selected': { zIndex: 1 },
+            }}
+          >
+            {EDITOR_TABS.map((t) => (
+              <Tab key={t.value} value={t.value} label={t.label} disabled={t.value !== 'appearance' && !tabsEnabled} sx={{ zIndex: 1, textTransform: 'none' }} />
+            ))}
+          </Tabs>
+          <Box role="tabpanel" aria-label={EDITOR_TABS.find((t) => t.value === tab)?.label}>
+            {tab === 'appearance' ? <AppearanceTab account={account} /> : null}
+            {tab === 'environment' ? <EnvironmentTab account={account} /> : null}
+            {tab === 'brain' ? <BrainTab /> : null}
+            {tab === 'advanced' ? <AdvancedTab account={account} /> : null}
+            {tab === 'embed' ? <EmbedTab /> : null}
+          </Box>
+        </Box>
+        <Box sx={{ position: { lg: 'sticky' }, top: { lg: 88 }, order: { xs: -1, lg: 0 } }}>
+          <Preview account={account} />
+        </Box>
+      </Box>
+
+      <ConfirmDialog
+        open={dialogs.confirmOpen}
+        title="Confirm Update"
+        confirmLabel="Update"
+        cancelLabel="Cancel"
+        onConfirm={() => dialogs.answerConfirm(true)}
+        onCancel={() => dialogs.answerConfirm(false)}
+      >
+        {TAB_CONFIRM_TEXT[tab](name)}
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialogs.transferOpen}
+        title="Transfer Configuration File Hosting"
+        confirmLabel="Yes"
+        cancelLabel="No"
+        onConfirm={() => dialogs.answerTransfer(true)}
+        onCancel={() => dialogs.answerTransfer(false)}
+      >
+        This avatar&apos;s configuration is hosted outside Persona Studio. Transfer the hosting to Persona Studio so you can edit it here? With No,
+        the other changes are saved and the self-hosted files stay as they are.
+      </ConfirmDialog>
+    </Paper>
+  );
+}

@@ -1,0 +1,170 @@
+import { useState } from 'react';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import FormHelperText from '@mui/material/FormHelperText';
+import Tab from '@mui/material/Tab';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Tabs from '@mui/material/Tabs';
+import Typography from '@mui/material/Typography';
+import ContentCopyIcon from '@mui/icons-material/ContentCopy';
+import { AvatarMessages, Limits } from '@persona/contract';
+import { JsonEditor } from '../../../../components/json-editor';
+import { showToast } from '../../../../lib/toast';
+import { parseJsonObject, prettyJson } from '../../lib/avatar-config';
+import { AVATAR_URL_PARAMETERS, embedSnippet } from '../../lib/preview';
+import { useEditorSession } from './editor-session';
+
+type SubTab = 'iframe' | 'avatar' | 'client';
+
+export async function copyText(text: string) {
+  try {
+    await navigator.clipboard.writeText(text);
+    void showToast('Copied to clipboard.', 'success', { autoHideDurationMs: Limits.copyNoticeMs });
+  } catch {
+    void showToast('Failed to copy.', 'error', { autoHideDurationMs: Limits.copyNoticeMs });
+  }
+}
+
+export function EmbedTab() {
+  const session = useEditorSession();
+  const { agent, draft, updateDraft, setJsonInvalid, jsonInvalid, isAvatarSelfHosted, isClientSelfHosted } = session;
+  const [subTab, setSubTab] = useState<SubTab>('iframe');
+  const [avatarText, setAvatarText] = useState(() => prettyJson(draft.avatarConfig));
+  const [clientText, setClientText] = useState(() => prettyJson(draft.clientConfig ?? {}));
+
+  if (!agent?.id) {
+    return (
+      <Box sx={{ py: 6, textAlign: 'center' }}>
+        <Typography variant="h5">First Create Avatar</Typography>
+        <Typography color="text.secondary" sx={{ mt: 0.5 }}>
+          The embed code exists once the avatar has been created.
+        </Typography>
+      </Box>
+    );
+  }
+
+  const onAvatarJson = (text: string) => {
+    setAvatarText(text);
+    const parsed = parseJsonObject(text);
+    setJsonInvalid('avatar', parsed === null);
+    if (parsed) updateDraft({ avatarConfig: parsed });
+  };
+  const onClientJson = (text: string) => {
+    setClientText(text);
+    const parsed = parseJsonObject(text);
+    setJsonInvalid('client', parsed === null);
+    if (parsed) updateDraft({ clientConfig: parsed });
+  };
+
+  const snippet = embedSnippet(agent.accessLink, agent.token);
+  const selfHostedNotice = (url: string | undefined) => (
+    <Alert severity="warning" sx={{ mb: 2 }}>
+      This configuration file is self-hosted at <strong style={{ wordBreak: 'break-all' }}>{url}</strong>, so it is read-only here. When you save,
+      you can transfer its hosting to Persona Studio; after that you can edit it here.
+    </Alert>
+  );
+
+  return (
+    <Box>
+      <Tabs
+        value={subTab}
+        onChange={(_e, v: SubTab) => setSubTab(v)}
+        variant="scrollable"
+        aria-label="Embed"
+        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.8125rem' } }}
+      >
+        <Tab value="iframe" label="IFRAME" />
+        <Tab value="avatar" label="AVATAR/ENVIRONMENT JSON" />
+        <Tab value="client" label="CLIENT JSON" />
+      </Tabs>
+
+      {subTab === 'iframe' ? (
+        <Box>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
+            Paste this snippet into your page where the avatar should appear.
+          </Typography>
+          <Box sx={{ position: 'relative' }}>
+            <Box
+              component="pre"
+              data-testid="embed-snippet"
+              sx={{ m: 0, p: 2, pr: 7, bgcolor: '#0f172a', color: '#e2e8f0', borderRadius: 2, fontSize: 13, overflowX: 'auto', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' }}
+            >
+              {snippet}
+            </Box>
+            <Button
+              size="small"
+              variant="contained"
+              color="inherit"
+              startIcon={<ContentCopyIcon fontSize="small" />}
+              onClick={() => void copyText(snippet)}
+              sx={{ position: 'absolute', top: 8, right: 8, bgcolor: '#fff' }}
+            >
+              Copy
+            </Button>
+          </Box>
+          <Typography variant="h6" component="h3" sx={{ mt: 3, mb: 1 }}>
+            URL parameters
+          </Typography>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
+            Add them to the src address, for example <code>?hideChatHistory=true&amp;micOn=false</code>.
+          </Typography>
+          <TableContainer sx={{ border: 1, borderColor: 'divider', borderRadius: 2 }}>
+            <Table size="small" aria-label="URL parameters">
+              <TableHead>
+                <TableRow sx={{ '& th': { fontWeight: 700, bgcolor: 'grey.50' } }}>
+                  <TableCell>Parameter</TableCell>
+                  <TableCell>Values</TableCell>
+                  <TableCell>Default</TableCell>
+                  <TableCell>What it does</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {AVATAR_URL_PARAMETERS.map((p) => (
+                  <TableRow key={p.name}>
+                    <TableCell sx={{ fontFamily: 'ui-monospace, monospace', fontWeight: 600 }}>{p.name}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{p.values}</TableCell>
+                    <TableCell>{p.defaultValue}</TableCell>
+                    <TableCell>{p.description}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </TableContainer>
+        </Box>
+      ) : subTab === 'avatar' ? (
+        <Box>
+          {isAvatarSelfHosted ? selfHostedNotice(agent.avatarConfigURL) : null}
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
+            The avatar's look and environment: ParentConfig (the chosen appearance), panel, Scene, Environment, Lights. Changes here show in the
+            Appearance and Environment tabs.
+          </Typography>
+          <JsonEditor label="Avatar/Environment JSON" value={avatarText} onChange={onAvatarJson} readOnly={isAvatarSelfHosted} hasError={jsonInvalid.avatar} />
+          {jsonInvalid.avatar ? (
+            <FormHelperText error role="alert">
+              {AvatarMessages.jsonInvalid}
+            </FormHelperText>
+          ) : null}
+        </Box>
+      ) : (
+        <Box>
+          {isClientSelfHosted ? selfHostedNotice(agent.clientConfigURL) : null}
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
+            How the avatar page behaves for visitors: chat, buttons, locale.
+          </Typography>
+          <JsonEditor label="Client JSON" value={clientText} onChange={onClientJson} readOnly={isClientSelfHosted} hasError={jsonInvalid.client} />
+          {jsonInvalid.client ? (
+            <FormHelperText error role="alert">
+              {AvatarMessages.jsonInvalid}
+            </FormHelperText>
+          ) : null}
+        </Box>
+      )}
+    </Box>
+  );
+}

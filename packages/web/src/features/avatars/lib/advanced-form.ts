@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { AvatarLimits, AvatarMessages, InterruptOptions, RealtimeVadDefaults, SetupMode, VadDefaults, ZAvatarInput } from '@persona/contract';
+import type { TAgent } from './agent';
+
+/** Text fields hold what was typed; numbers are converted on save. */
+type Num = string | number;
+
+export const REALTIME_VAD_KEYS = ['threshold', 'prefix_padding_ms', 'silence_duration_ms'] as const;
+export const VAD_KEYS = [
+  'min_endpointing_delay',
+  'max_endpointing_delay',
+  'min_speech_duration',
+  'min_silence_duration',
+  'prefix_padding_duration',
+  'max_buffered_speech',
+  'activation_threshold',
+] as const;
+export type TRealtimeVadKey = (typeof REALTIME_VAD_KEYS)[number];
+export type TVadKey = (typeof VAD_KEYS)[number];
+
+export interface AdvancedValues {
+  encKeyId: string;
+  realtime: boolean;
+  sendChatHistory: boolean;
+  handleSttResponse: boolean;
+  wakeUpMessage: string;
+  wordsPerSecond: Num;
+  transcriptionStreaming: boolean;
+  dailyLimitPerSession: Num;
+  dailyLimitPerIP: Num;
+  demoLimit: Num;
+  idleTimeout: Num;
+  allowInterruptions: boolean;
+  minInterruptionDuration: Num;
+  minInterruptionWords: Num;
+  realtimeVad: Record<TRealtimeVadKey, Num>;
+  vad: Record<TVadKey, Num>;
+}
+
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+const toNumber = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v.trim()) : Number.NaN);
+
+/** A positive number (or non-negative; blank allowed where the spec says so); 'Must be a number' otherwise. */
+function numberField({ allowZero = false, allowBlank = false, max, maxMessage }: { allowZero?: boolean; allowBlank?: boolean; max?: number; maxMessage?: string } = {}) {
+  return z.any().superRefine((v: unknown, ctx) => {
+    if (isBlank(v)) {
+      if (!allowBlank) ctx.addIssue({ code: 'custom', message: allowZero ? AvatarMessages.nonNegativeNumber : AvatarMessages.positiveNumber });
+      return;
+    }
+    const n = toNumber(v);
+    if (!Number.isFinite(n)) ctx.addIssue({ code: 'custom', message: AvatarMessages.mustBeNumber });
+    else if (allowZero ? n < 0 : n <= 0) ctx.addIssue({ code: 'custom', message: allowZero ? AvatarMessages.nonNegativeNumber : AvatarMessages.positiveNumber });
+    else if (max !== undefined && n > max) ctx.addIssue({ code: 'custom', message: maxMessage ?? `Must be at most ${max}` });
+  });
+}
+
+/** Idle timeout: required, a whole number, at most 600 s (the contract's messages). */
+const idleTimeoutField = z.any().superRefine((v: unknown, ctx) => {
+  if (isBlank(v)) return void ctx.addIssue({ code: 'custom', message: AvatarMessages.idleTimeoutRequired });
+  const result = ZAvatarInput.shape.idleTimeout.safeParse(toNumber(v));
+  if (!result.success) ctx.addIssue({ code: 'custom', message: result.error.issues[0]?.message ?? AvatarMessages.idleTimeoutRequired });
+});
+
+const THRESHOLD = { max: 1, maxMessage: 'Must be between 0.0 and 1.0' };
+
+/**
+ * The Advanced tab's rules: the contract's field rules and messages for the wake-up message, the
+ * limits and the idle timeout; positive numbers for interruptions and VAD. Only the groups shown for
+ * the mode are checked (speech-to-speech: realtime VAD, no interruptions).
+ */
+export function advancedSchema(isSpeechToSpeech: boolean) {
+  const realtimeVad = z.object({
+    threshold: numberField(THRESHOLD),
+    prefix_padding_ms: numberField(),
+    silence_duration_ms: numberField(),
+  });
+  const vad = z.object({
+    min_endpointing_delay: numberField(),
+    max_endpointing_delay: numberField(),
+    min_speech_duration: numberField(),
+    min_silence_duration: numberField(),
+    prefix_padding_duration: numberField(),
+    max_buffered_speech: numberField(),
+    activation_threshold: numberField(THRESHOLD),
+  });
+  return z.object({
+    encKeyId: z.string(),
+    realtime: z.boolean({ error: AvatarMessages.fieldRequired }),
+    sendChatHistory: z.boolean({ error: AvatarMessages.fieldRequired }),
+    handleSttResponse: z.boolean({ error: AvatarMessages.fieldRequired }),
+    transcriptionStreaming: z.boolean({ error: AvatarMessages.fieldRequired }),
+    wakeUpMessage: ZAvatarInput.shape.wakeUpMessage,
+    wordsPerSecond: numberField({ max: 20, maxMessage: 'Words Spoken Per Second cannot be more than 20' }),
+    dailyLimitPerSession: ZAvatarInput.shape.dailyLimitPerSession,
+    dailyLimitPerIP: ZAvatarInput.shape.dailyLimitPerIP,
+    demoLimit: ZAvatarInput.shape.dailyLimits.shape.Demo,
+    idleTimeout: idleTimeoutField,
+    allowInterruptions: z.boolean(),
+    minInterruptionDuration: isSpeechToSpeech ? z.any() : numberField(),
+    minInterruptionWords: isSpeechToSpeech ? z.any() : numberField({ allowZero: true, allowBlank: true }),
+    realtimeVad: isSpeechToSpeech ? realtimeVad : z.any(),
+    vad: isSpeechToSpeech ? z.any() : vad,
+  });
+}
+
+type Pipeline = {
+  interrupt_handling?: Record<string, unknown>;
+  vad_options?: Record<string, unknown>;
+};
+
+const pipelineOf = (agent: Partial<TAgent>): Pipeline =>
+  ((agent.customData as { agent_pipeline_config?: Pipeline } | undefined)?.agent_pipeline_config ?? {}) as Pipeline;
+
+const pick = (v: unknown, fallback: Num): Num => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : fallback);
+
+export const NEW_AVATAR_DEFAULTS = {
+  wakeUpMessage: 'Hello! How can I help you today?',
+  dailyLimitPerSession: AvatarLimits.dailyLimitRestore,
+  dailyLimitPerIP: AvatarLimits.dailyLimitRestore,
+  demoLimit: AvatarLimits.dailyLimitRestore,
+} as const;
+
+/** The form's values for an avatar (defaults from the spec's constants where it has none). */
+export function advancedValuesOf(agent: Partial<TAgent>): AdvancedValues {
+  const pipeline = pipelineOf(agent);
+  const ih = pipeline.interrupt_handling ?? {};
+  const vad = pipeline.vad_options ?? {};
+  const customData = (agent.customData ?? {}) as { words_per_sec?: number; transcriptionStreaming?: boolean };
+  return {
+    encKeyId: agent.encKeyId ? String(agent.encKeyId) : agent.encKey?.id ? String(agent.encKey.id) : '',
+    realtime: agent.realtime ?? false,
+    sendChatHistory: agent.sendChatHistory ?? false,
+    handleSttResponse: agent.handleSttResponse ?? false,
+    wakeUpMessage: agent.wakeUpMessage ?? NEW_AVATAR_DEFAULTS.wakeUpMessage,
+    wordsPerSecond: pick(customData.words_per_sec, AvatarLimits.wordsPerSecondDefault),
+    transcriptionStreaming: customData.transcriptionStreaming ?? false,
+    dailyLimitPerSession: pick(agent.dailyLimitPerSession, NEW_AVATAR_DEFAULTS.dailyLimitPerSession),
+    dailyLimitPerIP: pick(agent.dailyLimitPerIP, NEW_AVATAR_DEFAULTS.dailyLimitPerIP),
+    demoLimit: pick((agent.dailyLimits as { Demo?: unknown } | undefined)?.Demo, NEW_AVATAR_DEFAULTS.demoLimit),
+    idleTimeout: pick(agent.idleTimeout, AvatarLimits.idleTimeoutDefault),
+    allowInterruptions: typeof ih.allow_interruptions === 'boolean' ? ih.allow_interruptions : InterruptOptions.allow_interruptions,
+    minInterruptionDuration: pick(ih.min_interruption_duration ?? ih.interrupt_speech_duration, InterruptOptions.min_interruption_duration),
+    minInterruptionWords: pick(ih.min_interruption_words ?? ih.interrupt_min_words, InterruptOptions.min_interruption_words),
+    realtimeVad: {
+      threshold: pick(vad.threshold, RealtimeVadDefaults.threshold),
+      prefix_padding_ms: pick(vad.prefix_padding_ms, RealtimeVadDefaults.prefix_padding_ms),
+      silence_duration_ms: pick(vad.silence_duration_ms, RealtimeVadDefaults.silence_duration_ms),
+    },
+    vad: Object.fromEntries(VAD_KEYS.map((k) => [k, pick(vad[k], VadDefaults[k])])) as Record<TVadKey, Num>,
+  };
+}
+
+const num = (v: Num) => (typeof v === 'number' ? v : Number(String(v).trim()));
+
+/**
+ * Writes the form's values into the agent payload, keeping every other stored field (Brain
+ * settings, secrets as their masks) as it was.
+ */
+export function applyAdvancedValues(payload: Record<string, unknown>, values: AdvancedValues, setupMode: number): Record<string, unknown> {
+  const customData = { ...((payload.customData as Record<string, unknown> | undefined) ?? {}) };
+  const pipeline = { ...((customData.agent_pipeline_config as Record<string, unknown> | undefined) ?? {}) };
+  const vad = { ...((pipeline.vad_options as Record<string, unknown> | undefined) ?? {}) };
+  if (setupMode === SetupMode.SpeechToSpeech) {
+    for (const key of REALTIME_VAD_KEYS) vad[key] = num(values.realtimeVad[key]);
+  } else {
+    for (const key of VAD_KEYS) vad[key] = num(values.vad[key]);
+    const ih = { ...((pipeline.interrupt_handling as Record<string, unknown> | undefined) ?? {}) };
+    delete ih.interrupt_speech_duration;
+    delete ih.interrupt_min_words;
+    pipeline.interrupt_handling = {
+      ...ih,
+      allow_interruptions: values.allowInterruptions,
+      min_interruption_duration: num(values.minInterruptionDuration),
+      min_interruption_words: isBlank(values.minInterruptionWords) ? 0 : num(values.minInterruptionWords),
+    };
+  }
+  pipeline.vad_options = vad;
+  customData.agent_pipeline_config = pipeline;
+  customData.words_per_sec = num(values.wordsPerSecond);
+  customData.transcriptionStreaming = values.realtime ? values.transcriptionStreaming : false;
+  return {
+    ...payload,
+    encKeyId: values.encKeyId ? Number(values.encKeyId) : null,
+    realtime: values.realtime,
+    sendChatHistory: values.sendChatHistory,
+    handleSttResponse: values.handleSttResponse,
+    wakeUpMessage: values.wakeUpMessage.trim(),
+    dailyLimitPerSession: num(values.dailyLimitPerSession),
+    dailyLimitPerIP: num(values.dailyLimitPerIP),
+    dailyLimits: { ...((payload.dailyLimits as Record<string, unknown> | undefined) ?? {}), Demo: num(values.demoLimit) },
+    idleTimeout: num(values.idleTimeout),
+    customData,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The avatar page's URL parameters (documented in the Embed tab). The editor's preview uses the
+ * spec's preview options: no connect, hidden fullscreen, hidden chat input and history, mic on,
+ * no dragging, no cached config, and the token if any.
+ */
+export interface UrlParameter {
+  name: string;
+  values: string;
+  defaultValue: string;
+  description: string;
+}
+
+export const AVATAR_URL_PARAMETERS: readonly UrlParameter[] = [
+  { name: 'autoConnect', values: 'true | false', defaultValue: 'true', description: 'Connect to the avatar as soon as the page opens.' },
+  { name: 'hideFullscreen', values: 'true | false', defaultValue: 'false', description: 'Hide the fullscreen button.' },
+  { name: 'hideChatInput', values: 'true | false', defaultValue: 'false', description: 'Hide the text chat input box.' },
+  { name: 'hideChatHistory', values: 'true | false', defaultValue: 'false', description: 'Hide the chat history (transcript) panel.' },
+  { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on.' },
+  { name: 'draggable', values: 'true | false', defaultValue: 'true', description: 'Let the visitor drag the avatar window around.' },
+  { name: 'useCache', values: 'true | false', defaultValue: 'true', description: 'Use the cached avatar and client configuration; false reads the latest saved files.' },
+  { name: 'token', values: 'access token', defaultValue: '—', description: 'Access token for avatars protected by an encryption key.' },
+];
+
+export const PREVIEW_OPTIONS: Record<string, string> = {
+  autoConnect: 'false',
+  hideFullscreen: 'true',
+  hideChatInput: 'true',
+  hideChatHistory: 'true',
+  micOn: 'true',
+  draggable: 'false',
+  useCache: 'false',
+};
+
+function withParams(base: string, params: Record<string, string | undefined>): string {
+  const url = new URL(base, window.location.origin);
+  for (const [key, value] of Object.entries(params)) if (value) url.searchParams.set(key, value);
+  return url.toString();
+}
+
+/** The live preview in the editor: the avatar page on this origin with the preview options. */
+export function previewUrl(avatarId: number, token?: string, version?: number): string {
+  return withParams(`${window.location.origin}/avatar/${avatarId}`, { ...PREVIEW_OPTIONS, token, v: version ? String(version) : undefined });
+}
+
+/** Connect: the access link, with the token when there is one. */
+export function connectUrl(accessLink: string, token?: string): string {
+  return token ? withParams(accessLink, { token }) : accessLink;
+}
+
+export function embedSnippet(accessLink: string, token?: string): string {
+  const src = connectUrl(accessLink, token);
+  return [
+    '<iframe',
+    `  src="${src}"`,
+    '  width="400"',
+    '  height="600"',
+    '  style="border:0"',
+    '  allow="microphone; autoplay; fullscreen; clipboard-write"',
+    '  title="Persona Studio avatar"',
+    '></iframe>',
+  ].join('\n');
+}
