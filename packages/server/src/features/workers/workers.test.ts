@@ -1,3 +1,6 @@
+import { spawn as spawnProcess, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AdminMessages, WorkerProtocol } from '@persona/contract';
@@ -5,6 +8,7 @@ import { startWorker, type WorkerHandle } from '@persona/worker';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createSignedInUser } from '../../test/factories.js';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 let t: TestContext;
 let base: string;
 let admin: Awaited<ReturnType<typeof createSignedInUser>>;
@@ -81,6 +85,31 @@ describe('workers (VPS)', () => {
     await until(async () => w.state() === 'registered' && (await find('beta'))?.status === 'AVAILABLE');
     expect(w.id()).toBe(id);
     await t.app.workerHub.start();
+  });
+
+  it('a real worker process (npm run worker) registers, and is DISCONNECTED once killed without goodbye', async () => {
+    const tsx = path.resolve(here, '../../../../../node_modules/.bin/tsx');
+    const main = path.resolve(here, '../../../../worker/src/main.ts');
+    const child = spawnProcess(tsx, [main, '--server', base, '--name', 'process-worker'], {
+      env: { ...process.env, WORKER_SECRET: 'test-worker-secret-0123456789' },
+      stdio: 'ignore',
+    });
+    try {
+      await until(async () => (await find('process-worker'))?.status === 'AVAILABLE', 20_000);
+      child.kill('SIGKILL');
+      await until(async () => (await find('process-worker'))?.status === 'DISCONNECTED', 5000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('the worker command refuses to start without a secret or server', () => {
+    const tsx = path.resolve(here, '../../../../../node_modules/.bin/tsx');
+    const main = path.resolve(here, '../../../../worker/src/main.ts');
+    const res = spawnSync(tsx, [main], { env: { ...process.env, WORKER_SECRET: '' }, encoding: 'utf8' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('WORKER_SECRET');
+    expect(res.stderr).toContain('--server');
   });
 
   it('refuses a wrong secret', async () => {
