@@ -12,3 +12,4 @@ export * from './info-panel.js';
 export * from './oauth.js';
 export * from './encryption-keys.js';
 export * from './functions.js';
+export * from './knowledge.js';

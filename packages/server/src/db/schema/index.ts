@@ -8,3 +8,4 @@ export * from './image-avatars.js';
 export * from './oauth.js';
 export * from './encryption-keys.js';
 export * from './functions.js';
+export * from './knowledge.js';
