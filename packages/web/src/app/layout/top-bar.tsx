@@ -21,8 +21,9 @@ const NavDrawer = lazy(() => loadNavDrawer().then((module) => ({ default: module
 const navButtonSx = {
   color: 'text.secondary',
   fontWeight: 600,
-  fontSize: '0.875rem',
-  px: 1.25,
+  // Between 760 px and 960 px the seven entries must fit beside the logo.
+  fontSize: { xs: '0.875rem', sm: '0.8rem', md: '0.875rem' },
+  px: { xs: 1.25, sm: 0.75, md: 1.25 },
   minWidth: 0,
   whiteSpace: 'nowrap',
   position: 'relative',
@@ -38,8 +39,8 @@ export function MenuButton({ entry, config }: { entry: MenuEntry; config: TPubli
         href={entry.href(config)}
         target="_blank"
         rel="noopener noreferrer"
-        sx={navButtonSx}
-        endIcon={<OpenInNewIcon sx={{ fontSize: '0.9rem !important' }} />}
+        endIcon={<OpenInNewIcon sx={{ fontSize: '0.9rem !important', display: { sm: 'none', md: 'inline-block' } }} />}
+        sx={{ ...navButtonSx, '& .MuiButton-endIcon': { ml: { sm: 0, md: 0.5 } } }}
       >
         {entry.label}
         <Box component="span" sx={visuallyHidden}>
@@ -85,7 +86,7 @@ export function TopBar() {
 
   return (
     <AppBar position="sticky" sx={{ bgcolor: 'background.paper', borderBottom: 1, borderColor: 'divider' }}>
-      <Toolbar sx={{ gap: 1, minHeight: { xs: 60, sm: 64 }, px: { xs: 2, sm: 3 } }}>
+      <Toolbar sx={{ gap: 1, minHeight: { xs: 60, sm: 64 }, px: { xs: 2, sm: 2, md: 3 } }}>
         <Box
           component={RouterLink}
           to={paths.home}

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMailSink } from './support/mail-sink';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const serverMain = path.join(root, 'packages/server/dist/main.js');
+const webDist = path.join(root, 'packages/web/dist');
+const webIndex = path.join(webDist, 'index.html');
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output()}`);
+    try {
+      const response = await fetch(`${baseUrl}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the server did not become healthy within 60 s:\n${output()}`);
+}
+
+/**
+ * Starts an SMTP sink and the built server (on a fresh PGlite data dir, registration on, mail to
+ * the sink), and tells the tests where things are through the environment.
+ */
+export default async function globalSetup() {
+  for (const file of [serverMain, webIndex]) {
+    if (!fs.existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run \`npm run build\` first`);
+  }
+  const port = process.env.E2E_PORT!;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-e2e-'));
+  const mailDir = path.join(work, 'mail');
+  const sink = await startMailSink(mailDir);
+
+  const admin = { email: 'admin@e2e.test', password: 'admin-e2e-password-1' };
+  let output = '';
+  const server = spawn(process.execPath, [serverMain], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.homedir(),
+      NODE_ENV: 'production',
+      PORT: port,
+      HOST: '127.0.0.1',
+      DATA_DIR: path.join(work, 'data'),
+      PUBLIC_URL: baseUrl,
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      ALLOW_REGISTRATION: 'true',
+      SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+      EMBEDDED_WORKER: 'false',
+      WEB_DIST_DIR: webDist,
+      COMPANY_NAME: 'Persona Studio E2E Ltd',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (chunk) => (output += chunk));
+  server.stderr?.on('data', (chunk) => (output += chunk));
+  await waitForHealth(baseUrl, server, () => output);
+
+  process.env.E2E_MAIL_DIR = mailDir;
+  process.env.E2E_ADMIN_EMAIL = admin.email;
+  process.env.E2E_ADMIN_PASSWORD = admin.password;
+
+  return async () => {
+    await new Promise<void>((resolve) => {
+      if (server.exitCode !== null) return resolve();
+      server.once('exit', () => resolve());
+      server.kill('SIGTERM');
+      setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
+    });
+    await sink.close();
+    if (process.env.E2E_KEEP_DATA) console.log(`e2e data kept in ${work}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,73 @@
+import { expect, test } from '@playwright/test';
+import { createVerifiedAccount, type Account } from './support/accounts';
+import { signIn } from './support/pages';
+
+let user: Account;
+
+test.beforeAll(async () => {
+  user = await createVerifiedAccount('nav');
+});
+
+test('at 390 px the menu is a right-hand drawer behind a hamburger button', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, user.email, user.password);
+  await expect(page).toHaveURL(/\/react\/avatars$/);
+
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  const drawer = page.getByRole('navigation', { name: 'Menu' });
+  await expect(drawer).toBeVisible();
+  expect((await drawer.getByRole('link').allInnerTexts()).map((t) => t.trim())).toEqual([
+    'Avatar Creator',
+    'Knowledge Base',
+    'Functions',
+    'Encryption Keys',
+    'Account',
+    'Docs',
+    'Sign Out',
+  ]);
+  const box = await drawer.boundingBox();
+  expect(box && box.x + box.width).toBeGreaterThan(385); // anchored to the right edge
+  expect(box && box.x).toBeGreaterThan(40);
+
+  await drawer.getByRole('link', { name: 'Knowledge Base' }).click();
+  await expect(page).toHaveURL(/\/react\/knowledgeBase$/);
+  await expect(drawer).toBeHidden();
+});
+
+test('the drawer appears below 760 px and the top-bar menu from 760 px', async ({ page }) => {
+  await signIn(page, user.email, user.password);
+  await expect(page).toHaveURL(/\/react\/avatars$/);
+  await page.setViewportSize({ width: 759, height: 800 });
+  await expect(page.getByRole('button', { name: 'Open menu' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
+  await page.setViewportSize({ width: 760, height: 800 });
+  await expect(page.getByRole('button', { name: 'Open menu' })).toBeHidden();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+});
+
+test('the footer shows the year and the company', async ({ page }) => {
+  await page.goto('/react/login');
+  await expect(page.getByText(`© ${new Date().getFullYear()} Persona Studio E2E Ltd`)).toBeVisible();
+});
+
+test('/ sends a signed-out visitor to sign in, and unknown pages say not found', async ({ page }) => {
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/react\/login$/);
+  await page.goto('/react/this/does/not/exist');
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+});
+
+test('the sign-in page downloads none of the other pages', async ({ page }) => {
+  const scripts: string[] = [];
+  page.on('response', (response) => {
+    if (response.request().resourceType() === 'script') scripts.push(new URL(response.url()).pathname);
+  });
+  await page.goto('/react/login', { waitUntil: 'networkidle' });
+  await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
+  const names = scripts.map((path) => path.split('/').pop() ?? '');
+  expect(names.some((name) => name.startsWith('login-'))).toBe(true);
+  for (const other of ['docs-', 'avatars-', 'register-', 'reset-password-', 'account-', 'online-users-', 'nav-drawer-']) {
+    expect(names.filter((name) => name.startsWith(other)), `${other}* must not load on /react/login`).toEqual([]);
+  }
+});

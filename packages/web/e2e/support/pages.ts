@@ -1,0 +1,19 @@
+import { expect, type Page } from '@playwright/test';
+
+/** Fills the sign-in form and submits it. */
+export async function signIn(page: Page, email: string, password: string, { rememberMe = true } = {}) {
+  if (!page.url().includes('/react/login')) await page.goto('/react/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  const remember = page.getByRole('checkbox', { name: 'Remember me' });
+  if ((await remember.isChecked()) !== rememberMe) await remember.click();
+  await page.getByRole('button', { name: 'Sign In' }).click();
+}
+
+/** The desktop top-bar menu's entries. */
+export async function mainMenu(page: Page): Promise<string[]> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeVisible();
+  // The external Docs link carries a visually hidden '(opens in a new tab)'.
+  return (await nav.getByRole('link').allInnerTexts()).map((text) => text.replace('(opens in a new tab)', '').trim());
+}
