@@ -1,4 +1,5 @@
-import { expect, test } from '@playwright/test';
+import { gzipSync } from 'node:zlib';
+import { expect, test, type Response } from '@playwright/test';
 import { createVerifiedAccount, type Account } from './support/accounts';
 import { signIn } from './support/pages';
 
@@ -59,13 +60,18 @@ test('/ sends a signed-out visitor to sign in, and unknown pages say not found',
 });
 
 test('the sign-in page downloads none of the other pages', async ({ page }) => {
-  const scripts: string[] = [];
+  const scripts: Response[] = [];
   page.on('response', (response) => {
-    if (response.request().resourceType() === 'script') scripts.push(new URL(response.url()).pathname);
+    if (response.request().resourceType() === 'script') scripts.push(response);
   });
   await page.goto('/react/login', { waitUntil: 'networkidle' });
   await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
-  const names = scripts.map((path) => path.split('/').pop() ?? '');
+  const names = scripts.map((response) => new URL(response.url()).pathname.split('/').pop() ?? '');
+  let gzipBytes = 0;
+  for (const response of scripts) gzipBytes += gzipSync(await response.body(), { level: 9 }).length;
+  const kb = (gzipBytes / 1024).toFixed(1);
+  test.info().annotations.push({ type: 'login JS (gzip)', description: `${kb} KB in ${scripts.length} files` });
+  console.log(`/react/login downloads ${kb} KB of gzipped JS in ${scripts.length} files`);
   expect(names.some((name) => name.startsWith('login-'))).toBe(true);
   for (const other of ['docs-', 'avatars-', 'register-', 'reset-password-', 'account-', 'online-users-', 'nav-drawer-']) {
     expect(names.filter((name) => name.startsWith(other)), `${other}* must not load on /react/login`).toEqual([]);
