@@ -1,0 +1,317 @@
+import { describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { json } from '../../../test/fetch-mock';
+import { renderApp, userSession } from '../../../test/render-app';
+import { agent, creatorApi, multipartJson } from './fixtures';
+
+const location = () => screen.getByTestId('location').textContent;
+
+async function openEditor(user: ReturnType<typeof userEvent.setup>, name = 'Maya Helper') {
+  const card = await screen.findByTestId('avatar-card-101');
+  await user.click(within(card).getByRole('button', { name: `Expand ${name}` }));
+  await user.click(within(card).getByRole('button', { name: 'Edit' }));
+  return screen.findByRole('region', { name: 'Edit avatar' });
+}
+
+function v2Calls(fetchMock: { mock: { calls: unknown[][] } }) {
+  return fetchMock.mock.calls.filter(([url]) => String(url).endsWith('/api/add_avatar_v2'));
+}
+
+describe('avatar list', () => {
+  it("shows 'Fetching Agents...' and then the cards, newest first", async () => {
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent(), agent({ id: 102, name: 'Leo Desk' })]) });
+    expect(await screen.findByText('Fetching Agents...')).toBeInTheDocument();
+    expect(await screen.findByText('Maya Helper')).toBeInTheDocument();
+    expect(screen.getByText('Leo Desk')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Avatar Creator' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'START' })).toBeInTheDocument();
+    expect(screen.queryByRole('textbox', { name: 'Search by avatar ID' })).not.toBeInTheDocument();
+  });
+
+  it('says the agents could not be fetched when the list fails', async () => {
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([], { 'GET /api/list_avatar': () => json({ status: 'FAIL', errors: ['nope'] }, 400) }) });
+    expect(await screen.findByText(/Failed to fetch agents\. Please verify\.\.\.: No Agents Found in your account/)).toBeInTheDocument();
+  });
+
+  it('filters by avatar id substring with showSearchBar=true', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars?showSearchBar=true', session: userSession, api: creatorApi([agent(), agent({ id: 245, name: 'Leo Desk' })]) });
+    const search = await screen.findByRole('textbox', { name: 'Search by avatar ID' });
+    await screen.findByText('Maya Helper');
+    await user.type(search, '24');
+    expect(screen.queryByText('Maya Helper')).not.toBeInTheDocument();
+    expect(screen.getByText('Leo Desk')).toBeInTheDocument();
+    await user.clear(search);
+    await user.type(search, '9');
+    expect(await screen.findByText('No avatar ID contains "9".')).toBeInTheDocument();
+  });
+
+  it('shows the online users with session ids cut to 20 characters', async () => {
+    const user = userEvent.setup();
+    const sessionId = 'abcdefghijklmnopqrstuvwxyz-0123456789';
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], {
+        'POST /api/list_avatar_users': () =>
+          json({
+            agentId: 101,
+            status: 'OK',
+            onlineUsers: [{ sessionId, userName: 'Visitor', deviceOS: 'Linux', onlineStatus: 'online', locale: 'en-US', lastConnectTimeStamp: Date.now(), ipAddress: '10.0.0.1', spokenLanguage: 'en' }],
+          }),
+      }),
+    });
+    const card = await screen.findByTestId('avatar-card-101');
+    await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
+    await user.click(within(card).getByRole('button', { name: /online users, show details/ }));
+    const dialog = await screen.findByRole('dialog', { name: /Online Users/ });
+    expect(await within(dialog).findByText('abcdefghijklmnopqrst')).toBeInTheDocument();
+    expect(within(dialog).queryByText(sessionId)).not.toBeInTheDocument();
+  });
+});
+
+describe('delete dialog', () => {
+  it('asks with the exact text, deletes, says so and closes after 2000 ms', async () => {
+    const user = userEvent.setup();
+    const { requests } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/del_avatar': () => json({ status: 'OK', agentId: 101, errors: [] }) }),
+    });
+    const card = await screen.findByTestId('avatar-card-101');
+    await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
+    await user.click(within(card).getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('Are you sure you want to delete Maya Helper? This action will delete Avatar permanently and cannot be undone.');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    expect(await within(dialog).findByText('Deleted Successfully!')).toBeInTheDocument();
+    expect(requests.find((r) => r.path === '/api/del_avatar')?.body).toEqual({ agentId: 101, mode: 'delete' });
+    const shownAt = Date.now();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument(), { timeout: 4000 });
+    expect(Date.now() - shownAt).toBeGreaterThanOrEqual(1900);
+    expect(screen.queryByTestId('avatar-card-101')).not.toBeInTheDocument();
+  });
+
+  it('lists the server errors under the failure text', async () => {
+    const user = userEvent.setup();
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/del_avatar': () => json({ status: 'FAIL', errors: ['Avatar not found.'] }, 404) }),
+    });
+    const card = await screen.findByTestId('avatar-card-101');
+    await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
+    await user.click(within(card).getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    expect(await within(dialog).findByText(/Error! Unable to delete avatar\./)).toBeInTheDocument();
+    expect(within(dialog).getByText('Avatar not found.')).toBeInTheDocument();
+  });
+});
+
+describe('editor tabs', () => {
+  it('keeps the last four tabs disabled until an avatar is being edited', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    await screen.findByText('Maya Helper');
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    const panel = await screen.findByRole('region', { name: 'Create avatar' });
+    for (const name of ['Environment', 'Brain', 'ADVANCED', 'EMBED']) expect(within(panel).getByRole('tab', { name })).toBeDisabled();
+    expect(within(panel).getByRole('tab', { name: 'APPEARANCE' })).toBeEnabled();
+  });
+
+  it('refuses to leave an invalid tab with the spec text, and shows the field message', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const wakeUp = await within(panel).findByRole('textbox', { name: 'Wake Up Message' });
+    await user.clear(wakeUp);
+    await user.click(within(panel).getByRole('tab', { name: 'EMBED' }));
+    expect(await screen.findByText('Some fields are invalid. Please correct them before changing tabs.')).toBeInTheDocument();
+    expect(within(panel).getByText('Wake Up Message is required')).toBeInTheDocument();
+    expect(within(panel).getByRole('tab', { name: 'ADVANCED' })).toHaveAttribute('aria-selected', 'true');
+  });
+
+  it('checks the limits: a number, -1 or above 0', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const perSession = await within(panel).findByRole('textbox', { name: 'Daily Limit Per Session' });
+    await user.clear(perSession);
+    await user.type(perSession, '0');
+    await user.tab();
+    expect(await within(panel).findByText('Daily Limit Per Session must be greater than 0 or -1 for unlimited')).toBeInTheDocument();
+    await user.clear(perSession);
+    await user.tab();
+    expect(await within(panel).findByText('Daily Limit Per Session is required')).toBeInTheDocument();
+    const duration = within(panel).getByRole('textbox', { name: 'Interrupt speech duration' });
+    await user.clear(duration);
+    await user.type(duration, 'abc');
+    await user.tab();
+    expect(await within(panel).findByText('Must be a number')).toBeInTheDocument();
+  });
+});
+
+describe('Unlimited checkboxes', () => {
+  it('set -1, restore the previous value, and restore 600 when the stored value was unlimited', async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: agent({ version: 4 }) }) }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const perSession = await within(panel).findByRole('textbox', { name: 'Daily Limit Per Session' });
+    expect(perSession).toHaveValue('900');
+    const sessionUnlimited = within(panel).getByRole('checkbox', { name: 'Daily Limit Per Session Unlimited' });
+    await user.click(sessionUnlimited);
+    expect(perSession).toHaveValue('Unlimited');
+    expect(perSession).toBeDisabled();
+    await user.click(sessionUnlimited);
+    expect(perSession).toHaveValue('900');
+
+    // Stored -1: unticking gives 600.
+    const perIp = within(panel).getByRole('textbox', { name: 'Daily Limit Per IP' });
+    expect(perIp).toHaveValue('Unlimited');
+    await user.click(within(panel).getByRole('checkbox', { name: 'Daily Limit Per IP Unlimited' }));
+    expect(perIp).toHaveValue('600');
+
+    await user.click(within(panel).getByRole('checkbox', { name: 'Demo duration Unlimited' }));
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Confirm Update' });
+    expect(confirm).toHaveTextContent('Update the advanced settings of Maya Helper');
+    await user.click(within(confirm).getByRole('button', { name: 'Update' }));
+    await screen.findByText('Updated Successfully');
+    const [call] = v2Calls(fetchMock);
+    const sent = await multipartJson(call?.[1] as RequestInit);
+    expect(sent).toMatchObject({ id: 101, version: 3, dailyLimitPerSession: 900, dailyLimitPerIP: 600, dailyLimits: { Demo: -1 } });
+    // The brain's stored fields (masked secrets included) go back untouched.
+    expect(sent.customData).toMatchObject({ agent_pipeline_config: { llm: { api_key: '••••1234' } } });
+    expect(sent).not.toHaveProperty('mediaDetails');
+  });
+});
+
+describe('save errors', () => {
+  it('shows StaleRequest as a persistent message with Reload Page', async () => {
+    const user = userEvent.setup();
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], {
+        'POST /api/add_avatar_v2': () => json({ status: 'FAIL', errors: ['Avatar data is outdated. It may have been updated from another instance.'], failReason: 15 }, 409),
+      }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Confirm Update' })).getByRole('button', { name: 'Update' }));
+    const alert = await within(panel).findByText('Avatar data is outdated. It may have been updated from another instance.');
+    expect(alert).toBeInTheDocument();
+    expect(await within(panel).findByRole('button', { name: 'Reload Page' })).toBeInTheDocument();
+  });
+
+  it('shows AvatarCreateLimitReached with a close button and an upgrade link to the account page', async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], {
+        'POST /api/add_avatar_v2': () => json({ status: 'FAIL', errors: ['You have reached the maximum number of avatars for your plan.'], failReason: 10 }, 403),
+      }),
+    });
+    await screen.findByText('Maya Helper');
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    const panel = await screen.findByRole('region', { name: 'Create avatar' });
+    await user.click(await within(panel).findByRole('radio', { name: 'Leo' }));
+    expect(within(panel).getByRole('textbox', { name: 'Avatar Name' })).toHaveValue('Leo');
+    await user.click(screen.getByRole('button', { name: 'CREATE AVATAR' }));
+    const upgrade = await within(panel).findByRole('link', { name: 'upgrade' });
+    expect(upgrade.closest('[role="alert"]')).toHaveTextContent('You have reached the maximum number of avatars for your plan.');
+    const [call] = v2Calls(fetchMock);
+    const sent = await multipartJson(call?.[1] as RequestInit);
+    expect(sent).toMatchObject({ name: 'Leo', dhType: 2, nlpEngine: 0 });
+    expect(JSON.parse(String(sent.avatarJson))).toEqual({ ParentConfig: '/catalog/avatar-configs/leo-upper.json' });
+    expect(upgrade).toHaveAttribute('href', '/account');
+    const banner = upgrade.closest('[role="alert"]') as HTMLElement;
+    await user.click(within(banner).getByRole('button', { name: 'Close' }));
+    expect(within(panel).queryByRole('link', { name: 'upgrade' })).not.toBeInTheDocument();
+  });
+
+  it('joins InvalidOrMissingParams field messages with commas', async () => {
+    const user = userEvent.setup();
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], {
+        'POST /api/add_avatar_v2': () => json({ status: 'FAIL', errors: ['Config URL must be a valid URL', 'JSON is invalid'], failReason: 7 }, 400),
+      }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Confirm Update' })).getByRole('button', { name: 'Update' }));
+    expect(await screen.findByText('Config URL must be a valid URL, JSON is invalid')).toBeInTheDocument();
+  });
+
+  it("refuses to save an invalid Advanced form with 'Invalid advance tab form'", async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent({ wakeUpMessage: '' })]) });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Invalid advance tab form')).toBeInTheDocument();
+    expect(within(panel).getByRole('tab', { name: 'ADVANCED' })).toHaveAttribute('aria-selected', 'true');
+    expect(v2Calls(fetchMock)).toHaveLength(0);
+  });
+});
+
+describe('unsaved changes and creation', () => {
+  it('asks Unsaved Changes (Discard/Save) before closing an edited avatar', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    const panel = await openEditor(user);
+    const name = within(screen.getByTestId('avatar-card-101')).getByRole('textbox', { name: 'Avatar Name' });
+    await user.clear(name);
+    await user.type(name, 'Maya Renamed');
+    expect(within(panel).getByText('Unsaved changes')).toBeInTheDocument();
+    await user.click(within(panel).getByRole('button', { name: 'Close' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Unsaved Changes' });
+    expect(within(dialog).getByRole('button', { name: 'Save' })).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Discard' }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Edit avatar' })).not.toBeInTheDocument());
+    expect(screen.getByText('Maya Helper')).toBeInTheDocument();
+  });
+
+  it('asks for an appearance when START is pressed again without one', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([]) });
+    expect(await screen.findByText('No avatars yet. Click START to create your first one.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    await screen.findByRole('region', { name: 'Create avatar' });
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    expect(await screen.findByText('Please select an avatar appearance from the grid to start creating your avatar.')).toBeInTheDocument();
+    expect(screen.getByText('Avatar selection is required. Please select an avatar from the list above.')).toBeInTheDocument();
+  });
+
+  it('puts a created avatar at the top and says how to go on', async () => {
+    const user = userEvent.setup();
+    const created = agent({ id: 300, name: 'Leo', updated: '2026-04-01T00:00:00.000Z' });
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: created }) }),
+    });
+    await screen.findByText('Maya Helper');
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    await user.click(await screen.findByRole('radio', { name: 'Leo' }));
+    await user.click(screen.getByRole('button', { name: 'CREATE AVATAR' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Avatar created' });
+    expect(dialog).toHaveTextContent('select the avatar in the left panel and click EDIT');
+    const cards = screen.getAllByTestId(/^avatar-card-/);
+    expect(cards[0]).toHaveAttribute('data-testid', 'avatar-card-300');
+    await user.click(within(dialog).getByRole('button', { name: 'OK' }));
+    expect(await screen.findByRole('button', { name: 'START' })).toBeInTheDocument();
+    expect(location()).toBe('/avatars');
+  });
+});
