@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// zod/mini: the sign-in pages load these schemas and must stay small.
+import { z } from 'zod/mini';
 import { EMAIL_PATTERN, Limits, ZStatus } from './common.js';
 
 export const AuthMessages = {
@@ -36,25 +37,25 @@ export const UserStatus = { UNVERIFIED: 'UNVERIFIED', ACTIVE: 'ACTIVE', DISABLED
 export const ZUserStatus = z.enum(['UNVERIFIED', 'ACTIVE', 'DISABLED']);
 export type TUserStatus = z.infer<typeof ZUserStatus>;
 
-export const ZEmail = z
-  .string({ error: AuthMessages.emailRequired })
-  .trim()
-  .min(1, { error: AuthMessages.emailRequired, abort: true })
-  .max(Limits.emailMax, { error: AuthMessages.emailInvalid, abort: true })
-  .regex(EMAIL_PATTERN, { error: AuthMessages.emailInvalid });
+export const ZEmail = z.string({ error: AuthMessages.emailRequired }).check(
+  z.trim(),
+  z.minLength(1, { error: AuthMessages.emailRequired, abort: true }),
+  z.maxLength(Limits.emailMax, { error: AuthMessages.emailInvalid, abort: true }),
+  z.regex(EMAIL_PATTERN, { error: AuthMessages.emailInvalid }),
+);
 
 /** A password being chosen (register, reset): required, 8..128 characters. */
-export const ZNewPassword = z
-  .string({ error: AuthMessages.passwordRequired })
-  .min(1, { error: AuthMessages.passwordRequired, abort: true })
-  .min(Limits.passwordMin, { error: AuthMessages.passwordTooShort, abort: true })
-  .max(Limits.passwordMax, { error: AuthMessages.passwordTooLong });
+export const ZNewPassword = z.string({ error: AuthMessages.passwordRequired }).check(
+  z.minLength(1, { error: AuthMessages.passwordRequired, abort: true }),
+  z.minLength(Limits.passwordMin, { error: AuthMessages.passwordTooShort, abort: true }),
+  z.maxLength(Limits.passwordMax, { error: AuthMessages.passwordTooLong }),
+);
 
 /** A password being entered at login: required, bounded. */
-export const ZPassword = z
-  .string({ error: AuthMessages.passwordRequired })
-  .min(1, { error: AuthMessages.passwordRequired, abort: true })
-  .max(Limits.passwordMax * 4, { error: AuthMessages.invalidCredentials });
+export const ZPassword = z.string({ error: AuthMessages.passwordRequired }).check(
+  z.minLength(1, { error: AuthMessages.passwordRequired, abort: true }),
+  z.maxLength(Limits.passwordMax * 4, { error: AuthMessages.invalidCredentials }),
+);
 
 export const ZLoginForm = z.object({
   email: ZEmail,
@@ -67,8 +68,8 @@ export type TLoginForm = z.infer<typeof ZLoginForm>;
 export const ZLoginRequest = z
   .object({
     email: ZEmail,
-    password: z.string().max(Limits.passwordMax * 4, { error: AuthMessages.invalidCredentials }).optional(),
-    adminSessionId: z.string().min(1).max(200).optional(),
+    password: z.optional(z.string().check(z.maxLength(Limits.passwordMax * 4, { error: AuthMessages.invalidCredentials }))),
+    adminSessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   })
   .check((ctx) => {
     if (!ctx.value.adminSessionId && !ctx.value.password) {
@@ -79,64 +80,67 @@ export type TLoginRequest = z.infer<typeof ZLoginRequest>;
 
 export const ZLoginResponse = z.object({
   status: ZStatus,
-  sessionId: z.string().optional(),
-  userName: z.string().optional(),
+  sessionId: z.optional(z.string()),
+  userName: z.optional(z.string()),
   /** ISO 8601, UTC. */
-  expiryDate: z.string().optional(),
-  userType: ZUserType.optional(),
-  adminProxy: z.boolean().optional(),
-  errors: z.array(z.string()).optional(),
-  failReason: z.number().int().optional(),
+  expiryDate: z.optional(z.string()),
+  userType: z.optional(ZUserType),
+  adminProxy: z.optional(z.boolean()),
+  errors: z.optional(z.array(z.string())),
+  failReason: z.optional(z.int()),
 });
 export type TLoginResponse = z.infer<typeof ZLoginResponse>;
 
 const ZName = (required: string) =>
-  z
-    .string({ error: required })
-    .trim()
-    .min(1, { error: required, abort: true })
-    .max(Limits.nameMax, { error: `${required.replace(' is required', '')} is too long` });
+  z.string({ error: required }).check(
+    z.trim(),
+    z.minLength(1, { error: required, abort: true }),
+    z.maxLength(Limits.nameMax, { error: `${required.replace(' is required', '')} is too long` }),
+  );
 
 export const ZRegisterRequest = z.object({
   firstName: ZName(AuthMessages.firstNameRequired),
   lastName: ZName(AuthMessages.lastNameRequired),
-  companyName: z.string().trim().max(Limits.nameMax, { error: 'Company Name is too long' }).optional().default(''),
-  mobileNumber: z
-    .string()
-    .trim()
-    .max(32, { error: 'Mobile number is too long' })
-    .regex(/^[+\d\s().-]*$/, { error: 'Mobile number is Invalid' })
-    .optional()
-    .default(''),
+  companyName: z._default(z.optional(z.string().check(z.trim(), z.maxLength(Limits.nameMax, { error: 'Company Name is too long' }))), ''),
+  mobileNumber: z._default(
+    z.optional(
+      z.string().check(
+        z.trim(),
+        z.maxLength(32, { error: 'Mobile number is too long' }),
+        z.regex(/^[+\d\s().-]*$/, { error: 'Mobile number is Invalid' }),
+      ),
+    ),
+    '',
+  ),
   email: ZEmail,
   password: ZNewPassword,
 });
 export type TRegisterRequest = z.input<typeof ZRegisterRequest>;
 
 export const ZEmailVerificationRequest = z.object({
-  verificationCode: z.string().trim().min(1, { error: AuthMessages.invalidVerificationCode }).max(200),
+  verificationCode: z.string().check(z.trim(), z.minLength(1, { error: AuthMessages.invalidVerificationCode }), z.maxLength(200)),
   mode: z.literal('verify'),
 });
 export type TEmailVerificationRequest = z.infer<typeof ZEmailVerificationRequest>;
 
 export const ZEmailVerificationResponse = z.object({
   status: ZStatus,
-  email: z.string().optional(),
-  firstName: z.string().optional(),
+  email: z.optional(z.string()),
+  firstName: z.optional(z.string()),
   displayTitle: z.string(),
   displayMessage: z.string(),
-  errors: z.array(z.string()).optional(),
+  errors: z.optional(z.array(z.string())),
 });
 export type TEmailVerificationResponse = z.infer<typeof ZEmailVerificationResponse>;
 
 export const ZForgotPasswordRequest = z.object({ email: ZEmail });
 export type TForgotPasswordRequest = z.infer<typeof ZForgotPasswordRequest>;
 
-const ZResetToken = z
-  .string({ error: AuthMessages.emptyResetCode })
-  .trim()
-  .min(1, { error: AuthMessages.emptyResetCode, abort: true })
-  .max(200, { error: AuthMessages.invalidResetCode });
+const ZResetToken = z.string({ error: AuthMessages.emptyResetCode }).check(
+  z.trim(),
+  z.minLength(1, { error: AuthMessages.emptyResetCode, abort: true }),
+  z.maxLength(200, { error: AuthMessages.invalidResetCode }),
+);
 
 export const ZResetPasswordRequest = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('validate'), resetToken: ZResetToken }),
@@ -148,15 +152,15 @@ export const ZResetPasswordForm = z.object({ newPassword: ZNewPassword });
 
 export const ZResetPasswordResponse = z.object({
   status: ZStatus,
-  email: z.string().optional(),
-  errors: z.array(z.string()).optional(),
+  email: z.optional(z.string()),
+  errors: z.optional(z.array(z.string())),
 });
 export type TResetPasswordResponse = z.infer<typeof ZResetPasswordResponse>;
 
 export const ZStatusAnswer = z.object({
   status: ZStatus,
-  errors: z.array(z.string()).optional(),
-  failReason: z.number().int().optional(),
+  errors: z.optional(z.array(z.string())),
+  failReason: z.optional(z.int()),
 });
 
 export const AuthLimits = {

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// zod/mini: these schemas are on the sign-in page, which must stay small.
+import { z } from 'zod/mini';
 
 export const ZStatus = z.enum(['OK', 'FAIL']);
 export type TStatus = z.infer<typeof ZStatus>;
@@ -6,15 +7,15 @@ export type TStatus = z.infer<typeof ZStatus>;
 /** Every answer carries status, and errors/failReason when it failed. */
 export const ZBaseAnswer = z.object({
   status: ZStatus,
-  errors: z.array(z.string()).optional(),
-  failReason: z.number().int().optional(),
+  errors: z.optional(z.array(z.string())),
+  failReason: z.optional(z.int()),
 });
 export type TBaseAnswer = z.infer<typeof ZBaseAnswer>;
 
 export const ZFailAnswer = z.object({
   status: z.literal('FAIL'),
   errors: z.array(z.string()),
-  failReason: z.number().int().optional(),
+  failReason: z.optional(z.int()),
 });
 export type TFailAnswer = z.infer<typeof ZFailAnswer>;
 

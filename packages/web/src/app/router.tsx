@@ -31,6 +31,7 @@ const VpsStatusRoute = lazyPage(() => import('../features/vps-status/routes/vps-
 const OauthConfigsRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-configs'), 'OauthConfigsRoute');
 const AddOauthAppRoute = lazyPage(() => import('../features/oauth-configs/routes/add-oauth-app'), 'AddOauthAppRoute');
 const OauthHelpRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-help'), 'OauthHelpRoute');
+const FunctionsReviewRoute = lazyPage(() => import('../features/functions/routes/functions-review'), 'FunctionsReviewRoute');
 const ChatWidgetRoute = lazyPage(() => import('../features/chat-widget/routes/chat-widget'), 'ChatWidgetRoute');
 const NotFoundRoute = lazyPage(() => import('./routes/not-found'), 'NotFoundRoute', { usesQueries: false });
 
@@ -79,6 +80,7 @@ export const routes: RouteObject[] = [
               { path: strip(paths.oauthConfigs), element: <OauthConfigsRoute /> },
               { path: strip(paths.addOauthApp), element: <AddOauthAppRoute /> },
               { path: strip(paths.oauthHelp), element: <OauthHelpRoute /> },
+              { path: strip(paths.functionsReview), element: <FunctionsReviewRoute /> },
             ],
           },
           { path: '*', element: <NotFoundRoute /> },

@@ -22,6 +22,7 @@ export const paths = {
   oauthConfigs: '/oauthconfigs',
   addOauthApp: '/addoauthapp',
   oauthHelp: '/oauthhelp',
+  functionsReview: '/functionsreview',
   chatWidget: '/chatWidget',
 } as const;
 

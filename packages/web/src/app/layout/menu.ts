@@ -22,6 +22,7 @@ export const adminMenu: readonly MenuEntry[] = [
   { kind: 'route', label: 'Online Users', to: paths.onlineUsers },
   { kind: 'route', label: 'VPS Status', to: paths.vpsStatus },
   { kind: 'route', label: 'Account', to: paths.account },
+  { kind: 'route', label: 'Functions review', to: paths.functionsReview },
   { kind: 'route', label: 'Sign Out', to: paths.signOut },
 ];
 

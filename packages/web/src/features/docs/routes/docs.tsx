@@ -33,6 +33,25 @@ const sections: readonly Section[] = [
   { id: 'faq', title: 'Troubleshooting' },
 ];
 
+/** The /docs example: minting an avatar access token with node:crypto (ES256, no dependency). */
+function tokenExample(origin: string): string {
+  return `import { createPrivateKey, sign } from 'node:crypto';
+
+// The private key shown once when you created the encryption key (keep it in a secret store).
+const privateKey = createPrivateKey(process.env.AVATAR_PRIVATE_KEY);
+
+function avatarToken(avatarId, userId, ttlSeconds = 3600) {
+  const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const header = b64({ alg: 'ES256', typ: 'JWT' });
+  const payload = b64({ avatarId, userId, exp: Math.floor(Date.now() / 1000) + ttlSeconds });
+  const signature = sign('sha256', Buffer.from(\`\${header}.\${payload}\`), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return \`\${header}.\${payload}.\${signature.toString('base64url')}\`;
+}
+
+const token = avatarToken(10001, 'customer-42');
+console.log(\`${origin}/avatar/10001?token=\${token}\`);`;
+}
+
 function priceOf(plan: TPlan): string {
   return plan.priceUsdMonth === null ? 'flexible pricing' : `USD ${plan.priceUsdMonth} / month`;
 }
@@ -248,6 +267,21 @@ export function DocsRoute() {
               creation: copy it and keep it somewhere safe, because the portal will not show it again. Default keys are
               provided for you and cannot be deleted. Keys cannot be edited; create a new one instead.
             </P>
+            <P>
+              Choose the key of an avatar in its advanced settings. The avatar then opens only with an access token: a
+              JWT signed <code>ES256</code> with the private key, carrying the claims <code>avatarId</code>,{' '}
+              <code>exp</code> (expiry, seconds since 1970) and, if you like, <code>userId</code> (your id for the
+              visitor). Mint tokens on your own server — never in the browser — and add them to the avatar&apos;s link as{' '}
+              <code>?token=</code>. This Node example needs no package:
+            </P>
+            <CodeBlock code={tokenExample(origin)} label="Minting an avatar token in Node" />
+            <Bullets
+              items={[
+                <>Keep tokens short-lived (minutes to hours): a token opens the avatar for whoever holds it until it expires.</>,
+                <>A token for one avatar does not open another, and a token signed with another key is refused.</>,
+                <>The portal signs its own tokens (Connect, preview) with your default key, whose private key never leaves the server.</>,
+              ]}
+            />
           </DocSection>
 
           <DocSection id="embed" title="Embedding an avatar">
