@@ -47,6 +47,7 @@ import { createFunctionsRepository } from './features/functions/repository.js';
 import { createFunctionsService } from './features/functions/service.js';
 import { functionRoutes } from './features/functions/routes.js';
 import { healthRoutes } from './features/health/routes.js';
+import { registerKnowledge } from './features/knowledge/feature.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
 
 declare module 'fastify' {
@@ -199,6 +200,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });
   await app.register(imageAvatarRoutes({ service: imageAvatars, guards, storage }));
+  // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
+  await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });

@@ -77,6 +77,13 @@ export const ZEnv = z.object({
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: z.string().optional(),
+  // Knowledge base embeddings: the offline model by default, an OpenAI-compatible endpoint when
+  // EMBEDDINGS_URL is set, or none (full-text search only) with EMBEDDINGS=off.
+  EMBEDDINGS: z.enum(['local', 'off']).default('local'),
+  EMBEDDINGS_URL: optionalUrl(['http:', 'https:']),
+  EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  EMBEDDINGS_API_KEY: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4000).default(1536),
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
@@ -109,6 +116,8 @@ export interface Config {
   /** Maximum avatars per plan name (null: unlimited). */
   planMaxAvatars: Record<string, number | null>;
   webDistDir: string;
+  /** Knowledge base embeddings (see ZEnv). */
+  embeddings: { mode: 'local' | 'off'; url: string | undefined; model: string; apiKey: string | undefined; dimensions: number };
 }
 
 export class ConfigError extends Error {
@@ -152,5 +161,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
+    embeddings: { mode: e.EMBEDDINGS, url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, dimensions: e.EMBEDDINGS_DIMENSIONS },
   };
 }

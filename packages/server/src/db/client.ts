@@ -62,7 +62,10 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (opts.pgliteDir) await fs.mkdir(path.dirname(opts.pgliteDir), { recursive: true });
+  // pgvector for the knowledge base's semantic search (the knowledge feature enables it at start-up).
+  const { vector } = await import('@electric-sql/pglite-pgvector');
   const client = await PGlite.create({
+    extensions: { vector },
     ...(opts.pgliteDir ? { dataDir: opts.pgliteDir } : {}),
     ...(opts.pgliteTemplate ? { loadDataDir: opts.pgliteTemplate } : {}),
   });

@@ -43,6 +43,15 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return blocked.check(mapped[1]!, 'ipv4');
+    // The same IPv4-mapped address as URLs normalise it (::ffff:7f00:1 is 127.0.0.1).
+    const hexMapped = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+    if (hexMapped) {
+      const hi = parseInt(hexMapped[1]!, 16);
+      const lo = parseInt(hexMapped[2]!, 16);
+      return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+    }
+    // IPv4-compatible addresses (::7f00:1, deprecated) are never a public server.
+    if (/^(?:0{0,4}:){0,6}:?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.test(address) && !/[1-9a-f]/i.test(address.split(':').slice(0, -2).join(''))) return true;
     return blocked.check(address, 'ipv6');
   }
   return true;

@@ -29,6 +29,8 @@ export interface Storage {
    */
   putUpload(stream: Readable, prefix: string, rule: UploadRule): Promise<StoredFile>;
   putBuffer(key: string, data: Buffer): Promise<void>;
+  /** Streams already-checked content to a key chosen by the caller (the knowledge base's presigned uploads). */
+  putStream(key: string, stream: Readable): Promise<number>;
   read(key: string): Readable | null;
   stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
@@ -104,6 +106,20 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
     async putBuffer(key, data) {
       await fsp.mkdir(path.dirname(resolve(key)), { recursive: true });
       await fsp.writeFile(resolve(key), data);
+    },
+    async putStream(key, stream) {
+      const file = resolve(key);
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${randomBytes(6).toString('hex')}.part`;
+      let size = 0;
+      try {
+        await pipeline(stream, new Transform({ transform(chunk: Buffer, _enc, done) { size += chunk.length; done(null, chunk); } }), fs.createWriteStream(tmp));
+        await fsp.rename(tmp, file);
+      } catch (err) {
+        await fsp.rm(tmp, { force: true });
+        throw err;
+      }
+      return size;
     },
     read(key) {
       try {
