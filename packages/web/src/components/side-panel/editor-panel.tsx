@@ -24,7 +24,7 @@ export interface EditorPanelProps {
 /** The editor beside a side panel, with its Save and Close buttons. */
 export function EditorPanel({ title, badge, children, onClose, formId, saveLabel = 'Save', isSaving = false, actions }: EditorPanelProps) {
   return (
-    <Paper component="section" variant="outlined" aria-label={title} sx={{ p: { xs: 2, sm: 3 } }}>
+    <Paper component="section" variant="outlined" aria-label={title} sx={{ p: { xs: 2, sm: 3 }, minWidth: 0 }}>
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, flexWrap: 'wrap', mb: 2.5 }}>
         <Typography variant="h4" component="h2" sx={{ flex: '1 1 auto', minWidth: 0, overflowWrap: 'anywhere' }}>
           {title}

@@ -20,7 +20,7 @@ export function SidePanelLayout({ panel, children, info }: SidePanelLayoutProps)
         display: 'grid',
         gap: 2.5,
         alignItems: 'start',
-        gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: '300px minmax(0, 1fr)', lg: '300px minmax(0, 1fr) 280px' },
+        gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: '350px minmax(0, 1fr)', lg: '350px minmax(0, 1fr) 280px' },
       }}
     >
       <Box sx={{ minWidth: 0 }}>{panel}</Box>

@@ -72,7 +72,7 @@ export function SidePanel<T>(props: SidePanelProps<T>) {
           {props.emptyText}
         </Typography>
       ) : (
-        <Box component="ul" sx={{ listStyle: 'none', p: 0, m: 0, display: 'grid', gap: 1.5, maxHeight: { md: 'calc(100vh - 260px)' }, overflowY: { md: 'auto' } }}>
+        <Box component="ul" sx={{ listStyle: 'none', p: 0, m: 0, display: 'grid', gap: 1.5 }}>
           {items.map((item) => {
             const key = props.getKey(item);
             const isSelected = key === selectedKey;
@@ -90,13 +90,13 @@ export function SidePanel<T>(props: SidePanelProps<T>) {
                     transition: 'border-color 120ms, background-color 120ms',
                   }}
                 >
-                  <CardContent sx={{ pb: 0.5 }}>
+                  <CardContent sx={{ pb: 0.5, px: 1.75 }}>
                     <Typography sx={{ fontWeight: 700, overflowWrap: 'anywhere' }} component="h3">
                       {title}
                     </Typography>
                     {props.renderDetails ? <Box sx={{ mt: 0.75 }}>{props.renderDetails(item)}</Box> : null}
                   </CardContent>
-                  <CardActions sx={{ px: 2, pb: 1.5, pt: 0.5 }}>
+                  <CardActions sx={{ px: 1.25, pb: 1.25, pt: 0.5 }}>
                     <Button
                       size="small"
                       startIcon={editLabel === 'Edit' ? <EditOutlinedIcon /> : <VisibilityOutlinedIcon />}

@@ -92,7 +92,17 @@ export function EncryptionKeysRoute() {
   } else if (selected) {
     editor = (
       <EditorPanel title={selected.name} badge={selected.defaultKey ? <Chip label="Default" color="primary" size="small" /> : undefined} onClose={resetSelection}>
-        <Box component="dl" sx={{ m: 0, display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '160px 1fr' }, rowGap: 1.5, columnGap: 2 }}>
+        <Box
+          component="dl"
+          sx={{
+            m: 0,
+            display: 'grid',
+            gridTemplateColumns: { xs: 'minmax(0, 1fr)', sm: '160px minmax(0, 1fr)' },
+            rowGap: { xs: 0.5, sm: 1.5 },
+            columnGap: 2,
+            '& dt': { fontSize: 13, fontWeight: 600, color: 'text.secondary', pt: { xs: 1, sm: 0 } },
+          }}
+        >
           <Typography component="dt" color="text.secondary">
             Encryption Name
           </Typography>
@@ -131,7 +141,7 @@ export function EncryptionKeysRoute() {
   } else {
     editor = (
       <EditorPanel title="Create an encryption key" formId={FORM_ID} saveLabel="Create" isSaving={add.isPending}>
-        <Box component="form" id={FORM_ID} noValidate onSubmit={submit} onFocusCapture={() => info.show('name')} sx={{ display: 'grid', gap: 2 }}>
+        <Box component="form" id={FORM_ID} noValidate onSubmit={submit} onFocusCapture={() => info.show('name')} sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2 }}>
           <Typography color="text.secondary">
             The server makes an ES256 key pair. You get the private key once, to sign access tokens for your avatars on your own server.
           </Typography>

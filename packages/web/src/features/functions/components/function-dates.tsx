@@ -15,13 +15,13 @@ export function FunctionCardDetails({ fn }: { fn: TFunction }) {
   ];
   return (
     <Box>
-      <Box component="dl" sx={{ m: 0, display: 'grid', gridTemplateColumns: 'auto 1fr', columnGap: 1, rowGap: 0.25 }}>
+      <Box component="dl" sx={{ m: 0, display: 'grid', gridTemplateColumns: 'auto 1fr', columnGap: 0.75, rowGap: 0.25 }}>
         {rows.map(([label, value]) => (
           <Box key={label} sx={{ display: 'contents' }}>
-            <Typography component="dt" variant="caption" color="text.secondary">
+            <Typography component="dt" variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap', fontSize: 11.5 }}>
               {label}:
             </Typography>
-            <Typography component="dd" variant="caption" sx={{ m: 0, color: value === PLACEHOLDER ? 'text.disabled' : 'text.primary' }}>
+            <Typography component="dd" variant="caption" sx={{ m: 0, fontSize: 11.5, textAlign: 'right', color: value === PLACEHOLDER ? 'text.disabled' : 'text.primary' }}>
               {value}
             </Typography>
           </Box>

@@ -42,7 +42,7 @@ export function FunctionForm({ formId, defaultValues, onSubmit, onHelp }: Functi
   });
 
   return (
-    <Box component="form" id={formId} noValidate onSubmit={submit} sx={{ display: 'grid', gap: 2.5 }}>
+    <Box component="form" id={formId} noValidate onSubmit={submit} sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2.5 }}>
       <Box onFocusCapture={() => onHelp('name')}>
         <TextInput control={form.control} name="name" label="File Name" autoComplete="off" helperText="The function the avatar calls, e.g. get_weather" />
       </Box>
@@ -50,7 +50,7 @@ export function FunctionForm({ formId, defaultValues, onSubmit, onHelp }: Functi
         control={form.control}
         name="code"
         render={({ field, fieldState }) => (
-          <Box>
+          <Box sx={{ minWidth: 0 }}>
             <FormLabel component="div" error={fieldState.invalid} sx={{ mb: 0.75, fontSize: 14 }}>
               Code
             </FormLabel>

@@ -174,9 +174,25 @@ export function OAuthWizard({ app, onSaved, onHelp, successMessage }: OAuthWizar
       {step === 'callback' && app ? (
         <Box sx={{ display: 'grid', gap: 2 }}>
           <Typography color="text.secondary">
-            Register this redirect URI with {app.partner} (for Google: <em>Authorized redirect URIs</em> of the OAuth client). It is set by the portal and cannot be changed.
+            Register this redirect URI with {app.partner}
+            {app.partner === 'Google' ? (
+              <>
+                {' '}under <em>Authorized redirect URIs</em> of the OAuth client
+              </>
+            ) : null}
+            . The portal sets it; it cannot be changed.
           </Typography>
-          <TextField label="Callback URL" value={app.callbackURL} fullWidth slotProps={{ htmlInput: { readOnly: true } }} onFocus={(e) => { e.target.select(); onHelp?.('callbackURL'); }} />
+          <TextField
+            label="Callback URL"
+            value={app.callbackURL}
+            fullWidth
+            multiline
+            slotProps={{ htmlInput: { readOnly: true, style: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 14 } } }}
+            onFocus={(e) => {
+              e.target.select();
+              onHelp?.('callbackURL');
+            }}
+          />
         </Box>
       ) : null}
 
