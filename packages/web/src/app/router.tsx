@@ -18,7 +18,7 @@ const SignOutRoute = lazyPage(() => import('../features/auth/routes/sign-out'), 
 const DocsRoute = lazyPage(() => import('../features/docs/routes/docs'), 'DocsRoute', { usesQueries: false });
 const AvatarsRoute = lazyPage(() => import('../features/avatars/routes/avatars'), 'AvatarsRoute');
 const AddAvatarRoute = lazyPage(() => import('../features/avatars/routes/add-avatar'), 'AddAvatarRoute');
-const KnowledgeBaseRoute = lazyPage(() => import('../features/knowledge-base/routes/knowledge-base'), 'KnowledgeBaseRoute');
+const KnowledgeBaseRoute = lazyPage(() => import('../features/knowledge/routes/knowledge-base'), 'KnowledgeBaseRoute');
 const FunctionsRoute = lazyPage(() => import('../features/functions/routes/functions'), 'FunctionsRoute');
 const EncryptionKeysRoute = lazyPage(
   () => import('../features/encryption-keys/routes/encryption-keys'),

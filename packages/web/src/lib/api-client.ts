@@ -30,6 +30,8 @@ export interface ApiRequestOptions<T> {
   schema?: $ZodType<T>;
   /** false for the login call: a 401 there means bad credentials, not an expired session. */
   logoutOnUnauthorized?: boolean;
+  /** Extra headers (the knowledge calls send their own Authorization with auth 'none'). */
+  headers?: Record<string, string>;
 }
 
 const REASON_PHRASES: Record<number, string> = {
@@ -129,6 +131,7 @@ export async function apiRequest<T = unknown>(path: string, options: ApiRequestO
   const headers: Record<string, string> = { Accept: 'application/json' };
   const authorization = authorizationHeader(options.auth ?? 'auto');
   if (authorization) headers.Authorization = authorization;
+  Object.assign(headers, options.headers);
   // FormData (multipart uploads) goes as it is: the browser sets its content type and boundary.
   const isForm = typeof FormData !== 'undefined' && options.body instanceof FormData;
   if (options.body !== undefined && !isForm) headers['Content-Type'] = 'application/json';
