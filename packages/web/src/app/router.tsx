@@ -28,6 +28,8 @@ const AccountRoute = lazyPage(() => import('../features/account/routes/account')
 const OnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/online-users'), 'OnlineUsersRoute');
 const MyOnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/my-online-users'), 'MyOnlineUsersRoute');
 const VpsStatusRoute = lazyPage(() => import('../features/vps-status/routes/vps-status'), 'VpsStatusRoute');
+const UsersRoute = lazyPage(() => import('../features/admin-users/routes/users'), 'UsersRoute');
+const RequestsRoute = lazyPage(() => import('../features/requests/routes/requests'), 'RequestsRoute');
 const OauthConfigsRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-configs'), 'OauthConfigsRoute');
 const AddOauthAppRoute = lazyPage(() => import('../features/oauth-configs/routes/add-oauth-app'), 'AddOauthAppRoute');
 const OauthHelpRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-help'), 'OauthHelpRoute');
@@ -77,6 +79,8 @@ export const routes: RouteObject[] = [
               { path: strip(paths.onlineUsers), element: <OnlineUsersRoute /> },
               { path: strip(paths.myOnlineUsers), element: <MyOnlineUsersRoute /> },
               { path: strip(paths.vpsStatus), element: <VpsStatusRoute /> },
+              { path: strip(paths.users), element: <UsersRoute /> },
+              { path: strip(paths.requests), element: <RequestsRoute /> },
               { path: strip(paths.oauthConfigs), element: <OauthConfigsRoute /> },
               { path: strip(paths.addOauthApp), element: <AddOauthAppRoute /> },
               { path: strip(paths.oauthHelp), element: <OauthHelpRoute /> },

@@ -81,7 +81,7 @@ describe('shell', () => {
   it('shows the admin menu exactly as the spec lists it', async () => {
     renderApp({ route: '/onlineusers', session: adminSession });
     await screen.findByRole('heading', { name: 'Online Users' });
-    expect(mainNavLabels()).toEqual(['Online Users', 'VPS Status', 'Account', 'Functions review', 'Sign Out']);
+    expect(mainNavLabels()).toEqual(['Online Users', 'VPS Status', 'Users', 'Requests', 'Account', 'Functions review', 'Sign Out']);
   });
 
   it('shows no menu to signed-out visitors, only Docs and Sign In', async () => {

@@ -19,6 +19,8 @@ export const paths = {
   onlineUsers: '/onlineusers',
   myOnlineUsers: '/myonlineusers',
   vpsStatus: '/vpsstatus',
+  users: '/users',
+  requests: '/requests',
   oauthConfigs: '/oauthconfigs',
   addOauthApp: '/addoauthapp',
   oauthHelp: '/oauthhelp',

@@ -21,6 +21,8 @@ export const userMenu: readonly MenuEntry[] = [
 export const adminMenu: readonly MenuEntry[] = [
   { kind: 'route', label: 'Online Users', to: paths.onlineUsers },
   { kind: 'route', label: 'VPS Status', to: paths.vpsStatus },
+  { kind: 'route', label: 'Users', to: paths.users },
+  { kind: 'route', label: 'Requests', to: paths.requests },
   { kind: 'route', label: 'Account', to: paths.account },
   { kind: 'route', label: 'Functions review', to: paths.functionsReview },
   { kind: 'route', label: 'Sign Out', to: paths.signOut },
