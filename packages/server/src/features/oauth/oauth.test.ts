@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailReason, OAuthMessages } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { dumpDatabaseText } from '../../test/db-dump.js';
-import { createSignedInUser } from '../../test/factories.js';
+import { sql } from 'drizzle-orm';
+import { createAvatar, createSignedInUser } from '../../test/factories.js';
 
 /** A small OAuth 2.0 provider: an authorization endpoint that hands out codes, and a token endpoint. */
 function startProvider() {
@@ -181,6 +182,20 @@ describe('OAuth configs', () => {
     const mine = (await t.app.inject({ url: '/api/list_oauthapp', headers: owner.headers })).json().oauthApps;
     expect(mine).toHaveLength(1);
     expect(mine[0].appName).toBe('Staff sign-in');
+  });
+
+  it('refuses to delete a config an avatar signs visitors in with, naming the avatar', async () => {
+    const me = await createSignedInUser(t.app, t.database);
+    const app = await create(me.headers);
+    const gated = await createAvatar(t.database, me.id, 'Members only');
+    const off = await createAvatar(t.database, me.id, 'Open');
+    await t.database.db.execute(sql`update avatars set config = ${JSON.stringify({ oauthEnabled: 1, partnerOauthAppId: app.appId })}::jsonb where id = ${gated.id}`);
+    await t.database.db.execute(sql`update avatars set config = ${JSON.stringify({ oauthEnabled: 0, partnerOauthAppId: String(app.appId) })}::jsonb where id = ${off.id}`);
+    const res = await t.app.inject({ method: 'POST', url: '/api/del_oauthapp', headers: me.headers, payload: { appId: app.appId, mode: 'delete' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([OAuthMessages.inUse([`Members only (${gated.id})`])]);
+    await t.database.db.execute(sql`update avatars set config = '{}'::jsonb where id = ${gated.id}`);
+    expect((await t.app.inject({ method: 'POST', url: '/api/del_oauthapp', headers: me.headers, payload: { appId: app.appId, mode: 'delete' } })).statusCode).toBe(200);
   });
 
   it('needs a session', async () => {

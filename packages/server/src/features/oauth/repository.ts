@@ -1,6 +1,6 @@
-import { and, asc, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { oauthApps, oauthGrants, oauthStates } from '../../db/schema/index.js';
+import { avatars, oauthApps, oauthGrants, oauthStates } from '../../db/schema/index.js';
 
 export type OAuthAppRow = typeof oauthApps.$inferSelect;
 export type NewOAuthApp = typeof oauthApps.$inferInsert;
@@ -38,6 +38,20 @@ export function createOAuthRepository(db: Db) {
         .where(and(eq(oauthApps.id, id), eq(oauthApps.userId, userId)))
         .returning({ id: oauthApps.id });
       return rows.length > 0;
+    },
+    /** The user's avatars that sign visitors in with this config (config.oauthEnabled 1, partnerOauthAppId). */
+    async avatarsUsingApp(userId: number, appId: number): Promise<{ id: number; name: string }[]> {
+      return db
+        .select({ id: avatars.id, name: avatars.name })
+        .from(avatars)
+        .where(
+          and(
+            eq(avatars.userId, userId),
+            sql`${avatars.config}->>'partnerOauthAppId' = ${String(appId)}`,
+            sql`${avatars.config}->>'oauthEnabled' = '1'`,
+          ),
+        )
+        .orderBy(asc(avatars.id));
     },
     async insertState(values: typeof oauthStates.$inferInsert): Promise<void> {
       await db.insert(oauthStates).values(values);

@@ -168,7 +168,11 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       return present(row);
     },
 
+    /** Deletes a config no avatar signs visitors in with (deleting it would open those avatars to anyone). */
     async remove(userId: number, appId: number): Promise<void> {
+      await owned(userId, appId);
+      const users = await repo.avatarsUsingApp(userId, appId);
+      if (users.length > 0) throw AppError.badRequest(OAuthMessages.inUse(users.map((a) => `${a.name} (${a.id})`)));
       if (!(await repo.delete(userId, appId))) throw AppError.notFound(OAuthMessages.flowNotFound);
     },
 
