@@ -1,62 +1,27 @@
-import { useId, type ReactNode } from 'react';
-import FormControl from '@mui/material/FormControl';
-import FormHelperText from '@mui/material/FormHelperText';
-import InputLabel from '@mui/material/InputLabel';
-import OutlinedInput from '@mui/material/OutlinedInput';
 import { useController, type Control, type FieldPath, type FieldValues } from 'react-hook-form';
+import { OutlinedField, type OutlinedFieldProps } from './outlined-field';
 
-export interface TextInputProps<T extends FieldValues, TOut> {
+export interface TextInputProps<T extends FieldValues, TOut>
+  extends Omit<OutlinedFieldProps, 'name' | 'value' | 'onChange' | 'onBlur' | 'inputRef' | 'error'> {
   control: Control<T, unknown, TOut>;
   name: FieldPath<T>;
-  label: string;
-  type?: 'text' | 'email' | 'password' | 'tel';
-  autoComplete?: string;
-  autoFocus?: boolean;
-  helperText?: ReactNode;
-  endAdornment?: ReactNode;
-  inputMode?: 'text' | 'email' | 'tel';
-  disabled?: boolean;
 }
 
-/**
- * An outlined text field bound to react-hook-form. Built from the input parts rather than
- * MUI's TextField, which would pull Select (and its menu and popover) into the sign-in page.
- */
-export function TextInput<T extends FieldValues, TOut>({
-  control,
-  name,
-  label,
-  type = 'text',
-  autoComplete,
-  autoFocus,
-  helperText,
-  endAdornment,
-  inputMode,
-  disabled,
-}: TextInputProps<T, TOut>) {
+/** The props that bind an OutlinedField (or PasswordField) to a react-hook-form field. */
+export function useControlledField<T extends FieldValues, TOut>(control: Control<T, unknown, TOut>, name: FieldPath<T>) {
   const { field, fieldState } = useController({ control, name });
-  const id = useId();
-  const helperId = `${id}-helper`;
-  const message = fieldState.error?.message ?? helperText;
-  return (
-    <FormControl fullWidth error={fieldState.invalid} disabled={disabled}>
-      <InputLabel htmlFor={id}>{label}</InputLabel>
-      <OutlinedInput
-        id={id}
-        label={label}
-        type={type}
-        name={field.name}
-        value={(field.value as string | undefined) ?? ''}
-        onChange={field.onChange}
-        onBlur={field.onBlur}
-        inputRef={field.ref}
-        autoComplete={autoComplete}
-        autoFocus={autoFocus}
-        endAdornment={endAdornment}
-        inputProps={{ inputMode }}
-        aria-describedby={message ? helperId : undefined}
-      />
-      {message ? <FormHelperText id={helperId}>{message}</FormHelperText> : null}
-    </FormControl>
-  );
+  return {
+    name: field.name,
+    value: (field.value as string | undefined) ?? '',
+    onChange: field.onChange,
+    onBlur: field.onBlur,
+    inputRef: field.ref,
+    error: fieldState.invalid ? (fieldState.error?.message ?? '') : undefined,
+  } satisfies Partial<OutlinedFieldProps>;
+}
+
+/** An outlined text field bound to react-hook-form (the sign-in page uses OutlinedField instead). */
+export function TextInput<T extends FieldValues, TOut>({ control, name, ...props }: TextInputProps<T, TOut>) {
+  const bound = useControlledField(control, name);
+  return <OutlinedField {...props} {...bound} />;
 }

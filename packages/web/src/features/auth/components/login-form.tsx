@@ -1,16 +1,15 @@
-import { Controller, useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import FormControlLabel from '@mui/material/FormControlLabel';
-import { AuthMessages, ZLoginForm, type TLoginForm } from '@persona/contract';
+import { AuthMessages, ZLoginForm } from '@persona/contract';
 import { FailurePanel } from '../../../components/failure-panel';
-import { PasswordInput } from '../../../components/form/password-input';
-import { TextInput } from '../../../components/form/text-input';
+import { OutlinedField } from '../../../components/form/outlined-field';
+import { PasswordField } from '../../../components/form/password-field';
 import { gatewayErrorMessages } from '../../../lib/api-client';
 import type { TAuthSession } from '../../../lib/auth-store';
 import { paths } from '../../../lib/paths';
+import { useSchemaForm } from '../../../lib/use-schema-form';
 import { useSignIn } from '../api/login';
 import { Column } from '../../../components/column';
 import { TextLink } from '../../../components/text-link';
@@ -22,15 +21,15 @@ export interface LoginFormProps {
   onSignedIn?: (session: TAuthSession) => void;
 }
 
-/** Email, Password, Remember me; the session is stored on success (the route then redirects). */
+/**
+ * Email, Password, Remember me; the session is stored on success (the route then redirects).
+ * Plain controlled inputs and useSchemaForm rather than react-hook-form: the sign-in page must stay small.
+ */
 export function LoginForm({ initialErrors, onSignedIn }: LoginFormProps) {
   const signIn = useSignIn();
-  const { control, handleSubmit } = useForm<TLoginForm>({
-    resolver: zodResolver(ZLoginForm),
-    defaultValues: { email: '', password: '', rememberMe: true },
-  });
+  const form = useSchemaForm(ZLoginForm, { email: '', password: '', rememberMe: true });
 
-  const onSubmit = handleSubmit(({ email, password, rememberMe }) => {
+  const onSubmit = form.handleSubmit(({ email, password, rememberMe }) => {
     signIn.run({ request: { email, password }, isPersistent: rememberMe }, { onSuccess: onSignedIn });
   });
 
@@ -40,27 +39,19 @@ export function LoginForm({ initialErrors, onSignedIn }: LoginFormProps) {
     <Box component="form" noValidate onSubmit={onSubmit} aria-label="Sign in">
       <Column>
         {errors.length > 0 ? <FailurePanel title={AuthMessages.signInFailedTitle} errors={errors} /> : null}
-        <TextInput control={control} name="email" label="Email" type="email" autoComplete="email" inputMode="email" autoFocus />
-        <PasswordInput control={control} name="password" label="Password" autoComplete="current-password" />
+        <OutlinedField {...form.textField('email')} label="Email" type="email" autoComplete="email" inputMode="email" autoFocus />
+        <PasswordField {...form.textField('password')} label="Password" autoComplete="current-password" />
         <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', mt: -1 }}>
-          <Controller
-            control={control}
-            name="rememberMe"
-            render={({ field }) => (
-              <FormControlLabel
-                label="Remember me"
-                control={
-                  <Checkbox
-                    checked={field.value}
-                    onChange={(event) => field.onChange(event.target.checked)}
-                    onBlur={field.onBlur}
-                    name={field.name}
-                    slotProps={{ input: { ref: field.ref } }}
-                    size="small"
-                  />
-                }
+          <FormControlLabel
+            label="Remember me"
+            control={
+              <Checkbox
+                name="rememberMe"
+                checked={form.values.rememberMe}
+                onChange={(event) => form.setValue('rememberMe', event.target.checked)}
+                size="small"
               />
-            )}
+            }
           />
           <TextLink to={paths.forgotPassword}>
             Forgot password?
