@@ -36,6 +36,8 @@ export default defineConfig({
           root: './packages/web',
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
+          // Generous: CI runs every project at once on two cores.
+          testTimeout: 20_000,
           setupFiles: ['./src/test/setup.ts'],
         },
       },
