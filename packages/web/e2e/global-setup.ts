@@ -40,6 +40,7 @@ export default async function globalSetup() {
   const sink = await startMailSink(mailDir);
 
   const admin = { email: 'admin@e2e.test', password: 'admin-e2e-password-1' };
+  const workerSecret = 'e2e-worker-secret-0123456789abcdef';
   let output = '';
   const server = spawn(process.execPath, [serverMain], {
     cwd: root,
@@ -55,7 +56,9 @@ export default async function globalSetup() {
       ADMIN_PASSWORD: admin.password,
       ALLOW_REGISTRATION: 'true',
       SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-      EMBEDDED_WORKER: 'false',
+      // The server's own avatar server (VPS Status shows it AVAILABLE); the secret lets a spec start more.
+      EMBEDDED_WORKER: 'true',
+      WORKER_SECRET: workerSecret,
       WEB_DIST_DIR: webDist,
       COMPANY_NAME: 'Persona Studio E2E Ltd',
       LOG_LEVEL: 'warn',
@@ -69,6 +72,7 @@ export default async function globalSetup() {
   process.env.E2E_MAIL_DIR = mailDir;
   process.env.E2E_ADMIN_EMAIL = admin.email;
   process.env.E2E_ADMIN_PASSWORD = admin.password;
+  process.env.E2E_WORKER_SECRET = workerSecret;
 
   return async () => {
     await new Promise<void>((resolve) => {

@@ -17,11 +17,14 @@ function readMails(): StoredMail[] {
 }
 
 /** Waits for the newest message to `to` received after `since` whose subject matches. */
-export async function waitForMail(to: string, { subject, since = 0, timeoutMs = 15_000 }: { subject?: RegExp; since?: number; timeoutMs?: number } = {}): Promise<StoredMail> {
+export async function waitForMail(
+  to: string,
+  { subject, text, since = 0, timeoutMs = 15_000 }: { subject?: RegExp; /** a string the body contains */ text?: string; since?: number; timeoutMs?: number } = {},
+): Promise<StoredMail> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = readMails()
-      .filter((mail) => mail.receivedAt >= since && mail.to.includes(to.toLowerCase()) && (!subject || subject.test(mail.subject)))
+      .filter((mail) => mail.receivedAt >= since && mail.to.includes(to.toLowerCase()) && (!subject || subject.test(mail.subject)) && (!text || mail.text.includes(text)))
       .at(-1);
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no mail to ${to}${subject ? ` matching ${subject}` : ''} within ${timeoutMs} ms`);
