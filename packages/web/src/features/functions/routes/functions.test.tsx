@@ -5,6 +5,9 @@ import { FunctionMessages, type TFunction, type TFunctionTemplate } from '@perso
 import { json, type RecordedRequest } from '../../../test/fetch-mock';
 import { adminSession, renderApp, userSession } from '../../../test/render-app';
 
+/** Pages are loaded lazily: the first wait can take a while on a busy machine. */
+const FIRST_LOAD = { timeout: 10_000 };
+
 // CodeMirror needs layout that jsdom does not have: a textarea stands in for the code editor.
 vi.mock('../../../components/python-editor', () => ({
   PythonEditor: (props: { value: string; onChange?: (v: string) => void; label: string; readOnly?: boolean }) => (
@@ -45,7 +48,7 @@ const editor = () => screen.getByRole('region', { name: /Create a function|New f
 describe('/functions', () => {
   it('lists functions with the three dates (placeholder when missing) and the Approval Status chip', async () => {
     renderApp({ route: '/functions', session: userSession, api: api() });
-    const card = (await screen.findByRole('heading', { name: 'get_weather' })).closest('li')!;
+    const card = (await screen.findByRole('heading', { name: 'get_weather' }, FIRST_LOAD)).closest('li')!;
     expect(within(card).getByText('Create Date:')).toBeInTheDocument();
     expect(within(card).getByText('Last Update Date:')).toBeInTheDocument();
     expect(within(card).getByText('Not yet')).toBeInTheDocument();
@@ -57,7 +60,7 @@ describe('/functions', () => {
 
   it('asks for a template first, then File Name and Code; Choose Another Template only for a new item', async () => {
     const { requests } = renderApp({ route: '/functions', session: userSession, api: api() });
-    await userEvent.click(await screen.findByRole('button', { name: 'Use Template' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Use Template' }, FIRST_LOAD));
     expect(screen.getByText(FunctionMessages.templateRequired)).toBeInTheDocument();
 
     await userEvent.click(screen.getByRole('radio', { name: /Example template/ }));
@@ -69,7 +72,7 @@ describe('/functions', () => {
     await userEvent.clear(screen.getByLabelText('File Name'));
     await userEvent.clear(screen.getByLabelText('Code'));
     await userEvent.click(screen.getByRole('button', { name: 'Create' }));
-    expect(await screen.findByText(FunctionMessages.nameRequired)).toBeInTheDocument();
+    expect(await screen.findByText(FunctionMessages.nameRequired, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(screen.getByText(FunctionMessages.codeRequired)).toBeInTheDocument();
     expect(requests.some((r) => r.method === 'POST')).toBe(false);
 
@@ -79,9 +82,9 @@ describe('/functions', () => {
     await waitFor(() => expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
       functions: [{ action: 'new', name: 'tip', code: 'def tip(): return 1', language: 'python', template: 'example' }],
     }));
-    expect(await screen.findByText(FunctionMessages.created)).toBeInTheDocument();
+    expect(await screen.findByText(FunctionMessages.created, undefined, FIRST_LOAD)).toBeInTheDocument();
     // After saving, the selection resets: back to the template chooser.
-    expect(await screen.findByRole('button', { name: 'Use Template' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Use Template' }, FIRST_LOAD)).toBeInTheDocument();
   });
 
   it('edits a function without Choose Another Template, and shows a syntax error on the code', async () => {
@@ -90,13 +93,13 @@ describe('/functions', () => {
       session: userSession,
       api: api([approved], () => json({ status: 'FAIL', errors: ['Syntax error on line 2, column 5: unexpected "return"'], results: [] }, 400)),
     });
-    await userEvent.click(await screen.findByRole('button', { name: 'Edit get_weather' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit get_weather' }, FIRST_LOAD));
     expect(within(editor()).getByRole('heading', { name: 'get_weather' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Choose Another Template' })).not.toBeInTheDocument();
     expect(screen.getByText(/Saving changed code sends it back to Pending/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
-    expect(await screen.findByText('Syntax error on line 2, column 5: unexpected "return"')).toBeInTheDocument();
-    expect(await screen.findByText(FunctionMessages.updateFailed)).toBeInTheDocument();
+    expect(await screen.findByText('Syntax error on line 2, column 5: unexpected "return"', undefined, FIRST_LOAD)).toBeInTheDocument();
+    expect(await screen.findByText(FunctionMessages.updateFailed, undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 
   it('warns that deleting removes the function from linked avatars', async () => {
@@ -105,11 +108,11 @@ describe('/functions', () => {
       session: userSession,
       api: api([approved], () => json({ status: 'OK', results: [{ action: 'delete', id: 7, status: 'OK', errors: [], unlinkedAvatars: 1 }] })),
     });
-    await userEvent.click(await screen.findByRole('button', { name: 'Delete get_weather' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete get_weather' }, FIRST_LOAD));
     const dialog = screen.getByRole('dialog');
     expect(dialog).toHaveTextContent(FunctionMessages.deleteConfirm('get_weather'));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
-    expect(await screen.findByText(FunctionMessages.deleted)).toBeInTheDocument();
+    expect(await screen.findByText(FunctionMessages.deleted, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(requests.find((r) => r.method === 'POST')?.body).toEqual({ functions: [{ action: 'delete', id: 7 }] });
   });
 
@@ -119,7 +122,7 @@ describe('/functions', () => {
       session: userSession,
       api: { ...api(), 'GET /api/list_functions': () => json({ status: 'FAIL', errors: ['Nope'] }, 400) },
     });
-    expect(await screen.findByText(FunctionMessages.loadFailed('functions'))).toBeInTheDocument();
+    expect(await screen.findByText(FunctionMessages.loadFailed('functions'), undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 });
 
@@ -134,7 +137,7 @@ describe('/functionsreview (admin)', () => {
         'POST /api/admin/functions/review': (r) => json({ status: 'OK', function: { ...pending, approvalStatus: (r.body as { decision: string }).decision === 'approve' ? 1 : 2 } }),
       },
     });
-    const item = await screen.findByRole('listitem', { name: 'Function get_weather' });
+    const item = await screen.findByRole('listitem', { name: 'Function get_weather' }, FIRST_LOAD);
     expect(within(item).getByText(/Grace Hopper · grace@example.com/)).toBeInTheDocument();
     expect(within(item).getByLabelText('Code of get_weather')).toHaveValue(approved.code);
     expect(requests.find((r) => r.path.startsWith('/api/admin/functions'))?.path).toBe('/api/admin/functions?status=0');

@@ -5,6 +5,9 @@ import { OAuthMessages, type TOAuthApp } from '@persona/contract';
 import { json, type RecordedRequest } from '../../../test/fetch-mock';
 import { renderApp, userSession } from '../../../test/render-app';
 
+/** Pages are loaded lazily: the first wait can take a while on a busy machine. */
+const FIRST_LOAD = { timeout: 10_000 };
+
 const app: TOAuthApp = {
   appId: 100,
   appName: 'Staff sign-in',
@@ -31,7 +34,7 @@ const api = (list: TOAuthApp[]) => ({
 describe('/oauthconfigs', () => {
   it('shows configs as cards, cutting client values longer than 30 characters with an ellipsis', async () => {
     renderApp({ route: '/oauthconfigs', session: userSession, api: api([app]) });
-    const card = await screen.findByRole('listitem', { name: 'Staff sign-in' });
+    const card = await screen.findByRole('listitem', { name: 'Staff sign-in' }, FIRST_LOAD);
     expect(within(card).getByText(`${app.clientId.slice(0, 30)}…`)).toBeInTheDocument();
     expect(within(card).getByText('••••WXYZ')).toBeInTheDocument();
     expect(within(card).getByText(app.callbackURL)).toBeInTheDocument();
@@ -41,28 +44,28 @@ describe('/oauthconfigs', () => {
 
   it("says 'No OAuth Configs found.' when there are none", async () => {
     renderApp({ route: '/oauthconfigs', session: userSession, api: api([]) });
-    expect(await screen.findByText(OAuthMessages.emptyList)).toBeInTheDocument();
+    expect(await screen.findByText(OAuthMessages.emptyList, undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 
   it('edits in the wizard (Callback URL step, secret kept when empty)', async () => {
     const { requests } = renderApp({ route: '/oauthconfigs', session: userSession, api: api([app]) });
-    await userEvent.click(await screen.findByRole('button', { name: 'Edit Staff sign-in' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit Staff sign-in' }, FIRST_LOAD));
     const dialog = screen.getByRole('dialog');
     expect(within(dialog).getByRole('tab', { name: 'Callback URL' })).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole('tab', { name: 'OAuth Details' }));
     expect(within(dialog).getByText('Leave empty to keep the current secret (••••WXYZ).')).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Submit' }));
     await waitFor(() => expect(requests.find((r) => r.path === '/api/add_oauthapp')?.body).toMatchObject({ appId: 100, clientSecret: '' }));
-    expect(await within(dialog).findByText(OAuthMessages.updated)).toBeInTheDocument();
+    expect(await within(dialog).findByText(OAuthMessages.updated, undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 
   it('deletes after confirmation', async () => {
     const { requests } = renderApp({ route: '/oauthconfigs', session: userSession, api: api([app]) });
-    await userEvent.click(await screen.findByRole('button', { name: 'Delete Staff sign-in' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete Staff sign-in' }, FIRST_LOAD));
     const dialog = screen.getByRole('dialog');
     expect(dialog).toHaveTextContent(OAuthMessages.deleteConfirm('Staff sign-in'));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
-    expect(await screen.findByText(OAuthMessages.deleted)).toBeInTheDocument();
+    expect(await screen.findByText(OAuthMessages.deleted, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(requests.find((r) => r.path === '/api/del_oauthapp')?.body).toEqual({ appId: 100, mode: 'delete' });
   });
 });
@@ -70,9 +73,9 @@ describe('/oauthconfigs', () => {
 describe('/addoauthapp', () => {
   it('validates each step on Next, opens steps by their title and submits after the last step', async () => {
     const { requests } = renderApp({ route: '/addoauthapp', session: userSession, api: api([]) });
-    expect(await screen.findByRole('link', { name: /Need help/ })).toHaveAttribute('href', '/oauthhelp');
+    expect(await screen.findByRole('link', { name: /Need help/ }, FIRST_LOAD)).toHaveAttribute('href', '/oauthhelp');
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByText(OAuthMessages.nameRequired)).toBeInTheDocument();
+    expect(await screen.findByText(OAuthMessages.nameRequired, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(screen.getByText(OAuthMessages.partnerRequired)).toBeInTheDocument();
     // Clicking the second step's title checks the first step before it opens.
     await userEvent.click(screen.getByRole('tab', { name: 'OAuth Details' }));
@@ -81,14 +84,14 @@ describe('/addoauthapp', () => {
     await userEvent.type(screen.getByLabelText('Name'), 'Customers');
     expect(screen.queryByText(OAuthMessages.nameRequired)).not.toBeInTheDocument();
     await userEvent.click(screen.getByLabelText('OAuth Identity Service'));
-    await userEvent.click(await screen.findByRole('option', { name: 'Google' }));
+    await userEvent.click(await screen.findByRole('option', { name: 'Google' }, FIRST_LOAD));
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));
 
     // Google's endpoints are filled in; the client id and secret are required.
-    expect(await screen.findByLabelText('OAuth URL')).toHaveValue('https://accounts.google.com/o/oauth2/v2/auth');
+    expect(await screen.findByLabelText('OAuth URL', undefined, FIRST_LOAD)).toHaveValue('https://accounts.google.com/o/oauth2/v2/auth');
     expect(screen.getByLabelText('Token Issue URL')).toHaveValue('https://oauth2.googleapis.com/token');
     await userEvent.click(screen.getByRole('button', { name: 'Submit' }));
-    expect(await screen.findByText(OAuthMessages.clientIdRequired)).toBeInTheDocument();
+    expect(await screen.findByText(OAuthMessages.clientIdRequired, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(screen.getByText(OAuthMessages.clientSecretRequired)).toBeInTheDocument();
     await userEvent.type(screen.getByLabelText('Client Id'), 'client-1');
     await userEvent.type(screen.getByLabelText('Client Secret'), 'secret-1');
@@ -105,6 +108,6 @@ describe('/addoauthapp', () => {
         tokenIssueURL: 'https://oauth2.googleapis.com/token',
       }),
     );
-    expect(await screen.findByText(OAuthMessages.created)).toBeInTheDocument();
+    expect(await screen.findByText(OAuthMessages.created, undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 });
