@@ -7,7 +7,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 // The real entry points, as `npm start` and `npm run admin` run them (from source via tsx).
 const here = path.dirname(fileURLToPath(import.meta.url));
-const tsx = path.resolve(here, '../../../node_modules/.bin/tsx');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-main-'));
 const port = 41000 + Math.floor(Math.random() * 2000);
 const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: '', DATABASE_URL: '' };
@@ -15,7 +14,8 @@ const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 function startServer() {
-  const child = spawn(tsx, [path.join(here, 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One process (node with tsx's loader), so signals reach main.ts's own handlers.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -66,7 +66,7 @@ describe('main.ts and the operator CLI', () => {
   }, 60_000);
 
   it('creates, lists, disables and resets users with npm run admin', () => {
-    const cli = (...args: string[]) => spawnSync(tsx, [path.join(here, 'cli/admin.ts'), ...args], { env, encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'cli/admin.ts'), ...args], { env, encoding: 'utf8' });
     const created = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass', '--admin');
     expect(created.stdout).toContain('Created ADMIN ops@example.com');
     const dup = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass');
@@ -79,5 +79,5 @@ describe('main.ts and the operator CLI', () => {
     const reset = cli('reset-password', 'owner@example.com');
     expect(reset.stdout).toMatch(/reset to \S+/);
     expect(cli('reset-password', 'owner@example.com', '--password', 'short').status).toBe(1);
-  }, 60_000);
+  }, 180_000);
 });
