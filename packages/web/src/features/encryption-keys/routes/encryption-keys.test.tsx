@@ -7,6 +7,8 @@ import { renderApp, userSession } from '../../../test/render-app';
 
 /** Pages are loaded lazily: the first wait can take a while on a busy machine. */
 const FIRST_LOAD = { timeout: 10_000 };
+// These walk through whole pages with many steps: give them room when every project runs at once.
+vi.setConfig({ testTimeout: 60_000 });
 
 const defaultKey: TEncryptionKey = { id: 100, name: 'Default Key', created: '2026-05-01T10:00:00.000Z', defaultKey: true, publicKey: '-----BEGIN PUBLIC KEY-----\nAAA\n-----END PUBLIC KEY-----\n' };
 const siteKey: TEncryptionKey = { ...defaultKey, id: 101, name: 'Website', defaultKey: false };

@@ -7,6 +7,8 @@ import { adminSession, renderApp, userSession } from '../../../test/render-app';
 
 /** Pages are loaded lazily: the first wait can take a while on a busy machine. */
 const FIRST_LOAD = { timeout: 10_000 };
+// These walk through whole pages with many steps: give them room when every project runs at once.
+vi.setConfig({ testTimeout: 60_000 });
 
 // CodeMirror needs layout that jsdom does not have: a textarea stands in for the code editor.
 vi.mock('../../../components/python-editor', () => ({

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { OAuthMessages, type TOAuthApp } from '@persona/contract';
@@ -7,6 +7,8 @@ import { renderApp, userSession } from '../../../test/render-app';
 
 /** Pages are loaded lazily: the first wait can take a while on a busy machine. */
 const FIRST_LOAD = { timeout: 10_000 };
+// These walk through whole pages with many steps: give them room when every project runs at once.
+vi.setConfig({ testTimeout: 60_000 });
 
 const app: TOAuthApp = {
   appId: 100,
