@@ -6,6 +6,7 @@ import { shot, useWidth, WIDTHS } from './support/screenshots';
 
 for (const width of WIDTHS) {
   test(`encryption keys: create a key, copy it once, delete it at ${width} px`, async ({ page, context, baseURL }) => {
+    test.setTimeout(90_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
     await useWidth(page, width);
     const user = await createVerifiedAccount(`keys-${width}`);
