@@ -15,6 +15,8 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { useTheme } from '@mui/material/styles';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import DownloadIcon from '@mui/icons-material/Download';
 import SearchIcon from '@mui/icons-material/Search';
 import { AccountMessages, type TAccountStatsQuery, type TAccountStatsResponse } from '@persona/contract';
@@ -174,15 +176,23 @@ export function BillingReport() {
 }
 
 function BillingTable({ data }: { data: TAccountStatsResponse }) {
+  const theme = useTheme();
+  // Phones: the avatar ID goes under the name so the four numbers fit without scrolling sideways.
+  const isPhone = useMediaQuery(theme.breakpoints.down('sm'));
+  const columns = isPhone ? 4 : 5;
   const cellSx = { whiteSpace: 'nowrap' } as const;
   return (
     <TableContainer sx={{ border: 1, borderColor: 'divider', borderRadius: 2, overflowX: 'auto' }}>
-      <Table size="small" aria-label="Billing report" sx={{ '& th': { fontWeight: 700 } }}>
+      <Table
+        size="small"
+        aria-label="Billing report"
+        sx={{ '& th': { fontWeight: 700, lineHeight: 1.3 }, ...(isPhone ? { '& td, & th': { px: 1 }, '& td:first-of-type, & th:first-of-type': { pl: 1.5 } } : {}) }}
+      >
         <TableHead sx={{ bgcolor: 'rgba(79, 70, 229, 0.04)' }}>
           <TableRow>
             <TableCell sx={{ width: 40 }}>#</TableCell>
             <TableCell>Avatar Name</TableCell>
-            <TableCell sx={cellSx}>Avatar ID</TableCell>
+            {isPhone ? null : <TableCell sx={cellSx}>Avatar ID</TableCell>}
             <TableCell align="right">Total Duration (minutes)</TableCell>
             <TableCell align="right">Total Call Count</TableCell>
           </TableRow>
@@ -190,7 +200,7 @@ function BillingTable({ data }: { data: TAccountStatsResponse }) {
         <TableBody>
           {data.billingData.length === 0 ? (
             <TableRow>
-              <TableCell colSpan={5} align="center" sx={{ py: 4, color: 'text.secondary' }}>
+              <TableCell colSpan={columns} align="center" sx={{ py: 4, color: 'text.secondary' }}>
                 No calls in this period.
               </TableCell>
             </TableRow>
@@ -198,8 +208,15 @@ function BillingTable({ data }: { data: TAccountStatsResponse }) {
             data.billingData.map((row, index) => (
               <TableRow key={row.avatarId} hover>
                 <TableCell>{index + 1}</TableCell>
-                <TableCell sx={{ overflowWrap: 'anywhere', minWidth: 110 }}>{row.avatarName}</TableCell>
-                <TableCell>{row.avatarId}</TableCell>
+                <TableCell sx={{ overflowWrap: 'anywhere', minWidth: isPhone ? 0 : 110 }}>
+                  {row.avatarName}
+                  {isPhone ? (
+                    <Typography component="span" variant="caption" color="text.secondary" sx={{ display: 'block' }}>
+                      Avatar ID {row.avatarId}
+                    </Typography>
+                  ) : null}
+                </TableCell>
+                {isPhone ? null : <TableCell>{row.avatarId}</TableCell>}
                 <TableCell align="right" sx={cellSx}>
                   {minutes(row.totalCallDuration)}
                 </TableCell>
@@ -211,7 +228,7 @@ function BillingTable({ data }: { data: TAccountStatsResponse }) {
         <TableFooter>
           <TableRow sx={{ bgcolor: 'rgba(17, 24, 39, 0.03)', '& td': { fontWeight: 700, color: 'text.primary', fontSize: '0.875rem', borderBottom: 0 } }}>
             <TableCell aria-label="Total">Σ</TableCell>
-            <TableCell colSpan={2}>Total</TableCell>
+            <TableCell colSpan={columns - 3}>Total</TableCell>
             <TableCell align="right" sx={cellSx}>
               {minutes(data.cummulativeData.totalCallDuration)}
             </TableCell>

@@ -121,7 +121,7 @@ export function ImageRequestsPanel({ highlightId }: { highlightId: number | null
             {
               onSuccess: (done) => {
                 close();
-                void showToast(`“${done.name}” is ready for ${done.email}.`, 'success');
+                void showToast(`“${name}” is ready for ${done.email}.`, 'success');
               },
               onError,
             },
