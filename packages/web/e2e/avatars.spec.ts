@@ -144,7 +144,8 @@ test('create from the grid, edit every tab, save with Confirm Update, and find e
   await replaceCode(page, clientEditor, '{"locale": "de-DE", "chat": {"showHistory": false}');
   await expect(panel.getByText('JSON is invalid')).toBeVisible();
   await panel.getByRole('tab', { name: 'Brain' }).click();
-  await expect(page.getByText('Some fields are invalid. Please correct them before changing tabs.')).toBeVisible();
+  await expect(page.getByText('Some fields are invalid. Please correct them before changing tabs.').last()).toBeVisible();
+  await expect(panel.getByRole('tab', { name: 'EMBED' })).toHaveAttribute('aria-selected', 'true');
   await replaceCode(page, clientEditor, '{"locale": "de-DE", "chat": {"showHistory": false}}');
   await expect(panel.getByText('JSON is invalid')).toBeHidden();
   await shot(page, 'avatars-tab-client-json-1280');

@@ -116,9 +116,12 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
               {photoNode}
               <Box
                 className="overlay"
-                sx={{ position: 'absolute', inset: 0, borderRadius: '50%', bgcolor: 'rgba(15,23,42,0.45)', color: '#fff', display: 'grid', placeItems: 'center', opacity: 0.85, transition: 'opacity 120ms' }}
+                sx={{ position: 'absolute', inset: 0, borderRadius: '50%', bgcolor: 'rgba(15,23,42,0.45)', opacity: 0, transition: 'opacity 120ms' }}
+              />
+              <Box
+                sx={{ position: 'absolute', right: -2, bottom: -2, width: 22, height: 22, borderRadius: '50%', bgcolor: 'primary.main', color: '#fff', display: 'grid', placeItems: 'center', border: '2px solid #fff' }}
               >
-                <CameraAltOutlinedIcon fontSize="small" />
+                <CameraAltOutlinedIcon sx={{ fontSize: 13 }} />
               </Box>
             </ButtonBase>
           </Tooltip>
@@ -210,9 +213,11 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
               Connect
             </Button>
             {!isCompact ? (
-              <Button size="small" color="error" startIcon={<DeleteOutlineIcon />} onClick={onDelete} sx={{ ml: 'auto' }}>
-                Delete
-              </Button>
+              <Tooltip title="Delete">
+                <IconButton size="small" color="error" onClick={onDelete} aria-label="Delete" sx={{ ml: 'auto' }}>
+                  <DeleteOutlineIcon fontSize="small" />
+                </IconButton>
+              </Tooltip>
             ) : null}
           </Box>
         </Box>

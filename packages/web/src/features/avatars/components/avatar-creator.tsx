@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import Alert from '@mui/material/Alert';
@@ -20,7 +20,7 @@ import { useSession } from '../../../lib/auth-store';
 import { useAccountInfo, type TCreatorAccount } from '../api/get-account-info';
 import { forgetAvatar } from '../api/delete-avatar';
 import { useAvatars } from '../api/list-avatars';
-import { parentConfigOf } from '../lib/avatar-config';
+import { parentConfigOf, type TAvatarConfig } from '../lib/avatar-config';
 import { AvatarCard } from './avatar-card';
 import { CreatedDialog } from './created-dialog';
 import { DeleteAvatarDialog } from './delete-avatar-dialog';
@@ -66,8 +66,20 @@ export function AvatarCreator() {
   const [mode, setMode] = useState<EditorMode>({ kind: 'none' });
   const [created, setCreated] = useState<TAgent | null>(null);
   const [expanded, setExpanded] = useState<Set<number>>(() => new Set());
-  const agent = mode.kind === 'edit' ? avatars.data?.find((a) => a.id === mode.id) : undefined;
+  const found = mode.kind === 'edit' ? avatars.data?.find((a) => a.id === mode.id) : undefined;
+  // The editor keeps its avatar while the list refetches (the cached list may be briefly empty).
+  const lastAgent = useRef<TAgent | undefined>(undefined);
+  if (found) lastAgent.current = found;
+  const agent = found ?? (mode.kind === 'edit' && lastAgent.current?.id === mode.id ? lastAgent.current : undefined);
   const initial = useInitialConfigs(mode, agent);
+  const modeKey = mode.kind === 'edit' ? `edit-${mode.id}` : mode.kind;
+  // A session starts once per opened avatar (or create) with the configs it found then.
+  const [started, setStarted] = useState<{ key: string; avatarConfig: TAvatarConfig; clientConfig: TAvatarConfig | null } | null>(null);
+  const canStart = mode.kind === 'create' || (mode.kind === 'edit' && initial.isReady && agent !== undefined);
+  if (mode.kind !== 'none' && canStart && started?.key !== modeKey) {
+    setStarted({ key: modeKey, avatarConfig: initial.avatarConfig, clientConfig: initial.clientConfig });
+  }
+  const isStarted = mode.kind !== 'none' && started?.key === modeKey;
 
   const onCreated = useCallback((avatar: TAgent) => {
     setMode({ kind: 'none' });
@@ -83,19 +95,19 @@ export function AvatarCreator() {
       account={account.data}
       expanded={expanded}
       setExpanded={setExpanded}
-      isEditorLoading={mode.kind === 'edit' && (!initial.isReady || !agent)}
+      isEditorLoading={mode.kind !== 'none' && !isStarted}
     />
   );
 
   return (
     <>
-      {mode.kind !== 'none' && initial.isReady && (mode.kind === 'create' || agent) ? (
+      {isStarted && started ? (
         <EditorSessionProvider
-          key={mode.kind === 'edit' ? `edit-${mode.id}` : 'create'}
+          key={modeKey}
           mode={mode}
           agent={agent}
-          initialAvatarConfig={initial.avatarConfig}
-          initialClientConfig={initial.clientConfig}
+          initialAvatarConfig={started.avatarConfig}
+          initialClientConfig={started.clientConfig}
           isAdminProxy={auth?.adminProxy ?? false}
           onCreated={onCreated}
         >

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -20,9 +20,24 @@ const INTRO =
   'Create interactive AI avatars, give them a look, an environment and a brain, and embed them in your website or app. Start with an appearance; everything else can be changed later.';
 
 /** /avatars: the avatar creator on desktop, the list with Connect on mobile (under 760 px). */
-export function AvatarsRoute() {
+/**
+ * Below 760 px: the phone layout. A change must last 400 ms before the layout switches, so a
+ * passing resize (a full-page screenshot, a rotating phone) does not throw away an open editor.
+ */
+function useIsMobile(): boolean {
   const theme = useTheme();
-  const isMobile = useMediaQuery(theme.breakpoints.down('sm'));
+  const matches = useMediaQuery(theme.breakpoints.down('sm'), { noSsr: true });
+  const [stable, setStable] = useState(matches);
+  useEffect(() => {
+    if (matches === stable) return;
+    const timer = setTimeout(() => setStable(matches), 400);
+    return () => clearTimeout(timer);
+  }, [matches, stable]);
+  return stable;
+}
+
+export function AvatarsRoute() {
+  const isMobile = useIsMobile();
   useDocumentTitle(isMobile ? 'Your Avatars' : 'Avatar Creator');
   return (
     <Box sx={{ px: { xs: 2, sm: 3, lg: 4 }, py: { xs: 3, sm: 4 }, flex: 1, width: '100%', maxWidth: 1680, mx: 'auto' }}>

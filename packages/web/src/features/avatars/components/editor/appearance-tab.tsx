@@ -71,7 +71,7 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
         variant="scrollable"
         allowScrollButtonsMobile
         aria-label="Avatar types"
-        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.8125rem' } }}
+        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
       >
         {SUB_TABS.map((t) => (
           <Tab key={t.value} value={t.value} label={t.label} />

@@ -26,7 +26,7 @@ export function BrainTab() {
         value={subTab}
         onChange={(_e, v: typeof subTab) => setSubTab(v)}
         aria-label="Brain"
-        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.8125rem' } }}
+        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
       >
         <Tab value="foundations" label="FOUNDATIONS" />
         <Tab value="knowledge" label="KNOWLEDGE BASE" />

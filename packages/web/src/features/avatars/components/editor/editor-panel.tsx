@@ -1,4 +1,5 @@
 import { Link as RouterLink } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -65,8 +66,20 @@ export function SaveFailureBanner() {
   return null;
 }
 
+/** Whether the avatar page answers (it is served by the live-avatar part of the product). */
+function usePreviewAvailable(id: number | undefined) {
+  return useQuery({
+    queryKey: ['avatars', 'preview-available', id],
+    queryFn: async () => (await fetch(`/avatar/${id}`, { method: 'HEAD' })).ok,
+    enabled: id !== undefined,
+    staleTime: 60_000,
+    retry: false,
+  });
+}
+
 function Preview({ account }: { account: TCreatorAccount | undefined }) {
   const { mode, agent, draft, loadedVersion } = useEditorSession();
+  const available = usePreviewAvailable(mode.kind === 'edit' ? agent?.id : undefined);
   const catalog = useDefaultAvatars(account?.defaultAvatarsList ? toFetchable(account.defaultAvatarsList) : undefined);
   const custom = useCustomAvatars(account?.customAvatarsJsonUrl ? toFetchable(account.customAvatarsJsonUrl) : undefined);
   const parent = parentConfigOf(draft.avatarConfig);
@@ -89,7 +102,7 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
           placeItems: 'center',
         }}
       >
-        {mode.kind === 'edit' && agent ? (
+        {mode.kind === 'edit' && agent && available.data ? (
           <Box
             component="iframe"
             title="Avatar preview"
@@ -98,7 +111,17 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
             sx={{ width: '100%', height: AvatarLimits.previewHeightPx, border: 0, display: 'block', bgcolor: '#fff' }}
           />
         ) : chosen ? (
-          <Box component="img" src={toFetchable(chosen.thumbnail)} alt={chosen.name} sx={{ height: '100%', width: '100%', objectFit: 'contain', bgcolor: 'grey.100' }} />
+          <Box sx={{ position: 'relative', height: '100%', width: '100%' }}>
+            <Box component="img" src={toFetchable(chosen.thumbnail)} alt={chosen.name} sx={{ height: '100%', width: '100%', objectFit: 'contain', bgcolor: 'grey.100', display: 'block' }} />
+            {mode.kind === 'edit' && available.isFetched ? (
+              <Typography
+                variant="caption"
+                sx={{ position: 'absolute', left: 0, right: 0, bottom: 0, px: 1.5, py: 0.75, bgcolor: 'rgba(15,23,42,0.72)', color: '#fff', textAlign: 'center' }}
+              >
+                The live preview appears here once the avatar page is available.
+              </Typography>
+            ) : null}
+          </Box>
         ) : (
           <Box sx={{ textAlign: 'center', color: 'rgba(226,232,240,0.8)', px: 2 }}>
             <PersonOutlineIcon sx={{ fontSize: 44 }} aria-hidden />
@@ -123,7 +146,7 @@ export function EditorPanel({ account, onClose }: EditorPanelProps) {
   const name = draft.name.trim() || agent?.name || 'this avatar';
 
   return (
-    <Paper variant="outlined" sx={{ p: { xs: 2, md: 3 }, minWidth: 0 }} aria-label={isEdit ? 'Edit avatar' : 'Create avatar'} component="section">
+    <Paper variant="outlined" sx={{ p: { xs: 2, md: 2.5 }, minWidth: 0 }} aria-label={isEdit ? 'Edit avatar' : 'Create avatar'} component="section">
       <Box sx={{ display: 'flex', alignItems: 'flex-start', gap: 2, mb: 2, flexWrap: 'wrap' }}>
         <Box sx={{ flex: 1, minWidth: 220 }}>
           <Typography variant="h4" component="h2">
@@ -170,37 +193,35 @@ export function EditorPanel({ account, onClose }: EditorPanelProps) {
         />
       ) : null}
 
-      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: 'minmax(0, 1fr) 300px' }, alignItems: 'start' }}>
-        <Box sx={{ minWidth: 0 }}>
-          <Tabs
-            value={tab}
-            onChange={(_e, next: EditorTab) => void changeTab(next)}
-            variant="scrollable"
-            allowScrollButtonsMobile
-            aria-label="Avatar settings"
-            sx={{
-              mb: 2.5,
-              minHeight: 42,
-              '& .MuiTab-root': { fontWeight: 700, minHeight: 42, px: 2 },
-              '& .MuiTabs-flexContainer': { gap: 0.5 },
-              bgcolor: 'grey.50',
-              borderRadius: 2,
-              p: 0.5,
-              '& .MuiTabs-indicator': { height: '100%', borderRadius: 1.5, bgcolor: 'background.paper', boxShadow: 1, zIndex: 0 },
-              '& .MuiTab-root.Mui-selected': { zIndex: 1 },
-            }}
-          >
-            {EDITOR_TABS.map((t) => (
-              <Tab key={t.value} value={t.value} label={t.label} disabled={t.value !== 'appearance' && !tabsEnabled} sx={{ zIndex: 1, textTransform: 'none' }} />
-            ))}
-          </Tabs>
-          <Box role="tabpanel" aria-label={EDITOR_TABS.find((t) => t.value === tab)?.label}>
-            {tab === 'appearance' ? <AppearanceTab account={account} /> : null}
-            {tab === 'environment' ? <EnvironmentTab account={account} /> : null}
-            {tab === 'brain' ? <BrainTab /> : null}
-            {tab === 'advanced' ? <AdvancedTab account={account} /> : null}
-            {tab === 'embed' ? <EmbedTab /> : null}
-          </Box>
+      <Tabs
+        value={tab}
+        onChange={(_e, next: EditorTab) => void changeTab(next)}
+        variant="scrollable"
+        allowScrollButtonsMobile
+        aria-label="Avatar settings"
+        sx={{
+          mb: 2.5,
+          minHeight: 44,
+          bgcolor: 'grey.100',
+          borderRadius: 2.5,
+          p: 0.5,
+          '& .MuiTabs-flexContainer': { gap: 0.5 },
+          '& .MuiTab-root': { fontWeight: 700, minHeight: 40, px: 2.5, borderRadius: 2, zIndex: 1, flex: { md: 1 } },
+          '& .MuiTab-root.Mui-selected': { color: 'primary.main' },
+          '& .MuiTabs-indicator': { height: '100%', borderRadius: 2, bgcolor: 'background.paper', boxShadow: '0 1px 3px rgba(16,24,40,0.12)', zIndex: 0 },
+        }}
+      >
+        {EDITOR_TABS.map((t) => (
+          <Tab key={t.value} value={t.value} label={t.label} disabled={t.value !== 'appearance' && !tabsEnabled} sx={{ textTransform: 'none' }} />
+        ))}
+      </Tabs>
+      <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: `minmax(0, 1fr) ${AvatarLimits.previewHeightPx + 20}px` }, alignItems: 'start' }}>
+        <Box role="tabpanel" aria-label={EDITOR_TABS.find((t) => t.value === tab)?.label} sx={{ minWidth: 0 }}>
+          {tab === 'appearance' ? <AppearanceTab account={account} /> : null}
+          {tab === 'environment' ? <EnvironmentTab account={account} /> : null}
+          {tab === 'brain' ? <BrainTab /> : null}
+          {tab === 'advanced' ? <AdvancedTab account={account} /> : null}
+          {tab === 'embed' ? <EmbedTab /> : null}
         </Box>
         <Box sx={{ position: { lg: 'sticky' }, top: { lg: 88 }, order: { xs: -1, lg: 0 } }}>
           <Preview account={account} />

@@ -77,7 +77,7 @@ export function EmbedTab() {
         onChange={(_e, v: SubTab) => setSubTab(v)}
         variant="scrollable"
         aria-label="Embed"
-        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.8125rem' } }}
+        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
       >
         <Tab value="iframe" label="IFRAME" />
         <Tab value="avatar" label="AVATAR/ENVIRONMENT JSON" />

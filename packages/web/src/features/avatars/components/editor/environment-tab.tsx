@@ -74,7 +74,7 @@ export function EnvironmentTab({ account }: { account: TCreatorAccount | undefin
         value={subTab}
         onChange={(_e, v: 'background' | 'scene') => setSubTab(v)}
         aria-label="Environment"
-        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.8125rem' } }}
+        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
       >
         <Tab value="background" label="Background" />
         <Tab value="scene" label="3D Environment" />
