@@ -159,6 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
     planMaxAvatars: config.planMaxAvatars,
     now: deps.now,
+    // Resolved at request time: the keys feature is built further down.
+    encKeys: async (userId) => (await encryptionKeysService.list(userId)).map((k) => ({ id: k.id, name: k.name, defaultKey: k.defaultKey })),
   });
   await app.register(accountRoutes({ account: accountService, guards }));
   await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now), guards }));
@@ -196,6 +198,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxAvatarsFor: accountService.maxAvatarsFor,
     onlineCount: async (id) => (await presence.countByAvatar([id])).get(id) ?? 0,
     onlineCounts: (ids) => presence.countByAvatar(ids),
+    links: {
+      assertFunctionsLinkable: (userId, ids) => functionsService.assertLinkable(userId, ids),
+      findEncKey: (userId, id) => encryptionKeysService.findKey(userId, id),
+      assertOAuthApp: async (userId, id) => {
+        await oauthService.get(userId, id);
+      },
+      mintToken: (ownerId, avatarId) => encryptionKeysService.mintPortalToken(ownerId, avatarId),
+    },
   });
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });

@@ -78,3 +78,20 @@ export const sampleFiles = {
   glb: (size = 1024) => Buffer.concat([Buffer.from('glTF'), Buffer.alloc(size - 4, 3)]),
   zip: (size = 1024) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(size - 4, 4)]),
 };
+
+/** A valid avatar payload (an upper-body avatar chosen from the catalogue). */
+export function validAvatar(over: Record<string, unknown> = {}) {
+  return {
+    name: 'Receptionist',
+    nlpEngine: 0,
+    dhType: 2,
+    setupMode: 0,
+    wakeUpMessage: 'Hello! How can I help?',
+    dailyLimitPerSession: 600,
+    dailyLimitPerIP: 600,
+    dailyLimits: { Demo: 600 },
+    idleTimeout: 300,
+    avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', Subtitle: { Enabled: true } }),
+    ...over,
+  };
+}

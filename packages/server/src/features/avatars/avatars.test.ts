@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvatarMessages, ErrorMessages, FailReason, SubscriptionType } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createSignedInUser, keyHeader, multipart, sampleFiles } from '../../test/factories.js';
+import { createSignedInUser, keyHeader, multipart, sampleFiles, validAvatar } from '../../test/factories.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -17,21 +17,6 @@ afterAll(async () => {
 type User = Awaited<ReturnType<typeof createSignedInUser>>;
 const enterprise = () => createSignedInUser(t.app, t.database, { subscriptionType: SubscriptionType.ENTERPRISE });
 
-export function validAvatar(over: Record<string, unknown> = {}) {
-  return {
-    name: 'Receptionist',
-    nlpEngine: 0,
-    dhType: 2,
-    setupMode: 0,
-    wakeUpMessage: 'Hello! How can I help?',
-    dailyLimitPerSession: 600,
-    dailyLimitPerIP: 600,
-    dailyLimits: { Demo: 600 },
-    idleTimeout: 300,
-    avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', Subtitle: { Enabled: true } }),
-    ...over,
-  };
-}
 
 const add = (user: User, payload: object) => t.app.inject({ method: 'POST', url: '/api/add_avatar', headers: user.headers, payload });
 const addV2 = (user: User, json: object, files: Parameters<typeof multipart>[1] = []) => {

@@ -34,6 +34,18 @@ export interface AvatarServiceDeps {
   maxAvatarsFor: (subType: number) => number | null;
   onlineCount: (avatarId: number) => Promise<number>;
   onlineCounts: (avatarIds: number[]) => Promise<Map<number, number>>;
+  /** What the avatar links to in other features (functions, encryption keys, OAuth configs). */
+  links: AvatarLinks;
+}
+
+export interface AvatarLinks {
+  /** Throws 400 unless every id is an approved function of the user. */
+  assertFunctionsLinkable(userId: number, ids: number[]): Promise<void>;
+  findEncKey(userId: number, id: number): Promise<{ id: number; name: string; defaultKey: boolean } | undefined>;
+  /** Throws (404) unless the OAuth config is the user's. */
+  assertOAuthApp(userId: number, id: number): Promise<void>;
+  /** A token the portal mints for its own Connect link and preview. */
+  mintToken(ownerId: number, avatarId: number): Promise<string>;
 }
 
 export interface Caller {
@@ -86,8 +98,11 @@ export function createAvatarService(deps: AvatarServiceDeps) {
   }
 
   async function present(row: AvatarRow, media: MediaRow[], usersCount: number): Promise<TAvatar> {
-    const config = maskSecrets(row.config, box) as Partial<TAvatarInputParsed>;
+    const config = maskSecrets(row.config, box) as Partial<TAvatarInputParsed> & { encKey?: TAvatar['encKey'] };
+    // Token-based access: an avatar with an encryption key opens from the portal with a token.
+    const token = config.encKeyId ? await deps.links.mintToken(row.userId, row.id) : undefined;
     return {
+      ...(token ? { token } : {}),
       ...(config as TAvatarInputParsed),
       id: row.id,
       version: row.version,
@@ -213,6 +228,23 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
         const stored = isCreate ? undefined : await repo.findOwned(input.id!, caller.userId);
         if (!isCreate && !stored) throw AppError.notFound(AvatarMessages.notFound);
+
+        // Links to other features: only the user's own, and only approved functions (checked
+        // for newly linked ones: a linked function sent back to Pending stays until unlinked).
+        const linked = new Set(((stored?.config.functions ?? []) as unknown[]).map(Number));
+        const newFunctions = input.functions.filter((id) => !linked.has(id));
+        if (newFunctions.length) await deps.links.assertFunctionsLinkable(caller.userId, newFunctions);
+        let encKey: { id: number; name: string; defaultKey: boolean } | undefined;
+        if (input.encKeyId) {
+          encKey = await deps.links.findEncKey(caller.userId, input.encKeyId);
+          if (!encKey) throw AppError.badRequest('The encryption key was not found.');
+        }
+        if (input.oauthEnabled === 1 && input.partnerOauthAppId !== undefined && input.partnerOauthAppId !== null) {
+          await deps.links.assertOAuthApp(caller.userId, Number(input.partnerOauthAppId)).catch((err: unknown) => {
+            if (err instanceof AppError && err.statusCode === 404) throw AppError.badRequest('The OAuth config was not found.');
+            throw err;
+          });
+        }
         if (stored && input.version !== undefined && input.version < stored.version) {
           throw new AppError(409, ErrorMessages.staleRequest, FailReason.StaleRequest);
         }
@@ -224,7 +256,7 @@ export function createAvatarService(deps: AvatarServiceDeps) {
         }
 
         const rawObj = raw as Record<string, unknown>;
-        const config: Record<string, unknown> = { ...input };
+        const config: Record<string, unknown> = { ...input, encKey: encKey ? { id: encKey.id, name: encKey.name, defaultKey: encKey.defaultKey } : null };
         for (const key of COLUMN_FIELDS) delete config[key];
         // Admin-proxy-only fields keep their stored (or default) values for everyone else.
         if (!caller.adminProxy) {
