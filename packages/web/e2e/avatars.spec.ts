@@ -63,6 +63,7 @@ async function shot(page: Page, name: string) {
   fs.mkdirSync(shots, { recursive: true });
   // Not 'networkidle': the live preview iframe keeps its connection open.
   await page.waitForLoadState('load');
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 }

@@ -151,6 +151,13 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
             ID {avatar.id} · {avatar.dhTypeName}
           </Typography>
         </Box>
+        {!isCompact ? (
+          <Tooltip title="Delete">
+            <IconButton size="small" onClick={onDelete} aria-label="Delete" sx={{ color: 'text.secondary', '&:hover': { color: 'error.main' } }}>
+              <DeleteOutlineIcon fontSize="small" />
+            </IconButton>
+          </Tooltip>
+        ) : null}
         {!isSelected ? (
           <IconButton
             size="small"
@@ -212,13 +219,6 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
             >
               Connect
             </Button>
-            {!isCompact ? (
-              <Tooltip title="Delete">
-                <IconButton size="small" color="error" onClick={onDelete} aria-label="Delete" sx={{ ml: 'auto' }}>
-                  <DeleteOutlineIcon fontSize="small" />
-                </IconButton>
-              </Tooltip>
-            ) : null}
           </Box>
         </Box>
       </Collapse>

@@ -99,6 +99,7 @@ export function AddTile({ label, hint, icon, onClick, disabled, aspectRatio = '3
       onClick={onClick}
       disabled={disabled}
       sx={{
+        width: '100%',
         borderRadius: 2.5,
         border: '2px dashed',
         borderColor: 'divider',

@@ -150,7 +150,16 @@ export function AdvancedTab({ account }: { account: TCreatorAccount | undefined 
           control={advancedForm.control}
           name="encKeyId"
           render={({ field }) => (
-            <TextField select label="Encryption" value={field.value} onChange={field.onChange} size="small" fullWidth helperText="Token-based access with one of your encryption keys.">
+            <TextField
+              select
+              label="Encryption"
+              value={field.value}
+              onChange={field.onChange}
+              size="small"
+              fullWidth
+              helperText="Token-based access with one of your encryption keys."
+              slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+            >
               <MenuItem value="">None (public)</MenuItem>
               {encKeys.map((key) => (
                 <MenuItem key={key.id} value={String(key.id)}>

@@ -111,8 +111,8 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
             sx={{ width: '100%', height: AvatarLimits.previewHeightPx, border: 0, display: 'block', bgcolor: '#fff' }}
           />
         ) : chosen ? (
-          <Box sx={{ position: 'relative', height: '100%', width: '100%' }}>
-            <Box component="img" src={toFetchable(chosen.thumbnail)} alt={chosen.name} sx={{ height: '100%', width: '100%', objectFit: 'contain', bgcolor: 'grey.100', display: 'block' }} />
+          <Box sx={{ position: 'relative', alignSelf: 'stretch', justifySelf: 'stretch', overflow: 'hidden' }}>
+            <Box component="img" src={toFetchable(chosen.thumbnail)} alt={chosen.name} sx={{ position: 'absolute', inset: 0, height: '100%', width: '100%', objectFit: 'cover', bgcolor: 'grey.100', display: 'block' }} />
             {mode.kind === 'edit' && available.isFetched ? (
               <Typography
                 variant="caption"
