@@ -52,7 +52,7 @@ export function SidePanel<T>(props: SidePanelProps<T>) {
   return (
     <Paper component="nav" variant="outlined" aria-labelledby={headingId} sx={{ p: 2, display: 'flex', flexDirection: 'column', gap: 1.5, minWidth: 0 }}>
       <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
-        <Typography id={headingId} variant="h5" component="h2">
+        <Typography id={headingId} variant="h5" component="h1">
           {props.title}
         </Typography>
         <Button size="small" variant={selectedKey === null ? 'outlined' : 'contained'} startIcon={<AddIcon />} onClick={props.onCreate}>
