@@ -43,7 +43,8 @@ async function signedIn(base, email, password) {
   ).json();
   if (answer.status !== 'OK') throw new Error(`bench sign-in failed: ${JSON.stringify(answer)}`);
   const session = { token: answer.sessionId, expiryDate: answer.expiryDate, userName: answer.userName ?? '', userType: answer.userType, adminProxy: false };
-  return (page) => page.addInitScript((value) => window.localStorage.setItem('persona.auth', value), JSON.stringify(session));
+  // Runs in the page: globalThis is its window.
+  return (page) => page.addInitScript((value) => globalThis.localStorage.setItem('persona.auth', value), JSON.stringify(session));
 }
 
 export async function run() {

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { Suspense, lazy, useRef, useState } from 'react';
 import Avatar from '@mui/material/Avatar';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -24,8 +24,10 @@ import { ERROR_TOAST_MS } from '../lib/editor-model';
 import { jpegName } from '../lib/photo';
 import { connectUrl } from '../lib/preview';
 import { useOptionalEditorSession } from './editor/editor-session';
-import { PhotoCropDialog } from './photo-crop-dialog';
+
 import type { TAgent } from '../lib/agent';
+
+const PhotoCropDialog = lazy(() => import('./photo-crop-dialog').then((m) => ({ default: m.PhotoCropDialog })));
 
 export interface AvatarCardProps {
   avatar: TAgent;
@@ -222,14 +224,18 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
           </Box>
         </Box>
       </Collapse>
-      <PhotoCropDialog
-        source={cropSource}
-        onCancel={() => setCropSource(null)}
-        onCropped={(dataUrl) => {
-          editing?.updateDraft({ avatarPhotoBase64: dataUrl });
-          setCropSource(null);
-        }}
-      />
+      {cropSource ? (
+        <Suspense fallback={null}>
+          <PhotoCropDialog
+            source={cropSource}
+            onCancel={() => setCropSource(null)}
+            onCropped={(dataUrl) => {
+              editing?.updateDraft({ avatarPhotoBase64: dataUrl });
+              setCropSource(null);
+            }}
+          />
+        </Suspense>
+      ) : null}
     </Paper>
   );
 }

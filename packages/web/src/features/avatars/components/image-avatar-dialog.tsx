@@ -21,6 +21,7 @@ import { showToast } from '../../../lib/toast';
 import { useRequestImageAvatar } from '../api/request-image-avatar';
 import { useRequestUpgrade } from '../api/request-upgrade';
 import { ERROR_TOAST_MS, SUCCESS_TOAST_MS } from '../lib/editor-model';
+import { canHaveImageAvatars } from './image-avatar-plans';
 
 const MAX_PHOTO_MB = 10;
 
@@ -32,7 +33,6 @@ export interface ImageAvatarDialogProps {
   accountEmail: string;
 }
 
-export const canHaveImageAvatars = (plan: number) => plan === SubscriptionType.PRO || plan === SubscriptionType.ENTERPRISE;
 
 /** Uploading an image avatar: the request form on PRO/ENTERPRISE, the upgrade offer below. */
 export function ImageAvatarDialog(props: ImageAvatarDialogProps) {

@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { json } from '../../../test/fetch-mock';
 import { renderApp, userSession } from '../../../test/render-app';
 import { agent, creatorApi, multipartJson } from './fixtures';
+
+// The editor's tabs are loaded on demand: give them time on a busy machine.
+configure({ asyncUtilTimeout: 8000 });
+vi.setConfig({ testTimeout: 60_000 });
 
 const location = () => screen.getByTestId('location').textContent;
 

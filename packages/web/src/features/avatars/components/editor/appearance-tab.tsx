@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { Suspense, lazy, useMemo, useState } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
@@ -17,7 +17,9 @@ import { useCustomAvatars } from '../../api/get-custom-avatars';
 import { parentConfigOf, sameConfigUrl, selectAppearance } from '../../lib/avatar-config';
 import { toFetchable } from '../../lib/hosting';
 import { AddTile, ThumbnailGrid } from '../thumbnail-grid';
-import { canHaveImageAvatars, ImageAvatarDialog } from '../image-avatar-dialog';
+import { canHaveImageAvatars } from '../image-avatar-plans';
+
+const ImageAvatarDialog = lazy(() => import('../image-avatar-dialog').then((m) => ({ default: m.ImageAvatarDialog })));
 import { useEditorSession } from './editor-session';
 
 type SubTab = 'image' | 'upperBody' | 'fullBody' | 'video';
@@ -146,6 +148,7 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
         </FormHelperText>
       ) : null}
       {isImageDialogOpen ? (
+        <Suspense fallback={null}>
         <ImageAvatarDialog
           open
           onClose={() => setIsImageDialogOpen(false)}
@@ -153,6 +156,7 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
           requestedSubType={account?.requestedSubType ?? null}
           accountEmail={account?.Email ?? ''}
         />
+        </Suspense>
       ) : null}
     </Box>
   );

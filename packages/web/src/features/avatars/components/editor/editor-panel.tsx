@@ -1,3 +1,4 @@
+import { Suspense, lazy } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import Alert from '@mui/material/Alert';
@@ -6,6 +7,7 @@ import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
@@ -23,12 +25,14 @@ import { parentConfigOf, sameConfigUrl } from '../../lib/avatar-config';
 import { EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
 import { toFetchable } from '../../lib/hosting';
 import { previewUrl } from '../../lib/preview';
-import { AdvancedTab } from './advanced-tab';
 import { AppearanceTab } from './appearance-tab';
-import { BrainTab } from './brain-tab';
 import { TAB_CONFIRM_TEXT, useEditorSession } from './editor-session';
-import { EmbedTab } from './embed-tab';
-import { EnvironmentTab } from './environment-tab';
+
+// Only APPEARANCE is needed to create; the other tabs load when first opened.
+const EnvironmentTab = lazy(() => import('./environment-tab').then((m) => ({ default: m.EnvironmentTab })));
+const BrainTab = lazy(() => import('./brain-tab').then((m) => ({ default: m.BrainTab })));
+const AdvancedTab = lazy(() => import('./advanced-tab').then((m) => ({ default: m.AdvancedTab })));
+const EmbedTab = lazy(() => import('./embed-tab').then((m) => ({ default: m.EmbedTab })));
 
 export interface EditorPanelProps {
   account: TCreatorAccount | undefined;
@@ -217,11 +221,13 @@ export function EditorPanel({ account, onClose }: EditorPanelProps) {
       </Tabs>
       <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', lg: `minmax(0, 1fr) ${AvatarLimits.previewHeightPx + 20}px` }, alignItems: 'start' }}>
         <Box role="tabpanel" aria-label={EDITOR_TABS.find((t) => t.value === tab)?.label} sx={{ minWidth: 0 }}>
-          {tab === 'appearance' ? <AppearanceTab account={account} /> : null}
-          {tab === 'environment' ? <EnvironmentTab account={account} /> : null}
-          {tab === 'brain' ? <BrainTab /> : null}
-          {tab === 'advanced' ? <AdvancedTab account={account} /> : null}
-          {tab === 'embed' ? <EmbedTab /> : null}
+          <Suspense fallback={<Skeleton variant="rounded" height={320} />}>
+            {tab === 'appearance' ? <AppearanceTab account={account} /> : null}
+            {tab === 'environment' ? <EnvironmentTab account={account} /> : null}
+            {tab === 'brain' ? <BrainTab /> : null}
+            {tab === 'advanced' ? <AdvancedTab account={account} /> : null}
+            {tab === 'embed' ? <EmbedTab /> : null}
+          </Suspense>
         </Box>
         <Box sx={{ position: { lg: 'sticky' }, top: { lg: 88 }, order: { xs: -1, lg: 0 } }}>
           <Preview account={account} />
