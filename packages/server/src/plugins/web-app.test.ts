@@ -48,3 +48,18 @@ describe('the web app under /react', () => {
     expect(api.json()).toMatchObject({ status: 'FAIL' });
   });
 });
+
+describe('security headers', () => {
+  it('are set on every answer, computed once', async () => {
+    const { registerSecurityHeaders } = await import('./security-headers.js');
+    const secured = Fastify();
+    registerSecurityHeaders(secured, { contentSecurityPolicy: { directives: { defaultSrc: ["'self'"] } } });
+    secured.get('/x', async () => ({ ok: true }));
+    const res = await secured.inject('/x');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['strict-transport-security']).toBeTruthy();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    await secured.close();
+  });
+});
