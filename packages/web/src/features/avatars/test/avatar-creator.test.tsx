@@ -319,3 +319,76 @@ describe('unsaved changes and creation', () => {
     expect(location()).toBe('/avatars');
   });
 });
+
+describe('self-hosted config and image avatars', () => {
+  it('shows a self-hosted config read-only and asks to transfer its hosting on save', async () => {
+    const user = userEvent.setup();
+    const selfHosted = agent({ avatarConfigURL: 'https://cdn.example.com/configs/maya.json', avatarJson: undefined });
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([selfHosted], {
+        'GET /configs/maya.json': () => json({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', panel: { BgColor: '#000000' } }),
+        'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: agent({ version: 4 }) }),
+      }),
+    });
+    const panel = await openEditor(user);
+    expect(await within(panel).findByText(/uses a self-hosted config file/)).toBeInTheDocument();
+    expect(within(panel).getByRole('radio', { name: 'Leo' })).toBeDisabled();
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Confirm Update' })).getByRole('button', { name: 'Update' }));
+    const transfer = await screen.findByRole('dialog', { name: 'Transfer Configuration File Hosting' });
+    await user.click(within(transfer).getByRole('button', { name: 'Yes' }));
+    await screen.findByText('Updated Successfully');
+    const sent = await multipartJson(v2Calls(fetchMock)[0]?.[1] as RequestInit);
+    expect(sent.transferConfigHosting).toBe(true);
+    expect(JSON.parse(String(sent.avatarJson))).toMatchObject({ panel: { BgColor: '#000000' } });
+  });
+
+  it("offers lower plans 'Higher Subscription Plan Required' and the upgrade request", async () => {
+    const user = userEvent.setup();
+    const { requests } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/account_upgrade': () => json({ status: 'OK' }) }),
+    });
+    await screen.findByText('Maya Helper');
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    const panel = await screen.findByRole('region', { name: 'Create avatar' });
+    await user.click(within(panel).getByRole('tab', { name: 'IMAGE AVATARS' }));
+    await user.click(await within(panel).findByRole('button', { name: /Upload image avatar/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Higher Subscription Plan Required' });
+    await user.click(within(dialog).getByRole('button', { name: 'Request upgrade to PRO' }));
+    expect(await within(dialog).findByText(/Your upgrade request has been sent/)).toBeInTheDocument();
+    expect(requests.find((r) => r.path === '/api/account_upgrade')?.body).toEqual({ subType: 2, dhType: 2 });
+  });
+
+  it('lets PRO accounts send a face photo with the permission statement', async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], { 'POST /api/image_avatar_requests': () => json({ status: 'OK', request: { id: 1 } }) }, 2),
+    });
+    await screen.findByText('Maya Helper');
+    await user.click(screen.getByRole('button', { name: 'START' }));
+    const panel = await screen.findByRole('region', { name: 'Create avatar' });
+    await user.click(within(panel).getByRole('tab', { name: 'IMAGE AVATARS' }));
+    await user.click(await within(panel).findByRole('button', { name: /Upload image avatar/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Upload an image avatar' });
+    expect(dialog).toHaveTextContent('Prefer e-mail?');
+    await user.click(within(dialog).getByRole('button', { name: 'Send request' }));
+    expect(await within(dialog).findByText('A face photo is required.')).toBeInTheDocument();
+    expect(within(dialog).getByText('Please confirm that you have the permission of the person in the photo.')).toBeInTheDocument();
+    await user.upload(within(dialog).getByLabelText('Face photo'), new File(['jpeg'], 'face.jpg', { type: 'image/jpeg' }));
+    await user.type(within(dialog).getByRole('textbox', { name: 'Avatar Name' }), 'My Clone');
+    await user.click(within(dialog).getByRole('checkbox'));
+    await user.click(within(dialog).getByRole('button', { name: 'Send request' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Upload an image avatar' })).not.toBeInTheDocument());
+    const call = fetchMock.mock.calls.find(([url]) => String(url).endsWith('/api/image_avatar_requests'));
+    const form = (call?.[1] as RequestInit).body as FormData;
+    expect(form.get('name')).toBe('My Clone');
+    expect(form.get('permissionConfirmed')).toBe('true');
+    expect((form.get('photo') as File).name).toBe('face.jpg');
+  });
+});
