@@ -241,8 +241,8 @@ const limitField = (message: string, required: string) =>
   });
 
 /** The fields an avatar save carries (create when id is absent, update otherwise). */
-export const ZAvatarInput = z
-  .object({
+/** The avatar's known fields (ZAvatarInput also keeps unknown ones). */
+export const ZAvatarFields = z.object({
     id: z.coerce.number().int().positive().optional(),
     /** The version the editor loaded; an older one than stored is StaleRequest. */
     version: z.coerce.number().int().min(1).optional(),
@@ -292,13 +292,13 @@ export const ZAvatarInput = z
     deleteMediaIds: z.array(z.number().int().positive()).max(100).optional(),
     /** Confirmed "Transfer Configuration File Hosting": adopt self-hosted config URLs. */
     transferConfigHosting: z.boolean().optional(),
-  })
-  .loose();
+});
+export const ZAvatarInput = ZAvatarFields.loose();
 export type TAvatarInput = z.input<typeof ZAvatarInput>;
 export type TAvatarInputParsed = z.infer<typeof ZAvatarInput>;
 
 /** The avatar as the API returns it (secrets masked). */
-export type TAvatar = Omit<TAvatarInputParsed, 'id' | 'version' | 'deleteMediaIds' | 'transferConfigHosting'> & {
+export type TAvatar = Omit<z.infer<typeof ZAvatarFields>, 'id' | 'version' | 'deleteMediaIds' | 'transferConfigHosting'> & {
   id: number;
   version: number;
   nlpEngineName: string;
