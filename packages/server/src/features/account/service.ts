@@ -97,9 +97,13 @@ export function createAccountService(deps: AccountServiceDeps) {
     maxAvatarsFor,
 
     async getAccountDetails(userId: number): Promise<TAccountDetails> {
-      const user = await repo.findUser(userId);
+      // Independent reads, in parallel (a PostgreSQL pool runs them at once).
+      const [user, pending, encKeys] = await Promise.all([
+        repo.findUser(userId),
+        repo.pendingRequest(userId),
+        deps.encKeys ? deps.encKeys(userId) : Promise.resolve([]),
+      ]);
       if (!user) throw AppError.unauthorized();
-      const pending = await repo.pendingRequest(userId);
       return {
         Id: user.id,
         Name: `${user.firstName} ${user.lastName}`.trim(),
@@ -117,7 +121,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         defaultAvatarsList: `${deps.publicUrl}/catalog/avatars.json`,
         defaultRealtimeSettingsUrl: `${deps.publicUrl}/catalog/realtime-settings.json`,
         defaultEnvsListUrl: `${deps.publicUrl}/catalog/environments.json`,
-        encKeys: deps.encKeys ? await deps.encKeys(userId) : [],
+        encKeys,
         languages: [...Languages],
         lists: creatorLists,
       };
