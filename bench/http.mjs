@@ -22,31 +22,58 @@ export async function run() {
   await new Promise((r) => bare.listen(0, '127.0.0.1', r));
   const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
 
-  const port = freePort();
-  const server = startServer({ DATA_DIR: tmpDir('persona-bench-http-'), PORT: String(port), ADMIN_PASSWORD: 'bench-password-1', EMBEDDED_WORKER: 'false' });
-  await server.ready;
-  const base = `http://127.0.0.1:${port}`;
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer persona-studio-web' },
-    body: JSON.stringify({ email: 'admin@persona.local', password: 'bench-password-1' }),
-  }).then((r) => r.json());
-  const auth = { authorization: `Bearer persona-studio-web:${login.sessionId}` };
+  // The portal on the embedded database, then on PostgreSQL (the production path).
+  async function measurePortal(extraEnv) {
+    const port = freePort();
+    const server = startServer({ DATA_DIR: tmpDir('persona-bench-http-'), PORT: String(port), ADMIN_PASSWORD: 'bench-password-1', EMBEDDED_WORKER: 'false', ...extraEnv });
+    await server.ready;
+    const base = `http://127.0.0.1:${port}`;
+    const login = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer persona-studio-web' },
+      body: JSON.stringify({ email: 'admin@persona.local', password: 'bench-password-1' }),
+    }).then((r) => r.json());
+    const auth = { authorization: `Bearer persona-studio-web:${login.sessionId}` };
+    await cannon(`${base}/api/health`); // warm-up (JIT, pool)
+    const health = await cannon(`${base}/api/health`);
+    const authed = await cannon(`${base}/api/account_info`, auth);
+    await server.stop();
+    return { health, authed };
+  }
 
   await cannon(bareUrl); // warm-up
   const bareRes = await cannon(bareUrl);
-  await cannon(`${base}/api/health`); // warm-up (JIT, pool)
-  const health = await cannon(`${base}/api/health`);
-  const authed = await cannon(`${base}/api/account_info`, auth);
-  await server.stop();
+  const pglite = await measurePortal({});
+  const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: pgUrl });
+  const dbName = `persona_bench_http_${process.pid}`;
+  let postgres;
+  try {
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    const u = new URL(pgUrl);
+    u.pathname = `/${dbName}`;
+    postgres = await measurePortal({ DATABASE_URL: u.toString() });
+  } finally {
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end().catch(() => {});
+  }
   bare.close();
 
   const summary = (r) => ({ rps: round(r.requests.average, 0), p50ms: r.latency.p50, p99ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+  const ratio = (r) => Math.round((r.requests.average / bareRes.requests.average) * 100) / 100;
   return {
-    settings: { durationSeconds: DURATION, connections: CONNECTIONS, database: 'PGlite' },
+    settings: { durationSeconds: DURATION, connections: CONNECTIONS },
     bareNodeHttp: summary(bareRes),
-    health: { ...summary(health), ratioToBare: round(health.requests.average / bareRes.requests.average) },
-    authenticatedAccountInfo: { ...summary(authed), ratioToBare: round(authed.requests.average / bareRes.requests.average) },
+    pglite: {
+      health: { ...summary(pglite.health), ratioToBare: ratio(pglite.health) },
+      authenticatedAccountInfo: { ...summary(pglite.authed), ratioToBare: ratio(pglite.authed) },
+    },
+    postgres: {
+      health: { ...summary(postgres.health), ratioToBare: ratio(postgres.health) },
+      authenticatedAccountInfo: { ...summary(postgres.authed), ratioToBare: ratio(postgres.authed) },
+    },
     target: 'health ≥ 0.8 of bare node:http',
   };
 }
