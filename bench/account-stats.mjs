@@ -4,7 +4,7 @@
 // database is created there and dropped afterwards).
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { percentile, root, round, tmpDir } from './support.mjs';
+import { percentile, root, round, tmpDir, withScratchPostgres } from './support.mjs';
 
 const dist = (p) => path.join(root, 'packages/server/dist', p);
 const AVATARS = 100;
@@ -96,21 +96,6 @@ async function measure(label, openOpts) {
 export async function run() {
   const out = { calls: CALLS, avatars: AVATARS, queriesPerRange: QUERIES, target: 'p95 ≤ 50 ms on PostgreSQL' };
   out.pglite = await measure('PGlite', { pgliteDir: path.join(tmpDir('persona-bench-stats-'), 'pglite') });
-  const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: url });
-  const name = `persona_bench_${process.pid}`;
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const u = new URL(url);
-    u.pathname = `/${name}`;
-    out.postgres = await measure('PostgreSQL', { databaseUrl: u.toString() });
-  } catch (err) {
-    out.postgres = { error: String(err) };
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-    await admin.end().catch(() => {});
-  }
+  out.postgres = await withScratchPostgres('stats', (databaseUrl) => measure('PostgreSQL', { databaseUrl }));
   return out;
 }

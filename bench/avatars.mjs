@@ -3,7 +3,7 @@
 // (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; a scratch database is
 // created there and dropped).
 import path from 'node:path';
-import { percentile, root, round, tmpDir } from './support.mjs';
+import { percentile, root, round, tmpDir, withScratchPostgres } from './support.mjs';
 
 const dist = (p) => path.join(root, 'packages/server/dist', p);
 const AVATARS = 200;
@@ -99,21 +99,6 @@ async function measure(label, openOpts) {
 export async function run() {
   const out = { avatars: AVATARS, runs: RUNS, target: 'PostgreSQL p95: list_avatar ≤ 30 ms, add_avatar_v2 update ≤ 50 ms' };
   out.pglite = await measure('PGlite', { pgliteDir: path.join(tmpDir('persona-bench-av-'), 'pglite') });
-  const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: url });
-  const name = `persona_bench_av_${process.pid}`;
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const u = new URL(url);
-    u.pathname = `/${name}`;
-    out.postgres = await measure('PostgreSQL', { databaseUrl: u.toString() });
-  } catch (err) {
-    out.postgres = { error: String(err) };
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-    await admin.end().catch(() => {});
-  }
+  out.postgres = await withScratchPostgres('avatars', (databaseUrl) => measure('PostgreSQL', { databaseUrl }));
   return out;
 }

@@ -48,3 +48,27 @@ export function percentile(values, p) {
 }
 
 export const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/**
+ * Runs fn with the URL of a scratch PostgreSQL database (created on BENCH_DATABASE_URL's server,
+ * default postgres://postgres@127.0.0.1:5432/test) and drops it afterwards. An error is returned
+ * as { error } so one missing server does not lose the other figures.
+ */
+export async function withScratchPostgres(label, fn) {
+  const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url });
+  const name = `persona_bench_${label}_${process.pid}`;
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    return await fn(u.toString());
+  } catch (err) {
+    return { error: String(err) };
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end().catch(() => {});
+  }
+}
