@@ -88,9 +88,9 @@ describe('workers (VPS)', () => {
   });
 
   it('a real worker process (npm run worker) registers, and is DISCONNECTED once killed without goodbye', async () => {
-    const tsx = path.resolve(here, '../../../../../node_modules/.bin/tsx');
     const main = path.resolve(here, '../../../../worker/src/main.ts');
-    const child = spawnProcess(tsx, [main, '--server', base, '--name', 'process-worker'], {
+    // One process (node with tsx's loader), so SIGKILL kills the worker itself.
+    const child = spawnProcess(process.execPath, ['--import', 'tsx', main, '--server', base, '--name', 'process-worker'], {
       env: { ...process.env, WORKER_SECRET: 'test-worker-secret-0123456789' },
       stdio: 'ignore',
     });
@@ -104,9 +104,8 @@ describe('workers (VPS)', () => {
   }, 30_000);
 
   it('the worker command refuses to start without a secret or server', () => {
-    const tsx = path.resolve(here, '../../../../../node_modules/.bin/tsx');
     const main = path.resolve(here, '../../../../worker/src/main.ts');
-    const res = spawnSync(tsx, [main], { env: { ...process.env, WORKER_SECRET: '' }, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, WORKER_SECRET: '' }, encoding: 'utf8' });
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('WORKER_SECRET');
     expect(res.stderr).toContain('--server');
