@@ -49,6 +49,7 @@ export function FileTab({ collectionId, onDone, onBusy }: { collectionId: number
   const [phase, setPhase] = useState<'Uploading the file…' | 'Processing the file…'>('Uploading the file…');
   const progress = useCreepingProgress();
   const busy = progress.state === 'normal';
+  const name = form.watch('name');
 
   const onDrop = (accepted: File[], rejected: FileRejection[]) => {
     setError(null);
@@ -144,7 +145,7 @@ export function FileTab({ collectionId, onDone, onBusy }: { collectionId: number
       ) : null}
       <SingleProgress state={progress.state} value={progress.value} label={phase} error={error} />
       <Box sx={{ display: 'flex', justifyContent: 'flex-end' }}>
-        <Button type="submit" variant="contained" disabled={!file || !form.formState.isValid || busy || progress.state === 'success'} loading={busy}>
+        <Button type="submit" variant="contained" disabled={!file || !name?.trim() || busy || progress.state === 'success'} loading={busy}>
           Submit
         </Button>
       </Box>

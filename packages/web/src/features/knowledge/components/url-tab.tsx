@@ -20,7 +20,7 @@ export const itemNameFor = (name: string, url: string, count: number) => (count 
 
 /** The Url tab: Name, Description and URL rows (each starts as 'https://'); one item per URL. */
 export function UrlTab({ collectionId, onSettled, onBusy }: { collectionId: number; onSettled: () => void; onBusy: (busy: boolean) => void }) {
-  const form = useForm<TKnowledgeUrlForm>({ resolver: zodResolver(ZKnowledgeUrlForm), defaultValues: { name: '', description: '', urls: [{ url: 'https://' }] }, mode: 'onChange' });
+  const form = useForm<TKnowledgeUrlForm>({ resolver: zodResolver(ZKnowledgeUrlForm), defaultValues: { name: '', description: '', urls: [{ url: 'https://' }] }, mode: 'onTouched' });
   const rows = useFieldArray({ control: form.control, name: 'urls' });
   const batch = useUrlBatch(collectionId, onSettled);
   useEffect(() => onBusy(batch.isBusy), [batch.isBusy, onBusy]);
@@ -39,7 +39,7 @@ export function UrlTab({ collectionId, onSettled, onBusy }: { collectionId: numb
 
   return (
     <Box component="form" noValidate onSubmit={submit} sx={{ display: 'grid', gap: 2 }}>
-      <FormTextField control={form.control} name="name" label="Name" disabled={locked} autoFocus />
+      <FormTextField control={form.control} name="name" label="Name" disabled={locked} />
       <FormTextField control={form.control} name="description" label="Description (optional)" disabled={locked} />
       <Box sx={{ display: 'grid', gap: 1.5 }}>
         {rows.fields.map((row, index) => (
