@@ -196,6 +196,8 @@ describe('items and retrieval', () => {
       ['Cafe', 'ready'],
     ]);
     expect(items[0]!.chunk_count).toBe(2);
+    const listed = (await call(t, me, 'GET', '/knowledge_collection')).json().data;
+    expect(listed.find((x: { id: number }) => x.id === c.id).item_count).toBe(3);
 
     const expectedMode = testDriver === 'pglite' ? 'fused' : 'fulltext';
     const res = await search(t, me, [c.id], 'Who was the last keeper of the lighthouse?');

@@ -23,6 +23,8 @@ export interface ChunkDetails {
   url: string | null;
 }
 
+// Column names spelled out: inside a sub-select drizzle would leave them unqualified.
+const itemCount = sql<number>`(select count(*)::int from knowledge_items ki where ki.collection_id = "knowledge_collections"."id")`;
 const idList = (ids: number[]) => sql.join(ids.map((id) => sql`${id}`), sql`, `);
 const vectorLiteral = (v: number[]) => `[${v.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? (result as T[]));
@@ -34,7 +36,7 @@ export function createKnowledgeRepository(db: Db) {
       const rows = await db
         .select({
           collection: knowledgeCollections,
-          itemCount: sql<number>`(select count(*)::int from ${knowledgeItems} where ${knowledgeItems.collectionId} = ${knowledgeCollections.id})`,
+          itemCount,
         })
         .from(knowledgeCollections)
         .where(eq(knowledgeCollections.userId, userId))
@@ -45,7 +47,7 @@ export function createKnowledgeRepository(db: Db) {
       const [row] = await db
         .select({
           collection: knowledgeCollections,
-          itemCount: sql<number>`(select count(*)::int from ${knowledgeItems} where ${knowledgeItems.collectionId} = ${knowledgeCollections.id})`,
+          itemCount,
         })
         .from(knowledgeCollections)
         .where(and(eq(knowledgeCollections.id, id), eq(knowledgeCollections.userId, userId)))
