@@ -1,12 +1,12 @@
 // npm run bench [-- name ...]: runs the benchmarks (never part of npm test) and writes
-// bench/results/<name>.json. Names: http, startup, bundle, account-stats, avatars.
+// bench/results/<name>.json. Names: http, startup, bundle, account-stats, avatars, knowledge.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const all = ['http', 'startup', 'bundle', 'account-stats', 'avatars'];
+const all = ['http', 'startup', 'bundle', 'account-stats', 'avatars', 'knowledge'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length ? chosen : all;
 
