@@ -190,7 +190,7 @@ async function latency(ctx, collectionIds, modes) {
 }
 
 /** What embedding a question costs (the first time; later the same question hits the cache). */
-async function queryEmbedding(ctx) {
+async function queryEmbedding() {
   const embedder = (await import(dist('features/knowledge/embedder.js'))).createLocalEmbedder();
   try {
     await embedder.embed(['warm up']);
@@ -234,7 +234,7 @@ async function measure(label, openOpts) {
 
 export async function run() {
   const out = { target: 'similarity-search p95 ≤ 50 ms at 100,000 chunks', questions: QUESTIONS.length };
-  out.queryEmbeddingLocalModel = await queryEmbedding({});
+  out.queryEmbeddingLocalModel = await queryEmbedding();
   out.pglite = await measure('PGlite', { pgliteDir: path.join(tmpDir('persona-bench-kb-'), 'pglite') });
   out.postgres = await withScratchPostgres('knowledge', (databaseUrl) => measure('PostgreSQL', { databaseUrl }));
   return out;
