@@ -224,8 +224,10 @@ export async function extractPdf(buf: Buffer): Promise<string> {
 }
 
 function pdfLinesToText(lines: { text: string; size: number; gap: number }[]): string {
-  const sizes = lines.filter((l) => l.text !== '\f').map((l) => l.size).sort((a, b) => a - b);
-  const body = sizes[Math.floor(sizes.length / 2)] ?? 0;
+  // The body size: the font size that carries the most characters.
+  const bySize = new Map<number, number>();
+  for (const l of lines) if (l.text !== '\f') bySize.set(Math.round(l.size * 2) / 2, (bySize.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
+  const body = [...bySize.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
   const gaps = lines.filter((l) => l.gap > 0).map((l) => l.gap).sort((a, b) => a - b);
   const lineGap = gaps[Math.floor(gaps.length / 2)] ?? 0;
   const out: string[] = [];
