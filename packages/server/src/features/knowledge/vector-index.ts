@@ -39,7 +39,7 @@ export async function prepareVectorIndex(repo: KnowledgeRepository, embedder: Em
   if (made !== embedder.id || !exists) {
     await repo.execute(sql`drop table if exists knowledge_embeddings`);
     await repo.execute(
-      sql.raw(`create table knowledge_embeddings (
+      sql.raw(`create table if not exists knowledge_embeddings (
         chunk_id bigint primary key references knowledge_chunks(id) on delete cascade,
         collection_id integer not null,
         embedding vector(${Math.floor(embedder.dimensions)}) not null
