@@ -232,9 +232,10 @@ export function createKnowledgeRepository(db: Db) {
 
     // ── Retrieval ──
     /**
-     * Full-text: the question's lexemes OR-ed (a question rarely shares every word with its answer);
-     * a chunk scores the number of distinct question terms it contains (coordination level), then
-     * ts_rank with length normalisation (headings weigh more than body text) breaks ties.
+     * Full-text: the question's lexemes OR-ed (a question rarely shares every word with its answer).
+     * The 200 best by ts_rank (length-normalised, headings weighing more than body text) are then
+     * scored by the number of distinct question terms they contain (coordination level) plus that
+     * rank: counting terms for every match was the slow part with many matches.
      */
     async searchFullText(collectionIds: number[], query: string, limit: number): Promise<RankedChunk[]> {
       const result = await db.execute(sql`
@@ -244,12 +245,17 @@ export function createKnowledgeRepository(db: Db) {
           select to_tsquery('simple', array_to_string(array(select quote_literal(l) from unnest(terms.t) l), ' | ')) as q,
                  array(select to_tsquery('simple', quote_literal(l)) from unnest(terms.t) l) as each
           from terms where cardinality(terms.t) > 0
+        ), candidates as (
+          select c.id, c.tsv, ts_rank(c.tsv, q.q, 1) as rank
+          from knowledge_chunks c, q
+          where c.collection_id in (${idList(collectionIds)}) and c.tsv @@ q.q
+          order by rank desc
+          limit ${Math.max(200, limit)}
         )
-        select c.id as "chunkId",
-               (select count(*) from unnest(q.each) x where c.tsv @@ x)::float8 + ts_rank(c.tsv, q.q, 1) as score
-        from knowledge_chunks c, q
-        where c.collection_id in (${idList(collectionIds)}) and c.tsv @@ q.q
-        order by score desc, c.id
+        select candidates.id as "chunkId",
+               (select count(*) from unnest(q.each) x where candidates.tsv @@ x)::float8 + candidates.rank as score
+        from candidates, q
+        order by score desc, candidates.id
         limit ${limit}`);
       return rowsOf<{ chunkId: number | string; score: number | string }>(result).map((r) => ({ chunkId: Number(r.chunkId), score: Number(r.score) }));
     },
