@@ -2,6 +2,54 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import fs from 'node:fs';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+// The import rules of docs/ARCHITECTURE.md as lint rules (ADR 045).
+const featuresOf = (dir) => fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+/** A feature folder imports no other feature; `allowed` lists the exceptions the architecture names. */
+const featureZones = (root, allowed = {}) =>
+  featuresOf(root).map((feature) => ({
+    target: `${root}/${feature}`,
+    from: root,
+    except: [`./${feature}`, ...(allowed[feature] ?? [])],
+    message: 'Features do not import each other: move what both need to contract, lib or components (docs/ARCHITECTURE.md).',
+  }));
+const architectureZones = [
+  ...featureZones('./packages/server/src/features', { users: ['./auth/repository.ts'] }),
+  ...featureZones('./packages/web/src/features'),
+  {
+    target: './packages/server/src/features',
+    from: ['./packages/server/src/app.ts', './packages/server/src/main.ts', './packages/server/src/cli'],
+    message: 'Features are wired by app.ts; they do not import it, main.ts or the CLI.',
+  },
+  {
+    target: ['./packages/server/src/plugins', './packages/server/src/lib', './packages/server/src/db'],
+    from: ['./packages/server/src/features', './packages/server/src/app.ts', './packages/server/src/main.ts', './packages/server/src/cli'],
+    message: 'plugins, lib and db are below the features: they do not import them (docs/ARCHITECTURE.md).',
+  },
+  {
+    target: ['./packages/web/src/lib', './packages/web/src/components'],
+    from: ['./packages/web/src/features', './packages/web/src/app'],
+    message: 'lib and components are below the features: they do not import them (docs/ARCHITECTURE.md).',
+  },
+  {
+    target: './packages/web/src/live-client',
+    from: ['./packages/web/src/features', './packages/web/src/app', './packages/web/src/components'],
+    message: 'The avatar page and chat widget run without React: live-client imports only the contract (docs/ARCHITECTURE.md).',
+  },
+  {
+    target: './packages/worker/src/net',
+    from: './packages/worker/src',
+    except: ['./net'],
+    message: 'net imports node only (docs/ARCHITECTURE.md).',
+  },
+  // Between packages: the contract is shared; nobody imports the server or the web app's sources.
+  { target: './packages/contract', from: ['./packages/server', './packages/worker', './packages/web'], message: 'contract imports only zod.' },
+  { target: ['./packages/worker/src', './packages/web'], from: './packages/server', message: 'Only the server imports the server.' },
+  { target: ['./packages/server/src', './packages/worker/src'], from: './packages/web', message: 'Only the web app imports the web app.' },
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/migrations/**', 'data/**', '**/*.d.ts'] },
@@ -9,7 +57,17 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
+    plugins: { 'import-x': importX },
+    settings: {
+      // What import-x needs to read TypeScript files (the plugin's own typescript preset, less its resolver).
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/external-module-folders': importX.flatConfigs.typescript.settings['import-x/external-module-folders'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['packages/*/tsconfig.json', 'tsconfig.check.json'], noWarnOnMultipleProjects: true })],
+    },
     rules: {
+      'import-x/no-restricted-paths': ['error', { zones: architectureZones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
@@ -23,6 +81,26 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'warn',
     },
+  },
+  {
+    // contract imports only zod (and its own files).
+    files: ['packages/contract/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod(/[a-z-]+)?$|\\.{1,2}/)', message: 'contract imports only zod (docs/ARCHITECTURE.md).' }] }],
+    },
+  },
+  {
+    // Tests set up through other features and build the whole app (an integration test of
+    // encryption keys signs a user in through auth; sandbox tests run the server's function
+    // templates): only the contract's rule holds for them. The test harnesses and fakes
+    // (src/test, e2e) may import anything (docs/ARCHITECTURE.md).
+    files: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: architectureZones.filter((z) => z.target === './packages/contract') }] },
+  },
+  {
+    files: ['packages/*/src/test/**', 'packages/web/e2e/**'],
+    rules: { 'import-x/no-restricted-paths': 'off' },
   },
   {
     files: ['packages/server/src/**/*.ts', 'packages/contract/src/**/*.ts'],

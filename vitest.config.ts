@@ -27,6 +27,7 @@ export default defineConfig({
   test: {
     projects: [
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
+      { resolve: { alias }, test: { name: 'worker', root: './packages/worker', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },
       serverProject('server-pglite', 'pglite'),
       ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres', ['src/main.test.ts', 'src/config.test.ts', 'src/plugins/web-app.test.ts', 'src/plugins/errors.test.ts'])] : []),
       {

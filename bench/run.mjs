@@ -1,13 +1,22 @@
 // npm run bench [-- name ...]: runs the benchmarks (never part of npm test) and writes
-// bench/results/<name>.json. Names: http, startup, bundle, account-stats, avatars, knowledge.
+// bench/results/<name>.json. Names: every bench/<name>.mjs that exports run() (support.mjs is shared code).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const all = ['http', 'startup', 'bundle', 'account-stats', 'avatars', 'knowledge'];
-const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+// Every benchmark is a file here exporting run(); branches add theirs without editing this list.
+const all = fs
+  .readdirSync(here)
+  .filter((f) => f.endsWith('.mjs') && !['run.mjs', 'support.mjs'].includes(f))
+  .map((f) => f.slice(0, -'.mjs'.length))
+  .sort();
+// `voice`, `render`, `sandbox`… also name the live-avatar benchmarks (live-voice.mjs…).
+const chosen = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('-'))
+  .map((a) => (all.includes(a) || !all.includes(`live-${a}`) ? a : `live-${a}`));
 const names = chosen.length ? chosen : all;
 
 if ((await ensureBuilt()) !== 0) process.exit(1);

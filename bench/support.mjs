@@ -42,6 +42,88 @@ export function startServer(env) {
   return { child, ready, stop, output: () => out };
 }
 
+const PASSWORD = 'bench-password-1';
+const APP_KEY = 'persona-studio-web';
+
+/**
+ * The portal with npm start's defaults: only the data dir, port, host and the first admin's
+ * password are set (LOG_LEVEL is removed from the environment so the default applies). Its
+ * stdout/stderr go to a file, as they would go to a terminal or a log collector.
+ */
+export async function startPortal(main, extraEnv = {}, nodeArgs = []) {
+  const dataDir = tmpDir('persona-bench-http-');
+  const port = freePort();
+  const logPath = path.join(dataDir, 'server.log');
+  const out = fs.openSync(logPath, 'a');
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, ...extraEnv };
+  delete env.LOG_LEVEL;
+  const child = spawn(process.execPath, [...nodeArgs, main], { env, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const t0 = Date.now();
+  for (;;) {
+    const text = fs.readFileSync(logPath, 'utf8');
+    if (text.includes('is ready')) break;
+    if (child.exitCode !== null || Date.now() - t0 > 120_000) throw new Error(`portal did not start: ${text.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const base = `http://127.0.0.1:${port}`;
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${APP_KEY}` },
+    body: JSON.stringify({ email: 'admin@persona.local', password: PASSWORD }),
+  }).then((r) => r.json());
+  if (!login.sessionId) throw new Error(`login failed: ${JSON.stringify(login)}`);
+  return {
+    base,
+    auth: { authorization: `Bearer ${APP_KEY}:${login.sessionId}` },
+    logBytes: () => fs.statSync(logPath).size,
+    child,
+    stop: async () => {
+      await stopChild(child);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+
+/** CPU seconds used so far by the processes matching `filter` (Linux /proc; 0 elsewhere). */
+export function cpuSeconds(filter) {
+  let ticks = 0;
+  let pids = [];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const cmdline = () => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      };
+      if (!filter(Number(pid), comm, cmdline)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -34,7 +34,9 @@ const INPUTS = [
   'packages/server/migrations',
   'packages/web/src',
   'packages/web/index.html',
+  'packages/web/avatar.html',
   'packages/web/vite.config.ts',
+  'packages/web/vite.avatar.config.ts',
   'packages/web/public',
   'package-lock.json',
 ];
@@ -45,6 +47,7 @@ export function buildIsStale() {
   if (!stamp) return true;
   if (!fs.existsSync(path.join(root, 'packages/server/dist/main.js'))) return true;
   if (!fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) return true;
+  if (!fs.existsSync(path.join(root, 'packages/web/dist/avatar.html'))) return true;
   return INPUTS.some((p) => newestMtime(path.join(root, p)) > stamp.mtimeMs);
 }
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib.mjs';
+import { BUDGET, EXPRESSIONS, FRAMING, MOUTH_SHAPES, VISEMES, personaGlb, portraitLayers, renderThumbnail } from './make-personas.mjs';
 
 const out = path.join(root, 'packages/server/catalog');
 const write = (rel, data) => {
@@ -13,27 +14,13 @@ const write = (rel, data) => {
   fs.writeFileSync(file, typeof data === 'string' || Buffer.isBuffer(data) ? data : `${JSON.stringify(data, null, 2)}\n`);
 };
 
-function portrait({ skin, hair, shirt, bg, hairStyle, fullBody }) {
-  const hairPath =
-    hairStyle === 'long'
-      ? '<path d="M58 70c0-30 18-46 42-46s42 16 42 46v58c-8-6-12-20-12-34v-20H70v20c0 14-4 28-12 34z" fill="HAIR"/>'
-      : hairStyle === 'bun'
-        ? '<circle cx="100" cy="22" r="14" fill="HAIR"/><path d="M60 72c0-28 18-42 40-42s40 14 40 42c-6-10-20-16-40-16s-34 6-40 16z" fill="HAIR"/>'
-        : '<path d="M60 74c0-30 18-44 40-44s40 14 40 44c-4-12-18-20-40-20s-36 8-40 20z" fill="HAIR"/>';
-  const body = fullBody
-    ? `<rect x="72" y="128" width="56" height="56" rx="12" fill="${shirt}"/><rect x="76" y="182" width="20" height="10" fill="#334155"/><rect x="104" y="182" width="20" height="10" fill="#334155"/>`
-    : `<path d="M40 200c4-40 28-62 60-62s56 22 60 62z" fill="${shirt}"/>`;
-  const headY = fullBody ? 0.62 : 1;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 200" width="200" height="200"><rect width="200" height="200" fill="${bg}"/><g transform="translate(${fullBody ? 38 : 0} ${fullBody ? 10 : 0}) scale(${headY})">${fullBody ? '' : body}<rect x="88" y="112" width="24" height="26" rx="8" fill="${skin}"/><ellipse cx="100" cy="84" rx="34" ry="40" fill="${skin}"/>${hairPath.replace(/HAIR/g, hair)}<circle cx="87" cy="86" r="4" fill="#1f2937"/><circle cx="113" cy="86" r="4" fill="#1f2937"/><path d="M88 104c7 6 17 6 24 0" stroke="#7c2d12" stroke-width="3" fill="none" stroke-linecap="round"/></g>${fullBody ? body : ''}</svg>`;
-}
-
 const people = [
-  { id: 'maya', name: 'Maya', skin: '#f1c9a5', hair: '#3b2314', shirt: '#4f46e5', bg: '#e0e7ff', hairStyle: 'long' },
-  { id: 'leo', name: 'Leo', skin: '#c68642', hair: '#1b1b1b', shirt: '#0f766e', bg: '#ccfbf1', hairStyle: 'short' },
-  { id: 'amara', name: 'Amara', skin: '#8d5524', hair: '#111827', shirt: '#b45309', bg: '#fef3c7', hairStyle: 'bun' },
-  { id: 'kenji', name: 'Kenji', skin: '#eac086', hair: '#0b0b0b', shirt: '#be123c', bg: '#ffe4e6', hairStyle: 'short' },
-  { id: 'sofia', name: 'Sofia', skin: '#ffdbac', hair: '#a16207', shirt: '#7c3aed', bg: '#ede9fe', hairStyle: 'long' },
-  { id: 'omar', name: 'Omar', skin: '#a0662f', hair: '#2d1b0e', shirt: '#1d4ed8', bg: '#dbeafe', hairStyle: 'short' },
+  { id: 'maya', name: 'Maya', skin: '#f1c9a5', hair: '#3b2314', shirt: '#4f46e5', bg: '#e0e7ff', hairStyle: 'long', build: 'f', eyes: '#3f6b3a', lip: '#b85c5c' },
+  { id: 'leo', name: 'Leo', skin: '#c68642', hair: '#1b1b1b', shirt: '#0f766e', bg: '#ccfbf1', hairStyle: 'short', build: 'm', eyes: '#3b2a1a', lip: '#9a4a3c' },
+  { id: 'amara', name: 'Amara', skin: '#8d5524', hair: '#111827', shirt: '#b45309', bg: '#fef3c7', hairStyle: 'bun', build: 'f', eyes: '#2b1a10', lip: '#6e2f2a' },
+  { id: 'kenji', name: 'Kenji', skin: '#eac086', hair: '#0b0b0b', shirt: '#be123c', bg: '#ffe4e6', hairStyle: 'short', build: 'm', eyes: '#2b1d12', lip: '#b0665a' },
+  { id: 'sofia', name: 'Sofia', skin: '#ffdbac', hair: '#a16207', shirt: '#7c3aed', bg: '#ede9fe', hairStyle: 'long', build: 'f', eyes: '#2f5d8a', lip: '#c0606a' },
+  { id: 'omar', name: 'Omar', skin: '#a0662f', hair: '#2d1b0e', shirt: '#1d4ed8', bg: '#dbeafe', hairStyle: 'short', build: 'm', eyes: '#2b1a10', lip: '#7d3b30' },
 ];
 
 // Base configs: what every avatar of a kind inherits; each avatar's config names its parent.
@@ -58,18 +45,44 @@ write('avatar-configs/base-full-body.json', {
 write('avatar-configs/base-image.json', { ParentConfig: '/catalog/avatar-configs/base.json', Camera: { framing: 'portrait' } });
 
 const list = { image: [], upperBody: [], fullBody: [], video: [] };
+// Old thumbnails and models are replaced, not left behind.
+for (const dir of ['thumbs', 'models', 'portraits']) fs.rmSync(path.join(out, dir), { recursive: true, force: true });
+const figures = {};
 for (const p of people) {
-  write(`thumbs/${p.id}.svg`, portrait(p));
-  write(`thumbs/${p.id}-full.svg`, portrait({ ...p, fullBody: true }));
-  write(`avatar-configs/${p.id}-upper.json`, { ParentConfig: '/catalog/avatar-configs/base-upper-body.json', Avatar: { model: `${p.id}-upper`, skin: p.skin, hair: p.hair } });
-  write(`avatar-configs/${p.id}-full.json`, { ParentConfig: '/catalog/avatar-configs/base-full-body.json', Avatar: { model: `${p.id}-full`, skin: p.skin, hair: p.hair } });
-  list.upperBody.push({ id: `${p.id}-upper`, name: p.name, dhType: 2, thumbnail: `/catalog/thumbs/${p.id}.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-upper.json` });
-  list.fullBody.push({ id: `${p.id}-full`, name: p.name, dhType: 3, thumbnail: `/catalog/thumbs/${p.id}-full.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-full.json` });
+  for (const fullBody of [false, true]) {
+    const kind = fullBody ? 'full' : 'upper';
+    const { bytes, figures: f, person } = await personaGlb(p, { fullBody });
+    figures[`${p.id}-${kind}`] = f;
+    write(`models/${p.id}-${kind}.glb`, bytes);
+    write(`thumbs/${p.id}-${kind}.png`, renderThumbnail(person, { fullBody, background: p.bg }));
+    write(`avatar-configs/${p.id}-${kind}.json`, {
+      ParentConfig: `/catalog/avatar-configs/base-${fullBody ? 'full' : 'upper'}-body.json`,
+      Avatar: { model: `${p.id}-${kind}`, modelURL: `/catalog/models/${p.id}-${kind}.glb`, skin: p.skin, hair: p.hair },
+    });
+    (fullBody ? list.fullBody : list.upperBody).push({ id: `${p.id}-${kind}`, name: p.name, dhType: fullBody ? 3 : 2, thumbnail: `/catalog/thumbs/${p.id}-${kind}.png`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-${kind}.json` });
+  }
+  // The image avatar: a layered 2D portrait (SVG layers and the manifest the page composes).
+  const layers = portraitLayers(p);
+  const dir = `portraits/${p.id}`;
+  write(`${dir}/backdrop.svg`, layers.backdrop);
+  write(`${dir}/base.svg`, layers.base);
+  write(`${dir}/eyes-open.svg`, layers.eyesOpen);
+  write(`${dir}/eyes-closed.svg`, layers.eyesClosed);
+  for (const shape of MOUTH_SHAPES) write(`${dir}/mouth-${shape}.svg`, layers.mouths[shape]);
+  write(`${dir}/portrait.json`, {
+    size: [layers.width, layers.height],
+    backdrop: `/catalog/${dir}/backdrop.svg`,
+    base: `/catalog/${dir}/base.svg`,
+    eyes: { open: `/catalog/${dir}/eyes-open.svg`, closed: `/catalog/${dir}/eyes-closed.svg` },
+    mouth: Object.fromEntries(MOUTH_SHAPES.map((shape) => [shape, `/catalog/${dir}/mouth-${shape}.svg`])),
+    anchors: layers.anchors,
+  });
+  write(`thumbs/${p.id}-image.svg`, layers.composite);
+  write(`avatar-configs/${p.id}-image.json`, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `${p.id}-image`, portraitURL: `/catalog/${dir}/portrait.json` } });
+  list.image.push({ id: `${p.id}-image`, name: `${p.name} (photo)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}-image.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
 }
-for (const p of people.slice(0, 2)) {
-  write(`avatar-configs/${p.id}-image.json`, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `${p.id}-image` } });
-  list.image.push({ id: `${p.id}-image`, name: `${p.name} (photo)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
-}
+// What the models hold and cost, for the docs and the upload check's comparison.
+write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
 write('avatars.json', list);
 
 // Backgrounds: 16:9 SVG scenes.

@@ -1,7 +1,16 @@
 // npm start: build what changed, then run the portal on the embedded defaults.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, root } from './lib.mjs';
+
+// Listening (issue 14): the offline recogniser is Debian's pocketsphinx, where installed.
+const pocketsphinx = ['/usr/bin', '/usr/local/bin'].some((d) => fs.existsSync(path.join(d, 'pocketsphinx_batch'))) && fs.existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin');
+console.log(
+  pocketsphinx
+    ? 'Offline speech recognition: pocketsphinx found (avatars without an STT key listen with it).'
+    : 'Offline speech recognition: pocketsphinx not found — avatars without an STT key offer typed chat only (apt-get install pocketsphinx pocketsphinx-en-us).',
+);
 
 const code = await ensureBuilt();
 if (code !== 0) process.exit(code);

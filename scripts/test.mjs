@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, root, run } from './lib.mjs';
+import { playwrightFailures, vitestFailures } from './test-report.mjs';
 
 const args = process.argv.slice(2);
 const onlyUnit = args.includes('--unit');
@@ -13,6 +14,9 @@ const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-test-'));
 let passed = 0;
 let failed = 0;
 let broken = false;
+/** Names of the failed (and of the flaky, passed on retry) tests, printed just before the total. */
+const failedNames = [];
+const flakyNames = [];
 
 function count(file, read) {
   try {
@@ -21,6 +25,14 @@ function count(file, read) {
     failed += f;
   } catch {
     broken = true; // no report: the runner itself failed
+  }
+}
+
+function collect(file, read) {
+  try {
+    read(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    // no report: already counted as broken
   }
 }
 
@@ -35,6 +47,7 @@ if (!onlyE2e) {
   const file = path.join(reports, 'vitest.json');
   const code = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
   count(file, (r) => [r.numPassedTests, r.numFailedTests]);
+  collect(file, (r) => failedNames.push(...vitestFailures(r)));
   if (code !== 0) broken = true;
 }
 
@@ -47,11 +60,26 @@ if (!onlyUnit && fs.existsSync(e2eConfig)) {
       env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: file },
     });
     count(file, (r) => [r.stats.expected + r.stats.flaky, r.stats.unexpected]);
+    collect(file, (r) => {
+      const { failures, flaky } = playwrightFailures(r);
+      failedNames.push(...failures);
+      flakyNames.push(...flaky);
+    });
     if (code !== 0) broken = true;
   }
 }
 
 fs.rmSync(reports, { recursive: true, force: true });
 if (broken && failed === 0) failed = 1;
+if (flakyNames.length > 0) {
+  console.log(`\nFlaky (failed, then passed on retry): ${flakyNames.length}`);
+  for (const name of flakyNames) console.log(`  ~ ${name}`);
+}
+if (failedNames.length > 0) {
+  console.log(`\nFailed: ${failedNames.length}`);
+  for (const name of failedNames) console.log(`  ✘ ${name}`);
+} else if (broken) {
+  console.log('\nFailed: a runner exited with an error but reported no failed test (see its output above)');
+}
 console.log(`\nTotal: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || broken ? 1 : 0);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ZStatus } from './common.js';
-import { ZSubscriptionType } from './plans.js';
+import { ZStatus, zDateMs } from './common.js';
+import { ZPlanOffer, ZSubscriptionType } from './plans.js';
 
 export const AccountMessages = {
   accountLoadFailed: 'Failed to fetch Account Details. Please try again',
@@ -14,6 +14,9 @@ export const AccountMessages = {
   samePlan: 'The chosen plan is already your current plan.',
   requestPending: 'A plan change request is already pending.',
   notAPlan: 'Choose one of the plans FREE, STARTER, PRO or ENTERPRISE.',
+  noPendingRequest: 'There is no pending plan request to withdraw.',
+  planRequestWithdrawn: 'Plan request withdrawn',
+  planWithdrawFailed: 'The plan request could not be withdrawn. Please try again later.',
 } as const;
 
 /** accountDetails, with the spec's field names (some contain spaces). */
@@ -31,6 +34,12 @@ export const ZAccountDetails = z.object({
   licenses: z.object({ webgl: z.object({ subscriptionType: ZSubscriptionType }) }),
   /** How many avatars the plan allows (null: unlimited). */
   maxAvatars: z.number().int().nullable(),
+  /** How many avatars the account has now. */
+  avatarCount: z.number().int().optional(),
+  /** Every plan and what it unlocks, from the limits the server enforces. */
+  plans: z.array(ZPlanOffer).optional(),
+  /** Where to send what the portal cannot take itself (an image avatar's photo): configuration. */
+  contactEmail: z.string().optional(),
   /** What the avatar creator reads (spec "Account info used by the creator"). */
   'Assigned Pools': z.string().optional(),
   customAvatarsJsonUrl: z.string().optional(),
@@ -48,11 +57,8 @@ export const ZAccountInfoResponse = z.object({
   accountDetails: ZAccountDetails,
 });
 
-const ZMs = z.coerce
-  .number({ error: AccountMessages.badDate })
-  .int({ error: AccountMessages.badDate })
-  .min(0, { error: AccountMessages.badDate })
-  .max(8.64e15, { error: AccountMessages.badDate });
+/** ms since 1970, inside 1970–9999 (a later end would overflow JavaScript's and PostgreSQL's dates). */
+const ZMs = zDateMs(AccountMessages.badDate);
 
 export const ZAccountStatsQuery = z
   .object({ startDate: ZMs, endDate: ZMs })
@@ -86,7 +92,7 @@ export const ZAccountUpgradeRequest = z.object({
 });
 export type TAccountUpgradeRequest = z.input<typeof ZAccountUpgradeRequest>;
 
-export const ZPlanRequestStatus = z.enum(['PENDING', 'CONFIRMED', 'DECLINED']);
+export const ZPlanRequestStatus = z.enum(['PENDING', 'CONFIRMED', 'DECLINED', 'WITHDRAWN']);
 export type TPlanRequestStatus = z.infer<typeof ZPlanRequestStatus>;
 
 export const ZPlanRequest = z.object({
@@ -105,3 +111,6 @@ export const ZPlanRequest = z.object({
 export type TPlanRequest = z.infer<typeof ZPlanRequest>;
 
 export const ZAccountUpgradeResponse = z.object({ status: ZStatus, request: ZPlanRequest, errors: z.array(z.string()).optional() });
+
+/** POST /api/account_upgrade_withdraw: the caller withdraws their own pending plan request. */
+export const ZWithdrawPlanRequestResponse = z.object({ status: ZStatus, request: ZPlanRequest });

@@ -1,6 +1,6 @@
 // zod/mini: the sign-in pages load these schemas and must stay small.
 import { z } from 'zod/mini';
-import { EMAIL_PATTERN, Limits, ZStatus } from './common.js';
+import { EMAIL_PATTERN, Limits, ZStatus, TextChecks } from './common.js';
 
 export const AuthMessages = {
   emailRequired: 'Email is required',
@@ -24,6 +24,8 @@ export const AuthMessages = {
   invalidResetCode: 'This password reset link is invalid or has expired.',
   invalidVerificationCode: 'This verification link is invalid or has expired.',
   adminSessionInvalid: 'The administrator session is invalid or has expired.',
+  loginAsTicketInvalid: 'This sign-in as a user is invalid, was already used or has expired. Start again from the Users page.',
+  loginAsAdminRefused: 'Administrators cannot be signed in as; only customer accounts can.',
   userNotFound: 'No account with this email exists.',
   forgotPasswordSent:
     'If an account exists for this email, we have sent a link to reset the password.',
@@ -42,6 +44,7 @@ export const ZEmail = z.string({ error: AuthMessages.emailRequired }).check(
   z.minLength(1, { error: AuthMessages.emailRequired, abort: true }),
   z.maxLength(Limits.emailMax, { error: AuthMessages.emailInvalid, abort: true }),
   z.regex(EMAIL_PATTERN, { error: AuthMessages.emailInvalid }),
+  TextChecks.singleLine(AuthMessages.emailInvalid),
 );
 
 /** A password being chosen (register, reset): required, 8..128 characters. */
@@ -64,7 +67,10 @@ export const ZLoginForm = z.object({
 });
 export type TLoginForm = z.infer<typeof ZLoginForm>;
 
-/** Sign in with a password, or (admin login-as) with the live session id of an administrator. */
+/**
+ * Sign in with a password, or (admin login-as) with `adminSessionId`: the spec's field name, which
+ * carries a one-time login-as ticket (POST /api/admin/users/login_as), never a session token.
+ */
 export const ZLoginRequest = z
   .object({
     email: ZEmail,
@@ -96,12 +102,13 @@ const ZName = (required: string) =>
     z.trim(),
     z.minLength(1, { error: required, abort: true }),
     z.maxLength(Limits.nameMax, { error: `${required.replace(' is required', '')} is too long` }),
+    TextChecks.singleLine(),
   );
 
 export const ZRegisterRequest = z.object({
   firstName: ZName(AuthMessages.firstNameRequired),
   lastName: ZName(AuthMessages.lastNameRequired),
-  companyName: z._default(z.optional(z.string().check(z.trim(), z.maxLength(Limits.nameMax, { error: 'Company Name is too long' }))), ''),
+  companyName: z._default(z.optional(z.string().check(z.trim(), z.maxLength(Limits.nameMax, { error: 'Company Name is too long' }), TextChecks.singleLine())), ''),
   mobileNumber: z._default(
     z.optional(
       z.string().check(
@@ -170,4 +177,21 @@ export const AuthLimits = {
   maxFailedLogins: 10,
   failedLoginWindowMinutes: 15,
   lockoutMinutes: 15,
+  /** A login-as ticket is redeemed once, within this time. */
+  loginAsTicketSeconds: 60,
+  /** A login-as session lasts at most this long, and never past the administrator's session. */
+  loginAsSessionMinutes: 60,
 } as const;
+
+/** POST /api/admin/users/login_as (admin): a one-time ticket to sign in as a customer. */
+export const ZLoginAsTicketRequest = z.object({ userId: z.int().check(z.positive(), z.maximum(2_147_483_647)) });
+export type TLoginAsTicketRequest = z.infer<typeof ZLoginAsTicketRequest>;
+export const ZLoginAsTicketResponse = z.object({
+  status: ZStatus,
+  /** Sent as `adminSessionId` with `email` to POST /api/login, once, before `expiresAt`. */
+  ticket: z.string(),
+  email: z.string(),
+  /** ISO 8601, UTC. */
+  expiresAt: z.string(),
+});
+export type TLoginAsTicketResponse = z.infer<typeof ZLoginAsTicketResponse>;

@@ -19,6 +19,71 @@ export const ZFailAnswer = z.object({
 });
 export type TFailAnswer = z.infer<typeof ZFailAnswer>;
 
+// ── Input bounds every schema shares ────────────────────────────────────────────
+// Ids are PostgreSQL `integer`s, dates must stay inside what both JavaScript and PostgreSQL can
+// represent, and no text field stores control characters (PostgreSQL cannot store NUL at all).
+
+/** The largest PostgreSQL `integer` (int4): every id column. */
+export const INT32_MAX = 2_147_483_647;
+
+export const InputMessages = {
+  idInvalid: 'must be a whole number between 1 and 2147483647',
+  controlChars: 'must not contain control characters',
+  dateOutOfRange: 'must be a date between 1970 and 9999',
+} as const;
+
+/**
+ * String checks for text input, shared by the zod and zod/mini schemas alike:
+ * `z.string().check(TextChecks.singleLine())` (names, e-mails, titles, ids sent as text) or
+ * `TextChecks.multiLine()` (descriptions, code, JSON documents).
+ */
+/* eslint-disable no-control-regex -- these patterns exist to find control characters */
+export const TextChecks = {
+  /** No C0 control character nor DEL. */
+  singleLine: (error: string = InputMessages.controlChars) => z.regex(/^[^\u0000-\u001f\u007f]*$/, { error }),
+  /** No C0 control character nor DEL, except tab, line feed and carriage return. */
+  multiLine: (error: string = InputMessages.controlChars) => z.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, { error }),
+};
+/* eslint-enable no-control-regex */
+
+/**
+ * A text field: trimmed, bounded, without control characters (line breaks only when multiLine).
+ * zod/mini; use it inside zod objects as it is, and wrap it with z.optional()/z.nullable().
+ */
+export function zText(opts: { max: number; min?: number; multiLine?: boolean; trim?: boolean; error?: string; tooLong?: string }) {
+  const checks = [
+    ...(opts.trim === false ? [] : [z.trim()]),
+    ...(opts.min ? [z.minLength(opts.min, { error: opts.error, abort: true })] : []),
+    z.maxLength(opts.max, { error: opts.tooLong ?? opts.error, abort: true }),
+    opts.multiLine ? TextChecks.multiLine() : TextChecks.singleLine(),
+  ];
+  return z.string({ error: opts.error }).check(...checks);
+}
+
+const idNumber = (error: string) => z.int({ error }).check(z.minimum(1, { error }), z.maximum(INT32_MAX, { error }));
+
+/**
+ * An id: a positive int32, sent as a number (JSON) or as decimal digits (query strings, paths,
+ * form fields). Anything else (arrays, 3000000000, 1e309, "0x10") is a 400 naming the field.
+ */
+export function zId(error: string = InputMessages.idInvalid) {
+  const digits = z.pipe(z.pipe(z.string({ error }).check(z.regex(/^\d{1,10}$/, { error })), z.transform(Number)), idNumber(error));
+  return z.union([idNumber(error), digits], { error });
+}
+export const ZId = zId();
+
+/** `<id>.json` in a path (hosted config files), as the id. */
+export const ZIdJsonFile = z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,10}\.json$/)), z.transform((s) => Number.parseInt(s, 10))), idNumber(InputMessages.idInvalid));
+
+/** The latest instant accepted as a date: the end of year 9999 (UTC), in ms since 1970. */
+export const DATE_MS_MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** A date as ms since 1970 (UTC), sent as a number or as digits, between 1970 and the end of 9999. */
+export function zDateMs(error: string = InputMessages.dateOutOfRange) {
+  const ms = () => z.int({ error }).check(z.minimum(0, { error }), z.maximum(DATE_MS_MAX, { error }));
+  return z.union([ms(), z.pipe(z.pipe(z.string({ error }).check(z.regex(/^\d{1,16}$/, { error })), z.transform(Number)), ms())], { error });
+}
+
 /** A loose but bounded e-mail pattern: something@something.tld, no spaces. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -43,6 +108,8 @@ export const ZPublicConfig = z.object({
   companyName: z.string(),
   docsUrl: z.string(),
   productName: z.string(),
+  /** PUBLIC_URL: for what leaves the browser (embed snippets, OAuth callbacks), never for same-origin loads. */
+  publicUrl: z.optional(z.string()),
 });
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;
 

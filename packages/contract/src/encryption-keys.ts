@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZStatus } from './common.js';
+import { ZStatus, ZId, TextChecks } from './common.js';
 
 /** Encryption keys (portal spec sections 2, 3, 5, 7): ES256 key pairs for token-based avatar access. */
 export const EncryptionKeyMessages = {
@@ -26,7 +26,8 @@ export const ZEncryptionKeyName = z
   .string({ error: EncryptionKeyMessages.nameRequired })
   .trim()
   .min(1, { error: EncryptionKeyMessages.nameRequired, abort: true })
-  .max(EncryptionKeyLimits.nameMax, { error: EncryptionKeyMessages.nameTooLong });
+  .max(EncryptionKeyLimits.nameMax, { error: EncryptionKeyMessages.nameTooLong })
+  .check(TextChecks.singleLine());
 
 /** The create form (Encryption Name). */
 export const ZEncryptionKeyForm = z.object({ name: ZEncryptionKeyName });
@@ -58,7 +59,7 @@ export type TEncryptionKey = z.infer<typeof ZEncryptionKey>;
 export const ZListEncryptionKeysResponse = z.object({ status: ZStatus, encKeys: z.array(ZEncryptionKey) });
 export const ZAddEncryptionKeyResponse = z.object({ status: ZStatus, encKey: ZEncryptionKey.required({ encKey: true }) });
 export type TAddEncryptionKeyResponse = z.infer<typeof ZAddEncryptionKeyResponse>;
-export const ZDelEncryptionKeyRequest = z.object({ id: z.coerce.number().int().positive(), mode: z.literal('delete') });
+export const ZDelEncryptionKeyRequest = z.object({ id: ZId, mode: z.literal('delete') });
 export const ZDelEncryptionKeyResponse = z.object({ status: ZStatus, id: z.number().int() });
 
 /**
@@ -67,7 +68,7 @@ export const ZDelEncryptionKeyResponse = z.object({ status: ZStatus, id: z.numbe
  */
 export const ZAvatarTokenClaims = z
   .object({
-    avatarId: z.coerce.number().int().positive(),
+    avatarId: ZId,
     exp: z.number().int().positive(),
     userId: z.union([z.string().max(200), z.number()]).optional(),
     iat: z.number().int().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZStatus } from './common.js';
+import { ZStatus, ZId, zId, INT32_MAX } from './common.js';
 
 /** Functions (portal spec sections 2, 3, 4, 5, 7, 8): python code avatars may call, after moderation. */
 export const FunctionMessages = {
@@ -35,6 +35,8 @@ export const FunctionMessages = {
   notLinkable: (names: string[]) => `Only approved functions can be linked to an avatar: ${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} not approved.`,
   reviewLoadFailed: 'Failed to fetch functions for review',
   approved: 'The function has been approved.',
+  approveConfirm: (name: string) => `Approve ${name}? Avatars it is linked to can then run this code, and its owner is told by e-mail.`,
+  approvedNamed: (name: string) => `${name} has been approved; its owner has been told by e-mail. It is now listed under Approved.`,
   rejected: 'The function has been rejected.',
 } as const;
 
@@ -108,14 +110,14 @@ const ZNewItem = z.object({
 });
 const ZUpdateItem = z.object({
   action: z.literal('update'),
-  id: z.coerce.number({ error: FunctionMessages.idRequired }).int().positive({ error: FunctionMessages.idRequired }),
+  id: zId(FunctionMessages.idRequired),
   name: ZFunctionName.optional(),
   code: ZFunctionCode.optional(),
   language: ZFunctionLanguage.optional(),
 });
 const ZDeleteItem = z.object({
   action: z.literal('delete'),
-  id: z.coerce.number({ error: FunctionMessages.idRequired }).int().positive({ error: FunctionMessages.idRequired }),
+  id: zId(FunctionMessages.idRequired),
 });
 export const ZFunctionMutation = z.discriminatedUnion('action', [ZNewItem, ZUpdateItem, ZDeleteItem], {
   error: 'action must be new, update or delete.',
@@ -166,6 +168,14 @@ export const ZFunctionTemplate = z.object({
   code: z.string(),
 });
 export type TFunctionTemplate = z.infer<typeof ZFunctionTemplate>;
+/**
+ * Templates whose functions reach the internet (the weather template calls Open-Meteo): a function
+ * started from one runs with network access — public addresses only, through the worker's
+ * outbound guard. Every other function runs without network.
+ */
+export const NETWORK_FUNCTION_TEMPLATES: readonly string[] = ['weather'];
+export const functionUsesNetwork = (fn: { template: string | null }) => fn.template !== null && NETWORK_FUNCTION_TEMPLATES.includes(fn.template);
+
 export const ZFunctionTemplatesResponse = z.object({ status: ZStatus, templates: z.array(ZFunctionTemplate) });
 
 /** A parameter of an approved function, read from its signature. */
@@ -204,9 +214,9 @@ export const ZReviewQueueQuery = z.object({
 export const ZReviewQueueResponse = z.object({ status: ZStatus, functions: z.array(ZReviewFunction) });
 export const ZReviewDecisionRequest = z
   .object({
-    id: z.coerce.number().int().positive(),
+    id: ZId,
     /** The version the moderator read: a function changed since is not decided. */
-    version: z.coerce.number().int().min(1),
+    version: z.coerce.number().int().min(1).max(INT32_MAX),
     decision: z.enum(['approve', 'reject'], { error: 'decision must be approve or reject.' }),
     reason: z.string().trim().max(FunctionLimits.reasonMax).optional(),
   })

@@ -13,3 +13,7 @@ export * from './oauth.js';
 export * from './encryption-keys.js';
 export * from './functions.js';
 export * from './knowledge.js';
+export * from './live/index.js';
+export * from './provider-lookups.js';
+export * from './brain.js';
+export * from './speech.js';

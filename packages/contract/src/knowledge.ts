@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZStatus } from './common.js';
+import { ZStatus, ZId, TextChecks } from './common.js';
 
 /**
  * Knowledge base (portal spec sections 2, 3, 4, 5, 7, 8, 9; avatar creator: knowledge files and the
@@ -56,6 +56,9 @@ export const KnowledgeMessages = {
   noItems: 'Send at least one knowledge item.',
   fileTypeUnsupported: 'Only PDF, plain text (.txt) and Word (.docx) files are accepted.',
   fileNotUploaded: 'The file was not found in storage. Please upload it again.',
+  // The per-account storage quota of knowledge files (KNOWLEDGE_QUOTA_MB).
+  quotaExceeded: (quotaMb: number) => `Your knowledge files use all of your ${quotaMb} MB of storage. Delete some files to upload more.`,
+  quotaTooSmall: (leftMb: number) => `This file is larger than the ${leftMb} MB left of your knowledge storage. Delete some files to upload it.`,
   queryRequired: 'Query is required',
   collectionsRequired: 'Choose at least one collection.',
   tokenInvalid: 'The knowledge token is invalid or has expired.',
@@ -129,7 +132,8 @@ const ZName = z
   .string({ error: KnowledgeMessages.nameRequired })
   .trim()
   .min(1, { error: KnowledgeMessages.nameRequired, abort: true })
-  .max(KnowledgeLimits.nameMax, { error: KnowledgeMessages.nameTooLong });
+  .max(KnowledgeLimits.nameMax, { error: KnowledgeMessages.nameTooLong })
+  .check(TextChecks.singleLine());
 const ZDescription = z
   .string()
   .trim()
@@ -146,7 +150,6 @@ const ZContent = z
   .string({ error: KnowledgeMessages.contentRequired })
   .max(KnowledgeLimits.contentMax, { error: KnowledgeMessages.contentTooLong, abort: true })
   .refine((v) => v.trim() !== '', { error: KnowledgeMessages.contentRequired });
-const ZId = z.coerce.number().int().positive();
 
 // ── Collections ──────────────────────────────────────────────────────────────
 
@@ -154,7 +157,8 @@ export const ZCollectionName = z
   .string({ error: KnowledgeMessages.collectionNameRequired })
   .trim()
   .min(1, { error: KnowledgeMessages.collectionNameRequired, abort: true })
-  .max(KnowledgeLimits.nameMax, { error: KnowledgeMessages.nameTooLong });
+  .max(KnowledgeLimits.nameMax, { error: KnowledgeMessages.nameTooLong })
+  .check(TextChecks.singleLine());
 
 /** The create page and the Collection Builder's editable name. */
 export const ZCollectionForm = z.object({ name: ZCollectionName });
@@ -195,6 +199,8 @@ export const ZKnowledgeItem = z.object({
   url: z.string().nullable(),
   file_name: z.string().nullable(),
   file_type: z.string().nullable(),
+  /** file items: a short-lived signed link to the stored file (the file itself is private). */
+  file_url: z.string().optional(),
   status: ZKnowledgeStatus,
   /** Why it failed (failed items only). */
   status_reason: z.string().nullable(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EncryptionKeyMessages, ZAddEncryptionKeyRequest } from './encryption-keys.js';
 import { FunctionMessages, ZFunctionForm, ZMutateFunctionsRequest, ZReviewDecisionRequest, approvalStatusName, entryFunctionName } from './functions.js';
-import { OAuthMessages, ZOAuthAppInput, ZOAuthStartQuery, truncateValue } from './oauth.js';
+import { OAuthMessages, ZOAuthAppInput, ZOAuthStartQuery, isSecretNeededAgain, normaliseReturnPath, oauthAppInputSchema, truncateValue } from './oauth.js';
 
 const messages = (result: { success: boolean; error?: { issues: { message: string }[] } }) => result.error?.issues.map((i) => i.message) ?? [];
 
@@ -30,9 +30,45 @@ describe('OAuth config rules', () => {
     ]);
   });
 
-  it('only returns to paths on this portal', () => {
+  it('only returns to paths on this portal, judged on their normalised form', () => {
     expect(ZOAuthStartQuery.safeParse({ returnTo: '/avatar/1' }).success).toBe(true);
-    for (const returnTo of ['https://x.example', '//x.example', '/\\x.example']) expect(ZOAuthStartQuery.safeParse({ returnTo }).success).toBe(false);
+    expect(normaliseReturnPath('/./avatar/../avatar/1?lang=en', 'https://portal.example')).toBe('/avatar/1?lang=en');
+    expect(normaliseReturnPath('/%2F%2Fevil.example', 'https://portal.example')).toBe('/%2F%2Fevil.example');
+    for (const returnTo of [
+      'https://x.example',
+      'https:x.example',
+      'http:x.example',
+      '//x.example',
+      '/\\x.example',
+      '\\\\x.example',
+      '/.//x.example/steal',
+      '/..//x.example',
+      '/a/b/../..//x.example',
+      '/\t/x.example',
+      '\t//x.example',
+      '/\n/x.example',
+      '/\r\n/x.example',
+      ' //x.example',
+      '/\u3000/x.example',
+      '/\u0000/x.example',
+      'x.example',
+      '',
+    ]) {
+      expect(ZOAuthStartQuery.safeParse({ returnTo }).success, JSON.stringify(returnTo)).toBe(false);
+      expect(normaliseReturnPath(returnTo, 'https://portal.example'), JSON.stringify(returnTo)).toBeNull();
+    }
+  });
+
+  it('asks for the client secret again when an endpoint changes on edit', () => {
+    const stored = { oauthURL: 'https://a.example/auth', tokenIssueURL: 'https://a.example/token' };
+    expect(isSecretNeededAgain(stored, { ...stored, clientSecret: '' })).toBe(false);
+    expect(isSecretNeededAgain(stored, { ...stored, tokenIssueURL: 'https://b.example/token', clientSecret: '' })).toBe(true);
+    expect(isSecretNeededAgain(stored, { ...stored, oauthURL: 'https://b.example/auth', clientSecret: '••••1234' })).toBe(true);
+    expect(isSecretNeededAgain(stored, { ...stored, tokenIssueURL: 'https://b.example/token', clientSecret: 'new-secret' })).toBe(false);
+    const schema = oauthAppInputSchema(stored);
+    expect(messages(schema.safeParse({ ...valid, appId: 1, clientSecret: '', tokenIssueURL: 'https://b.example/token' }))).toEqual([OAuthMessages.clientSecretReenter]);
+    expect(schema.safeParse({ ...valid, appId: 1, clientSecret: '' }).success).toBe(true);
+    expect(oauthAppInputSchema()).toBe(ZOAuthAppInput);
   });
 });
 

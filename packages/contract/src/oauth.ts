@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ZStatus } from './common.js';
+import { ZStatus, ZId, TextChecks } from './common.js';
+import { isMasked } from './avatar.js';
 
 /** OAuth configs (portal spec sections 2, 3, 5, 7). */
 export const OAuthMessages = {
@@ -28,6 +29,9 @@ export const OAuthMessages = {
   providerDenied: 'The identity service did not grant access.',
   exchangeFailed: 'The identity service did not accept the authorization code.',
   returnToInvalid: 'returnTo must be a path on this portal.',
+  codeInvalid: 'The sign-in code is invalid, was already used or has expired. Please sign in again.',
+  /** On edit: the stored secret is not sent to new endpoints (a changed URL could collect it). */
+  clientSecretReenter: 'Client Secret is required again when the OAuth URL or Token Issue URL changes',
 } as const;
 
 export const OAuthPartner = { Google: 'Google', SmartPension: 'SmartPension' } as const;
@@ -42,6 +46,8 @@ export const OAuthLimits = {
   valueMax: 2000,
   /** How long a started sign-in (its state) may take. */
   stateTtlMinutes: 10,
+  /** How long the one-time code the callback hands back to returnTo can be exchanged for the grant. */
+  codeTtlSeconds: 120,
 } as const;
 
 /** Default endpoints offered by the wizard for each identity service. */
@@ -64,7 +70,8 @@ const required = (message: string, max: number = OAuthLimits.valueMax) =>
     .string({ error: message })
     .trim()
     .min(1, { error: message })
-    .max(max, { error: max === OAuthLimits.nameMax ? OAuthMessages.nameTooLong : OAuthMessages.valueTooLong });
+    .max(max, { error: max === OAuthLimits.nameMax ? OAuthMessages.nameTooLong : OAuthMessages.valueTooLong })
+    .check(TextChecks.singleLine());
 
 const url = (requiredMessage: string, invalidMessage: string) =>
   required(requiredMessage).refine((v) => v === '' || isHttpUrl(v), { error: invalidMessage });
@@ -89,7 +96,7 @@ export const ZOAuthDetailsStep = z.object({
  */
 export const ZOAuthAppInput = z
   .object({
-    appId: z.coerce.number().int().positive().optional().nullable(),
+    appId: z.optional(z.nullable(ZId)),
     ...ZOAuthInfoStep.shape,
     ...ZOAuthDetailsStep.shape,
   })
@@ -101,6 +108,25 @@ export const ZOAuthAppInput = z
   });
 export type TOAuthAppInput = z.input<typeof ZOAuthAppInput>;
 export type TOAuthAppInputParsed = z.infer<typeof ZOAuthAppInput>;
+
+/**
+ * On edit, may the stored client secret be kept? Not when the OAuth URL or the Token Issue URL
+ * changes: the secret is sent to the token endpoint, so whoever can edit a config must know it to
+ * point the config somewhere else.
+ */
+export function isSecretNeededAgain(
+  stored: { oauthURL: string; tokenIssueURL: string },
+  input: { oauthURL: string; tokenIssueURL: string; clientSecret?: string | null },
+): boolean {
+  const keepsSecret = !input.clientSecret?.trim() || isMasked(input.clientSecret.trim());
+  return keepsSecret && (input.oauthURL.trim() !== stored.oauthURL || input.tokenIssueURL.trim() !== stored.tokenIssueURL);
+}
+
+/** The wizard's schema: on edit, the same rule as the server (see isSecretNeededAgain). */
+export function oauthAppInputSchema(stored?: { oauthURL: string; tokenIssueURL: string }) {
+  if (!stored) return ZOAuthAppInput;
+  return ZOAuthAppInput.refine((value) => !isSecretNeededAgain(stored, value), { error: OAuthMessages.clientSecretReenter, path: ['clientSecret'] });
+}
 
 /** An OAuth config as every call returns it: the client secret masked, never in full. */
 export const ZOAuthApp = z.object({
@@ -120,7 +146,7 @@ export const ZOAuthApp = z.object({
 export type TOAuthApp = z.infer<typeof ZOAuthApp>;
 
 export const ZListOAuthAppsResponse = z.object({ status: ZStatus, oauthApps: z.array(ZOAuthApp) });
-export const ZOAuthAppIdRequest = z.object({ appId: z.coerce.number().int().positive(), mode: z.enum(['get', 'delete']) });
+export const ZOAuthAppIdRequest = z.object({ appId: ZId, mode: z.enum(['get', 'delete']) });
 export const ZGetOAuthAppResponse = z.object({ status: ZStatus, oauthApp: ZOAuthApp });
 export const ZAddOAuthAppResponse = z.object({
   status: ZStatus,
@@ -132,15 +158,55 @@ export const ZAddOAuthAppResponse = z.object({
 export type TAddOAuthAppResponse = z.infer<typeof ZAddOAuthAppResponse>;
 export const ZDelOAuthAppResponse = z.object({ status: ZStatus, appId: z.number().int(), errors: z.array(z.string()) });
 
+/**
+ * Where a sign-in may return to: a path on the portal, checked on its normalised form. Returns the
+ * normalised path (with its query) or null. Refused: anything but a single leading '/', any
+ * backslash, whitespace or control character (the URL parser drops tabs and newlines, so
+ * `/<TAB>/evil` would become `//evil`), and any path whose normalised form leaves `origin` or
+ * starts with `//` (e.g. `/.//evil.example`, which a browser reads as another host).
+ */
+export function normaliseReturnPath(value: string, origin: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (!value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f\u007f]/u.test(value)) return null;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== new URL(origin).origin || url.pathname.startsWith('//') || url.pathname.includes('\\')) return null;
+  return `${url.pathname}${url.search}`;
+}
+
 /** GET /api/oauth/start/{appId}?returnTo=/avatar/10001 */
-export const ZOAuthStartParams = z.object({ appId: z.coerce.number().int().positive() });
+export const ZOAuthStartParams = z.object({ appId: ZId });
 export const ZOAuthStartQuery = z.object({
   returnTo: z
     .string()
     .max(2000)
-    .refine((v) => v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\'), { error: OAuthMessages.returnToInvalid })
+    .refine((v) => normaliseReturnPath(v, 'http://portal.invalid') !== null, { error: OAuthMessages.returnToInvalid })
     .optional(),
 });
+
+/**
+ * After the callback the visitor returns to `returnTo` with `oauthCode` (one-time, short-lived;
+ * `OAuthLimits.codeTtlSeconds`) or `oauthError`. The page exchanges the code for the grant with
+ * POST /api/oauth/grant from the same browser that started the sign-in (its sign-in cookie is
+ * checked), so the grant itself never travels in a URL.
+ */
+export { OAuthReturnParams } from './oauth-return.js';
+export const ZOAuthGrantRequest = z.object({
+  appId: z.coerce.number().int().positive(),
+  code: z.string().min(1).max(200),
+});
+export const ZOAuthGrantResponse = z.object({
+  status: ZStatus,
+  /** The visitor's sign-in with this config: sent in the body of the calls that need it, never in a URL. */
+  oauthGrant: z.string(),
+  /** When the grant stops being accepted (ISO 8601). */
+  expiresAt: z.string(),
+});
+export type TOAuthGrantResponse = z.infer<typeof ZOAuthGrantResponse>;
 export const ZOAuthCallbackQuery = z.object({
   code: z.string().max(4000).optional(),
   state: z.string().max(4000).optional(),

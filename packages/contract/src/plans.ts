@@ -40,3 +40,18 @@ export const Plans: readonly TPlan[] = [
   { code: SubscriptionType.PRO, name: 'PRO', priceUsdMonth: 399 },
   { code: SubscriptionType.ENTERPRISE, name: 'ENTERPRISE', priceUsdMonth: null },
 ];
+
+/** Image (and video) avatars: PRO and ENTERPRISE only (spec "Appearance"). The server enforces this rule. */
+export function hasImageAvatars(code: number): boolean {
+  return code === SubscriptionType.PRO || code === SubscriptionType.ENTERPRISE;
+}
+
+/** What a plan unlocks, as the server enforces it (maxAvatars from its PLAN_MAX_AVATARS; null: unlimited). */
+export const ZPlanOffer = z.object({
+  code: ZSubscriptionType,
+  name: z.string(),
+  priceUsdMonth: z.number().nullable(),
+  maxAvatars: z.number().int().nullable(),
+  imageAvatars: z.boolean(),
+});
+export type TPlanOffer = z.infer<typeof ZPlanOffer>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZWorkerRpcRequest, ZWorkerRpcResult, ZWorkerSessionStop } from './live/worker-rpc.js';
 
 /** The worker ("VPS") websocket protocol between avatar servers and the portal server. */
 export const WorkerProtocol = {
@@ -24,14 +25,24 @@ export const ZWorkerRegister = z.object({
   webSocket: z.string().max(500),
   status: ZWorkerStatus,
   version: z.string().max(50).optional(),
+  /** Live sessions it holds now (0 when it just started). */
+  sessions: z.number().int().min(0).max(100_000).optional(),
+  /** Live sessions it accepts at most. */
+  capacity: z.number().int().min(0).max(100_000).optional(),
 });
-export const ZWorkerPing = z.object({ type: z.literal('ping'), status: ZWorkerStatus });
-export const ZWorkerMessage = z.discriminatedUnion('type', [ZWorkerRegister, ZWorkerPing]);
+export const ZWorkerPing = z.object({
+  type: z.literal('ping'),
+  status: ZWorkerStatus,
+  sessions: z.number().int().min(0).max(100_000).optional(),
+});
+export const ZWorkerMessage = z.discriminatedUnion('type', [ZWorkerRegister, ZWorkerPing, ZWorkerRpcRequest]);
 export type TWorkerMessage = z.infer<typeof ZWorkerMessage>;
 
 export const ZServerToWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('registered'), id: z.number().int(), sessionId: z.string() }),
   z.object({ type: z.literal('pong'), at: z.number() }),
   z.object({ type: z.literal('error'), message: z.string() }),
+  ZWorkerRpcResult,
+  ZWorkerSessionStop,
 ]);
 export type TServerToWorker = z.infer<typeof ZServerToWorker>;

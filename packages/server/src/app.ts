@@ -1,14 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import swagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import { createAuthGuards } from './plugins/auth.js';
+import { assertGuardsRunFirst, createAuthGuards } from './plugins/auth.js';
+import { createMemoryRevocationBus, createRedisRevocationBus } from './plugins/revocations.js';
 import { registerErrorHandler } from './plugins/errors.js';
-import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { registerInputGuard } from './plugins/input-guard.js';
+import { serializerCompiler } from './plugins/serializer.js';
+import { portalCspDirectives, registerSecurityHeaders } from './plugins/security-headers.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
 import path from 'node:path';
@@ -21,13 +25,14 @@ import { avatarRoutes } from './features/avatars/routes.js';
 import { createImageAvatarsRepository } from './features/image-avatars/repository.js';
 import { createImageAvatarService } from './features/image-avatars/service.js';
 import { imageAvatarRoutes } from './features/image-avatars/routes.js';
-import { createSecretBox, type SecretBox } from './lib/secret-box.js';
+import { createSecretBox, parseMasterKey, type SecretBox } from './lib/secret-box.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
+import { withSafeErrorLogging } from './lib/error-log.js';
 import { createAccountRepository } from './features/account/repository.js';
 import { createBillingRepository } from './features/account/billing-repository.js';
 import { createAccountService } from './features/account/service.js';
 import { accountRoutes } from './features/account/routes.js';
-import { adminUsersRoutes } from './features/admin-users/routes.js';
+import { adminUsersRoutes } from './features/users/admin-routes.js';
 import { createUsersService } from './features/users/service.js';
 import { createMemoryPresence, createRedisPresence, type PresenceRegistry } from './features/presence/registry.js';
 import { presenceRoutes } from './features/presence/routes.js';
@@ -49,6 +54,14 @@ import { functionRoutes } from './features/functions/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { registerKnowledge } from './features/knowledge/feature.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
+import { createProviderLookups } from './features/provider-lookups/service.js';
+import { providerLookupRoutes } from './features/provider-lookups/routes.js';
+import { createLiveSessionsRepository } from './features/live-sessions/repository.js';
+import { createLiveSessionsService, type LiveSessionsService } from './features/live-sessions/service.js';
+import { liveSessionRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
+import { billingCheck } from './features/live-sessions/billing-auth.js';
+import { openSecrets } from './features/avatars/secrets.js';
+import { ticketKey } from '@persona/worker';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -57,6 +70,9 @@ declare module 'fastify' {
     presence: PresenceRegistry;
     storage: Storage;
     workerHub: WorkerHub;
+    live: LiveSessionsService;
+    /** The embedded worker takes the page sockets of /avatar-ws here (main.ts sets it). */
+    liveSockets: LiveSocketHost;
   }
 }
 
@@ -74,13 +90,19 @@ export interface AppDeps {
   storage?: Storage;
   /** Worker liveness timings (defaults: the protocol's 30 s timeout, swept every 5 s). */
   workerTimings?: { pingTimeoutMs?: number; sweepIntervalMs?: number };
+  /** Live-session sweep timings (defaults: LiveLimits.staleSessionSeconds, swept every 10 s). */
+  liveTimings?: { staleSessionSeconds?: number; sweepIntervalMs?: number };
 }
 
 /** Builds the whole app from its dependencies; main.ts only listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    // Logs are written off the request path: sonic-boom buffers lines and writes them in the
+    // background (flushed on exit); a write per log line to stdout blocked every request.
+    // Past 16 MB of unwritten lines (a stalled terminal or collector) lines are dropped.
+    // Database errors are logged as code/table/constraint: never their bind values.
+    logger: withSafeErrorLogging(deps.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }) }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -91,27 +113,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
+  assertGuardsRunFirst(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
   registerErrorHandler(app);
+  registerInputGuard(app);
 
   registerSecurityHeaders(app, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
-        mediaSrc: ["'self'", 'blob:', 'https:'],
-        connectSrc: ["'self'", 'ws:', 'wss:'],
-        frameSrc: ["'self'"],
-        fontSrc: ["'self'", 'data:'],
-        objectSrc: ["'none'"],
-        upgradeInsecureRequests: null,
-      },
-    },
+    // connect-src: own origin, WORKER_WS_ORIGINS and the STORAGE_URL bucket only.
+    contentSecurityPolicy: { directives: portalCspDirectives(config) },
     crossOriginEmbedderPolicy: false,
   });
   // With REDIS_URL, rate limits and presence are shared by every server instance.
@@ -127,18 +139,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => mailer.close());
 
   // Secrets at rest: SECRET_KEY, or the key main.ts keeps in DATA_DIR.
-  const secretBox = createSecretBox(config.secretKey ?? (await loadOrCreateKeyFile(config.dataDir, 'secret-key')));
+  const masterKey = config.secretKey ?? (await loadOrCreateKeyFile(config.dataDir, 'secret-key'));
+  const secretBox = createSecretBox(masterKey);
   app.decorate('secretBox', secretBox);
 
+  // Sessions are cached for a few seconds; logout, disable, reset and admin-session ends reach every instance at once.
+  const revocations = redis ? await createRedisRevocationBus(redis, app.log) : createMemoryRevocationBus();
+  app.addHook('onClose', async () => revocations.close());
   const authService = createAuthService({
     repo: createAuthRepository(database.db),
     mailer,
     log: app.log,
     publicUrl: config.publicUrl,
     allowRegistration: config.allowRegistration,
+    revocations,
     now: deps.now,
   });
-  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession });
+  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession, resolveSessionById: authService.resolveSessionById });
 
   await app.register(healthRoutes({ ping: database.ping }));
   await app.register(
@@ -148,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       companyName: config.companyName,
       docsUrl: config.docsUrl,
       productName: 'Persona Studio',
+      publicUrl: config.publicUrl,
     }),
   );
   await app.register(authRoutes({ auth: authService, guards }));
@@ -158,13 +176,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mailer,
     log: app.log,
     publicUrl: config.publicUrl,
+    contactEmail: config.contactEmail,
     planMaxAvatars: config.planMaxAvatars,
     now: deps.now,
     // Resolved at request time: the keys feature is built further down.
     encKeys: async (userId) => (await encryptionKeysService.list(userId)).map((k) => ({ id: k.id, name: k.name, defaultKey: k.defaultKey })),
   });
   await app.register(accountRoutes({ account: accountService, guards }));
-  await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now), guards }));
+  await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now, revocations.publish), guards }));
 
   const presence = deps.presence ?? (redis ? createRedisPresence(redis) : createMemoryPresence());
   app.decorate('presence', presence);
@@ -179,15 +198,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
     now: deps.now,
   });
-  await app.register(oauthRoutes({ oauth: oauthService, guards }));
-  const encryptionKeysService = createEncryptionKeysService({ repo: createEncryptionKeysRepository(database.db), secretBox, now: deps.now });
+  await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
+  const encryptionKeysService = createEncryptionKeysService({
+    repo: createEncryptionKeysRepository(database.db),
+    secretBox,
+    sessionOf: authService.resolveSessionById,
+    now: deps.now,
+  });
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
   const functionsService = createFunctionsService({ repo: createFunctionsRepository(database.db), mailer, log: app.log, publicUrl: config.publicUrl, now: deps.now });
   await app.register(functionRoutes({ functions: functionsService, guards }));
 
   // Multipart for uploads; every file part is streamed to storage by the route that reads it.
   await app.register(multipart, { limits: { fileSize: 26 * 1024 * 1024, files: 6, fields: 12, fieldSize: 2 * 1024 * 1024, parts: 20 } });
-  const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), config.publicUrl);
+  // Private files (knowledge uploads, face photos) are served only through signed, short-lived URLs.
+  const fileUrlKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-file-urls-v1').digest();
+  const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), { key: fileUrlKey, now: deps.now });
   app.decorate('storage', storage);
   registerFileRoutes(app, storage);
   const avatarService = createAvatarService({
@@ -205,10 +231,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       assertOAuthApp: async (userId, id) => {
         await oauthService.get(userId, id);
       },
-      mintToken: (ownerId, avatarId) => encryptionKeysService.mintPortalToken(ownerId, avatarId),
+      // Resolved at request time: the knowledge feature is registered further down.
+      foreignCollectionIds: (userId, ids) => app.knowledge.service.foreignCollectionIds(userId, ids),
+      mintToken: (ownerId, avatarId, sessionId) => encryptionKeysService.mintPortalToken(ownerId, avatarId, { sessionId }),
     },
   });
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
+  // The Brain tab's provider look-ups (models, assistants, voices, languages, agent check), with the avatar's stored keys.
+  const providerLookups = createProviderLookups({
+    providers: config.providers,
+    timeoutMs: config.providerLookupTimeoutMs,
+    allowPrivateUrls: config.allowPrivateUrls,
+    storedPipeline: (userId, avatarId) => avatarService.storedPipeline(userId, avatarId),
+    log: app.log,
+  });
+  await app.register(providerLookupRoutes({ lookups: providerLookups, guards }));
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });
   await app.register(imageAvatarRoutes({ service: imageAvatars, guards, storage }));
   // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
@@ -220,6 +257,41 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
   await app.register(workerRoutes({ hub: workerHub, guards, workerSecret: config.workerSecret }));
+
+  // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
+  const live = createLiveSessionsService({
+    repo: createLiveSessionsRepository(database.db),
+    openSecrets: (c) => openSecrets(c, secretBox),
+    presence,
+    verifyToken: (ownerId, keyId, avatarId, token) => encryptionKeysService.verifyToken(ownerId, keyId, avatarId, token),
+    oauthApp: (appId) => oauthService.publicInfo(appId),
+    consumeOAuthGrant: (appId, grant) => oauthService.consumeGrant(appId, grant),
+    billingCheck: (url, header, body) => billingCheck(url, header, body, { allowPrivate: config.allowPrivateUrls, log: app.log }),
+    searchKnowledge: async (ownerUserId, collectionIds, query, k) => {
+      const owned = new Set(collectionIds);
+      for (const id of await app.knowledge.service.foreignCollectionIds(ownerUserId, collectionIds)) owned.delete(id);
+      if (owned.size === 0) return [];
+      const { hits } = await app.knowledge.service.search(ownerUserId, { collection_ids: [...owned], query, k, mode: 'fused' });
+      return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
+    },
+    ticketKey: ticketKey(config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'))),
+    allowPrivateUrls: config.allowPrivateUrls,
+    platformLlm: config.platformLlm,
+    log: app.log,
+    now: deps.now,
+    staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
+  });
+  app.decorate('live', live);
+  workerHub.setRpcHandler((workerId, method, params) => live.handleRpc(workerId, method, params));
+  const liveSockets: LiveSocketHost = { accept: null };
+  app.decorate('liveSockets', liveSockets);
+  let liveSweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    liveSweeper = setInterval(() => void live.sweep().catch((err: unknown) => app.log.error({ err }, 'live session sweep failed')), deps.liveTimings?.sweepIntervalMs ?? 10_000);
+    liveSweeper.unref();
+  });
+  app.addHook('preClose', async () => clearInterval(liveSweeper));
+  await app.register(liveSessionRoutes({ live, sockets: liveSockets, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
   await registerWebApp(app, config.webDistDir);

@@ -20,10 +20,34 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the provider hosts of the look-ups: public defaults, overrides, {region} for Azure', () => {
+    const c = loadConfig({});
+    expect(c.providers).toMatchObject({ openai: 'https://api.openai.com/v1', elevenlabs: 'https://api.elevenlabs.io', azureTts: 'https://{region}.tts.speech.microsoft.com', polly: undefined });
+    expect(c.providerLookupTimeoutMs).toBe(8000);
+    const o = loadConfig({ PROVIDER_ELEVENLABS_URL: 'http://gateway.internal:8080/eleven/', PROVIDER_AZURE_STT_URL: 'https://{region}.stt.sovereign.example', PROVIDER_LOOKUP_TIMEOUT_MS: '2500' });
+    expect(o.providers.elevenlabs).toBe('http://gateway.internal:8080/eleven');
+    expect(o.providers.azureStt).toBe('https://{region}.stt.sovereign.example');
+    expect(o.providerLookupTimeoutMs).toBe(2500);
+    expect(() => loadConfig({ PROVIDER_DEEPGRAM_URL: 'ftp://x' })).toThrow(/PROVIDER_DEEPGRAM_URL/);
+    expect(() => loadConfig({ PROVIDER_AZURE_TTS_URL: 'not a url {region}' })).toThrow(/PROVIDER_AZURE_TTS_URL/);
+  });
+
   it('reads booleans and strips a trailing slash from PUBLIC_URL', () => {
     const c = loadConfig({ ALLOW_REGISTRATION: 'true', ALLOW_PRIVATE_URLS: '1', PUBLIC_URL: 'https://studio.example.com/' });
     expect(c.allowRegistration).toBe(true);
     expect(c.allowPrivateUrls).toBe(true);
     expect(c.publicUrl).toBe('https://studio.example.com');
+  });
+
+  it('reads the worker websocket origins and the storage origin the pages may connect to', () => {
+    const c = loadConfig({ WORKER_WS_ORIGINS: ' wss://avatars-1.example.com:8443/avatar-ws, ws://10.0.0.7:9000,wss://avatars-1.example.com:8443 ', STORAGE_URL: 's3://KEY:SECRET@files.example.com/bucket?region=eu-west-1' });
+    expect(c.workerWsOrigins).toEqual(['wss://avatars-1.example.com:8443', 'ws://10.0.0.7:9000']);
+    expect(c.storageOrigin).toBe('https://files.example.com');
+    expect(loadConfig({ STORAGE_URL: 's3://K:S@127.0.0.1:9000/b?insecure=1' }).storageOrigin).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({}).workerWsOrigins).toEqual([]);
+    expect(loadConfig({}).storageOrigin).toBeUndefined();
+    for (const bad of ['https://avatars.example.com', 'wss://', '*', 'ws:', 'wss://user:pw@a.example.com']) {
+      expect(() => loadConfig({ WORKER_WS_ORIGINS: bad }), bad).toThrow(/WORKER_WS_ORIGINS/);
+    }
   });
 });

@@ -24,6 +24,23 @@ const optionalUrl = (protocols: string[]) =>
       { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
     );
 
+/** A URL that may hold `{region}` in its host (Azure's regional endpoints). */
+const regionTemplateUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v))
+  .refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return ['http:', 'https:'].includes(new URL(v.replaceAll('{region}', 'region')).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be a URL starting with http:// or https:// (it may contain {region})' },
+  );
+
 /** Every variable the server reads. Nothing else in the server reads process.env. */
 export const ZEnv = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -48,6 +65,27 @@ export const ZEnv = z.object({
       message: 'must be 32 bytes as 64 hex characters or base64',
     }),
   WORKER_SECRET: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  // ws(s) origins of avatar servers on other hosts, which pages may connect to (CSP connect-src).
+  WORKER_WS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+        let url: URL | undefined;
+        try {
+          url = new URL(part);
+        } catch {
+          url = undefined;
+        }
+        if (!url || (url.protocol !== 'ws:' && url.protocol !== 'wss:') || !url.hostname || url.username || url.password) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not a ws:// or wss:// address (e.g. wss://avatars-1.example.com:8443)` });
+          return z.NEVER;
+        }
+        origins.push(`${url.protocol}//${url.host}`);
+      }
+      return [...new Set(origins)];
+    }),
   ALLOW_PRIVATE_URLS: bool(false),
   ALLOW_REGISTRATION: bool(false),
   TRUST_PROXY: bool(false),
@@ -58,6 +96,12 @@ export const ZEnv = z.object({
     .optional()
     .transform((v) => (v === '' ? undefined : v))
     .refine((v) => v === undefined || (v.length >= 8 && v.length <= 128), { message: 'must be 8-128 characters' }),
+  // Where customers send what the portal cannot take itself (an image avatar's photo); ADMIN_EMAIL when unset.
+  CONTACT_EMAIL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.email('must be an e-mail address').optional()),
   COMPANY_NAME: z.string().min(1).default('Persona Studio'),
   DOCS_URL: z.string().min(1).default('/react/docs'),
   PLAN_MAX_AVATARS: z
@@ -83,7 +127,27 @@ export const ZEnv = z.object({
   EMBEDDINGS_URL: optionalUrl(['http:', 'https:']),
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   EMBEDDINGS_API_KEY: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  // Simple mode's model (an OpenAI-compatible endpoint the operator runs or pays for).
+  PLATFORM_LLM_URL: optionalUrl(['http:', 'https:']),
+  PLATFORM_LLM_API_KEY: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  PLATFORM_LLM_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4000).default(1536),
+  // Provider look-ups of the avatar creator: each provider's API host (tests, gateways, sovereign clouds).
+  PROVIDER_OPENAI_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_GROQ_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_GEMINI_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_ELEVENLABS_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_CARTESIA_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_NEUPHONIC_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_DEEPGRAM_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_POLLY_URL: optionalUrl(['http:', 'https:']),
+  PROVIDER_AZURE_TTS_URL: regionTemplateUrl,
+  PROVIDER_AZURE_STT_URL: regionTemplateUrl,
+  PROVIDER_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8_000),
+  // Knowledge uploads: the time one document may take to be read (in a worker thread, then
+  // stopped), and the storage each account may use for knowledge files.
+  KNOWLEDGE_EXTRACT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  KNOWLEDGE_QUOTA_MB: z.coerce.number().int().min(1).max(10_000_000).default(1024),
 });
 
 export type TEnv = z.infer<typeof ZEnv>;
@@ -102,6 +166,10 @@ export interface Config {
   mailFrom: string;
   secretKey: string | undefined;
   workerSecret: string | undefined;
+  /** Origins (ws:// or wss://) of workers on other hosts: allowed in the pages' connect-src. */
+  workerWsOrigins: string[];
+  /** The storage bucket's origin when STORAGE_URL names one (the browser uploads to it). */
+  storageOrigin: string | undefined;
   allowPrivateUrls: boolean;
   allowRegistration: boolean;
   /** Trust X-Forwarded-* (only behind a reverse proxy). */
@@ -110,14 +178,49 @@ export interface Config {
   embeddedWorker: boolean;
   adminEmail: string;
   adminPassword: string | undefined;
+  /** The address customers write to (CONTACT_EMAIL, else ADMIN_EMAIL); never derived from the host. */
+  contactEmail: string;
   companyName: string;
   docsUrl: string;
   logLevel: TEnv['LOG_LEVEL'];
   /** Maximum avatars per plan name (null: unlimited). */
   planMaxAvatars: Record<string, number | null>;
   webDistDir: string;
+  /** Simple mode's platform model (null: not configured; Simple LLM avatars say so). */
+  platformLlm: { baseUrl: string; apiKey: string; model: string } | null;
   /** Knowledge base embeddings (see ZEnv). */
   embeddings: { mode: 'local' | 'off'; url: string | undefined; model: string; apiKey: string | undefined; dimensions: number };
+  /** Provider API hosts of the avatar creator's look-ups (operator's choice; `{region}` filled in for Azure). */
+  providers: ProviderUrls;
+  /** How long a provider look-up may take. */
+  providerLookupTimeoutMs: number;
+  /** Knowledge uploads (see ZEnv). */
+  knowledge: { extractTimeoutSeconds: number; quotaMb: number };
+}
+
+export interface ProviderUrls {
+  openai: string;
+  groq: string;
+  gemini: string;
+  elevenlabs: string;
+  cartesia: string;
+  neuphonic: string;
+  deepgram: string;
+  azureTts: string;
+  azureStt: string;
+  /** Unset: the SDK's regional endpoint (https://polly.{region}.amazonaws.com). */
+  polly: string | undefined;
+}
+
+const trimSlash = (v: string) => v.replace(/\/+$/, '');
+
+/** The origin a browser reaches the bucket at: s3:// is https (http with ?insecure=1 or ?tls=false). */
+function storageOrigin(storageUrl: string | undefined): string | undefined {
+  if (!storageUrl || storageUrl.startsWith('file:')) return undefined;
+  const u = new URL(storageUrl);
+  const isInsecure = u.searchParams.get('insecure') === '1' || u.searchParams.get('tls') === 'false';
+  const protocol = u.protocol === 's3:' ? (isInsecure ? 'http:' : 'https:') : u.protocol;
+  return `${protocol}//${u.host}`;
 }
 
 export class ConfigError extends Error {
@@ -150,17 +253,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     secretKey: e.SECRET_KEY,
     workerSecret: e.WORKER_SECRET,
+    workerWsOrigins: e.WORKER_WS_ORIGINS,
+    storageOrigin: storageOrigin(e.STORAGE_URL),
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     allowRegistration: e.ALLOW_REGISTRATION,
     trustProxy: e.TRUST_PROXY,
     embeddedWorker: e.EMBEDDED_WORKER,
     adminEmail: e.ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
+    contactEmail: (e.CONTACT_EMAIL ?? e.ADMIN_EMAIL).toLowerCase(),
     companyName: e.COMPANY_NAME,
     docsUrl: e.DOCS_URL,
     logLevel: e.LOG_LEVEL,
     planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
+    platformLlm: e.PLATFORM_LLM_URL ? { baseUrl: e.PLATFORM_LLM_URL.replace(/\/+$/, ''), apiKey: e.PLATFORM_LLM_API_KEY ?? '', model: e.PLATFORM_LLM_MODEL } : null,
     embeddings: { mode: e.EMBEDDINGS, url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, dimensions: e.EMBEDDINGS_DIMENSIONS },
+    providers: {
+      openai: trimSlash(e.PROVIDER_OPENAI_URL ?? 'https://api.openai.com/v1'),
+      groq: trimSlash(e.PROVIDER_GROQ_URL ?? 'https://api.groq.com/openai/v1'),
+      gemini: trimSlash(e.PROVIDER_GEMINI_URL ?? 'https://generativelanguage.googleapis.com/v1beta'),
+      elevenlabs: trimSlash(e.PROVIDER_ELEVENLABS_URL ?? 'https://api.elevenlabs.io'),
+      cartesia: trimSlash(e.PROVIDER_CARTESIA_URL ?? 'https://api.cartesia.ai'),
+      neuphonic: trimSlash(e.PROVIDER_NEUPHONIC_URL ?? 'https://api.neuphonic.com'),
+      deepgram: trimSlash(e.PROVIDER_DEEPGRAM_URL ?? 'https://api.deepgram.com'),
+      azureTts: trimSlash(e.PROVIDER_AZURE_TTS_URL ?? 'https://{region}.tts.speech.microsoft.com'),
+      azureStt: trimSlash(e.PROVIDER_AZURE_STT_URL ?? 'https://{region}.api.cognitive.microsoft.com'),
+      polly: e.PROVIDER_POLLY_URL ? trimSlash(e.PROVIDER_POLLY_URL) : undefined,
+    },
+    providerLookupTimeoutMs: e.PROVIDER_LOOKUP_TIMEOUT_MS,
+    knowledge: { extractTimeoutSeconds: e.KNOWLEDGE_EXTRACT_TIMEOUT_SECONDS, quotaMb: e.KNOWLEDGE_QUOTA_MB },
   };
 }

@@ -1,21 +1,38 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 // The real entry points, as `npm start` and `npm run admin` run them (from source via tsx).
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-main-'));
-const port = 41000 + Math.floor(Math.random() * 2000);
+/** A port the OS says is free now (a random pick could meet another run's server on a shared machine). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+const port = await freePort();
 const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: '', DATABASE_URL: '' };
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
+/** Servers a test started: one that failed half-way must not hold the data dir for the next test. */
+const started: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function startServer() {
   // One process (node with tsx's loader), so signals reach main.ts's own handlers.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -50,7 +67,7 @@ describe('main.ts and the operator CLI', () => {
       headers: { 'content-type': 'application/json', authorization: 'Bearer persona-studio-web' },
       body: JSON.stringify({ email: 'owner@example.com', password }),
     });
-    expect((await login.json()).userType).toBe('ADMIN');
+    expect(((await login.json()) as { userType?: string }).userType).toBe('ADMIN');
     expect(fs.existsSync(path.join(dataDir, 'server.pid'))).toBe(true);
 
     server.child.kill('SIGTERM');

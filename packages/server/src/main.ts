@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { buildApp } from './app.js';
 import { ensureFirstAdmin } from './bootstrap.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
-import { startWorker, type WorkerHandle } from '@persona/worker';
+import { startLiveWorker, type LiveWorkerHandle } from '@persona/worker';
 
 async function main() {
   const t0 = performance.now();
@@ -31,7 +31,7 @@ async function main() {
   const admin = await ensureFirstAdmin(database, config, app.log);
   await fs.writeFile(path.join(config.dataDir, 'server.pid'), String(process.pid));
 
-  let embedded: WorkerHandle | undefined;
+  let embedded: LiveWorkerHandle | undefined;
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -58,7 +58,7 @@ async function main() {
   if (config.embeddedWorker) {
     const local = new URL(address);
     if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
-    embedded = startWorker({
+    embedded = await startLiveWorker({
       serverUrl: local.origin,
       secret: config.workerSecret,
       name: 'embedded',
@@ -70,6 +70,9 @@ async function main() {
         error: (msg, data) => app.log.error(data ?? {}, `embedded worker: ${msg}`),
       },
     });
+    // The pages' sockets of /avatar-ws on the portal's own port go to the embedded worker.
+    const runtime = embedded.runtime;
+    app.liveSockets.accept = (socket) => runtime.accept(socket);
   }
   const ms = Math.round(performance.now() - t0);
   const lines = [

@@ -66,7 +66,10 @@ for (const width of WIDTHS) {
       await expect(item).toBeVisible();
       if (template.name === 'split_bill') await shot(admin, 'functions-review');
       await item.getByRole('button', { name: 'Approve' }).click();
+      // Approving asks first, then says what happened once the card has left the Pending list.
+      await admin.getByRole('dialog', { name: `Approve ${template.name}` }).getByRole('button', { name: 'Approve' }).click();
       await expect(item).toHaveCount(0);
+      await expect(admin.getByRole('status').filter({ hasText: `${template.name} has been approved` })).toBeVisible();
     }
     await adminContext.close();
 

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startFakeProviders } from './support/fake-providers';
 import { startMailSink } from './support/mail-sink';
+import { startFakeOpenAi } from '../../worker/src/test/fake-openai';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const serverMain = path.join(root, 'packages/server/dist/main.js');
@@ -11,7 +13,7 @@ const webDist = path.join(root, 'packages/web/dist');
 const webIndex = path.join(webDist, 'index.html');
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output()}`);
     try {
@@ -22,7 +24,7 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, output: () =>
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`the server did not become healthy within 60 s:\n${output()}`);
+  throw new Error(`the server did not become healthy within 120 s:\n${output()}`);
 }
 
 /**
@@ -38,6 +40,11 @@ export default async function globalSetup() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-e2e-'));
   const mailDir = path.join(work, 'mail');
   const sink = await startMailSink(mailDir);
+  // An OpenAI-compatible model on 127.0.0.1 for LLM avatars (the worker's scripted fake: answers
+  // from knowledge passages, calls the function it is asked to call, reports tool results).
+  const llm = await startFakeOpenAi({ apiKey: 'e2e-llm-key' });
+  // The Brain tab's provider look-ups go here (brain.spec.ts).
+  const providers = await startFakeProviders();
 
   const admin = { email: 'admin@e2e.test', password: 'admin-e2e-password-1' };
   const workerSecret = 'e2e-worker-secret-0123456789abcdef';
@@ -62,17 +69,29 @@ export default async function globalSetup() {
       WEB_DIST_DIR: webDist,
       COMPANY_NAME: 'Persona Studio E2E Ltd',
       LOG_LEVEL: 'warn',
+      // The fake model above is a user-supplied base URL on a loopback address.
+      ALLOW_PRIVATE_URLS: 'true',
+      PROVIDER_OPENAI_URL: `${providers.url}/openai`,
+      PROVIDER_ELEVENLABS_URL: `${providers.url}/eleven`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stdout?.on('data', (chunk) => (output += chunk));
   server.stderr?.on('data', (chunk) => (output += chunk));
+  // E2E_SERVER_LOG=FILE keeps the server's log (warnings and errors) for a look after the run.
+  if (process.env.E2E_SERVER_LOG) {
+    const log = fs.createWriteStream(process.env.E2E_SERVER_LOG);
+    server.stdout?.pipe(log);
+    server.stderr?.pipe(log);
+  }
   await waitForHealth(baseUrl, server, () => output);
 
   process.env.E2E_MAIL_DIR = mailDir;
   process.env.E2E_ADMIN_EMAIL = admin.email;
   process.env.E2E_ADMIN_PASSWORD = admin.password;
   process.env.E2E_WORKER_SECRET = workerSecret;
+  process.env.E2E_LLM_URL = llm.url;
+  process.env.E2E_LLM_KEY = 'e2e-llm-key';
 
   return async () => {
     await new Promise<void>((resolve) => {
@@ -82,6 +101,8 @@ export default async function globalSetup() {
       setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
     });
     await sink.close();
+    await llm.close();
+    await providers.close();
     if (process.env.E2E_KEEP_DATA) console.log(`e2e data kept in ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
   };

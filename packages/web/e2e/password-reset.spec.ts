@@ -10,6 +10,9 @@ test('forgot password → e-mail → reset → sign in with the new password', a
   await page.goto('/react/login');
   await page.getByRole('link', { name: 'Forgot password?' }).click();
   await expect(page).toHaveURL(/\/react\/forgotpassword$/);
+  // The URL changes before the lazily loaded page replaces the sign-in form (which has its own
+  // Email field): wait for the new page, or the address may go into the old form.
+  await expect(page.getByRole('heading', { name: 'Forgot your password?' })).toBeVisible();
   const since = Date.now();
   await page.getByLabel('Email').fill(account.email);
   await page.getByRole('button', { name: 'Send Reset Link' }).click();
@@ -49,4 +52,7 @@ test('a made-up reset link says so', async ({ page }) => {
   await expect(page.getByRole('heading', { name: 'Invalid Code' })).toBeVisible();
   await page.getByRole('link', { name: 'Send Email Again' }).click();
   await expect(page).toHaveURL(/\/react\/forgotpassword$/);
+  // The URL changes before the lazily loaded page replaces the sign-in form (which has its own
+  // Email field): wait for the new page, or the address may go into the old form.
+  await expect(page.getByRole('heading', { name: 'Forgot your password?' })).toBeVisible();
 });

@@ -1,8 +1,19 @@
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { defineConfig } from '@playwright/test';
+
+/**
+ * A port that is free now, asked of the OS (a random pick could land on another run's server on
+ * this shared machine, and the health check would then be answered by that server).
+ */
+const freePort = () =>
+  execFileSync(process.execPath, ['-e', "const s = require('net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })"], {
+    encoding: 'utf8',
+  }).trim();
 
 // One server for the whole run (started by global-setup.ts). The port is chosen here so that
 // the runner and its workers (which inherit the environment) agree on the base URL.
-const port = (process.env.E2E_PORT ??= String(41000 + Math.floor(Math.random() * 8000)));
+const port = (process.env.E2E_PORT ??= freePort());
 
 export default defineConfig({
   testDir: '.',
@@ -12,7 +23,9 @@ export default defineConfig({
   timeout: 45_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  workers: 3,
+  // One browser per core, at most 3: with 3 workers on this 2-core machine (plus the server) every
+  // step of a long story test took seconds and one hit the 45 s limit (ERR_ABORTED on reload).
+  workers: Math.max(1, Math.min(3, os.availableParallelism())),
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [['list']],

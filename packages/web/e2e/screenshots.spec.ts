@@ -2,21 +2,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { adminAccount, apiLogin, callApi, createVerifiedAccount } from './support/accounts';
+import { adminAccount, createVerifiedAccount } from './support/accounts';
 import { linkIn, waitForMail } from './support/mailbox';
 import { signIn } from './support/pages';
+import { formatFindings, seriousViolations, type AxeFinding } from './support/axe';
 
-// Every page at desktop and phone width, into e2e/screenshots/ (gitignored) for a visual review.
+// Every page at desktop and phone width, into e2e/screenshots/ (gitignored) for a visual review,
+// each checked with axe-core: a serious or critical WCAG A/AA violation on any page fails the test.
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
 for (const width of [1280, 390]) {
-  test(`screenshots at ${width} px`, async ({ page, browser }) => {
-    test.setTimeout(120_000);
+  test(`screenshots at ${width} px`, async ({ page }) => {
+    test.setTimeout(360_000);
     fs.mkdirSync(dir, { recursive: true });
     await page.setViewportSize({ width, height: width > 760 ? 800 : 844 });
+    const findings: AxeFinding[] = [];
     const shot = async (name: string, target: Page = page) => {
-      await target.waitForLoadState('networkidle');
+      // Pages that poll never go network-idle for long: wait a bounded time.
+      await target.waitForLoadState('networkidle', { timeout: 5000 }).catch(() => {});
       await target.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
+      findings.push(...(await seriousViolations(target, `${name}-${width}`)));
+      // No page scrolls sideways (issue 12: /oauthhelp did at 390 px).
+      const overflow = await target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 0) findings.push({ page: `${name}-${width}`, rule: 'horizontal-scroll', impact: 'serious', help: `the page is ${overflow} px wider than the window`, targets: [] });
     };
 
     await page.goto('/react/login');
@@ -75,6 +83,8 @@ for (const width of [1280, 390]) {
 
     await signIn(page, account.email, 'new-password-for-shots');
     await expect(page).toHaveURL(/\/react\/avatars$/);
+    // The plan's limit is known by START, before any form is filled in (issue 12).
+    await expect(page.getByText('0 of 1 avatars')).toBeVisible();
     await shot('user-avatars');
     if (width > 760) {
       // The narrowest width that still shows the top-bar menu.
@@ -85,6 +95,22 @@ for (const width of [1280, 390]) {
     await page.goto('/react/account');
     await expect(page.getByRole('heading', { name: 'Account', level: 1 })).toBeVisible();
     await shot('user-account');
+    await page.getByRole('button', { name: 'Change Subscription' }).click();
+    await expect(page.getByRole('dialog', { name: 'Change Subscription' })).toBeVisible();
+    await shot('user-plan-dialog');
+    await page.keyboard.press('Escape');
+    for (const [route, name] of [
+      ['/react/knowledgeBase', 'user-knowledge'],
+      ['/react/functions', 'user-functions'],
+      ['/react/encryptionKeys', 'user-encryption-keys'],
+      ['/react/oauthconfigs', 'user-oauth-configs'],
+      ['/react/addoauthapp', 'user-add-oauth-app'],
+      ['/react/oauthhelp', 'user-oauth-help'],
+    ] as const) {
+      await page.goto(route);
+      await expect(page.locator('main').getByRole('heading').first()).toBeVisible();
+      await shot(name);
+    }
     if (width < 760) {
       await page.getByRole('button', { name: 'Open menu' }).click();
       await expect(page.getByRole('navigation', { name: 'Menu' })).toBeVisible();
@@ -101,13 +127,23 @@ for (const width of [1280, 390]) {
     await expect(page).toHaveURL(/\/react\/onlineusers$/);
     await shot('admin-online-users');
 
-    const adminSessionId = await apiLogin(admin.email, admin.password);
-    const proxy = await browser.newContext({ viewport: { width, height: 800 } });
-    const proxyPage = await proxy.newPage();
-    await proxyPage.goto(`/react/login?adminSessionId=${encodeURIComponent(adminSessionId)}&email=${encodeURIComponent(account.email)}`);
+    for (const [route, name] of [
+      ['/react/vpsstatus', 'admin-vps-status'],
+      ['/react/requests', 'admin-requests'],
+      ['/react/functionsreview', 'admin-functions-review'],
+      ['/react/users', 'admin-users'],
+    ] as const) {
+      await page.goto(route);
+      await expect(page.locator('main').getByRole('heading').first()).toBeVisible();
+      await shot(name);
+    }
+    await page.goto('/react/users');
+    await page.getByRole('searchbox', { name: 'Search' }).fill(account.email);
+    const [proxyPage] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('button', { name: `Sign in as ${account.email}` }).click()]);
+    await proxyPage.setViewportSize({ width, height: 800 });
     await expect(proxyPage.getByText('on behalf of an administrator')).toBeVisible();
     await shot('admin-login-as', proxyPage);
-    await proxy.close();
-    await callApi('/api/logout', undefined, adminSessionId);
+    await proxyPage.close();
+    expect(findings, formatFindings(findings)).toEqual([]);
   });
 }

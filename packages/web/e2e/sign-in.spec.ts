@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { adminAccount, apiLogin, callApi, createVerifiedAccount, type Account } from './support/accounts';
+import { adminAccount, callApi, createVerifiedAccount, type Account } from './support/accounts';
 import { mainMenu, signIn } from './support/pages';
 
 let user: Account;
@@ -95,16 +95,34 @@ test('signing out revokes the session and clears the browser', async ({ page }) 
   await expect(page).toHaveURL(/\/react\/login$/);
 });
 
-test("an administrator's login-as opens the user's portal in this tab only", async ({ page }) => {
+test("an administrator signs in as a customer from the Users page: a new tab, this tab only, no secret in any address, ended with the administrator's session", async ({ page, context }) => {
   const admin = adminAccount();
-  const adminSessionId = await apiLogin(admin.email, admin.password);
-  await page.goto(`/react/login?adminSessionId=${encodeURIComponent(adminSessionId)}&email=${encodeURIComponent(user.email)}`);
-  await expect(page).toHaveURL(/\/react\/avatars$/);
-  await expect(page.getByText('on behalf of an administrator')).toBeVisible();
-  const stored = await page.evaluate(() => ({
-    tab: sessionStorage.getItem('persona.auth'),
-    remembered: localStorage.getItem('persona.auth'),
-  }));
+  const addresses: string[] = [];
+  context.on('request', (request) => addresses.push(request.url()));
+  await signIn(page, admin.email, admin.password);
+  await expect(page).toHaveURL(/\/react\/onlineusers$/);
+  const adminToken = (await page.evaluate(() => JSON.parse(localStorage.getItem('persona.auth') ?? '{}') as { token?: string })).token!;
+  expect(adminToken).toBeTruthy();
+
+  await page.goto('/react/users');
+  await page.getByRole('searchbox', { name: 'Search' }).fill(user.email);
+  const ticketAnswer = page.waitForResponse((r) => r.url().endsWith('/api/admin/users/login_as'));
+  const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: `Sign in as ${user.email}` }).click()]);
+  const ticket = ((await (await ticketAnswer).json()) as { ticket: string }).ticket;
+  await expect(tab).toHaveURL(/\/react\/avatars$/);
+  await expect(tab.getByText('on behalf of an administrator')).toBeVisible();
+  const stored = await tab.evaluate(() => ({ tab: sessionStorage.getItem('persona.auth'), remembered: localStorage.getItem('persona.auth') }));
   expect(JSON.parse(stored.tab ?? '{}')).toMatchObject({ adminProxy: true, userType: 'USER' });
-  expect(stored.remembered).toBeNull();
+  // The administrator's own remembered session is untouched.
+  expect(JSON.parse(stored.remembered ?? '{}')).toMatchObject({ userType: 'ADMIN', token: adminToken });
+  // Neither the administrator's session nor the ticket ever travelled in an address.
+  expect(addresses.filter((url) => url.includes(adminToken) || url.includes(ticket))).toEqual([]);
+  // The ticket was used once.
+  expect((await callApi('/api/login', { email: user.email, adminSessionId: ticket })).status).toBe(401);
+
+  // The administrator signs out: the customer's tab is signed out with them.
+  await page.goto('/react/signout');
+  await expect(page.getByRole('heading', { name: 'You have been logged out' })).toBeVisible();
+  await tab.goto('/react/account');
+  await expect(tab).toHaveURL(/\/react\/login$/);
 });

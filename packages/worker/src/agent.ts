@@ -1,6 +1,14 @@
 import os from 'node:os';
 import WebSocket from 'ws';
-import { WorkerProtocol, ZServerToWorker, type TWorkerMessage } from '@persona/contract';
+import { LiveRpc, WorkerProtocol, ZServerToWorker, type TLiveRpcMethod, type TLiveRpcParams, type TLiveRpcResult, type TWorkerMessage } from '@persona/contract';
+
+/** The portal refused an RPC call (the error is a LiveCode or a short reason), or it could not be made. */
+export class RpcError extends Error {
+  constructor(readonly code: string) {
+    super(code);
+    this.name = 'RpcError';
+  }
+}
 
 export interface WorkerLogger {
   info(msg: string, data?: object): void;
@@ -22,6 +30,8 @@ export interface WorkerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   log?: WorkerLogger;
+  /** Live sessions held now and at most (reported on register and in pings). */
+  load?: () => { sessions: number; capacity: number };
 }
 
 export interface WorkerHandle {
@@ -34,6 +44,12 @@ export interface WorkerHandle {
   stop(): Promise<void>;
   /** Called when an administrator deleted this worker; it stops on its own. */
   onDeleted?: () => void;
+  /** Calls the portal (live sessions); rejects with RpcError on refusal, loss of the socket or timeout. */
+  rpc<M extends TLiveRpcMethod>(method: M, params: TLiveRpcParams<M>, timeoutMs?: number): Promise<TLiveRpcResult<M>>;
+  /** Called when the portal says a session must stop. */
+  onSessionStop?: (sessionId: string, code: string) => void;
+  /** Resolves when registered now (at once) or next. */
+  whenRegistered(): Promise<void>;
 }
 
 const consoleLog: WorkerLogger = {
@@ -72,6 +88,17 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   let backoff = minBackoff;
   let resolveRegistered!: (v: { id: number; sessionId: string }) => void;
   const registered = new Promise<{ id: number; sessionId: string }>((r) => (resolveRegistered = r));
+  let nextRpcId = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; method: TLiveRpcMethod }>();
+  let registeredWaiters: (() => void)[] = [];
+  const failPending = (reason: string) => {
+    for (const [id, p] of pending) {
+      clearTimeout(p.timer);
+      pending.delete(id);
+      p.reject(new RpcError(reason));
+    }
+  };
+  const loadNow = () => opts.load?.();
 
   const send = (msg: TWorkerMessage) => {
     if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
@@ -91,6 +118,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         privateIp: privateIp(),
         webSocket: opts.webSocketUrl ?? wsUrl.replace(WorkerProtocol.path, '/avatar-ws'),
         status,
+        ...(loadNow() ?? {}),
       });
     });
     ws.on('message', (data) => {
@@ -108,7 +136,22 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         log.info('registered', { id: msg.data.id, name });
         resolveRegistered({ id: msg.data.id, sessionId: msg.data.sessionId });
         clearInterval(pinger);
-        pinger = setInterval(() => send({ type: 'ping', status }), pingIntervalMs);
+        pinger = setInterval(() => send({ type: 'ping', status, ...(loadNow() ? { sessions: loadNow()!.sessions } : {}) }), pingIntervalMs);
+        for (const waiter of registeredWaiters.splice(0)) waiter();
+      } else if (msg.data.type === 'rpc-result') {
+        const p = pending.get(msg.data.id);
+        if (!p) return;
+        pending.delete(msg.data.id);
+        clearTimeout(p.timer);
+        if (!msg.data.ok) {
+          p.reject(new RpcError(msg.data.error ?? 'refused'));
+          return;
+        }
+        const result = LiveRpc[p.method].result.safeParse(msg.data.result);
+        if (result.success) p.resolve(result.data);
+        else p.reject(new RpcError('bad-answer'));
+      } else if (msg.data.type === 'session-stop') {
+        handle.onSessionStop?.(msg.data.sessionId, msg.data.code);
       } else if (msg.data.type === 'error') {
         log.warn('server said', { message: msg.data.message });
       }
@@ -120,6 +163,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     ws.on('close', (code, reason) => {
       clearInterval(pinger);
       socket = null;
+      failPending('disconnected');
       if (state === 'stopped') return;
       if (code === WorkerProtocol.closeDeleted) {
         log.warn('deleted by an administrator; stopping');
@@ -142,8 +186,30 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       status = next;
       send({ type: 'ping', status });
     },
+    rpc(method, params, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        if (state !== 'registered' || socket?.readyState !== WebSocket.OPEN) {
+          reject(new RpcError('disconnected'));
+          return;
+        }
+        const id = nextRpcId++;
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new RpcError('timeout'));
+        }, timeoutMs);
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer, method });
+        send({ type: 'rpc', id, method, params });
+      });
+    },
+    whenRegistered() {
+      if (state === 'registered') return Promise.resolve();
+      return new Promise<void>((r) => registeredWaiters.push(r));
+    },
     async stop() {
       state = 'stopped';
+      failPending('stopped');
+      for (const waiter of registeredWaiters.splice(0)) waiter();
+      registeredWaiters = [];
       clearInterval(pinger);
       clearTimeout(retry);
       const ws = socket;

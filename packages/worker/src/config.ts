@@ -5,15 +5,27 @@ const ZWorkerEnv = z.object({
   secret: z.string({ error: 'WORKER_SECRET is required' }).min(16, 'WORKER_SECRET must be at least 16 characters'),
   name: z.string().min(1).max(100).optional(),
   wsUrl: z.url({ protocol: /^wss?$/, error: '--ws-url must be ws(s)://…' }).optional(),
+  listen: z
+    .string()
+    .regex(/^(?:(.+):)?(\d{1,5})$/, '--listen must be PORT or HOST:PORT')
+    .transform((v) => {
+      const m = /^(?:(.+):)?(\d{1,5})$/.exec(v)!;
+      return { host: m[1] ?? '0.0.0.0', port: Number(m[2]) };
+    })
+    .refine((v) => v.port <= 65535, '--listen port must be at most 65535')
+    .default({ host: '0.0.0.0', port: 8090 }),
+  capacity: z.coerce.number({ error: '--capacity must be a number' }).int('--capacity must be a whole number').min(1, '--capacity must be at least 1').max(100_000).default(200),
 });
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
-export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string }) {
+export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string }) {
   const parsed = ZWorkerEnv.safeParse({
     serverUrl: flags.server ?? env.WORKER_SERVER_URL,
     secret: env.WORKER_SECRET,
     name: flags.name ?? env.WORKER_NAME,
     wsUrl: flags.wsUrl ?? env.WORKER_WS_URL,
+    listen: flags.listen ?? env.WORKER_LISTEN,
+    capacity: flags.capacity ?? env.WORKER_CAPACITY,
   });
   if (!parsed.success) throw new Error(`Invalid worker configuration:\n${parsed.error.issues.map((i) => `  - ${i.message}`).join('\n')}`);
   return parsed.data;

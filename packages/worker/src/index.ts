@@ -1,1 +1,11 @@
 export { startWorker, type WorkerHandle, type WorkerOptions, type WorkerLogger } from './agent.js';
+export { ticketKey, signTicket, createTicketVerifier, type TicketCheck } from './live/tickets.js';
+export { createProviderBrain, type BrainOptions } from './brains/registry.js';
+export { createGuardedFetch, sharedGuardedFetch, GuardedFetchError, type GuardedFetchOptions } from './net/guarded-fetch.js';
+export { isGlobalUnicast, nonGlobalReason } from './net/ip-ranges.js';
+export { createSpeechPipeline, speechFrame, type SpeechPipeline, type SpeechPipelineOptions, type SpeechTurn, type SpeechEvent, type SpeechTurnMetrics } from './speech/pipeline.js';
+export { createOfflineVoice, createOfflineTts, OFFLINE_VOICES, type OfflineVoice } from './speech/offline-voice.js';
+export { chooseTts, createTtsEngine, type TtsChoice, type OperatorTts, type TtsBaseUrls } from './speech/tts-choice.js';
+export { RpcError } from './agent.js';
+export { createLiveRuntime, startLiveWorker, type LiveRuntime, type LiveRuntimeOptions, type LiveWorkerHandle, type LiveWorkerOptions } from './live/runtime.js';
+export { Conversation, type PageSocket, type PortalLink } from './live/conversation.js';

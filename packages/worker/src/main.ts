@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { startWorker } from './agent.js';
 import { loadWorkerConfig } from './config.js';
+import { startLiveWorker } from './live/runtime.js';
 
 const USAGE = `Persona Studio worker (avatar server)
 
-  npm run worker -- --server <url> [--name NAME] [--ws-url URL]
+  npm run worker -- --server <url> [--name NAME] [--listen [HOST:]PORT] [--ws-url URL] [--capacity N]
 
-  --server   the portal server, e.g. http://portal.example.com:3000   (or WORKER_SERVER_URL)
-  --name     the name shown on VPS Status (default: worker-<hostname>) (or WORKER_NAME)
-  --ws-url   the websocket URL avatar clients use to reach this worker (or WORKER_WS_URL)
+  --server    the portal server, e.g. http://portal.example.com:3000   (or WORKER_SERVER_URL)
+  --name      the name shown on VPS Status (default: worker-<hostname>) (or WORKER_NAME)
+  --listen    where avatar pages connect to this worker (default 0.0.0.0:8090) (or WORKER_LISTEN)
+  --ws-url    the websocket URL avatar pages use to reach it, when not ws://<host>:<port>/avatar-ws
+              (behind TLS or a proxy: wss://…/avatar-ws; add its origin to the portal's
+              WORKER_WS_ORIGINS) (or WORKER_WS_URL)
+  --capacity  live sessions it takes at most (default 200) (or WORKER_CAPACITY)
 
 The shared secret comes from WORKER_SECRET (the server's value: set it on both, or copy the
 one the server generated into DATA_DIR/worker-secret).`;
@@ -19,6 +23,8 @@ const { values } = parseArgs({
     server: { type: 'string' },
     name: { type: 'string' },
     'ws-url': { type: 'string' },
+    listen: { type: 'string' },
+    capacity: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -28,12 +34,20 @@ if (values.help) {
 }
 let config;
 try {
-  config = loadWorkerConfig(process.env, { server: values.server, name: values.name, wsUrl: values['ws-url'] });
+  config = loadWorkerConfig(process.env, { server: values.server, name: values.name, wsUrl: values['ws-url'], listen: values.listen, capacity: values.capacity });
 } catch (err) {
   console.error(`${err instanceof Error ? err.message : err}\n\n${USAGE}`);
   process.exit(1);
 }
-const worker = startWorker({ serverUrl: config.serverUrl, secret: config.secret, name: config.name, webSocketUrl: config.wsUrl });
+const worker = await startLiveWorker({
+  serverUrl: config.serverUrl,
+  secret: config.secret,
+  name: config.name,
+  webSocketUrl: config.wsUrl,
+  listen: config.listen,
+  capacity: config.capacity,
+});
+console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);
 worker.onDeleted = () => process.exit(0);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

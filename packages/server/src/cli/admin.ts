@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { AppError } from '../lib/app-error.js';
 import { createUsersService } from '../features/users/service.js';
+import { sendRevocation, type Revocation } from '../plugins/revocations.js';
 
 const USAGE = `Persona Studio operator commands (npm run admin -- <command>)
 
@@ -52,7 +53,12 @@ async function main() {
     throw new Error(`The server is running on ${config.dataDir}; stop it first (the embedded database allows one process).`);
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
-  const users = createUsersService(database.db);
+  // Running server instances keep sessions in memory for a few seconds: tell them what ended.
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  const revoked = async (revocation: Revocation) => {
+    if (redis) await sendRevocation(redis, revocation);
+  };
+  const users = createUsersService(database.db, () => new Date(), revoked);
   const generated = () => randomBytes(12).toString('base64url');
   try {
     switch (command) {
@@ -99,6 +105,7 @@ async function main() {
     }
   } finally {
     await database.close();
+    await redis?.quit();
   }
 }
 

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type PgModule from 'pg';
 import * as schema from './schema/index.js';
+import { preparedQueries } from './pglite-statements.js';
 
 export type Db = NodePgDatabase<typeof schema>;
 export type DbDriver = 'pglite' | 'postgres';
@@ -38,10 +41,56 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return database;
 }
 
+/** Named statements kept per connection; past that, new query texts run unnamed. */
+const STATEMENTS_PER_CONNECTION = 500;
+
+/**
+ * Every parameterised query runs as a named prepared statement (its name a hash of its text),
+ * so PostgreSQL parses and plans each query text once per connection instead of on every call.
+ * Queries without parameters (migrations, DDL, several statements in one text) stay unnamed.
+ * Not for transaction-mode PgBouncer before 1.21 (it does not keep named statements).
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `p_${createHash('sha1').update(text).digest('base64url')}`;
+    if (statementNames.size < 10_000) statementNames.set(text, name);
+  }
+  return name;
+}
+
+function statementCachingClient(pg: typeof PgModule) {
+  return class StatementCachingClient extends pg.Client {
+    private readonly named = new Set<string>();
+
+    override query(...args: unknown[]): never {
+      const [config, values] = args as [unknown, unknown];
+      if (config && typeof config === 'object' && typeof (config as QueryConfigLike).text === 'string' && !(config as QueryConfigLike).name) {
+        const c = config as QueryConfigLike;
+        const params = Array.isArray(values) ? values : c.values;
+        if (Array.isArray(params) && params.length > 0) {
+          const name = statementName(c.text);
+          if (this.named.has(name) || this.named.size < STATEMENTS_PER_CONNECTION) {
+            this.named.add(name);
+            args[0] = { ...c, name };
+          }
+        }
+      }
+      return (super.query as (...a: unknown[]) => never)(...args);
+    }
+  };
+}
+interface QueryConfigLike {
+  text: string;
+  name?: string;
+  values?: unknown[];
+}
+
 async function openPostgres(url: string, poolSize = 10): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: statementCachingClient(pg) });
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the pool replaces it on the next query.
   pool.on('error', (err) => {
@@ -58,6 +107,10 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
   };
 }
 
+const keepText = (value: string) => value;
+/** What drizzle asks PGlite for: dates, timestamps, intervals and their arrays as text. */
+const DRIZZLE_TEXT_PARSERS = { 1082: keepText, 1114: keepText, 1184: keepText, 1186: keepText, 1182: keepText, 1115: keepText, 1185: keepText, 1187: keepText, 1231: keepText };
+
 async function openPglite(opts: OpenOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -69,7 +122,21 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     ...(opts.pgliteDir ? { dataDir: opts.pgliteDir } : {}),
     ...(opts.pgliteTemplate ? { loadDataDir: opts.pgliteTemplate } : {}),
   });
-  const db = drizzle(client, { schema }) as unknown as Db;
+  // drizzle passes these parsers (dates and intervals stay text; it maps them itself) with every
+  // query, and PGlite then copies its whole parser table for that query (~0.1 ms each time).
+  // They are made the instance's own here (after PGlite set up its array parsers), and the
+  // query function below drops drizzle's per-query copy.
+  Object.assign(client.parsers, DRIZZLE_TEXT_PARSERS);
+  // Parameterised queries run as named prepared statements (see pglite-statements.ts).
+  const query = preparedQueries(client);
+  const forDrizzle = new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'query') return query;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const db = drizzle({ client: forDrizzle, schema }) as unknown as Db;
   let closed = false;
   return {
     db,

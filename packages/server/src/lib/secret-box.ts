@@ -1,6 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+const IV_BYTES = 12;
+/** GCM accepts tags as short as 4 bytes unless told otherwise; a short tag makes forgery cheap. */
+const TAG_BYTES = 16;
 
 /**
  * Encrypts secrets at rest (provider API keys, OAuth client secrets, private keys) with
@@ -27,16 +30,19 @@ export function createSecretBox(secretKey: string): SecretBox {
   return {
     isSealed,
     seal(plain) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join(':');
     },
     open(sealed) {
       if (!isSealed(sealed)) throw new Error('not a sealed secret');
-      const [, iv, tag, data] = sealed.split(':') as [string, string, string, string];
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      const [, ivText, tagText, data] = sealed.split(':') as [string, string, string, string];
+      const iv = Buffer.from(ivText, 'base64url');
+      const tag = Buffer.from(tagText, 'base64url');
+      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
   };

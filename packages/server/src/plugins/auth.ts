@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { TUserType } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 import { safeEqual } from '../lib/tokens.js';
@@ -10,8 +10,8 @@ export interface AuthContext {
   userName: string;
   userType: TUserType;
   adminProxy: boolean;
-  /** The raw session token (needed for logout and login-as links). */
-  token: string;
+  /** The session's id: what logout ends and what derived credentials (knowledge JWT, tickets) name. */
+  sessionId: number;
 }
 
 declare module 'fastify' {
@@ -21,6 +21,8 @@ declare module 'fastify' {
 }
 
 export type SessionResolver = (token: string) => Promise<AuthContext | null>;
+/** A live session by its id (for credentials derived from a session), or null when it ended. */
+export type SessionIdResolver = (sessionId: number) => Promise<AuthContext | null>;
 
 /** Splits `Bearer <APP_KEY>[:<token>]`. */
 export function parseAuthorization(header: string | undefined): { appKey: string; token?: string } | null {
@@ -30,11 +32,16 @@ export function parseAuthorization(header: string | undefined): { appKey: string
   return match[2] ? { appKey: match[1]!, token: match[2] } : { appKey: match[1]! };
 }
 
+/** Every guard function made here, so that `assertGuardsRunFirst` can find them in route options. */
+const guardFunctions = new WeakSet<object>();
+
 /**
- * The guards routes use as preHandlers: appKey (calls without a session), session (any
- * signed-in user), admin (ADMIN only; others get 403).
+ * The guards routes use as `onRequest` hooks (before the body is read or validated, so a caller
+ * without the right gets 401/403, never a 400 about a body they may not send): appKey (calls
+ * without a session), session (any signed-in user), admin (ADMIN only, and never a login-as
+ * session; others get 403).
  */
-export function createAuthGuards(opts: { appKey: string; resolveSession: SessionResolver }) {
+export function createAuthGuards(opts: { appKey: string; resolveSession: SessionResolver; resolveSessionById: SessionIdResolver }) {
   const checkKey = (request: FastifyRequest) => {
     const parsed = parseAuthorization(request.headers.authorization);
     if (!parsed) throw AppError.unauthorized();
@@ -56,10 +63,29 @@ export function createAuthGuards(opts: { appKey: string; resolveSession: Session
 
   const admin = async (request: FastifyRequest, reply: FastifyReply) => {
     await session(request, reply);
-    if (request.auth?.userType !== 'ADMIN') throw AppError.forbidden();
+    // A login-as session acts as its user and never as an administrator.
+    if (request.auth?.userType !== 'ADMIN' || request.auth.adminProxy) throw AppError.forbidden();
   };
 
-  return { appKey, session, admin };
+  for (const guard of [appKey, session, admin]) guardFunctions.add(guard);
+  return { appKey, session, admin, sessionById: opts.resolveSessionById };
+}
+
+/** Marks a feature's own guard (e.g. the knowledge JWT guard) so `assertGuardsRunFirst` checks it too. */
+export function markGuard<T extends object>(guard: T): T {
+  guardFunctions.add(guard);
+  return guard;
+}
+
+/**
+ * Refuses (at start-up) a route that runs a guard after its input was validated: a guard belongs
+ * in `onRequest` (or `preValidation`), never in `preHandler`.
+ */
+export function assertGuardsRunFirst(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const late = [route.preHandler].flat().filter((fn): fn is NonNullable<typeof fn> => !!fn && guardFunctions.has(fn as object));
+    if (late.length > 0) throw new Error(`${String(route.method)} ${route.url}: auth guards must run in onRequest, before the body is validated`);
+  });
 }
 
 export type AuthGuards = ReturnType<typeof createAuthGuards>;

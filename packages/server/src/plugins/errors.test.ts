@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { ErrorMessages, FailReason } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
-import { registerErrorHandler } from './errors.js';
+import { BAD_VALUE_MESSAGE, registerErrorHandler } from './errors.js';
 
 async function appWithRoutes() {
   const app = Fastify({ logger: false });
@@ -55,5 +55,41 @@ describe('the error handler', () => {
     const res = await app.inject({ method: 'POST', url: '/typed', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
     expect(res.statusCode).toBe(400);
     expect(res.json().status).toBe('FAIL');
+  });
+});
+
+describe('the error handler and bad values', () => {
+  async function app() {
+    const a = Fastify({ logger: false });
+    registerErrorHandler(a);
+    a.get('/db/:code', async (req) => {
+      // What drizzle throws: its own error with the driver's DatabaseError as the cause.
+      const cause = Object.assign(new Error('value "3000000000" is out of range for type integer'), { code: (req.params as { code: string }).code, severity: 'ERROR', table: 'avatars' });
+      throw new Error('Failed query: select …', { cause });
+    });
+    a.get('/multipart', async () => {
+      const err = new Error('Unexpected end of form');
+      err.stack = `Error: Unexpected end of form\n    at Multipart._final (/app/node_modules/@fastify/busboy/lib/types/multipart.js:588:17)`;
+      throw err;
+    });
+    await a.ready();
+    return a;
+  }
+
+  it.each(['22003', '22P02', '22021', '22008', '54000'])('answers a database data exception (%s) with a 400 that shows no value', async (code) => {
+    const res = await (await app()).inject(`/db/${code}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ status: 'FAIL', errors: [BAD_VALUE_MESSAGE], failReason: FailReason.InvalidOrMissingParams });
+    expect(res.body).not.toContain('3000000000');
+  });
+
+  it('keeps other database errors as 500', async () => {
+    expect((await (await app()).inject('/db/08006')).statusCode).toBe(500);
+  });
+
+  it('answers a broken multipart body with a 400', async () => {
+    const res = await (await app()).inject('/multipart');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().failReason).toBe(FailReason.InvalidOrMissingParams);
   });
 });

@@ -3,7 +3,36 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { ErrorMessages, FailReason } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 
-const GENERIC = /^(Invalid|Too (big|small)|Unrecognized|Expected)/;
+const GENERIC = /^(Invalid|Too (big|small)|Unrecognized|Expected|must )/;
+
+/** The message of a 400 caused by a value the database could not take (out of range, NUL…). */
+export const BAD_VALUE_MESSAGE = 'A value in the request is out of range or not valid.';
+
+/**
+ * The SQLSTATE of a database error (PostgreSQL or PGlite), wherever the query builder wrapped it.
+ * Class 22 (data exception: out-of-range numbers and dates, NUL in text, bad encodings) and 54000
+ * (a value too large to index) are caused by the values sent, so they are the client's 400.
+ */
+function databaseError(error: unknown): { code: string; table?: string; column?: string; constraint?: string } | undefined {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, severity, table, column, constraint } = e as Record<string, unknown>;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string') {
+      return { code, table: table as string | undefined, column: column as string | undefined, constraint: constraint as string | undefined };
+    }
+  }
+  return undefined;
+}
+const isBadValue = (code: string) => code.startsWith('22') || code === '54000';
+
+/**
+ * A malformed or cut-off request body: the multipart parser's errors (truncated forms, bad
+ * boundaries, bad part headers) and a request stream that ended early.
+ */
+function isBrokenBody(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message === 'aborted') return true;
+  return /[\\/]@fastify[\\/]busboy[\\/]/.test(error.stack ?? '');
+}
 
 /** Turns a zod issue into a message that names its field. */
 function issueMessage(path: string[], message: string): string {
@@ -29,6 +58,16 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (isResponseSerializationError(error)) {
       request.log.error({ err: error, issues: error.cause.issues }, 'response does not match its schema');
       return reply.status(500).send({ status: 'FAIL', errors: [ErrorMessages.serverError], failReason: FailReason.ServerError });
+    }
+    const db = databaseError(error);
+    if (db && isBadValue(db.code)) {
+      // The values themselves are not logged (they may be secrets): only where it happened.
+      request.log.warn({ db }, 'database refused a value from the request');
+      return reply.status(400).send({ status: 'FAIL', errors: [BAD_VALUE_MESSAGE], failReason: FailReason.InvalidOrMissingParams });
+    }
+    if (!(error as FastifyError).statusCode && isBrokenBody(error)) {
+      request.log.info({ reason: error.message }, 'malformed or incomplete request body');
+      return reply.status(400).send({ status: 'FAIL', errors: ['The request body is malformed or incomplete.'], failReason: FailReason.InvalidOrMissingParams });
     }
     const statusCode = (error as FastifyError).statusCode;
     if (statusCode && statusCode >= 400 && statusCode < 500) {

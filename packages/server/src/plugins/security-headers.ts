@@ -1,6 +1,62 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import helmet, { type HelmetOptions } from 'helmet';
+import helmet, { contentSecurityPolicy, type HelmetOptions } from 'helmet';
+
+type Directives = Record<string, string[] | null>;
+
+/** Where the pages' scripts may connect: never a bare scheme such as `wss:` (any host). */
+export interface ConnectSources {
+  /** PUBLIC_URL: the portal's own origin, over http(s) and ws(s) (the embedded worker shares it). */
+  publicUrl: string;
+  /** WORKER_WS_ORIGINS: workers on other hosts, whose `webSocket` addresses live pages open. */
+  workerWsOrigins: readonly string[];
+  /** The storage bucket the browser uploads to, from STORAGE_URL. */
+  storageOrigin?: string;
+}
+
+/** The connect-src list: 'self', the portal's own ws(s) origin, the configured workers and bucket. */
+export function connectSources(sources: ConnectSources): string[] {
+  const own = new URL(sources.publicUrl);
+  const ownWs = `${own.protocol === 'https:' ? 'wss:' : 'ws:'}//${own.host}`;
+  return [...new Set(["'self'", ownWs, ...sources.workerWsOrigins, ...(sources.storageOrigin ? [sources.storageOrigin] : [])])];
+}
+
+/**
+ * The portal's CSP directives. Another page (e.g. the embeddable avatar page) builds its own from
+ * the same sources and overrides what differs (frame-ancestors, media), then sets
+ * `cspHeaderValue(...)` on its reply.
+ */
+export function portalCspDirectives(sources: ConnectSources, overrides: Directives = {}): Directives {
+  return {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+    mediaSrc: ["'self'", 'blob:', 'https:'],
+    connectSrc: connectSources(sources),
+    frameSrc: ["'self'"],
+    fontSrc: ["'self'", 'data:'],
+    objectSrc: ["'none'"],
+    upgradeInsecureRequests: null,
+    ...overrides,
+  };
+}
+
+/**
+ * The Content-Security-Policy header value for these directives, with helmet's defaults for what
+ * they leave out (base-uri, form-action, frame-ancestors 'self', script-src-attr 'none'), as the
+ * portal's own header has them. Compute it once, not per request.
+ */
+export function cspHeaderValue(directives: Directives): string {
+  let value = '';
+  const recorder = {
+    setHeader(_name: string, header: string) {
+      value = header;
+    },
+  };
+  contentSecurityPolicy({ directives })({} as IncomingMessage, recorder as unknown as ServerResponse, () => {});
+  return value;
+}
 
 /**
  * Helmet's security headers, computed once: helmet is run against a recording response at start

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -34,8 +34,50 @@ export interface Storage {
   read(key: string): Readable | null;
   stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
-  /** The public URL of a stored file (keys are unguessable). */
+  /** The public URL of a stored file meant to be public (avatar media, backgrounds, scenes). */
   url(key: string): string;
+  /**
+   * A short-lived signed URL of a private file (knowledge uploads, face photos): only the calls
+   * that check the caller owns the file (or is an administrator) hand it out.
+   */
+  privateUrl(key: string): string;
+  /** Checks the signature and expiry of a private file's URL. */
+  verifyPrivate(key: string, expires: string | undefined, signature: string | undefined): 'ok' | 'expired' | 'invalid';
+}
+
+/**
+ * Keys under these prefixes are private: served only with a valid, unexpired signature, never
+ * cached by shared caches (issue 9, item 4). Everything else under /files is public media.
+ */
+export const PRIVATE_PREFIXES = ['knowledge/', 'image-requests/'] as const;
+export const isPrivateKey = (key: string) => PRIVATE_PREFIXES.some((p) => key.startsWith(p));
+/** How long a signed URL of a private file works. */
+export const PRIVATE_URL_TTL_SECONDS = 15 * 60;
+
+export interface FileUrlSigner {
+  /** HMAC key for signed URLs (derived from the server's master key). */
+  key: Buffer;
+  now?: () => Date;
+  ttlSeconds?: number;
+}
+
+/** `?expires=…&signature=…` for a key: HMAC-SHA256 over the key and the expiry. */
+export function createUrlSigning(signer: FileUrlSigner) {
+  const now = () => Math.floor((signer.now?.() ?? new Date()).getTime() / 1000);
+  const mac = (key: string, expires: string) => createHmac('sha256', signer.key).update(`files:${key}\n${expires}`).digest();
+  return {
+    query(key: string): string {
+      const expires = String(now() + (signer.ttlSeconds ?? PRIVATE_URL_TTL_SECONDS));
+      return `expires=${expires}&signature=${mac(key, expires).toString('base64url')}`;
+    },
+    verify(key: string, expires: string | undefined, signature: string | undefined): 'ok' | 'expired' | 'invalid' {
+      if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[\w-]{43}$/.test(signature)) return 'invalid';
+      const given = Buffer.from(signature, 'base64url');
+      const expected = mac(key, expires);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+      return Number(expires) < now() ? 'expired' : 'ok';
+    },
+  };
 }
 
 const KEY = /^[a-z0-9/_-]+\.[a-z0-9]+$/;
@@ -46,8 +88,12 @@ export class UploadTooLarge extends AppError {
   }
 }
 
-/** Local files under DATA_DIR/files, served at /files/<key>. */
-export function createLocalStorage(root: string, publicUrl: string): Storage {
+/**
+ * Local files under DATA_DIR/files, served at /files/<key>. Their URLs are relative: the portal
+ * and the avatar page load them from whatever address they were opened at (PUBLIC_URL may differ).
+ */
+export function createLocalStorage(root: string, signer: FileUrlSigner): Storage {
+  const signing = createUrlSigning(signer);
   const resolve = (key: string) => {
     if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
     return path.join(root, key);
@@ -140,7 +186,9 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
     async delete(key) {
       await fsp.rm(resolve(key), { force: true });
     },
-    url: (key) => `${publicUrl}/files/${key}`,
+    url: (key) => `/files/${key}`,
+    privateUrl: (key) => `/files/${key}?${signing.query(key)}`,
+    verifyPrivate: (key, expires, signature) => signing.verify(key, expires, signature),
   };
 }
 
@@ -162,10 +210,21 @@ const MIME_BY_EXT: Record<string, string> = {
   txt: 'text/plain; charset=utf-8',
 };
 
-/** GET /files/<key>: stored files, immutable (a new upload gets a new key). */
+/**
+ * GET /files/<key>: public media immutable and cacheable by anyone (a new upload gets a new key);
+ * private files only with a valid signed URL, `private, no-store`.
+ */
 export function registerFileRoutes(app: FastifyInstance, storage: Storage): void {
   app.get('/files/*', { schema: { hide: true } }, async (req, reply) => {
     const key = (req.params as { '*': string })['*'];
+    const isPrivate = isPrivateKey(key);
+    if (isPrivate) {
+      const query = req.query as { expires?: unknown; signature?: unknown };
+      const verdict = storage.verifyPrivate(key, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
+      reply.header('cache-control', 'private, no-store');
+      if (verdict === 'expired') throw new AppError(403, 'This link has expired. Reload the page to get a new one.');
+      if (verdict !== 'ok') throw new AppError(403, 'This file is private.');
+    }
     const stat = KEY.test(key) ? await storage.stat(key) : null;
     const stream = stat ? storage.read(key) : null;
     if (!stat || !stream) throw AppError.notFound();
@@ -173,9 +232,9 @@ export function registerFileRoutes(app: FastifyInstance, storage: Storage): void
     return reply
       .header('content-type', MIME_BY_EXT[ext] ?? 'application/octet-stream')
       .header('content-length', stat.size)
-      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('cache-control', isPrivate ? 'private, no-store' : 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
-      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('cross-origin-resource-policy', isPrivate ? 'same-origin' : 'cross-origin')
       .send(stream);
   });
 }

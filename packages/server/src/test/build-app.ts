@@ -38,7 +38,10 @@ export interface TestContext {
 
 export async function createTestApp(
   env: Record<string, string> = {},
-  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings'> = {},
+  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings' | 'liveTimings'> & {
+    /** Another instance's database: two app instances sharing one database (closed by its owner). */
+    database?: Database;
+  } = {},
 ): Promise<TestContext> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -51,9 +54,10 @@ export async function createTestApp(
     SECRET_KEY: '7'.repeat(64),
     ...env,
   });
-  const database = await openTestDatabase();
+  const { database: shared, ...appOpts } = opts;
+  const database = shared ?? (await openTestDatabase());
   const mail = createCaptureMailer();
-  const app = await buildApp({ config, database, mailer: mail, logger: false, ...opts });
+  const app = await buildApp({ config, database, mailer: mail, logger: false, ...appOpts });
   await app.ready();
   return {
     app,
@@ -62,7 +66,7 @@ export async function createTestApp(
     mail,
     async close() {
       await app.close();
-      await database.close();
+      if (!shared) await database.close();
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };

@@ -48,6 +48,16 @@ export async function createSignedInUser(app: FastifyInstance, database: Databas
   return { ...user, token, headers: sessionHeader(token) };
 }
 
+/** Admin login-as through the API: a one-time ticket, redeemed by POST /api/login. Answers the login answer. */
+export async function loginAs(app: FastifyInstance, adminHeaders: Record<string, string>, user: { id: number; email: string }) {
+  const ticket = await app.inject({ method: 'POST', url: '/api/admin/users/login_as', headers: adminHeaders, payload: { userId: user.id } });
+  if (ticket.statusCode !== 200) throw new Error(`login-as ticket refused: ${ticket.statusCode} ${ticket.body}`);
+  const res = await app.inject({ method: 'POST', url: '/api/login', headers: keyHeader, payload: { email: user.email, adminSessionId: ticket.json().ticket } });
+  if (res.statusCode !== 200) throw new Error(`login-as failed: ${res.statusCode} ${res.body}`);
+  const body = res.json() as { sessionId: string; expiryDate: string; adminProxy: boolean };
+  return { ...body, headers: sessionHeader(body.sessionId) };
+}
+
 /** An avatar row owned by the user (the avatar creator builds the full entity). */
 export async function createAvatar(database: Database, userId: number, name = 'Ava') {
   const { avatars } = await import('../db/schema/index.js');

@@ -7,6 +7,7 @@ import { RouteErrorBoundary } from './routes/route-error';
 
 // Every page is loaded on demand: the sign-in page downloads none of the others.
 const LoginRoute = lazyPage(() => import('../features/auth/routes/login'), 'LoginRoute', { usesQueries: false });
+const LoginAsRoute = lazyPage(() => import('../features/auth/routes/login'), 'LoginAsRoute', { usesQueries: false });
 const RegisterRoute = lazyPage(() => import('../features/auth/routes/register'), 'RegisterRoute');
 const EmailVerificationRoute = lazyPage(
   () => import('../features/auth/routes/email-verification'),
@@ -60,6 +61,7 @@ export const routes: RouteObject[] = [
           { index: true, element: <HomeRedirect /> },
           // Public pages.
           { path: strip(paths.login), element: <LoginRoute /> },
+          { path: strip(paths.loginAs), element: <LoginAsRoute /> },
           { path: strip(paths.register), element: <RegisterRoute /> },
           { path: `${strip(paths.emailVerification)}/:code?`, element: <EmailVerificationRoute /> },
           { path: strip(paths.forgotPassword), element: <ForgotPasswordRoute /> },

@@ -116,7 +116,7 @@ describe('shell', () => {
 
   it('hides navbar and footer on /chatWidget/*', async () => {
     renderApp({ route: '/chatWidget/abc/def', session: userSession });
-    expect(await screen.findByRole('heading', { name: 'Chat Widget' })).toBeInTheDocument();
+    expect(await screen.findByText('This avatar does not exist or has been deleted.')).toBeInTheDocument();
     expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
     expect(screen.queryByText(/Acme Avatars Ltd/)).not.toBeInTheDocument();
   });

@@ -4,6 +4,8 @@ import type { TAuthSession } from './auth-store';
 export const paths = {
   home: '/',
   login: '/login',
+  /** Admin login-as: the new tab the Users page hands a one-time ticket to. */
+  loginAs: '/login-as',
   register: '/register',
   forgotPassword: '/forgotpassword',
   resetPassword: '/reset-password',

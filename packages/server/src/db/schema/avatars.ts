@@ -37,11 +37,13 @@ export const avatarMedia = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     avatarId: integer('avatar_id').references(() => avatars.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['backgroundImage', 'backgroundVideo', 'scene', 'photo'] }).notNull(),
+    kind: text('kind', { enum: ['backgroundImage', 'backgroundVideo', 'scene', 'photo', 'avatarModel'] }).notNull(),
     storageKey: text('storage_key').notNull(),
     name: text('name').notNull(),
     mime: text('mime').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),
+    /** Own avatar models: what the upload check found (contract ZAvatarModelReport). */
+    meta: jsonb('meta'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('avatar_media_avatar_idx').on(t.avatarId), index('avatar_media_user_idx').on(t.userId)],

@@ -9,3 +9,4 @@ export * from './oauth.js';
 export * from './encryption-keys.js';
 export * from './functions.js';
 export * from './knowledge.js';
+export * from './live-sessions.js';

@@ -94,3 +94,25 @@ export const knowledgeIndexState = pgTable('knowledge_index_state', {
   value: text('value').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * The ledger of knowledge uploads: one row per presigned form. It is what the per-account quota
+ * counts (`size` once the file arrived, else the form's `maxBytes` while the form is still valid)
+ * and what the clean-up walks: a row whose key no item uses, past its grace period, is an orphan
+ * (form never used, or used but no item made, or its item deleted) and its file is removed.
+ */
+export const knowledgeUploads = pgTable(
+  'knowledge_uploads',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    storageKey: text('storage_key').notNull().unique(),
+    maxBytes: bigint('max_bytes', { mode: 'number' }).notNull(),
+    size: bigint('size', { mode: 'number' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('knowledge_uploads_user_idx').on(t.userId), index('knowledge_uploads_created_idx').on(t.createdAt)],
+);

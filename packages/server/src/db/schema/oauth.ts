@@ -46,8 +46,16 @@ export const oauthGrants = pgTable(
     appId: integer('app_id')
       .notNull()
       .references(() => oauthApps.id, { onDelete: 'cascade' }),
-    /** sha256 of the session token handed to the browser; the token itself is never stored. */
-    sessionHash: text('session_hash').notNull(),
+    /**
+     * sha256 of the grant handed to the browser (the token itself is never stored); null until the
+     * one-time code is exchanged for it.
+     */
+    sessionHash: text('session_hash'),
+    /** sha256 of the one-time code the callback put on the returnTo URL; cleared when exchanged. */
+    codeHash: text('code_hash'),
+    codeExpiresAt: timestamp('code_expires_at', { withTimezone: true, mode: 'date' }),
+    /** sha256 of the sign-in cookie of the browser that started the sign-in: only it may exchange the code. */
+    browserHash: text('browser_hash'),
     subject: text('subject'),
     email: text('email'),
     /** The token answer (access/refresh/id token), sealed. */
@@ -55,5 +63,5 @@ export const oauthGrants = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
-  (t) => [uniqueIndex('oauth_grants_session_idx').on(t.sessionHash), index('oauth_grants_app_idx').on(t.appId)],
+  (t) => [uniqueIndex('oauth_grants_session_idx').on(t.sessionHash), uniqueIndex('oauth_grants_code_idx').on(t.codeHash), index('oauth_grants_app_idx').on(t.appId)],
 );

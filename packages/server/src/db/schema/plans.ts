@@ -12,7 +12,7 @@ export const planRequests = pgTable(
     currentSubType: integer('current_sub_type').notNull(),
     requestedSubType: integer('requested_sub_type').notNull(),
     dhType: integer('dh_type').notNull().default(2),
-    status: text('status', { enum: ['PENDING', 'CONFIRMED', 'DECLINED'] }).notNull().default('PENDING'),
+    status: text('status', { enum: ['PENDING', 'CONFIRMED', 'DECLINED', 'WITHDRAWN'] }).notNull().default('PENDING'),
     reason: text('reason'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),

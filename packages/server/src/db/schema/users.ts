@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 
 export const users = pgTable(
   'users',
@@ -35,13 +35,37 @@ export const sessions = pgTable(
     adminProxy: boolean('admin_proxy').notNull().default(false),
     /** The admin user who opened this session with login-as. */
     proxiedBy: integer('proxied_by'),
+    /** The admin's session a login-as session was opened from: it dies with that session. */
+    parentSessionId: integer('parent_session_id').references((): AnyPgColumn => sessions.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     ip: text('ip'),
     userAgent: text('user_agent'),
   },
-  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
+  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId), index('sessions_parent_idx').on(t.parentSessionId)],
+);
+
+/**
+ * Admin login-as: a one-time ticket an administrator's session asks for (stored as sha256, single
+ * use, about a minute), redeemed by POST /api/login {email, adminSessionId: ticket}.
+ */
+export const loginAsTickets = pgTable(
+  'login_as_tickets',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    ticketHash: text('ticket_hash').notNull(),
+    adminSessionId: integer('admin_session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    targetUserId: integer('target_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('login_as_tickets_hash_idx').on(t.ticketHash), index('login_as_tickets_expiry_idx').on(t.expiresAt)],
 );
 
 /** Single-use codes mailed to users: e-mail verification and password reset. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountMessages, FailReason, SubscriptionType } from '@persona/contract';
 import { createTestApp, flush, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, validAvatar } from '../../test/factories.js';
 import { createBillingRepository } from './billing-repository.js';
 
 let t: TestContext;
@@ -33,13 +33,43 @@ describe('GET /api/account_info', () => {
     // What the avatar creator reads.
     expect(d.languages[0]).toEqual({ code: 'aa', name: 'Multilingual' });
     expect(d.languages.length).toBeGreaterThanOrEqual(105);
-    expect(d.defaultAvatarsList).toBe('http://portal.test/catalog/avatars.json');
-    expect(d.customAvatarsJsonUrl).toBe('http://portal.test/api/custom_avatars');
+    // Same-origin resources are relative: the portal may be opened at another address than PUBLIC_URL.
+    expect(d.defaultAvatarsList).toBe('/catalog/avatars.json');
+    expect(d.customAvatarsJsonUrl).toBe('/api/custom_avatars');
     expect(d.lists.llmBaseUrls.map((u: { name: string }) => u.name)).toEqual(['OpenAI', 'Groq', 'Gemini', 'Cerebras', 'DeepSeek', 'Fireworks', 'Perplexity', 'Telnyx', 'Together', 'xAI']);
     for (const url of [d.defaultAvatarsList, d.defaultEnvsListUrl, d.defaultRealtimeSettingsUrl]) {
-      expect((await t.app.inject({ url: new URL(url).pathname })).statusCode).toBe(200);
+      expect(url).toMatch(/^\/catalog\//);
+      expect((await t.app.inject({ url })).statusCode).toBe(200);
     }
     expect(new Date(d['Last Updated']).getTime()).toBeGreaterThan(0);
+  });
+
+  it('says how many avatars the account has, what every plan unlocks, and the configured contact address', async () => {
+    const user = await createSignedInUser(t.app, t.database, { subscriptionType: SubscriptionType.FREE });
+    await createAvatar(t.database, user.id, 'Only one');
+    const d = (await t.app.inject({ url: '/api/account_info', headers: user.headers })).json().accountDetails;
+    expect(d).toMatchObject({ avatarCount: 1, maxAvatars: 1, contactEmail: 'boss@example.com' });
+    expect(d.plans).toEqual([
+      { code: SubscriptionType.FREE, name: 'FREE', priceUsdMonth: 0, maxAvatars: 1, imageAvatars: false },
+      { code: SubscriptionType.STARTER, name: 'STARTER', priceUsdMonth: 199, maxAvatars: 3, imageAvatars: false },
+      { code: SubscriptionType.PRO, name: 'PRO', priceUsdMonth: 399, maxAvatars: 10, imageAvatars: true },
+      { code: SubscriptionType.ENTERPRISE, name: 'ENTERPRISE', priceUsdMonth: null, maxAvatars: null, imageAvatars: true },
+    ]);
+    // The count the creator shows is the one the create call enforces.
+    const create = await t.app.inject({ method: 'POST', url: '/api/add_avatar', headers: user.headers, payload: validAvatar({ name: 'Second' }) });
+    expect(create.json().failReason).toBe(FailReason.AvatarCreateLimitReached);
+  });
+
+  it('reads the plan limits and the contact address from the configuration', async () => {
+    const other = await createTestApp({ PLAN_MAX_AVATARS: 'FREE=2,STARTER=5,PRO=20,ENTERPRISE=unlimited', CONTACT_EMAIL: 'Avatars@Studio.example' });
+    try {
+      const user = await createSignedInUser(other.app, other.database, { subscriptionType: SubscriptionType.FREE });
+      const d = (await other.app.inject({ url: '/api/account_info', headers: user.headers })).json().accountDetails;
+      expect(d.contactEmail).toBe('avatars@studio.example');
+      expect(d.plans.map((p: { maxAvatars: number | null }) => p.maxAvatars)).toEqual([2, 5, 20, null]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('needs a session', async () => {
@@ -156,6 +186,33 @@ describe('plan requests', () => {
     const mail = t.mail.sent.filter((m) => m.to === user.email).at(-1)!;
     expect(mail.text).toContain('Contract runs until June');
     expect(mail.subject).toContain('declined');
+  });
+
+  it('lets the customer withdraw a pending request, which the admin can then no longer decide', async () => {
+    const admin = await createSignedInUser(t.app, t.database, { userType: 'ADMIN' });
+    const user = await createSignedInUser(t.app, t.database, { subscriptionType: SubscriptionType.FREE });
+    const other = await createSignedInUser(t.app, t.database, { subscriptionType: SubscriptionType.FREE });
+    const withdraw = (headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/api/account_upgrade_withdraw', headers });
+    expect((await withdraw(user.headers)).statusCode).toBe(409);
+
+    const { request } = (await t.app.inject({ method: 'POST', url: '/api/account_upgrade', headers: user.headers, payload: { subType: SubscriptionType.PRO } })).json();
+    const theirs = (await t.app.inject({ method: 'POST', url: '/api/account_upgrade', headers: other.headers, payload: { subType: SubscriptionType.PRO } })).json().request;
+    const res = await withdraw(user.headers);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().request).toMatchObject({ id: request.id, status: 'WITHDRAWN' });
+    expect((await withdraw(user.headers)).json().errors).toEqual([AccountMessages.noPendingRequest]);
+
+    const info = (await t.app.inject({ url: '/api/account_info', headers: user.headers })).json().accountDetails;
+    expect(info.requestedSubType).toBeNull();
+    expect(info.licenses.webgl.subscriptionType).toBe(SubscriptionType.FREE);
+    // Another customer's request is untouched.
+    expect((await t.app.inject({ url: '/api/account_info', headers: other.headers })).json().accountDetails.requestedSubType).toBe(SubscriptionType.PRO);
+    const decided = await t.app.inject({ method: 'POST', url: '/api/admin/plan_requests/decide', headers: admin.headers, payload: { requestId: request.id, decision: 'confirm' } });
+    expect(decided.statusCode).toBe(409);
+    expect((await t.app.inject({ url: '/api/admin/plan_requests/decide', method: 'POST', headers: admin.headers, payload: { requestId: theirs.id, decision: 'decline' } })).statusCode).toBe(200);
+    // A new request can follow.
+    expect((await t.app.inject({ method: 'POST', url: '/api/account_upgrade', headers: user.headers, payload: { subType: SubscriptionType.STARTER } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'POST', url: '/api/account_upgrade_withdraw', headers: { authorization: 'Bearer test-app-key' } })).statusCode).toBe(401);
   });
 
   it.each([

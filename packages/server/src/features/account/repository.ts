@@ -14,7 +14,20 @@ export function createAccountRepository(db: Db) {
     email: users.email,
     deciderEmail: decider.email,
   };
+  // The hot read of GET /api/account_info, prepared once: the user and a pending plan request.
+  const userWithPending = db
+    .select({ user: users, pendingSubType: planRequests.requestedSubType })
+    .from(users)
+    .leftJoin(planRequests, and(eq(planRequests.userId, users.id), eq(planRequests.status, 'PENDING')))
+    .where(eq(users.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('account_user_with_pending');
   return {
+    /** The user and the plan a pending request asks for (null when none is pending), in one query. */
+    async findUserWithPending(id: number) {
+      const [row] = await userWithPending.execute({ id });
+      return row;
+    },
     async findUser(id: number) {
       const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
       return row;
@@ -50,6 +63,15 @@ export function createAccountRepository(db: Db) {
         .where(eq(planRequests.id, id))
         .limit(1);
       return row;
+    },
+    /** Marks the user's pending request WITHDRAWN; its id, or null when none was pending. */
+    async withdrawPendingRequest(userId: number, now: Date): Promise<number | null> {
+      const [row] = await db
+        .update(planRequests)
+        .set({ status: 'WITHDRAWN', decidedAt: now })
+        .where(and(eq(planRequests.userId, userId), eq(planRequests.status, 'PENDING')))
+        .returning({ id: planRequests.id });
+      return row?.id ?? null;
     },
     /** Decides a pending request (and changes the plan when confirmed) in one transaction. */
     async decideRequest(id: number, decision: 'CONFIRMED' | 'DECLINED', adminId: number, reason: string | null, now: Date): Promise<boolean> {

@@ -17,7 +17,10 @@ import {
   VadDefaults,
   FailReason,
   SubscriptionTypeName,
+  Plans,
   comparePlans,
+  hasImageAvatars,
+  type TPlanOffer,
   type TAccountDetails,
   type TAccountStatsResponse,
   type TPlanRequest,
@@ -36,6 +39,8 @@ export interface AccountServiceDeps {
   mailer: Mailer;
   log: FastifyBaseLogger;
   publicUrl: string;
+  /** CONTACT_EMAIL: where customers send an image avatar's photo. */
+  contactEmail: string;
   planMaxAvatars: Record<string, number | null>;
   now?: () => Date;
   /** The account's encryption keys (id, name, defaultKey), when that feature is present. */
@@ -72,6 +77,10 @@ export function createAccountService(deps: AccountServiceDeps) {
     return limit === undefined ? 0 : limit;
   }
 
+  /** Every plan with what it unlocks: the limits the avatar and image-avatar services enforce. */
+  const planOffers = (): TPlanOffer[] =>
+    Plans.map((p) => ({ code: p.code, name: p.name, priceUsdMonth: p.priceUsdMonth, maxAvatars: maxAvatarsFor(p.code), imageAvatars: hasImageAvatars(p.code) }));
+
   function presentRequest(row: NonNullable<Awaited<ReturnType<AccountRepository['findRequest']>>>): TPlanRequest {
     const r = row.request;
     return {
@@ -98,12 +107,13 @@ export function createAccountService(deps: AccountServiceDeps) {
 
     async getAccountDetails(userId: number): Promise<TAccountDetails> {
       // Independent reads, in parallel (a PostgreSQL pool runs them at once).
-      const [user, pending, encKeys] = await Promise.all([
-        repo.findUser(userId),
-        repo.pendingRequest(userId),
+      const [row, encKeys, avatarCount] = await Promise.all([
+        repo.findUserWithPending(userId),
         deps.encKeys ? deps.encKeys(userId) : Promise.resolve([]),
+        repo.countAvatars(userId),
       ]);
-      if (!user) throw AppError.unauthorized();
+      if (!row) throw AppError.unauthorized();
+      const { user, pendingSubType } = row;
       return {
         Id: user.id,
         Name: `${user.firstName} ${user.lastName}`.trim(),
@@ -113,14 +123,17 @@ export function createAccountService(deps: AccountServiceDeps) {
         'Last Updated': user.updatedAt.toISOString(),
         'Subscribed Since': user.subscribedAt.toISOString(),
         userType: user.userType,
-        requestedSubType: (pending?.requestedSubType as TSubscriptionType | undefined) ?? null,
+        requestedSubType: (pendingSubType as TSubscriptionType | null) ?? null,
         licenses: { webgl: { subscriptionType: user.subscriptionType as TSubscriptionType } },
         maxAvatars: maxAvatarsFor(user.subscriptionType),
+        avatarCount,
+        plans: planOffers(),
+        contactEmail: deps.contactEmail,
         'Assigned Pools': 'default',
-        customAvatarsJsonUrl: `${deps.publicUrl}/api/custom_avatars`,
-        defaultAvatarsList: `${deps.publicUrl}/catalog/avatars.json`,
-        defaultRealtimeSettingsUrl: `${deps.publicUrl}/catalog/realtime-settings.json`,
-        defaultEnvsListUrl: `${deps.publicUrl}/catalog/environments.json`,
+        customAvatarsJsonUrl: '/api/custom_avatars',
+        defaultAvatarsList: '/catalog/avatars.json',
+        defaultRealtimeSettingsUrl: '/catalog/realtime-settings.json',
+        defaultEnvsListUrl: '/catalog/environments.json',
         encKeys,
         languages: [...Languages],
         lists: creatorLists,
@@ -174,6 +187,13 @@ export function createAccountService(deps: AccountServiceDeps) {
         });
       }
       return request;
+    },
+
+    /** The caller withdraws their own pending request (nobody else's: there is no id to probe). */
+    async withdrawPlanRequest(userId: number): Promise<TPlanRequest> {
+      const id = await repo.withdrawPendingRequest(userId, now());
+      if (id === null) throw new AppError(409, AccountMessages.noPendingRequest);
+      return presentRequest((await repo.findRequest(id))!);
     },
 
     async listRequests(status?: TPlanRequest['status']): Promise<TPlanRequest[]> {

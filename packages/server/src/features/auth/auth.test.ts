@@ -42,17 +42,21 @@ describe('POST /api/login', () => {
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json()).toEqual(unknown.json());
     expect(wrong.json()).toEqual({ status: 'FAIL', errors: [AuthMessages.invalidCredentials], failReason: FailReason.AuthenticationFailed });
-    const median = async (email: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const start = performance.now();
-        await post('/api/login', { email, password: `not the password ${i}` });
-        times.push(performance.now() - start);
-      }
-      return times.sort((a, b) => a - b)[2]!;
+    // Interleaved, so that a burst of load from elsewhere on the machine slows both alike.
+    const timed = async (email: string, i: number) => {
+      const start = performance.now();
+      await post('/api/login', { email, password: `not the password ${i}` });
+      return performance.now() - start;
     };
-    const knownMs = await median(user.email);
-    const unknownMs = await median('nobody-else@example.com');
+    const known: number[] = [];
+    const unknownTimes: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      known.push(await timed(user.email, i));
+      unknownTimes.push(await timed('nobody-else@example.com', i));
+    }
+    const median = (times: number[]) => times.sort((a, b) => a - b)[3]!;
+    const knownMs = median(known);
+    const unknownMs = median(unknownTimes);
     // Both pay for one argon2id verification.
     expect(unknownMs).toBeGreaterThan(knownMs * 0.5);
     expect(unknownMs).toBeLessThan(knownMs * 2);
@@ -108,28 +112,6 @@ describe('POST /api/login', () => {
     expect((await post('/api/login', { email: victim.email, password: victim.password })).statusCode).toBe(429);
     clock += 2 * 60_000;
     expect((await post('/api/login', { email: victim.email, password: victim.password })).statusCode).toBe(200);
-  });
-
-  it('lets a live ADMIN session sign in as a user (adminProxy) and nobody else', async () => {
-    const admin = await createUser(t.database, { userType: 'ADMIN' });
-    const user = await createUser(t.database);
-    const other = await createUser(t.database);
-    const adminToken = await login(t.app, admin);
-    const userToken = await login(t.app, other);
-
-    const ok = await post('/api/login', { email: user.email, adminSessionId: adminToken });
-    expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toMatchObject({ status: 'OK', adminProxy: true, userType: 'USER' });
-
-    const proxyToken = ok.json().sessionId as string;
-    expect((await post('/api/login', { email: other.email, adminSessionId: proxyToken })).statusCode).toBe(401);
-    const notAdmin = await post('/api/login', { email: user.email, adminSessionId: userToken });
-    expect(notAdmin.statusCode).toBe(401);
-    expect(notAdmin.json().errors).toEqual([AuthMessages.adminSessionInvalid]);
-    expect((await post('/api/login', { email: user.email, adminSessionId: 'made-up' })).statusCode).toBe(401);
-
-    await t.app.inject({ method: 'GET', url: '/api/logout', headers: sessionHeader(adminToken) });
-    expect((await post('/api/login', { email: user.email, adminSessionId: adminToken })).statusCode).toBe(401);
   });
 
   it('expires sessions after their expiry date', async () => {

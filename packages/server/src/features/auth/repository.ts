@@ -1,13 +1,36 @@
-import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
-import { loginFailures, sessions, userCodes, users } from '../../db/schema/index.js';
+import { loginAsTickets, loginFailures, sessions, userCodes, users } from '../../db/schema/index.js';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 export type CodeKind = 'verify' | 'reset';
+export type SessionRow = typeof sessions.$inferSelect;
+
+const parent = alias(sessions, 'parent_session');
 
 export function createAuthRepository(db: Db) {
+  /** Ends sessions (and the login-as sessions opened from them); answers the ids that ended. */
+  async function revokeSessions(where: SQL, now: Date): Promise<number[]> {
+    const ended = await db
+      .update(sessions)
+      .set({ revokedAt: now })
+      .where(and(where, isNull(sessions.revokedAt)))
+      .returning({ id: sessions.id });
+    const ids = ended.map((r) => r.id);
+    if (ids.length === 0) return ids;
+    const children = await db
+      .update(sessions)
+      .set({ revokedAt: now })
+      .where(and(inArray(sessions.parentSessionId, ids), isNull(sessions.revokedAt)))
+      .returning({ id: sessions.id });
+    return [...ids, ...children.map((r) => r.id)];
+  }
+
   return {
+    revokeSessions,
+
     async findUserByEmail(email: string): Promise<UserRow | undefined> {
       const [row] = await db
         .select()
@@ -42,33 +65,55 @@ export function createAuthRepository(db: Db) {
       return row?.n ?? 0;
     },
 
-    async insertSession(values: typeof sessions.$inferInsert): Promise<void> {
-      await db.insert(sessions).values(values);
+    /** Opens a session; answers its id. */
+    async insertSession(values: typeof sessions.$inferInsert): Promise<number> {
+      const [row] = await db.insert(sessions).values(values).returning({ id: sessions.id });
+      return row!.id;
     },
 
-    /** A live session (not revoked, not expired) with its user. */
-    async findLiveSession(tokenHash: string, now: Date) {
+    /**
+     * A live session (not revoked, not expired; for a login-as session, its admin session live
+     * too) with its user, by token hash or by id.
+     */
+    async findLiveSession(by: { tokenHash: string } | { id: number }, now: Date) {
       const [row] = await db
-        .select({ session: sessions, user: users })
+        .select({ session: sessions, user: users, parentUserId: parent.userId })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
-        .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+        .leftJoin(parent, eq(parent.id, sessions.parentSessionId))
+        .where(
+          and(
+            'tokenHash' in by ? eq(sessions.tokenHash, by.tokenHash) : eq(sessions.id, by.id),
+            isNull(sessions.revokedAt),
+            gt(sessions.expiresAt, now),
+            or(isNull(sessions.parentSessionId), and(isNull(parent.revokedAt), gt(parent.expiresAt, now))),
+          ),
+        )
         .limit(1);
       return row;
     },
 
-    async revokeSession(tokenHash: string, now: Date): Promise<void> {
-      await db
-        .update(sessions)
-        .set({ revokedAt: now })
-        .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)));
+    async revokeSession(id: number, now: Date): Promise<number[]> {
+      return revokeSessions(eq(sessions.id, id), now);
     },
 
-    async revokeUserSessions(userId: number, now: Date): Promise<void> {
-      await db
-        .update(sessions)
-        .set({ revokedAt: now })
-        .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+    async revokeUserSessions(userId: number, now: Date): Promise<number[]> {
+      return revokeSessions(eq(sessions.userId, userId), now);
+    },
+
+    async insertLoginAsTicket(values: typeof loginAsTickets.$inferInsert, now: Date): Promise<void> {
+      await db.delete(loginAsTickets).where(lt(loginAsTickets.expiresAt, now));
+      await db.insert(loginAsTickets).values(values);
+    },
+
+    /** Uses a login-as ticket once: the ticket if it was unused and unexpired, else undefined. */
+    async consumeLoginAsTicket(ticketHash: string, now: Date) {
+      const [row] = await db
+        .update(loginAsTickets)
+        .set({ usedAt: now })
+        .where(and(eq(loginAsTickets.ticketHash, ticketHash), isNull(loginAsTickets.usedAt), gt(loginAsTickets.expiresAt, now)))
+        .returning();
+      return row;
     },
 
     async insertCode(values: typeof userCodes.$inferInsert): Promise<void> {

@@ -4,6 +4,8 @@ import {
   ZEmailVerificationRequest,
   ZEmailVerificationResponse,
   ZForgotPasswordRequest,
+  ZLoginAsTicketRequest,
+  ZLoginAsTicketResponse,
   ZLoginRequest,
   ZLoginResponse,
   ZRegisterRequest,
@@ -28,18 +30,28 @@ export function authRoutes(deps: { auth: AuthService; guards: AuthGuards }) {
 
     app.post(
       '/api/login',
-      { preHandler: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZLoginRequest, response: { 200: ZLoginResponse } } },
+      { onRequest: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZLoginRequest, response: { 200: ZLoginResponse } } },
       async (req) => auth.login(req.body, meta(req)),
     );
 
-    app.get('/api/logout', { preHandler: guards.session, schema: { tags: ['auth'], response: { 200: ZStatusAnswer } } }, async (req) => {
-      await auth.logout(requireAuth(req).token);
+    app.get('/api/logout', { onRequest: guards.session, schema: { tags: ['auth'], response: { 200: ZStatusAnswer } } }, async (req) => {
+      await auth.logout(requireAuth(req));
       return { status: 'OK' as const, errors: [] };
     });
 
+    // Admin login-as: a one-time ticket, redeemed in the body of POST /api/login (never a URL).
+    app.post(
+      '/api/admin/users/login_as',
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZLoginAsTicketRequest, response: { 200: ZLoginAsTicketResponse } } },
+      async (req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return auth.createLoginAsTicket(requireAuth(req), req.body.userId);
+      },
+    );
+
     app.post(
       '/api/register',
-      { preHandler: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZRegisterRequest, response: { 200: ZStatusAnswer } } },
+      { onRequest: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZRegisterRequest, response: { 200: ZStatusAnswer } } },
       async (req) => {
         await auth.register(req.body);
         return { status: 'OK' as const, errors: [] };
@@ -48,13 +60,13 @@ export function authRoutes(deps: { auth: AuthService; guards: AuthGuards }) {
 
     app.post(
       '/api/email_verification',
-      { preHandler: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZEmailVerificationRequest, response: { 200: ZEmailVerificationResponse } } },
+      { onRequest: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZEmailVerificationRequest, response: { 200: ZEmailVerificationResponse } } },
       async (req) => auth.verifyEmail(req.body.verificationCode),
     );
 
     app.post(
       '/api/forgot_password',
-      { preHandler: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZForgotPasswordRequest, response: { 200: ZStatusAnswer } } },
+      { onRequest: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZForgotPasswordRequest, response: { 200: ZStatusAnswer } } },
       async (req) => {
         await auth.forgotPassword(req.body.email);
         return { status: 'OK' as const, errors: [] };
@@ -63,7 +75,7 @@ export function authRoutes(deps: { auth: AuthService; guards: AuthGuards }) {
 
     app.post(
       '/api/reset_password',
-      { preHandler: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZResetPasswordRequest, response: { 200: ZResetPasswordResponse } } },
+      { onRequest: guards.appKey, config: ipLimit, schema: { tags: ['auth'], body: ZResetPasswordRequest, response: { 200: ZResetPasswordResponse } } },
       async (req) =>
         req.body.mode === 'validate'
           ? auth.validateResetCode(req.body.resetToken)

@@ -2,6 +2,7 @@ import {
   AuthLimits,
   AuthMessages,
   type TEmailVerificationResponse,
+  type TLoginAsTicketResponse,
   type TLoginRequest,
   type TLoginResponse,
   type TRegisterRequest,
@@ -15,8 +16,10 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passw
 import { hashToken, randomToken } from '../../lib/tokens.js';
 import type { Mailer } from '../../plugins/mail.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import type { RevocationBus } from '../../plugins/revocations.js';
 import type { AuthRepository, CodeKind, UserRow } from './repository.js';
 import { accountExistsMail, resetMail, verificationMail } from './mails.js';
+import { createSessionCache, type CachedSession } from './session-cache.js';
 
 export interface AuthServiceDeps {
   repo: AuthRepository;
@@ -24,6 +27,10 @@ export interface AuthServiceDeps {
   log: FastifyBaseLogger;
   publicUrl: string;
   allowRegistration: boolean;
+  /** Tells every instance when sessions end (their session caches forget them at once). */
+  revocations: RevocationBus;
+  /** How long a looked-up session is kept in memory (default 5 s; 0 turns the cache off). */
+  sessionCacheMs?: number;
   now?: () => Date;
 }
 
@@ -34,14 +41,52 @@ export interface RequestMeta {
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
+const SESSION_CACHE_MS = 5_000;
+const SESSION_CACHE_ENTRIES = 10_000;
 
 export function displayName(user: Pick<UserRow, 'firstName' | 'lastName' | 'email'>): string {
   return `${user.firstName} ${user.lastName}`.trim() || user.email;
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { repo, mailer, log } = deps;
+  const { repo, mailer, log, revocations } = deps;
   const now = deps.now ?? (() => new Date());
+  const cache = createSessionCache({ ttlMs: deps.sessionCacheMs ?? SESSION_CACHE_MS, maxEntries: SESSION_CACHE_ENTRIES, now: () => now().getTime() });
+  revocations.subscribe((revocation) => cache.revoke(revocation));
+
+  /** The guards' view of a session row, or null when its user may not act now. */
+  function toCached(row: Awaited<ReturnType<AuthRepository['findLiveSession']>>): CachedSession | null {
+    if (!row) return null;
+    // An admin may act for an unverified user; nobody acts for a disabled one.
+    if (row.user.status !== 'ACTIVE' && (!row.session.adminProxy || row.user.status === 'DISABLED')) return null;
+    return {
+      auth: {
+        userId: row.user.id,
+        email: row.user.email,
+        userName: displayName(row.user),
+        userType: row.user.userType as TUserType,
+        adminProxy: row.session.adminProxy,
+        sessionId: row.session.id,
+      },
+      parentSessionId: row.session.parentSessionId,
+      parentUserId: row.parentUserId,
+      expiresAtMs: row.session.expiresAt.getTime(),
+    };
+  }
+
+  /** Memory first (while revocations can be heard), else the database. */
+  async function lookUp(by: { tokenHash: string } | { id: number }): Promise<AuthContext | null> {
+    const isCacheable = revocations.isReliable();
+    if (isCacheable) {
+      const hit = 'tokenHash' in by ? cache.getByToken(by.tokenHash) : cache.getById(by.id);
+      if (hit) return hit.auth;
+    }
+    const epoch = cache.epoch();
+    const session = toCached(await repo.findLiveSession(by, now()));
+    if (!session) return null;
+    if (isCacheable && revocations.isReliable()) cache.put(session, epoch, 'tokenHash' in by ? by.tokenHash : undefined);
+    return session.auth;
+  }
 
   const link = (kind: 'email-verification' | 'reset-password', code: string) =>
     `${deps.publicUrl}/react/${kind}/${code}`;
@@ -71,14 +116,21 @@ export function createAuthService(deps: AuthServiceDeps) {
     }
   }
 
-  async function openSession(user: UserRow, meta: RequestMeta, adminProxy: boolean, proxiedBy?: number): Promise<TLoginResponse> {
+  interface ProxyOf {
+    adminUserId: number;
+    adminSessionId: number;
+    expiresAt: Date;
+  }
+
+  async function openSession(user: UserRow, meta: RequestMeta, proxyOf?: ProxyOf): Promise<TLoginResponse> {
     const token = randomToken();
-    const expiresAt = new Date(now().getTime() + AuthLimits.sessionHours * HOUR);
+    const expiresAt = proxyOf?.expiresAt ?? new Date(now().getTime() + AuthLimits.sessionHours * HOUR);
     await repo.insertSession({
       userId: user.id,
       tokenHash: hashToken(token),
-      adminProxy,
-      proxiedBy,
+      adminProxy: !!proxyOf,
+      proxiedBy: proxyOf?.adminUserId,
+      parentSessionId: proxyOf?.adminSessionId,
       expiresAt,
       ip: meta.ip,
       userAgent: meta.userAgent?.slice(0, 300),
@@ -89,9 +141,31 @@ export function createAuthService(deps: AuthServiceDeps) {
       userName: displayName(user),
       expiryDate: expiresAt.toISOString(),
       userType: user.userType as TUserType,
-      adminProxy,
+      adminProxy: !!proxyOf,
       errors: [],
     };
+  }
+
+  /**
+   * Admin login-as, second step: the one-time ticket (sent in the spec's `adminSessionId` field)
+   * opens a short session as the customer, bound to the administrator's session. A bad ticket is
+   * not a password guess at the customer's account: it never counts towards their lock-out.
+   */
+  async function redeemLoginAsTicket(email: string, ticket: string, meta: RequestMeta): Promise<TLoginResponse> {
+    const t = now();
+    const used = await repo.consumeLoginAsTicket(hashToken(ticket), t);
+    const admin = used ? await repo.findLiveSession({ id: used.adminSessionId }, t) : undefined;
+    const user = used ? await repo.findUserById(used.targetUserId) : undefined;
+    if (!used || !user || user.email.toLowerCase() !== email) throw AppError.unauthorized(AuthMessages.loginAsTicketInvalid);
+    if (!admin || admin.user.userType !== 'ADMIN' || admin.user.status !== 'ACTIVE' || admin.session.adminProxy) {
+      throw AppError.unauthorized(AuthMessages.adminSessionInvalid);
+    }
+    if (user.userType === 'ADMIN') throw new AppError(403, AuthMessages.loginAsAdminRefused);
+    if (user.status === 'DISABLED') throw new AppError(403, AuthMessages.accountDisabled);
+    const longest = t.getTime() + AuthLimits.loginAsSessionMinutes * MINUTE;
+    const expiresAt = new Date(Math.min(longest, admin.session.expiresAt.getTime()));
+    log.info({ adminId: admin.user.id, userId: user.id }, 'admin signed in as user');
+    return openSession(user, meta, { adminUserId: admin.user.id, adminSessionId: admin.session.id, expiresAt });
   }
 
   function assertCanSignIn(user: UserRow) {
@@ -102,20 +176,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     async login(input: TLoginRequest, meta: RequestMeta): Promise<TLoginResponse> {
       const email = input.email.toLowerCase();
+      if (input.adminSessionId !== undefined) return redeemLoginAsTicket(email, input.adminSessionId, meta);
       await assertNotLockedOut(email);
-
-      if (input.adminSessionId) {
-        const admin = await repo.findLiveSession(hashToken(input.adminSessionId), now());
-        if (!admin || admin.user.userType !== 'ADMIN' || admin.user.status !== 'ACTIVE' || admin.session.adminProxy) {
-          await repo.recordLoginFailure(email, meta.ip, now());
-          throw AppError.unauthorized(AuthMessages.adminSessionInvalid);
-        }
-        const user = await repo.findUserByEmail(email);
-        if (!user) throw AppError.unauthorized(AuthMessages.userNotFound);
-        if (user.status === 'DISABLED') throw new AppError(403, AuthMessages.accountDisabled);
-        log.info({ adminId: admin.user.id, userId: user.id }, 'admin signed in as user');
-        return openSession(user, meta, true, admin.user.id);
-      }
 
       const user = await repo.findUserByEmail(email);
       const ok = user ? await verifyPassword(user.passwordHash, input.password ?? '') : (await burnPasswordCheck(input.password ?? ''), false);
@@ -125,28 +187,35 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       assertCanSignIn(user);
       await repo.clearLoginFailures(email);
-      return openSession(user, meta, false);
+      return openSession(user, meta);
     },
 
-    async logout(token: string): Promise<void> {
-      await repo.revokeSession(hashToken(token), now());
+    /**
+     * Admin login-as, first step: a one-time ticket (single use, a minute, stored hashed) for the
+     * administrator's own session, never for another administrator or a disabled account.
+     */
+    async createLoginAsTicket(admin: AuthContext, targetUserId: number): Promise<TLoginAsTicketResponse> {
+      if (admin.userType !== 'ADMIN' || admin.adminProxy) throw AppError.forbidden();
+      const user = await repo.findUserById(targetUserId);
+      if (!user) throw AppError.notFound(AuthMessages.userNotFound);
+      if (user.userType === 'ADMIN') throw new AppError(403, AuthMessages.loginAsAdminRefused);
+      if (user.status === 'DISABLED') throw new AppError(403, AuthMessages.accountDisabled);
+      const ticket = randomToken();
+      const expiresAt = new Date(now().getTime() + AuthLimits.loginAsTicketSeconds * 1000);
+      await repo.insertLoginAsTicket({ ticketHash: hashToken(ticket), adminSessionId: admin.sessionId, targetUserId: user.id, expiresAt }, now());
+      return { status: 'OK', ticket, email: user.email, expiresAt: expiresAt.toISOString() };
     },
 
-    async resolveSession(token: string): Promise<AuthContext | null> {
-      const row = await repo.findLiveSession(hashToken(token), now());
-      if (!row || row.user.status !== 'ACTIVE') {
-        // An admin may act for an unverified user; nobody acts for a disabled one.
-        if (!row || !row.session.adminProxy || row.user.status === 'DISABLED') return null;
-      }
-      return {
-        userId: row.user.id,
-        email: row.user.email,
-        userName: displayName(row.user),
-        userType: row.user.userType as TUserType,
-        adminProxy: row.session.adminProxy,
-        token,
-      };
+    /** Ends the session, and every login-as session opened from it, on every instance. */
+    async logout(auth: AuthContext): Promise<void> {
+      const ended = await repo.revokeSession(auth.sessionId, now());
+      await revocations.publish({ kind: 'sessions', sessionIds: [auth.sessionId, ...ended] });
     },
+
+    resolveSession: (token: string): Promise<AuthContext | null> => lookUp({ tokenHash: hashToken(token) }),
+
+    /** For credentials derived from a session (knowledge JWT, avatar preview tokens): is it still live? */
+    resolveSessionById: (sessionId: number): Promise<AuthContext | null> => lookUp({ id: sessionId }),
 
     async register(input: TRegisterRequest): Promise<void> {
       if (!deps.allowRegistration) throw new AppError(403, AuthMessages.registrationDisabled);
@@ -222,6 +291,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await repo.updateUser(row.user.id, { passwordHash, ...(row.user.status === 'UNVERIFIED' ? { status: 'ACTIVE' as const } : {}) });
       await repo.expireUserCodes(row.user.id, 'reset', now());
       await repo.revokeUserSessions(row.user.id, now());
+      await revocations.publish({ kind: 'user', userId: row.user.id });
       await repo.clearLoginFailures(row.user.email);
       return { status: 'OK', email: row.user.email, errors: [] };
     },

@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvatarMessages, ErrorMessages, FailReason, SubscriptionType } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createSignedInUser, keyHeader, multipart, sampleFiles, validAvatar } from '../../test/factories.js';
+import { createSignedInUser, keyHeader, loginAs, multipart, sampleFiles, validAvatar } from '../../test/factories.js';
+import { modelJson, packGlb } from '../../test/glb.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -40,7 +41,7 @@ describe('creating and reading avatars', () => {
     expect(agent.avatarConfigURL).toBe(`http://portal.test/config/avatars/${agent.id}.json`);
     expect(agent.accessLink).toBe(`http://portal.test/avatar/${agent.id}`);
     expect(agent.customData).toMatchObject({ transcriptionStreaming: false, words_per_sec: 3, summaryEnabled: true, collection_ids: [] });
-    expect(agent.mediaDetails).toEqual({ backgroundImage: [], scene: [] });
+    expect(agent.mediaDetails).toEqual({ backgroundImage: [], scene: [], avatarModel: [] });
 
     const list = await t.app.inject({ url: '/api/list_avatar', headers: user.headers });
     expect(list.json().agents.map((a: { id: number }) => a.id)).toEqual([agent.id]);
@@ -138,7 +139,7 @@ describe('updates', () => {
   it('encrypts secrets at rest, returns them masked, keeps them on a save that does not change them, clears them when emptied', async () => {
     const user = await enterprise();
     const { agent } = (await add(user, validAvatar())).json();
-    const llm = { provider: 'groq', base_url: 'https://api.groq.com/openai/v1', model: 'llama', api_key: 'gsk_live_abcdefghijkl1234' };
+    const llm = { provider: 'groq', base_url: 'https://api.groq.com/openai/v1', model: 'llama', api_key: 'gsk_live_abcdefghijkl1234', summary_enabled: true };
     const saved = await add(user, validAvatar({ id: agent.id, version: agent.version, nlpEngine: 10, restApiKey: 'rest-secret-9876', customData: { agent_pipeline_config: { llm } } }));
     expect(saved.statusCode).toBe(200);
     const a = saved.json().agent;
@@ -152,7 +153,7 @@ describe('updates', () => {
     // The editor sends back what it got (masked): the secret stays.
     const again = await add(user, validAvatar({ id: a.id, version: a.version, nlpEngine: 10, restApiKey: a.restApiKey, customData: a.customData, name: 'Renamed' }));
     expect(again.json().agent.customData.agent_pipeline_config.llm.api_key).toBe('••••1234');
-    const cleared = await add(user, validAvatar({ id: a.id, version: again.json().agent.version, nlpEngine: 10, restApiKey: '' }));
+    const cleared = await add(user, validAvatar({ id: a.id, version: again.json().agent.version, nlpEngine: 10, restApiKey: '', customData: a.customData }));
     expect(cleared.json().agent.restApiKey).toBeUndefined();
   });
 
@@ -164,8 +165,8 @@ describe('updates', () => {
     expect(agent.realtime ?? false).toBe(false);
     expect(agent.customData.words_per_sec).toBe(3);
 
-    const proxy = await t.app.inject({ method: 'POST', url: '/api/login', headers: keyHeader, payload: { email: user.email, adminSessionId: admin.token } });
-    const proxyUser = { ...user, headers: { authorization: `Bearer test-app-key:${proxy.json().sessionId}` } };
+    const proxy = await loginAs(t.app, admin.headers, user);
+    const proxyUser = { ...user, headers: proxy.headers };
     const res = await add(proxyUser, validAvatar({ id: agent.id, version: agent.version, realtime: true, idleTimeout: 120, sendChatHistory: true, customData: { words_per_sec: 5 } }));
     expect(res.json().agent).toMatchObject({ realtime: true, idleTimeout: 120, sendChatHistory: true });
     expect(res.json().agent.customData.words_per_sec).toBe(5);
@@ -199,7 +200,8 @@ describe('media with add_avatar_v2', () => {
     const agent = res.json().agent;
     expect(agent.mediaDetails.backgroundImage).toHaveLength(1);
     expect(agent.mediaDetails.scene).toHaveLength(1);
-    const imageUrl = new URL(agent.mediaDetails.backgroundImage[0].url);
+    expect(agent.mediaDetails.backgroundImage[0].url).toMatch(/^\/files\//);
+    const imageUrl = new URL(agent.mediaDetails.backgroundImage[0].url, 'http://portal.test');
     const served = await t.app.inject({ url: imageUrl.pathname });
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
@@ -244,11 +246,64 @@ describe('media with add_avatar_v2', () => {
   });
 });
 
+describe('own avatar models (.glb / .vrm)', () => {
+  it('checks an uploaded VRM, keeps it with what was found, and serves it to the avatar page', async () => {
+    const user = await enterprise();
+    const vrm = packGlb(modelJson({ vertices: 20_000, extensions: { VRMC_vrm: { expressions: { preset: { aa: {}, ih: {}, ou: {}, ee: {}, oh: {}, blink: {} } } } } }));
+    const res = await addV2(user, validAvatar(), [{ field: 'avatarModel', filename: 'me.vrm', data: vrm }]);
+    expect(res.statusCode).toBe(200);
+    const [model] = res.json().agent.mediaDetails.avatarModel;
+    expect(model).toMatchObject({ name: 'me.vrm', type: 'model/gltf-binary', model: { format: 'vrm', vertices: 20_000, lipSync: 'vrm', blink: true, warnings: [] } });
+    const served = await t.app.inject({ url: new URL(model.url, 'http://portal.test').pathname });
+    expect(served.statusCode).toBe(200);
+    expect(served.rawPayload.equals(vrm)).toBe(true);
+  });
+
+  it('refuses a model over the budget, or not a glTF, and keeps no file', async () => {
+    const user = await enterprise();
+    const before = storedFiles().length;
+    const heavy = await addV2(user, validAvatar(), [{ field: 'avatarModel', filename: 'heavy.glb', data: packGlb(modelJson({ vertices: 150_001 })) }]);
+    expect(heavy.statusCode).toBe(400);
+    expect(heavy.json().errors).toEqual(['The model has 150,001 vertices; at most 150,000 can be drawn smoothly.']);
+    const png = await addV2(user, validAvatar(), [{ field: 'avatarModel', filename: 'face.vrm', data: sampleFiles.png() }]);
+    expect(png.statusCode).toBe(400);
+    expect(png.json().errors).toEqual(['The avatar model must be a .glb or .vrm file.']);
+    expect(storedFiles().length).toBe(before);
+    expect((await t.app.inject({ url: '/api/list_avatar', headers: user.headers })).json().agents).toEqual([]);
+  });
+});
+
+describe('stored avatars of older shapes', () => {
+  it('answers them typed: numeric strings read as numbers, ill-typed values left out, unknown keys kept', async () => {
+    const user = await enterprise();
+    const { agent } = (await add(user, validAvatar({ customData: { agent_pipeline_config: { tts: { voice_id: 'Joanna', model: 'neural' } } } }))).json();
+    // As an older version (or a hand-edited row) may have stored it.
+    await t.database.db.execute(sql`
+      update avatars set config = config
+        || jsonb_build_object('dailyLimitPerSession', '600', 'idleTimeout', jsonb_build_object('seconds', 5), 'realtime', 'yes', 'legacyFlag', 'kept')
+        || jsonb_build_object('customData', (config->'customData')
+             || jsonb_build_object('words_per_sec', '4', 'summaryEnabled', 'no')
+             || jsonb_build_object('agent_pipeline_config', jsonb_build_object('tts', jsonb_build_object('voice_id', 7, 'model', 'neural'), 'vad_options', 'none')))
+      where id = ${agent.id}`);
+    for (const url of ['/api/list_avatar', `/api/get_avatar?agentId=${agent.id}`]) {
+      const res = await t.app.inject({ url, headers: user.headers });
+      expect(res.statusCode).toBe(200);
+      const got = url.startsWith('/api/list') ? res.json().agents[0] : res.json().agent;
+      expect(got).toMatchObject({ id: agent.id, name: 'Receptionist', dailyLimitPerSession: 600, legacyFlag: 'kept', wakeUpMessage: agent.wakeUpMessage });
+      expect(got).not.toHaveProperty('idleTimeout');
+      expect(got).not.toHaveProperty('realtime');
+      expect(got.customData).toMatchObject({ words_per_sec: 4, transcriptionStreaming: false, collection_ids: [] });
+      expect(got.customData).not.toHaveProperty('summaryEnabled');
+      expect(got.customData.agent_pipeline_config).toEqual({ tts: { model: 'neural' } });
+    }
+  });
+});
+
 describe('deleting', () => {
   it('deletes the avatar and its files', async () => {
     const user = await enterprise();
     const { agent } = (await addV2(user, validAvatar(), [{ field: 'backgroundImage', filename: 'a.png', data: sampleFiles.png() }])).json();
-    const url = new URL(agent.mediaDetails.backgroundImage[0].url).pathname;
+    const url = new URL(agent.mediaDetails.backgroundImage[0].url, 'http://portal.test').pathname;
     const res = await t.app.inject({ method: 'POST', url: '/api/del_avatar', headers: user.headers, payload: { agentId: agent.id, mode: 'delete' } });
     expect(res.json()).toEqual({ status: 'OK', agentId: agent.id, errors: [] });
     expect((await t.app.inject({ url, headers: user.headers })).statusCode).toBe(404);

@@ -46,6 +46,33 @@ describe('avatar links', () => {
     expect(ok.json().agent.functions).toEqual([approved.id]);
   });
 
+  it('links only knowledge collections of the owner (customData.collection_ids)', async () => {
+    const user = await owner();
+    const other = await owner();
+    const collection = async (who: User, name: string) => {
+      const jwt = (await t.app.inject({ url: '/api/token/jwt', headers: who.headers })).json().jwtToken as string;
+      const res = await t.app.inject({ method: 'POST', url: '/knowledge_collection', headers: { authorization: `Bearer ${jwt}` }, payload: { name } });
+      return res.json().data.id as number;
+    };
+    const mine = await collection(user, 'Mine');
+    const theirs = await collection(other, 'Theirs');
+    const { agent } = (await save(user, validAvatar())).json();
+    const withCollections = (ids: number[]) => validAvatar({ id: agent.id, version: agent.version, customData: { collection_ids: ids } });
+
+    for (const ids of [[theirs], [mine, theirs], [999_999_999]]) {
+      const bad = await save(user, withCollections(ids));
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors).toEqual(['The knowledge collection was not found.']);
+    }
+    // Not an id at all (above int32): refused by the schema before any look-up.
+    const outOfRange = await save(user, withCollections([3_000_000_000]));
+    expect(outOfRange.statusCode).toBe(400);
+    expect(outOfRange.json().errors.join(' ')).toMatch(/whole number between 1 and 2147483647/);
+    const ok = await save(user, withCollections([mine, mine]));
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().agent.customData.collection_ids).toEqual([mine, mine]);
+  });
+
   it('uses only the owner’s encryption keys, shows the key and gives Connect a token', async () => {
     const user = await owner();
     const other = await owner();

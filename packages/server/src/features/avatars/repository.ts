@@ -6,9 +6,17 @@ export type AvatarRow = typeof avatars.$inferSelect;
 export type MediaRow = typeof avatarMedia.$inferSelect;
 
 export function createAvatarsRepository(db: Db) {
+  // GET /api/list_avatar's reads, prepared once.
+  const listByUserQuery = db
+    .select()
+    .from(avatars)
+    .where(eq(avatars.userId, sql.placeholder('userId')))
+    .orderBy(desc(avatars.updatedAt), desc(avatars.id))
+    .prepare('avatars_list_by_user');
+  const mediaOfUserQuery = db.select().from(avatarMedia).where(eq(avatarMedia.userId, sql.placeholder('userId'))).orderBy(avatarMedia.id).prepare('avatar_media_of_user');
   return {
     async listByUser(userId: number): Promise<AvatarRow[]> {
-      return db.select().from(avatars).where(eq(avatars.userId, userId)).orderBy(desc(avatars.updatedAt), desc(avatars.id));
+      return listByUserQuery.execute({ userId });
     },
     async findOwned(id: number, userId: number): Promise<AvatarRow | undefined> {
       const [row] = await db.select().from(avatars).where(and(eq(avatars.id, id), eq(avatars.userId, userId))).limit(1);
@@ -54,7 +62,7 @@ export function createAvatarsRepository(db: Db) {
     },
     /** Every avatar medium of a user, in one query (listing needs no per-avatar look-ups). */
     async mediaOfUser(userId: number): Promise<MediaRow[]> {
-      return db.select().from(avatarMedia).where(eq(avatarMedia.userId, userId)).orderBy(avatarMedia.id);
+      return mediaOfUserQuery.execute({ userId });
     },
     async ownedMedia(ids: number[], avatarId: number, userId: number): Promise<MediaRow[]> {
       if (ids.length === 0) return [];

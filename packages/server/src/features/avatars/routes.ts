@@ -4,36 +4,50 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import fastifyStatic from '@fastify/static';
 import { z } from 'zod';
-import { AvatarLimits, ZAvatarIdRequest } from '@persona/contract';
+import {
+  AvatarMedia,
+  AvatarMediaMessages,
+  ZAvatarIdRequest,
+  ZConfigDocument,
+  ZDeleteAvatarResponse,
+  ZGetAvatarResponse,
+  ZId,
+  ZIdJsonFile,
+  ZListAvatarsResponse,
+  ZSaveAvatarResponse,
+} from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
+import { assertNoNul } from '../../plugins/input-guard.js';
 import type { Storage, UploadRule } from '../../plugins/storage.js';
+import { inspectModel } from './model-check.js';
 import type { AvatarService, UploadedMedia } from './service.js';
 
 const MB = 1024 * 1024;
 export const catalogDir = fileURLToPath(new URL('../../../catalog', import.meta.url));
 
+type Media = (typeof AvatarMedia)[keyof typeof AvatarMedia];
+/** The contract's media limits as upload rules (the type is sniffed from the content). */
+const accepting = (...media: Media[]): UploadRule['accept'] =>
+  Object.fromEntries(media.flatMap((m) => Object.keys(m.types).map((type) => [type, { maxBytes: m.maxMb * MB, maxMb: m.maxMb, label: m.label }])));
+
 const RULES: Record<UploadedMedia['field'], UploadRule> = {
-  backgroundImage: {
-    accept: {
-      'image/jpeg': { maxBytes: AvatarLimits.backgroundImageMaxMb * MB, maxMb: AvatarLimits.backgroundImageMaxMb, label: 'image' },
-      'image/png': { maxBytes: AvatarLimits.backgroundImageMaxMb * MB, maxMb: AvatarLimits.backgroundImageMaxMb, label: 'image' },
-      'video/mp4': { maxBytes: AvatarLimits.backgroundVideoMaxMb * MB, maxMb: AvatarLimits.backgroundVideoMaxMb, label: 'video' },
-      'video/quicktime': { maxBytes: AvatarLimits.backgroundVideoMaxMb * MB, maxMb: AvatarLimits.backgroundVideoMaxMb, label: 'video' },
-    },
-    wrongType: 'The background must be a .jpg or .png image, or a .mp4 or .mov video.',
-  },
-  scene: {
-    accept: { 'model/gltf-binary': { maxBytes: AvatarLimits.sceneMaxMb * MB, maxMb: AvatarLimits.sceneMaxMb, label: 'glb' } },
-    wrongType: 'The 3D environment must be a .glb file.',
-  },
-  avatarPhoto: {
-    accept: { 'image/jpeg': { maxBytes: 2 * MB, maxMb: 2, label: 'avatar photo' } },
-    wrongType: 'The avatar photo must be a JPEG image.',
-  },
+  backgroundImage: { accept: accepting(AvatarMedia.backgroundImage, AvatarMedia.backgroundVideo), wrongType: AvatarMediaMessages.backgroundWrongType },
+  scene: { accept: accepting(AvatarMedia.scene), wrongType: AvatarMediaMessages.sceneWrongType },
+  avatarModel: { accept: accepting(AvatarMedia.avatarModel), wrongType: AvatarMediaMessages.avatarModelWrongType },
+  avatarPhoto: { accept: accepting(AvatarMedia.avatarPhoto), wrongType: AvatarMediaMessages.avatarPhotoWrongType },
 };
 
-const ZGetAvatarQuery = z.object({ agentId: z.coerce.number().int().positive() });
+const ZGetAvatarQuery = z.object({ agentId: ZId });
+
+/** A just-stored upload read back whole (bounded by its rule's size limit). */
+async function readStored(storage: Storage, key: string): Promise<Buffer> {
+  const stream = storage.read(key);
+  if (!stream) throw new Error(`stored file ${key} is missing`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards; storage: Storage }) {
   const { avatars, guards, storage } = deps;
@@ -42,32 +56,32 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
 
     const caller = (req: FastifyRequest) => {
       const auth = requireAuth(req);
-      return { userId: auth.userId, adminProxy: auth.adminProxy };
+      return { userId: auth.userId, adminProxy: auth.adminProxy, sessionId: auth.sessionId };
     };
 
-    app.get('/api/list_avatar', { preHandler: guards.session, schema: { tags: ['avatars'] } }, async (req) => ({
+    app.get('/api/list_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], response: { 200: ZListAvatarsResponse } } }, async (req) => ({
       status: 'OK' as const,
-      agents: await avatars.list(requireAuth(req).userId),
+      agents: await avatars.list(caller(req)),
     }));
 
-    app.get('/api/get_avatar', { preHandler: guards.session, schema: { tags: ['avatars'], querystring: ZGetAvatarQuery } }, async (req) => ({
+    app.get('/api/get_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], querystring: ZGetAvatarQuery, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
-      agent: await avatars.get(requireAuth(req).userId, req.query.agentId),
+      agent: await avatars.get(caller(req), req.query.agentId),
     }));
-    app.post('/api/get_avatar', { preHandler: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest } }, async (req) => ({
+    app.post('/api/get_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
-      agent: await avatars.get(requireAuth(req).userId, req.body.agentId),
+      agent: await avatars.get(caller(req), req.body.agentId),
     }));
 
     /** JSON only: the full agent payload. */
-    app.post('/api/add_avatar', { preHandler: guards.session, schema: { tags: ['avatars'], body: z.record(z.string(), z.unknown()) } }, async (req) => ({
+    app.post('/api/add_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: z.record(z.string(), z.unknown()), response: { 200: ZSaveAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
       agent: await avatars.save(caller(req), req.body),
       errors: [],
     }));
 
-    /** Multipart: `json` (the full agent payload) plus files backgroundImage, scene, avatarPhoto. */
-    app.post('/api/add_avatar_v2', { preHandler: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'] } }, async (req) => {
+    /** Multipart: `json` (the full agent payload) plus files backgroundImage, scene, avatarModel, avatarPhoto. */
+    app.post('/api/add_avatar_v2', { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZSaveAvatarResponse } } }, async (req) => {
       if (!req.isMultipart()) throw AppError.badRequest('Send multipart/form-data with a "json" field.');
       const who = caller(req);
       const files: UploadedMedia[] = [];
@@ -82,7 +96,10 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
               throw AppError.badRequest(`Unexpected file field "${part.fieldname}".`);
             }
             const stored = await storage.putUpload(part.file, `avatars/${who.userId}`, rule);
-            files.push({ ...stored, field, name: path.basename(part.filename || field) });
+            const upload: UploadedMedia = { ...stored, field, name: path.basename(part.filename || field) };
+            files.push(upload);
+            // An own avatar model is kept only if the avatar page can draw it (budget, container).
+            if (field === 'avatarModel') upload.model = inspectModel(await readStored(storage, stored.key));
           } else if (part.fieldname === 'json') {
             json = String(part.value);
           }
@@ -94,6 +111,7 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
         } catch {
           throw AppError.badRequest('The "json" field is not valid JSON.');
         }
+        assertNoNul(payload, ['json']);
         const agent = await avatars.save(who, payload, files);
         files.length = 0;
         return { status: 'OK' as const, agent, errors: [] };
@@ -103,20 +121,20 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
       }
     });
 
-    app.post('/api/del_avatar', { preHandler: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest } }, async (req) => {
+    app.post('/api/del_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest, response: { 200: ZDeleteAvatarResponse } } }, async (req) => {
       await avatars.remove(requireAuth(req).userId, req.body.agentId);
       return { status: 'OK' as const, agentId: req.body.agentId, errors: [] };
     });
 
     // Hosted config files: public, since the avatar page and embeds read them.
     const cors = (reply: FastifyReply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'no-cache');
-    app.get('/config/avatars/:file', { schema: { hide: true, params: z.object({ file: z.string().regex(/^\d+\.json$/) }) } }, async (req, reply) => {
+    app.get('/config/avatars/:file', { schema: { hide: true, params: z.object({ file: ZIdJsonFile }), response: { 200: ZConfigDocument } } }, async (req, reply) => {
       cors(reply);
-      return avatars.hostedConfig(Number.parseInt(req.params.file, 10), 'avatar');
+      return avatars.hostedConfig(req.params.file, 'avatar');
     });
-    app.get('/config/clients/:file', { schema: { hide: true, params: z.object({ file: z.string().regex(/^\d+\.json$/) }) } }, async (req, reply) => {
+    app.get('/config/clients/:file', { schema: { hide: true, params: z.object({ file: ZIdJsonFile }), response: { 200: ZConfigDocument } } }, async (req, reply) => {
       cors(reply);
-      return avatars.hostedConfig(Number.parseInt(req.params.file, 10), 'client');
+      return avatars.hostedConfig(req.params.file, 'client');
     });
 
     await app.register(fastifyStatic, {

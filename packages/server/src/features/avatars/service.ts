@@ -8,13 +8,19 @@ import {
   NlpEngine,
   NlpEngineName,
   SubscriptionType,
+  AvatarMedia,
+  AvatarMediaMessages,
+  ZAvatar,
   ZAvatarInput,
+  ZAvatarModelReport,
   type TAvatar,
+  type TAvatarModelReport,
   type TAvatarInputParsed,
   type TDhType,
   type TMediaDetails,
   type TNlpEngine,
   type TSetupMode,
+  ZId,
 } from '@persona/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
@@ -23,7 +29,9 @@ import { jpegSize } from '../../lib/file-type.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { Storage, StoredFile } from '../../plugins/storage.js';
 import type { AvatarRow, AvatarsRepository, MediaRow } from './repository.js';
-import { maskSecrets, sealSecrets } from './secrets.js';
+import { engineErrors, touchesEngine } from './engine-validation.js';
+import { maskSecrets, openSecrets, sealSecrets } from './secrets.js';
+import { speechErrors } from './speech-validation.js';
 
 export interface AvatarServiceDeps {
   repo: AvatarsRepository;
@@ -44,18 +52,24 @@ export interface AvatarLinks {
   findEncKey(userId: number, id: number): Promise<{ id: number; name: string; defaultKey: boolean } | undefined>;
   /** Throws (404) unless the OAuth config is the user's. */
   assertOAuthApp(userId: number, id: number): Promise<void>;
-  /** A token the portal mints for its own Connect link and preview. */
-  mintToken(ownerId: number, avatarId: number): Promise<string>;
+  /** The ids among these that are not knowledge collections of the user. */
+  foreignCollectionIds(userId: number, ids: number[]): Promise<number[]>;
+  /** A token the portal mints for its own Connect link and preview, good while the caller's session is. */
+  mintToken(ownerId: number, avatarId: number, sessionId: number): Promise<string>;
 }
 
 export interface Caller {
   userId: number;
   adminProxy: boolean;
+  /** The caller's session: the preview and Connect tokens in the answers end with it. */
+  sessionId: number;
 }
 
 export interface UploadedMedia extends StoredFile {
-  field: 'backgroundImage' | 'scene' | 'avatarPhoto';
+  field: 'backgroundImage' | 'scene' | 'avatarPhoto' | 'avatarModel';
   name: string;
+  /** Own avatar models: what the upload check found. */
+  model?: TAvatarModelReport;
 }
 
 /** Columns that are real columns; everything else of the avatar lives in `config`. */
@@ -91,19 +105,25 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
   function mediaDetails(media: MediaRow[]): TMediaDetails {
     const item = (m: MediaRow) => ({ id: m.id, url: storage.url(m.storageKey), name: m.name, type: m.mime, size: m.size });
+    const report = (m: MediaRow) => {
+      const parsed = ZAvatarModelReport.safeParse(m.meta);
+      return parsed.success ? { ...item(m), model: parsed.data } : item(m);
+    };
     return {
       backgroundImage: media.filter((m) => m.kind === 'backgroundImage' || m.kind === 'backgroundVideo').map(item),
       scene: media.filter((m) => m.kind === 'scene').map(item),
+      avatarModel: media.filter((m) => m.kind === 'avatarModel').map(report),
     };
   }
 
-  async function present(row: AvatarRow, media: MediaRow[], usersCount: number): Promise<TAvatar> {
-    const config = maskSecrets(row.config, box) as Partial<TAvatarInputParsed> & { encKey?: TAvatar['encKey'] };
+  async function present(caller: Caller, row: AvatarRow, media: MediaRow[], usersCount: number): Promise<TAvatar> {
+    const config = maskSecrets(row.config, box) as Record<string, unknown>;
     // Token-based access: an avatar with an encryption key opens from the portal with a token.
-    const token = config.encKeyId ? await deps.links.mintToken(row.userId, row.id) : undefined;
-    return {
-      ...(token ? { token } : {}),
-      ...(config as TAvatarInputParsed),
+    const token = config.encKeyId ? await deps.links.mintToken(row.userId, row.id, caller.sessionId) : undefined;
+    // Parsed with the contract's avatar: stored fields of the wrong type are left out, not sent.
+    return ZAvatar.parse({
+      ...config,
+      token,
       id: row.id,
       version: row.version,
       name: row.name,
@@ -118,7 +138,7 @@ export function createAvatarService(deps: AvatarServiceDeps) {
       mediaDetails: mediaDetails(media),
       avatarPhotoURL: row.photoUrl ?? undefined,
       accessLink: `${deps.publicUrl}/avatar/${row.id}`,
-    };
+    });
   }
 
   function validate(input: TAvatarInputParsed, isCreate: boolean, plan: number): string[] {
@@ -127,7 +147,7 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     if (!isCreate && !engines.includes(input.nlpEngine)) errors.push('Avatar Engine is not available in the selected mode');
     if (input.oauthEnabled === 1) {
       if (input.partnerOauthAppId === undefined || input.partnerOauthAppId === null || input.partnerOauthAppId === '') errors.push(AvatarMessages.oauthAppRequired);
-      else if (!/^\d+$/.test(String(input.partnerOauthAppId))) errors.push(AvatarMessages.oauthAppNumeric);
+      else if (!ZId.safeParse(input.partnerOauthAppId).success) errors.push(AvatarMessages.oauthAppNumeric);
     }
     if (input.billingAuthURL) {
       if (!isUrl(input.billingAuthURL)) errors.push(AvatarMessages.billingAuthUrl);
@@ -147,6 +167,7 @@ export function createAvatarService(deps: AvatarServiceDeps) {
       }
     }
     if (isCreate && !input.avatarConfigURL && !parentOf(input.avatarJson)) errors.push(AvatarMessages.selectionRequired);
+    errors.push(...speechErrors(input));
     if (input.dhType === DhType.Video) errors.push('Video avatars are coming soon.');
     if (input.dhType === DhType.Image && plan !== SubscriptionType.PRO && plan !== SubscriptionType.ENTERPRISE) {
       throw new AppError(403, AvatarMessages.higherPlanRequired);
@@ -168,19 +189,20 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     let key: string | undefined;
     let size = 0;
     if (file) {
-      if (file.type !== 'image/jpeg') {
+      if (!(file.type in AvatarMedia.avatarPhoto.types)) {
         await storage.delete(file.key);
-        throw AppError.badRequest('The avatar photo must be a JPEG image.');
+        throw AppError.badRequest(AvatarMediaMessages.avatarPhotoWrongType);
       }
       key = file.key;
       size = file.size;
     } else if (base64) {
       const m = /^data:image\/jpe?g;base64,([A-Za-z0-9+/=]+)$/.exec(base64);
       const data = m ? Buffer.from(m[1]!, 'base64') : null;
-      if (!data || data[0] !== 0xff || data[1] !== 0xd8) throw AppError.badRequest('The avatar photo must be a JPEG image.');
-      if (data.length > 2 * 1024 * 1024) throw new AppError(413, 'File size exceeds 2MB for avatar photo.');
+      if (!data || data[0] !== 0xff || data[1] !== 0xd8) throw AppError.badRequest(AvatarMediaMessages.avatarPhotoWrongType);
+      const { maxMb, maxPx, label } = AvatarMedia.avatarPhoto;
+      if (data.length > maxMb * 1024 * 1024) throw new AppError(413, AvatarMessages.fileTooBig(maxMb, label));
       const dims = jpegSize(data);
-      if (!dims || dims.width > 800 || dims.height > 800) throw AppError.badRequest('The avatar photo must be at most 800 × 800 pixels.');
+      if (!dims || dims.width > maxPx || dims.height > maxPx) throw AppError.badRequest(AvatarMediaMessages.avatarPhotoTooLarge);
       key = `avatars/${userId}/${avatarId}-photo-${Date.now().toString(36)}.jpg`;
       size = data.length;
       await storage.putBuffer(key, data);
@@ -198,18 +220,20 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     isProductHosted,
     hostedAvatarConfig,
 
-    async list(userId: number): Promise<TAvatar[]> {
-      const [rows, media] = await Promise.all([repo.listByUser(userId), repo.mediaOfUser(userId)]);
-      const counts = await deps.onlineCounts(rows.map((r) => r.id));
+    async list(caller: Caller): Promise<TAvatar[]> {
+      const { userId } = caller;
+      const rows = await repo.listByUser(userId);
+      if (rows.length === 0) return [];
+      const [media, counts] = await Promise.all([repo.mediaOfUser(userId), deps.onlineCounts(rows.map((r) => r.id))]);
       const mediaByAvatar = new Map<number | null, MediaRow[]>();
       for (const m of media) mediaByAvatar.set(m.avatarId, [...(mediaByAvatar.get(m.avatarId) ?? []), m]);
-      return Promise.all(rows.map((r) => present(r, mediaByAvatar.get(r.id) ?? [], counts.get(r.id) ?? 0)));
+      return Promise.all(rows.map((r) => present(caller, r, mediaByAvatar.get(r.id) ?? [], counts.get(r.id) ?? 0)));
     },
 
-    async get(userId: number, id: number): Promise<TAvatar> {
-      const row = await repo.findOwned(id, userId);
+    async get(caller: Caller, id: number): Promise<TAvatar> {
+      const row = await repo.findOwned(id, caller.userId);
       if (!row) throw AppError.notFound(AvatarMessages.notFound);
-      return present(row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
+      return present(caller, row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
     },
 
     /**
@@ -228,6 +252,11 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
         const stored = isCreate ? undefined : await repo.findOwned(input.id!, caller.userId);
         if (!isCreate && !stored) throw AppError.notFound(AvatarMessages.notFound);
+        // The engine's settings (spec "Engine forms"); a create always starts in echo-back mode.
+        if (stored && touchesEngine(input, stored)) {
+          const engineProblems = engineErrors(input, stored.config);
+          if (engineProblems.length) throw AppError.badRequest(engineProblems);
+        }
 
         // Links to other features: only the user's own, and only approved functions (checked
         // for newly linked ones: a linked function sent back to Pending stays until unlinked).
@@ -238,6 +267,10 @@ export function createAvatarService(deps: AvatarServiceDeps) {
         if (input.encKeyId) {
           encKey = await deps.links.findEncKey(caller.userId, input.encKeyId);
           if (!encKey) throw AppError.badRequest('The encryption key was not found.');
+        }
+        const collectionIds = input.customData.collection_ids;
+        if (collectionIds.length > 0 && (await deps.links.foreignCollectionIds(caller.userId, collectionIds)).length > 0) {
+          throw AppError.badRequest('The knowledge collection was not found.');
         }
         if (input.oauthEnabled === 1 && input.partnerOauthAppId !== undefined && input.partnerOauthAppId !== null) {
           await deps.links.assertOAuthApp(caller.userId, Number(input.partnerOauthAppId)).catch((err: unknown) => {
@@ -306,8 +339,8 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
         // Media: new files, removals, photo.
         for (const f of files.filter((f) => f.field !== 'avatarPhoto')) {
-          const kind = f.field === 'scene' ? 'scene' : f.type.startsWith('video/') ? 'backgroundVideo' : 'backgroundImage';
-          await repo.insertMedia({ userId: caller.userId, avatarId: row.id, kind, storageKey: f.key, name: f.name.slice(0, 200), mime: f.type, size: f.size });
+          const kind = f.field === 'scene' || f.field === 'avatarModel' ? f.field : f.type.startsWith('video/') ? 'backgroundVideo' : 'backgroundImage';
+          await repo.insertMedia({ userId: caller.userId, avatarId: row.id, kind, storageKey: f.key, name: f.name.slice(0, 200), mime: f.type, size: f.size, meta: f.model ?? null });
         }
         if (input.deleteMediaIds?.length) {
           const doomed = await repo.ownedMedia(input.deleteMediaIds, row.id, caller.userId);
@@ -317,11 +350,24 @@ export function createAvatarService(deps: AvatarServiceDeps) {
         const photoUrl = await storePhoto(caller.userId, row.id, rawObj.avatarPhotoBase64 as string | undefined, files.find((f) => f.field === 'avatarPhoto'));
         const again = await repo.updateIfVersion(row.id, caller.userId, row.version, { config: finalConfig, ...(photoUrl ? { photoUrl } : {}) });
         row = again ?? row;
-        return present(row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
+        return present(caller, row, await repo.mediaOf([row.id]), await deps.onlineCount(row.id));
       } catch (err) {
         await discard(files);
         throw err;
       }
+    },
+
+    /**
+     * The caller's own avatar's `agent_pipeline_config` with its keys in the clear, for the
+     * provider look-ups that run with a stored key (a masked form value). Never sent to a client.
+     */
+    async storedPipeline(userId: number, id: number): Promise<Record<string, unknown>> {
+      const row = await repo.findOwned(id, userId);
+      if (!row) throw AppError.notFound(AvatarMessages.notFound);
+      const opened = openSecrets(row.config, box);
+      const custom = opened.customData;
+      const pipeline = custom && typeof custom === 'object' ? (custom as Record<string, unknown>).agent_pipeline_config : undefined;
+      return pipeline && typeof pipeline === 'object' ? (pipeline as Record<string, unknown>) : {};
     },
 
     async remove(userId: number, id: number): Promise<void> {

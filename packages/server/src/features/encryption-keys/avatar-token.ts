@@ -4,7 +4,8 @@ import { EncryptionKeyLimits, ZAvatarTokenClaims, type TAvatarTokenClaims } from
 /**
  * Avatar access tokens: compact JWTs signed ES256 (ECDSA P-256, SHA-256, IEEE P1363 signature)
  * with the private key of an encryption key; the server verifies them with its public key.
- * Claims: avatarId, exp (seconds since 1970) and an optional userId.
+ * Claims: avatarId, exp (seconds since 1970) and an optional userId; the portal's own tokens also
+ * name the session they were minted for (sid).
  */
 
 export interface KeyPairPem {
@@ -27,7 +28,7 @@ const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('b
 
 export function mintAvatarToken(
   privateKeyPem: string | KeyObject,
-  claims: { avatarId: number; userId?: string | number; expiresInSeconds: number; keyId?: number },
+  claims: { avatarId: number; userId?: string | number; expiresInSeconds: number; keyId?: number; sessionId?: number },
   now: Date = new Date(),
 ): string {
   const iat = Math.floor(now.getTime() / 1000);
@@ -35,6 +36,7 @@ export function mintAvatarToken(
   const payload = b64url({
     avatarId: claims.avatarId,
     ...(claims.userId !== undefined ? { userId: claims.userId } : {}),
+    ...(claims.sessionId !== undefined ? { sid: claims.sessionId } : {}),
     iat,
     exp: iat + claims.expiresInSeconds,
   });

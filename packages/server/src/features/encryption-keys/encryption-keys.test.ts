@@ -3,10 +3,13 @@ import { sql } from 'drizzle-orm';
 import { EncryptionKeyMessages, FailReason } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { dumpDatabaseText } from '../../test/db-dump.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, keyHeader, loginAs, sessionHeader } from '../../test/factories.js';
 import { mintAvatarToken } from './avatar-token.js';
 import { createEncryptionKeysRepository } from './repository.js';
 import { createEncryptionKeysService } from './service.js';
+import { createAuthRepository } from '../auth/repository.js';
+import { createAuthService } from '../auth/service.js';
+import { createMemoryRevocationBus } from '../../plugins/revocations.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -17,9 +20,15 @@ afterAll(async () => {
 });
 
 const list = async (headers: Record<string, string>) => (await t.app.inject({ url: '/api/list_encryption_keys', headers })).json();
-const add = (headers: Record<string, string>, payload: unknown) => t.app.inject({ method: 'POST', url: '/api/add_encryption_key', headers, payload });
+const add = (headers: Record<string, string>, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/add_encryption_key', headers, payload });
 const del = (headers: Record<string, string>, id: number) => t.app.inject({ method: 'POST', url: '/api/del_encryption_key', headers, payload: { id, mode: 'delete' } });
-const service = () => createEncryptionKeysService({ repo: createEncryptionKeysRepository(t.database.db), secretBox: t.app.secretBox });
+/** The service as the live runtime will use it: sessions read from the same database. */
+const service = () =>
+  createEncryptionKeysService({
+    repo: createEncryptionKeysRepository(t.database.db),
+    secretBox: t.app.secretBox,
+    sessionOf: createAuthService({ repo: createAuthRepository(t.database.db), mailer: t.mail, log: t.app.log, publicUrl: '', allowRegistration: false, revocations: createMemoryRevocationBus(), sessionCacheMs: 0 }).resolveSessionById,
+  });
 
 describe('encryption keys', () => {
   it('gives every account exactly one default key, made on first need', async () => {
@@ -128,5 +137,40 @@ describe('token verification for an avatar', () => {
     expect(await keys.verifyToken(me.id, strangersKey.id, 10001, theirs)).toEqual({ ok: false, reason: 'signature' });
     const expired = mintAvatarToken(key.encKey, { avatarId: 10001, expiresInSeconds: -120 });
     expect(await keys.verifyToken(me.id, key.id, 10001, expired)).toEqual({ ok: false, reason: 'expired' });
+  });
+});
+
+describe('the tokens the portal mints for Connect and the preview', () => {
+  const avatarToken = async (headers: Record<string, string>, avatarId: number) =>
+    (await t.app.inject({ url: `/api/get_avatar?agentId=${avatarId}`, headers })).json().agent.token as string;
+
+  it('end with the session they were minted for: logout, disable, and an administrator session ending', async () => {
+    const admin = await createSignedInUser(t.app, t.database, { userType: 'ADMIN' });
+    const me = await createSignedInUser(t.app, t.database);
+    const key = (await add(me.headers, { name: 'Site' })).json().encKey;
+    const avatar = await createAvatar(t.database, me.id);
+    await t.database.db.execute(sql`update avatars set config = jsonb_build_object('encKeyId', ${key.id}::int) where id = ${avatar.id}`);
+    const keys = service();
+    const verify = (token: string) => keys.verifyToken(me.id, key.id, avatar.id, token);
+
+    const token = await avatarToken(me.headers, avatar.id);
+    expect(await verify(token)).toMatchObject({ ok: true });
+    await t.app.inject({ url: '/api/logout', headers: me.headers });
+    expect(await verify(token)).toEqual({ ok: false, reason: 'session-ended' });
+
+    const relogged = await t.app.inject({ method: 'POST', url: '/api/login', headers: keyHeader, payload: { email: me.email, password: me.password } });
+    const fresh = await avatarToken(sessionHeader(relogged.json().sessionId), avatar.id);
+    expect(await verify(fresh)).toMatchObject({ ok: true });
+    await t.app.inject({ method: 'POST', url: '/api/admin/users/status', headers: admin.headers, payload: { userId: me.id, status: 'DISABLED' } });
+    expect(await verify(fresh)).toEqual({ ok: false, reason: 'session-ended' });
+    await t.app.inject({ method: 'POST', url: '/api/admin/users/status', headers: admin.headers, payload: { userId: me.id, status: 'ACTIVE' } });
+    expect(await verify(fresh)).toEqual({ ok: false, reason: 'session-ended' });
+
+    // Minted for an administrator acting as the customer: ends with the administrator's session.
+    const proxy = await loginAs(t.app, admin.headers, me);
+    const proxied = await avatarToken(proxy.headers, avatar.id);
+    expect(await verify(proxied)).toMatchObject({ ok: true });
+    await t.app.inject({ url: '/api/logout', headers: admin.headers });
+    expect(await verify(proxied)).toEqual({ ok: false, reason: 'session-ended' });
   });
 });

@@ -5,14 +5,17 @@ import { avatars, encryptionKeys } from '../../db/schema/index.js';
 export type EncryptionKeyRow = typeof encryptionKeys.$inferSelect;
 
 export function createEncryptionKeysRepository(db: Db) {
+  // Read on every GET /api/account_info: prepared once.
+  const listQuery = db
+    .select()
+    .from(encryptionKeys)
+    .where(eq(encryptionKeys.userId, sql.placeholder('userId')))
+    .orderBy(desc(encryptionKeys.isDefault), asc(encryptionKeys.createdAt), asc(encryptionKeys.id))
+    .prepare('encryption_keys_list');
   return {
     /** The default key first, then by creation. */
     async list(userId: number): Promise<EncryptionKeyRow[]> {
-      return db
-        .select()
-        .from(encryptionKeys)
-        .where(eq(encryptionKeys.userId, userId))
-        .orderBy(desc(encryptionKeys.isDefault), asc(encryptionKeys.createdAt), asc(encryptionKeys.id));
+      return listQuery.execute({ userId });
     },
     async findOwned(userId: number, id: number): Promise<EncryptionKeyRow | undefined> {
       const [row] = await db

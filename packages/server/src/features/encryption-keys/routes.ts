@@ -17,14 +17,14 @@ export function encryptionKeyRoutes(deps: { keys: EncryptionKeysService; guards:
 
     app.get(
       '/api/list_encryption_keys',
-      { preHandler: guards.session, schema: { tags: ['encryption keys'], response: { 200: ZListEncryptionKeysResponse } } },
+      { onRequest: guards.session, schema: { tags: ['encryption keys'], response: { 200: ZListEncryptionKeysResponse } } },
       async (req) => ({ status: 'OK' as const, encKeys: await keys.list(requireAuth(req).userId) }),
     );
 
     app.post(
       '/api/add_encryption_key',
       {
-        preHandler: guards.session,
+        onRequest: guards.session,
         config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
         schema: { tags: ['encryption keys'], body: ZAddEncryptionKeyRequest, response: { 200: ZAddEncryptionKeyResponse } },
       },
@@ -36,7 +36,7 @@ export function encryptionKeyRoutes(deps: { keys: EncryptionKeysService; guards:
 
     app.post(
       '/api/del_encryption_key',
-      { preHandler: guards.session, schema: { tags: ['encryption keys'], body: ZDelEncryptionKeyRequest, response: { 200: ZDelEncryptionKeyResponse } } },
+      { onRequest: guards.session, schema: { tags: ['encryption keys'], body: ZDelEncryptionKeyRequest, response: { 200: ZDelEncryptionKeyResponse } } },
       async (req) => {
         await keys.remove(requireAuth(req).userId, req.body.id);
         return { status: 'OK' as const, id: req.body.id };

@@ -7,11 +7,15 @@ import type { EncryptionKeyRow, EncryptionKeysRepository } from './repository.js
 export interface EncryptionKeysServiceDeps {
   repo: EncryptionKeysRepository;
   secretBox: SecretBox;
+  /** Whether a session is live, and whose (portal tokens die with the session they were minted for). */
+  sessionOf?: (sessionId: number) => Promise<{ userId: number } | null>;
   now?: () => Date;
 }
 
-/** How long a token the portal mints for its own Connect link and preview lives. */
+/** How long a token the portal mints for its own Connect link and preview lives (at most: it ends with the session). */
 export const PORTAL_TOKEN_SECONDS = 12 * 3600;
+
+export type PortalTokenVerification = TokenVerification | { ok: false; reason: 'session-ended' };
 
 export function createEncryptionKeysService(deps: EncryptionKeysServiceDeps) {
   const { repo, secretBox } = deps;
@@ -44,8 +48,12 @@ export function createEncryptionKeysService(deps: EncryptionKeysServiceDeps) {
     ensureDefaultKey,
 
     async list(userId: number): Promise<TEncryptionKey[]> {
-      await ensureDefaultKey(userId);
-      return (await repo.list(userId)).map(present);
+      let rows = await repo.list(userId);
+      if (!rows.some((r) => r.isDefault)) {
+        await ensureDefaultKey(userId);
+        rows = await repo.list(userId);
+      }
+      return rows.map(present);
     },
 
     /** Makes a key pair; the private key is returned this once and not stored. */
@@ -74,22 +82,31 @@ export function createEncryptionKeysService(deps: EncryptionKeysServiceDeps) {
     /**
      * Checks a token for an avatar of `ownerId` protected by key `keyId` (the avatar's encKeyId; the
      * default key when null). Tokens the portal minted itself (signed with the account's default key,
-     * whose private key only the server holds) are accepted too. A deleted key accepts nothing of its own.
+     * whose private key only the server holds) are accepted too, while the session they were minted
+     * for (`sid`) is live. A deleted key accepts nothing of its own.
      */
-    async verifyToken(ownerId: number, keyId: number | null | undefined, avatarId: number, token: string): Promise<TokenVerification> {
+    async verifyToken(ownerId: number, keyId: number | null | undefined, avatarId: number, token: string): Promise<PortalTokenVerification> {
       const defaultKey = await ensureDefaultKey(ownerId);
       const key = keyId ? await repo.findOwned(ownerId, keyId) : defaultKey;
-      const result = key ? verifyAvatarToken(token, { publicKey: key.publicKey, avatarId, now: now() }) : ({ ok: false, reason: 'signature' } as const);
-      if (result.ok || result.reason !== 'signature' || key?.id === defaultKey.id) return result;
-      return verifyAvatarToken(token, { publicKey: defaultKey.publicKey, avatarId, now: now() });
+      let result = key ? verifyAvatarToken(token, { publicKey: key.publicKey, avatarId, now: now() }) : ({ ok: false, reason: 'signature' } as const);
+      let isPortalToken = key?.id === defaultKey.id;
+      if (!result.ok && result.reason === 'signature' && !isPortalToken) {
+        result = verifyAvatarToken(token, { publicKey: defaultKey.publicKey, avatarId, now: now() });
+        isPortalToken = true;
+      }
+      if (!result.ok || !isPortalToken) return result;
+      const sessionId = (result.claims as Record<string, unknown>).sid;
+      if (sessionId === undefined) return result;
+      const session = typeof sessionId === 'number' && deps.sessionOf ? await deps.sessionOf(sessionId) : null;
+      return session?.userId === ownerId ? result : { ok: false, reason: 'session-ended' };
     },
 
     /** A token the portal mints for its own Connect link and preview, signed with the default key. */
-    async mintPortalToken(ownerId: number, avatarId: number, opts: { userId?: string; expiresInSeconds?: number } = {}): Promise<string> {
+    async mintPortalToken(ownerId: number, avatarId: number, opts: { userId?: string; expiresInSeconds?: number; sessionId?: number } = {}): Promise<string> {
       const key = await ensureDefaultKey(ownerId);
       return mintAvatarToken(
         secretBox.open(key.privateKeySealed!),
-        { avatarId, userId: opts.userId, expiresInSeconds: opts.expiresInSeconds ?? PORTAL_TOKEN_SECONDS, keyId: key.id },
+        { avatarId, userId: opts.userId, expiresInSeconds: opts.expiresInSeconds ?? PORTAL_TOKEN_SECONDS, keyId: key.id, sessionId: opts.sessionId },
         now(),
       );
     },

@@ -186,6 +186,22 @@ describe('moderation', () => {
     expect(changed.json().results[0].function.approvalStatus).toBe(ApprovalStatus.Pending);
   });
 
+  it('sends an approved function back to Pending when a rename changes its entry point', async () => {
+    const me = await createSignedInUser(t.app, t.database);
+    const twoEntries = `${code('greet')}\n${code('wipe_disk', 'return 0')}`;
+    const fn = await approve(await createFunction(me.headers, 'greet', twoEntries));
+    // Same entry point (greet.py is greet): still approved.
+    const sameEntry = await mutate(me.headers, [{ action: 'update', id: fn.id, name: 'greet.py' }]);
+    expect(sameEntry.json().results[0].function).toMatchObject({ name: 'greet.py', approvalStatus: ApprovalStatus.Approved });
+    // The moderators approved calling greet, not wipe_disk.
+    const renamed = await mutate(me.headers, [{ action: 'update', id: fn.id, name: 'wipe_disk' }]);
+    expect(renamed.json().results[0].function).toMatchObject({ name: 'wipe_disk', approvalStatus: ApprovalStatus.Pending });
+    expect((await list(me.headers)).find((f) => f.id === fn.id)!.approvalStatus).toBe(ApprovalStatus.Pending);
+    expect((await t.app.inject({ url: '/api/realtime/functions', headers: me.headers })).json().functions).toEqual([]);
+    await flush();
+    expect(t.mail.sent.some((m) => m.to === admin.email && m.subject === 'Function to review: wipe_disk')).toBe(true);
+  });
+
   it('does not approve code that changed after the moderator read it', async () => {
     const me = await createSignedInUser(t.app, t.database);
     const fn = await createFunction(me.headers, 'moving_target');

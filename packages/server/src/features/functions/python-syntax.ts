@@ -68,7 +68,7 @@ function interruptedLine(node: Node, source: string): PythonSyntaxError | null {
   if (!statement || COMPOUND.has(statement.type) || statement.startPosition.row >= row) return null;
   let previous = row - 1;
   while (previous > 0 && (lines[previous] ?? '').trim() === '') previous -= 1;
-  const text = (lines[previous] ?? '').replace(/\s+$/, '');
+  const text = (lines[previous] ?? '').trimEnd(); // not /\s+$/: quadratic over long runs of spaces
   return { line: previous + 1, column: text.length + 1, detail: 'the line ends in the middle of an expression' };
 }
 

@@ -23,7 +23,7 @@ export function functionRoutes(deps: { functions: FunctionsService; guards: Auth
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-    app.get('/api/list_functions', { preHandler: guards.session, schema: { tags: ['functions'], response: { 200: ZListFunctionsResponse } } }, async (req) => ({
+    app.get('/api/list_functions', { onRequest: guards.session, schema: { tags: ['functions'], response: { 200: ZListFunctionsResponse } } }, async (req) => ({
       status: 'OK' as const,
       functions: await functions.list(requireAuth(req).userId),
     }));
@@ -31,7 +31,7 @@ export function functionRoutes(deps: { functions: FunctionsService; guards: Auth
     app.post(
       '/api/functions',
       {
-        preHandler: guards.session,
+        onRequest: guards.session,
         config: { rateLimit: { max: 60, timeWindow: '1 minute' } },
         schema: { tags: ['functions'], body: ZMutateFunctionsRequest, response: { 200: ZMutateFunctionsResponse, 400: ZMutateFailure, 404: ZMutateFailure } },
       },
@@ -41,27 +41,27 @@ export function functionRoutes(deps: { functions: FunctionsService; guards: Auth
       },
     );
 
-    app.get('/api/function_templates', { preHandler: guards.session, schema: { tags: ['functions'], response: { 200: ZFunctionTemplatesResponse } } }, async () => ({
+    app.get('/api/function_templates', { onRequest: guards.session, schema: { tags: ['functions'], response: { 200: ZFunctionTemplatesResponse } } }, async () => ({
       status: 'OK' as const,
       templates: [...functionTemplates],
     }));
 
     app.get(
       '/api/realtime/functions',
-      { preHandler: guards.session, schema: { tags: ['functions'], response: { 200: ZRealtimeFunctionsResponse } } },
+      { onRequest: guards.session, schema: { tags: ['functions'], response: { 200: ZRealtimeFunctionsResponse } } },
       async (req) => ({ status: 'OK' as const, functions: await functions.listApproved(requireAuth(req).userId) }),
     );
 
     // Moderation: the admin console's 'Functions review'.
     app.get(
       '/api/admin/functions',
-      { preHandler: guards.admin, schema: { tags: ['admin'], querystring: ZReviewQueueQuery, response: { 200: ZReviewQueueResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], querystring: ZReviewQueueQuery, response: { 200: ZReviewQueueResponse } } },
       async (req) => ({ status: 'OK' as const, functions: await functions.reviewQueue(req.query.status) }),
     );
 
     app.post(
       '/api/admin/functions/review',
-      { preHandler: guards.admin, schema: { tags: ['admin'], body: ZReviewDecisionRequest, response: { 200: ZReviewDecisionResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZReviewDecisionRequest, response: { 200: ZReviewDecisionResponse } } },
       async (req) => ({
         status: 'OK' as const,
         function: await functions.decide(requireAuth(req).userId, req.body.id, req.body.version, req.body.decision, req.body.reason),

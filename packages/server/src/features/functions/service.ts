@@ -114,16 +114,17 @@ export function createFunctionsService(deps: FunctionsServiceDeps) {
         if (name !== existing.name) await assertNameFree(userId, name, existing.id);
         const problems = await checkFunctionCode(name, code);
         if (problems.length > 0) throw new ItemError(400, problems);
-        // Moderators approved that code, not any code: a change of code goes back to Pending.
-        const isCodeChanged = code !== existing.code;
+        // Moderators approved that code called through that entry point, not any code or any
+        // function of it: a change of code, or a rename that changes the entry point, goes back to Pending.
+        const isReviewNeeded = code !== existing.code || entryFunctionName(name) !== entryFunctionName(existing.name);
         const row = await repo.update(userId, existing.id, {
           name,
           code,
           updatedAt: now(),
-          ...(isCodeChanged ? { approvalStatus: ApprovalStatus.Pending, rejectionReason: null } : {}),
+          ...(isReviewNeeded ? { approvalStatus: ApprovalStatus.Pending, rejectionReason: null } : {}),
         });
         if (!row) throw new ItemError(404, [FunctionMessages.notFound]);
-        if (isCodeChanged) void notifyModerators(userId, row, false).catch((err: unknown) => log.error({ err }, 'moderator notification failed'));
+        if (isReviewNeeded) void notifyModerators(userId, row, false).catch((err: unknown) => log.error({ err }, 'moderator notification failed'));
         return { action: 'update', id: row.id, status: 'OK', errors: [], function: present(row) };
       }
       case 'delete': {

@@ -25,6 +25,7 @@ describe('system calls', () => {
       companyName: 'Persona Studio',
       docsUrl: '/react/docs',
       productName: 'Persona Studio',
+      publicUrl: 'http://portal.test',
     });
   });
 

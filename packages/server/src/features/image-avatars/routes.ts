@@ -1,19 +1,27 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ZCompleteImageAvatarInput } from '@persona/contract';
+import {
+  AvatarMedia,
+  AvatarMediaMessages,
+  ZCompleteImageAvatarInput,
+  ZConfigDocument,
+  ZCustomAvatarsResponse,
+  ZIdJsonFile,
+  ZImageAvatarRequestResponse,
+  ZImageAvatarRequestsResponse,
+} from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
+import { assertNoNul } from '../../plugins/input-guard.js';
 import type { Storage, StoredFile, UploadRule } from '../../plugins/storage.js';
 import type { createImageAvatarService } from './service.js';
 
 const MB = 1024 * 1024;
+const photo = AvatarMedia.imageAvatarPhoto;
 const IMAGE_RULE: UploadRule = {
-  accept: {
-    'image/jpeg': { maxBytes: 10 * MB, maxMb: 10, label: 'image' },
-    'image/png': { maxBytes: 10 * MB, maxMb: 10, label: 'image' },
-  },
-  wrongType: 'The photo must be a .jpg or .png image.',
+  accept: Object.fromEntries(Object.keys(photo.types).map((type) => [type, { maxBytes: photo.maxMb * MB, maxMb: photo.maxMb, label: photo.label }])),
+  wrongType: AvatarMediaMessages.imageAvatarPhotoWrongType,
 };
 
 /** Reads a multipart request with one image file and text fields (multipart is registered by the avatars feature). */
@@ -33,6 +41,7 @@ async function readForm(req: FastifyRequest, storage: Storage, fileField: string
         fields[part.fieldname] = String(part.value);
       }
     }
+    assertNoNul(fields);
   } catch (err) {
     if (file) await storage.delete(file.key).catch(() => {});
     throw err;
@@ -46,36 +55,40 @@ export function imageAvatarRoutes(deps: { service: ReturnType<typeof createImage
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
     /** The customer's request: multipart with `photo` and fields name, notes, permissionConfirmed=true. */
-    app.post('/api/image_avatar_requests', { preHandler: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'] } }, async (req) => {
-      const { userId } = requireAuth(req);
-      const { fields, file } = await readForm(req, storage, 'photo', `image-requests/${userId}`);
-      const request = await service.request(userId, { ...fields, permissionConfirmed: fields.permissionConfirmed === 'true' }, file);
-      return { status: 'OK' as const, request };
-    });
+    app.post(
+      '/api/image_avatar_requests',
+      { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZImageAvatarRequestResponse } } },
+      async (req) => {
+        const { userId } = requireAuth(req);
+        const { fields, file } = await readForm(req, storage, 'photo', `image-requests/${userId}`);
+        const request = await service.request(userId, { ...fields, permissionConfirmed: fields.permissionConfirmed === 'true' }, file);
+        return { status: 'OK' as const, request };
+      },
+    );
 
-    app.get('/api/image_avatar_requests', { preHandler: guards.session, schema: { tags: ['avatars'] } }, async (req) => ({
+    app.get('/api/image_avatar_requests', { onRequest: guards.session, schema: { tags: ['avatars'], response: { 200: ZImageAvatarRequestsResponse } } }, async (req) => ({
       status: 'OK' as const,
       requests: await service.list(undefined, requireAuth(req).userId),
     }));
 
-    app.get('/api/custom_avatars', { preHandler: guards.session, schema: { tags: ['avatars'] } }, async (req) => ({
+    app.get('/api/custom_avatars', { onRequest: guards.session, schema: { tags: ['avatars'], response: { 200: ZCustomAvatarsResponse } } }, async (req) => ({
       status: 'OK' as const,
       image: await service.customAvatars(requireAuth(req).userId),
     }));
 
-    app.get('/config/custom/:file', { schema: { hide: true, params: z.object({ file: z.string().regex(/^\d+\.json$/) }) } }, async (req, reply) => {
+    app.get('/config/custom/:file', { schema: { hide: true, params: z.object({ file: ZIdJsonFile }), response: { 200: ZConfigDocument } } }, async (req, reply) => {
       reply.header('access-control-allow-origin', '*');
-      return service.customConfig(Number.parseInt(req.params.file, 10));
+      return service.customConfig(req.params.file);
     });
 
     app.get(
       '/api/admin/image_avatar_requests',
-      { preHandler: guards.admin, schema: { tags: ['admin'], querystring: z.object({ status: z.enum(['PENDING', 'COMPLETED', 'DECLINED']).optional() }) } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], querystring: z.object({ status: z.enum(['PENDING', 'COMPLETED', 'DECLINED']).optional() }), response: { 200: ZImageAvatarRequestsResponse } } },
       async (req) => ({ status: 'OK' as const, requests: await service.list(req.query.status) }),
     );
 
     /** multipart: fields requestId, decision (complete|decline), name, reason; file `thumbnail` when completing. */
-    app.post('/api/admin/image_avatar_requests/decide', { preHandler: guards.admin, schema: { tags: ['admin'], consumes: ['multipart/form-data'] } }, async (req) => {
+    app.post('/api/admin/image_avatar_requests/decide', { onRequest: guards.admin, schema: { tags: ['admin'], consumes: ['multipart/form-data'], response: { 200: ZImageAvatarRequestResponse } } }, async (req) => {
       const { userId } = requireAuth(req);
       const { fields, file } = await readForm(req, storage, 'thumbnail', 'custom-avatars');
       const parsed = ZCompleteImageAvatarInput.safeParse(fields);

@@ -1,7 +1,9 @@
 import {
   AvatarMessages,
   ImageAvatarMessages,
-  SubscriptionType,
+  ZPhotoLandmarks,
+  type TPhotoLandmarks,
+  hasImageAvatars,
   ZImageAvatarRequestInput,
   type TCustomAvatar,
   type TImageAvatarRequest,
@@ -21,6 +23,19 @@ type RequestRow = NonNullable<Awaited<ReturnType<Repo['findRequest']>>>;
  * statement; an administrator makes the avatar and attaches it, and it appears in that
  * customer's IMAGE AVATARS.
  */
+/** The face the admin's browser found in the attached photo (a talking photo), checked. */
+function parseLandmarks(text: string): TPhotoLandmarks {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw AppError.badRequest(ImageAvatarMessages.landmarksInvalid);
+  }
+  const parsed = ZPhotoLandmarks.safeParse(value);
+  if (!parsed.success) throw AppError.badRequest(ImageAvatarMessages.landmarksInvalid);
+  return parsed.data;
+}
+
 export function createImageAvatarService(deps: { repo: Repo; storage: Storage; mailer: Mailer; log: FastifyBaseLogger; publicUrl: string }) {
   const { repo, storage, mailer, log } = deps;
   const send = (message: Parameters<Mailer['send']>[0]) =>
@@ -33,7 +48,8 @@ export function createImageAvatarService(deps: { repo: Repo; storage: Storage; m
     userName: `${row.firstName} ${row.lastName}`.trim() || row.email,
     name: row.request.name,
     notes: row.request.notes,
-    photoUrl: storage.url(row.request.photoKey),
+    // The face photo is private: a signed URL, handed only to its owner and to administrators.
+    photoUrl: storage.privateUrl(row.request.photoKey),
     status: row.request.status,
     reason: row.request.reason,
     created: row.request.createdAt.toISOString(),
@@ -44,7 +60,7 @@ export function createImageAvatarService(deps: { repo: Repo; storage: Storage; m
     async request(userId: number, raw: unknown, photo: StoredFile | undefined): Promise<TImageAvatarRequest> {
       try {
         const plan = await repo.userPlan(userId);
-        if (plan !== SubscriptionType.PRO && plan !== SubscriptionType.ENTERPRISE) throw new AppError(403, AvatarMessages.higherPlanRequired);
+        if (!hasImageAvatars(plan)) throw new AppError(403, AvatarMessages.higherPlanRequired);
         const parsed = ZImageAvatarRequestInput.safeParse(raw);
         if (!parsed.success) throw AppError.badRequest([...new Set(parsed.error.issues.map((i) => i.message))]);
         if (!photo) throw AppError.badRequest(ImageAvatarMessages.photoRequired);
@@ -67,8 +83,9 @@ export function createImageAvatarService(deps: { repo: Repo; storage: Storage; m
     },
 
     /** The admin attaches the finished avatar (an image of it) or declines the request. */
-    async decide(adminId: number, input: { requestId: number; decision: 'complete' | 'decline'; name?: string; reason?: string }, thumbnail: StoredFile | undefined) {
+    async decide(adminId: number, input: { requestId: number; decision: 'complete' | 'decline'; name?: string; reason?: string; landmarks?: string }, thumbnail: StoredFile | undefined) {
       try {
+        const landmarks = input.landmarks ? parseLandmarks(input.landmarks) : undefined;
         const row = await repo.findRequest(input.requestId);
         if (!row) throw AppError.notFound();
         if (row.request.status !== 'PENDING') throw AppError.conflict(ImageAvatarMessages.alreadyDecided);
@@ -79,7 +96,7 @@ export function createImageAvatarService(deps: { repo: Repo; storage: Storage; m
         const name = input.name || row.request.name;
         if (input.decision === 'complete') {
           const custom = await repo.insertCustomAvatar({ userId: row.request.userId, requestId: row.request.id, name, dhType: 1, thumbnailKey: thumbnail!.key });
-          await repo.setCustomConfig(custom.id, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `custom-${custom.id}`, image: storage.url(thumbnail!.key) } });
+          await repo.setCustomConfig(custom.id, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `custom-${custom.id}`, image: storage.url(thumbnail!.key), ...(landmarks ? { landmarks } : {}) } });
         } else if (thumbnail) {
           await storage.delete(thumbnail.key).catch(() => {});
         }
@@ -103,7 +120,7 @@ export function createImageAvatarService(deps: { repo: Repo; storage: Storage; m
         name: c.name,
         dhType: c.dhType,
         thumbnail: storage.url(c.thumbnailKey),
-        avatarConfigURL: `${deps.publicUrl}/config/custom/${c.id}.json`,
+        avatarConfigURL: `/config/custom/${c.id}.json`,
       }));
     },
 

@@ -58,6 +58,21 @@ function tail(text: string, maxChars: number): string {
   return out;
 }
 
+/**
+ * A `# Heading` line: 1-6 `#`, whitespace, text, on one line. Scanned by hand: the RegExp it
+ * replaces (`^(#{1,6})\s+(.+)$`) backtracked quadratically over long runs of spaces.
+ */
+function headingOf(block: string): { level: number; text: string } | null {
+  if (block.includes('\n')) return null;
+  let level = 0;
+  while (level < block.length && block[level] === '#') level++;
+  if (level < 1 || level > 6) return null;
+  const rest = block.slice(level);
+  const text = rest.trim();
+  if (!text || rest.length === rest.trimStart().length) return null;
+  return { level, text };
+}
+
 export function chunkText(input: string, options: Partial<ChunkOptions> = {}): Chunk[] {
   const opts = { ...DEFAULT_CHUNKING, ...options };
   const blocks = input
@@ -89,13 +104,12 @@ export function chunkText(input: string, options: Partial<ChunkOptions> = {}): C
   };
 
   for (const block of blocks) {
-    const match = /^(#{1,6})\s+(.+)$/.exec(block);
-    if (match && !block.includes('\n')) {
+    const title = headingOf(block);
+    if (title) {
       flush(false);
       overlap = '';
-      const level = match[1]!.length;
-      headings.length = level - 1;
-      headings[level - 1] = match[2]!.trim();
+      headings.length = title.level - 1;
+      headings[title.level - 1] = title.text;
       continue;
     }
     for (const piece of pieces(block.replace(/[ \t]+/g, ' '), opts.maxChars - opts.overlapChars)) {

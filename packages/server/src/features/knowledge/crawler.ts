@@ -1,5 +1,5 @@
 import type { TCrawledUrl } from '@persona/contract';
-import { pageLinks } from './extract.js';
+import type { ExtractPool } from './extract-pool.js';
 import { allowAll, parseRobots, type RobotsRules } from './robots.js';
 import { decodeBody, safeFetch, SafeFetchError, USER_AGENT } from './safe-fetch.js';
 
@@ -15,6 +15,8 @@ export interface CrawlOptions {
   pageMaxBytes?: number;
   totalTimeoutMs?: number;
   concurrency?: number;
+  /** Pages are parsed for their links in the extraction pool, never on the request thread. */
+  extractor: ExtractPool;
 }
 
 export class CrawlError extends Error {
@@ -58,7 +60,9 @@ export async function crawlSite(startUrl: string, opts: CrawlOptions): Promise<T
       if (!/html/i.test(res.contentType)) return;
       const finalUrl = new URL(res.url);
       if (siteOf(finalUrl) !== site) return;
-      const { title, links } = pageLinks(decodeBody(res), res.url);
+      const parsed = await opts.extractor.run({ op: 'links', html: decodeBody(res), url: res.url });
+      if (!('links' in parsed)) return;
+      const { title, links } = parsed;
       if (found.length < opts.limit && !found.some((f) => f.url === res.url)) found.push({ url: res.url, title: title || res.url });
       for (const link of links) {
         let u: URL;

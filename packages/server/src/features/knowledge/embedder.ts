@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { guardedFetch } from '../../lib/guarded-fetch.js';
 
 /**
  * Sentence embeddings for semantic search. By default a model that ships its weights in an npm
@@ -111,14 +112,18 @@ export function createRemoteEmbedder(opts: { url: string; model: string; apiKey?
     async embed(texts) {
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += 64) {
-        const res = await fetch(endpoint, {
+        // The operator's own endpoint (private addresses allowed), through the server's one request path.
+        const res = await guardedFetch(endpoint, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
+          headers: { 'content-type': 'application/json', accept: 'application/json', ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
           body: JSON.stringify({ model: opts.model, input: texts.slice(i, i + 64).map((t) => t.slice(0, 8000)) }),
-          signal: AbortSignal.timeout(60_000),
+          allowPrivate: true,
+          timeoutMs: 60_000,
+          maxBytes: 64 * 1024 * 1024,
+          acceptErrorStatus: true,
         });
-        if (!res.ok) throw new Error(`embeddings endpoint answered ${res.status}`);
-        const body = (await res.json()) as { data?: { index?: number; embedding: number[] }[] };
+        if (res.status < 200 || res.status >= 300) throw new Error(`embeddings endpoint answered ${res.status}`);
+        const body = JSON.parse(res.body.toString('utf8')) as { data?: { index?: number; embedding: number[] }[] };
         const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
         for (const d of data) {
           if (d.embedding.length !== opts.dimensions) throw new Error(`embeddings endpoint gave ${d.embedding.length} dimensions, expected ${opts.dimensions}`);

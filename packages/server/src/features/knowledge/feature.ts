@@ -8,6 +8,7 @@ import type { AuthGuards } from '../../plugins/auth.js';
 import type { Storage } from '../../plugins/storage.js';
 import { createEmbedder, type Embedder } from './embedder.js';
 import { createLocalKnowledgeFiles, createS3KnowledgeFiles, parseS3Url } from './files.js';
+import { createExtractPool, type ExtractPool } from './extract-pool.js';
 import { createIngestion } from './ingest.js';
 import { createKnowledgeTokens, deriveKey } from './jwt.js';
 import { createKnowledgeRepository } from './repository.js';
@@ -24,9 +25,12 @@ declare module 'fastify' {
 export interface KnowledgeFeature {
   service: ReturnType<typeof createKnowledgeService>;
   ingestion: ReturnType<typeof createIngestion>;
+  extractor: ExtractPool;
   /** Whether vector search is on (known after the app is ready). */
   vectorState(): VectorIndexState;
 }
+
+const ORPHAN_SWEEP_MS = 60 * 60 * 1000;
 
 /** Token lifetime: short, the portal fetches a new one before it runs out. */
 const TOKEN_TTL_SECONDS = 15 * 60;
@@ -50,21 +54,34 @@ export async function registerKnowledge(
   const embedder = deps.embedder !== undefined ? deps.embedder : createEmbedder(config.embeddings);
   let vector: VectorIndexState = { enabled: false, reason: 'not prepared yet' };
   const vectorsEnabled = () => vector.enabled;
-  const ingestion = createIngestion({ repo, files, embedder, vectorsEnabled, allowPrivateUrls: config.allowPrivateUrls, log: app.log });
-  const service = createKnowledgeService({ repo, files, ingestion, embedder, vectorsEnabled, allowPrivateUrls: config.allowPrivateUrls, log: app.log });
+  const extractor = createExtractPool({ timeoutMs: config.knowledge.extractTimeoutSeconds * 1000 });
+  const ingestion = createIngestion({ repo, files, embedder, extractor, vectorsEnabled, allowPrivateUrls: config.allowPrivateUrls, log: app.log });
+  const service = createKnowledgeService({ repo, files, ingestion, extractor, embedder, vectorsEnabled, allowPrivateUrls: config.allowPrivateUrls, log: app.log, quotaMb: config.knowledge.quotaMb, now: deps.now });
+  // Orphaned uploads (forms never used, files never made into an item, deletions that failed): removed hourly.
+  let cleanup: NodeJS.Timeout | null = null;
+  const removeOrphans = () =>
+    service
+      .removeOrphanedUploads()
+      .then((n) => n > 0 && app.log.info({ removed: n }, 'orphaned knowledge uploads removed'))
+      .catch((err: unknown) => app.log.warn({ err }, 'knowledge upload clean-up failed'));
 
   app.addHook('onReady', async () => {
     vector = await prepareVectorIndex(repo, embedder, app.log);
     await ingestion.start();
+    void removeOrphans();
+    cleanup = setInterval(() => void removeOrphans(), ORPHAN_SWEEP_MS);
+    cleanup.unref();
   });
   app.addHook('preClose', async () => {
+    if (cleanup) clearInterval(cleanup);
     await ingestion.stop();
   });
   app.addHook('onClose', async () => {
+    await extractor.close();
     await embedder?.close();
   });
   await app.register(knowledgeRoutes({ service, tokens, files, guards: deps.guards, tmpDir: path.join(config.dataDir, 'tmp', 'knowledge-uploads') }));
-  const feature: KnowledgeFeature = { service, ingestion, vectorState: () => vector };
+  const feature: KnowledgeFeature = { service, ingestion, extractor, vectorState: () => vector };
   app.decorate('knowledge', feature);
   return feature;
 }

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { KnowledgeFileTypes, knowledgeFileMaxBytes, type TKnowledgeFileType } from '@persona/contract';
+import { KnowledgeFileTypes, type TKnowledgeFileType } from '@persona/contract';
+import { guardedFetch, SafeFetchError } from '../../lib/guarded-fetch.js';
 import type { Storage } from '../../plugins/storage.js';
 
 /**
@@ -35,13 +36,18 @@ export interface PolicyCheck {
 
 export interface KnowledgeFiles {
   readonly kind: 'local' | 's3';
-  presign(userId: number, fileType: TKnowledgeFileType): PresignedPost;
+  /** A form for one upload of at most maxBytes (the type's limit, or less when the quota leaves less). */
+  presign(userId: number, fileType: TKnowledgeFileType, maxBytes: number): PresignedPost & { key: string; expiresAt: Date };
   /** The storage key behind a final_url, when it is one of this user's knowledge uploads. */
   keyFromUrl(userId: number, url: string): string | null;
   exists(key: string): Promise<boolean>;
+  /** The stored size, or null when the file is not there. */
+  size(key: string): Promise<number | null>;
   /** The whole file, refused beyond maxBytes. */
   read(key: string, maxBytes: number): Promise<Buffer>;
   remove(key: string): Promise<void>;
+  /** A short-lived signed URL to read the file (given only to its owner). */
+  downloadUrl(key: string): string;
   /** Local storage: checks the fields of a posted upload form; throws PolicyError when they do not hold. */
   verifyPost(fields: Record<string, string>): PolicyCheck;
   putStream(key: string, stream: Readable): Promise<number>;
@@ -190,31 +196,41 @@ async function readAll(stream: Readable, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Local storage (DATA_DIR/files): this server receives the form post itself. */
+/**
+ * Local storage (DATA_DIR/files): this server receives the form post itself, at a relative URL
+ * (the browser posts to the address it opened the portal at). File items made before URLs were
+ * relative name `${PUBLIC_URL}/files/…`: both forms are recognised.
+ */
 export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: string; uploadSecret: Buffer; now?: () => Date }): KnowledgeFiles {
   const secret = opts.uploadSecret.toString('hex');
   const common = { bucket: 'local', accessKeyId: 'local', region: 'local', secretAccessKey: secret };
   const now = () => opts.now?.() ?? new Date();
-  const filesPrefix = opts.storage.url('');
+  const filesPrefixes = [opts.storage.url(''), `${opts.publicUrl}/files/`];
   return {
     kind: 'local',
-    presign(userId, fileType) {
+    presign(userId, fileType, maxBytes) {
       const key = newKey(userId, fileType);
-      const maxBytes = knowledgeFileMaxBytes(fileType);
+      const at = now();
       return {
-        form: presignPost({ ...common, key, contentType: fileType, maxBytes, now: now() }),
-        url: `${opts.publicUrl}/knowledge/upload`,
+        form: presignPost({ ...common, key, contentType: fileType, maxBytes, now: at }),
+        url: '/knowledge/upload',
         final_url: opts.storage.url(key),
         max_bytes: maxBytes,
+        key,
+        expiresAt: new Date(at.getTime() + POLICY_TTL_MS),
       };
     },
     keyFromUrl(userId, url) {
-      if (!url.startsWith(filesPrefix)) return null;
-      const key = url.slice(filesPrefix.length);
+      const prefix = filesPrefixes.find((p) => url.startsWith(p));
+      if (!prefix) return null;
+      const key = url.slice(prefix.length);
       return KEY_OF_USER(userId).test(key) ? key : null;
     },
     async exists(key) {
       return (await opts.storage.stat(key)) !== null;
+    },
+    async size(key) {
+      return (await opts.storage.stat(key))?.size ?? null;
     },
     async read(key, maxBytes) {
       const stat = await opts.storage.stat(key);
@@ -227,6 +243,7 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
       return readAll(stream, maxBytes);
     },
     remove: (key) => opts.storage.delete(key),
+    downloadUrl: (key) => opts.storage.privateUrl(key),
     verifyPost(fields) {
       const checked = verifyPostPolicy(fields, { ...common, now: now() });
       const fileType = typeOfKey(checked.key);
@@ -259,25 +276,56 @@ export function signS3Request(method: string, url: URL, loc: S3Location, now: Da
   };
 }
 
+/** How long a signed download link of a knowledge file works. */
+export const DOWNLOAD_TTL_SECONDS = 15 * 60;
+
+/** A SigV4 query-signed GET URL (S3's presigned URL): the bucket itself stays private. */
+export function presignGetUrl(url: URL, loc: S3Location, now: Date, expiresSeconds: number): string {
+  const { amzDate, date } = amzDates(now);
+  const scope = `${date}/${loc.region}/s3/aws4_request`;
+  const query: [string, string][] = [
+    ['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'],
+    ['X-Amz-Credential', `${loc.accessKeyId}/${scope}`],
+    ['X-Amz-Date', amzDate],
+    ['X-Amz-Expires', String(expiresSeconds)],
+    ['X-Amz-SignedHeaders', 'host'],
+  ];
+  const encode = (v: string) => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const canonicalQuery = query
+    .map(([k, v]) => [encode(k), encode(v)] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  const path = url.pathname.split('/').map((s) => encode(decodeURIComponent(s))).join('/');
+  const canonical = ['GET', path, canonicalQuery, `host:${url.host}\n`, 'host', 'UNSIGNED-PAYLOAD'].join('\n');
+  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
+  const signature = hmac(signingKey(loc.secretAccessKey, date, loc.region), toSign).toString('hex');
+  return `${url.origin}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
+}
+
 /** S3-compatible storage: the browser posts straight to the bucket. */
 export function createS3KnowledgeFiles(loc: S3Location, opts: { now?: () => Date } = {}): KnowledgeFiles {
   const now = () => opts.now?.() ?? new Date();
   const base = `${loc.endpoint}/${loc.bucket}`;
   const objectUrl = (key: string) => new URL(`${base}/${key}`);
-  const call = async (method: 'GET' | 'HEAD' | 'DELETE', key: string) => {
+  // The operator's own endpoint (private addresses allowed), through the server's one request path.
+  const call = (method: 'GET' | 'HEAD' | 'DELETE', key: string, maxBytes = 64 * 1024) => {
     const url = objectUrl(key);
-    return fetch(url, { method, headers: signS3Request(method, url, loc, now()), signal: AbortSignal.timeout(60_000) });
+    return guardedFetch(url.toString(), { method, headers: signS3Request(method, url, loc, now()), allowPrivate: true, timeoutMs: 60_000, maxBytes, maxRedirects: 0, acceptErrorStatus: true });
   };
+  const isOk = (status: number) => status >= 200 && status < 300;
   return {
     kind: 's3',
-    presign(userId, fileType) {
+    presign(userId, fileType, maxBytes) {
       const key = newKey(userId, fileType);
-      const maxBytes = knowledgeFileMaxBytes(fileType);
+      const at = now();
       return {
-        form: presignPost({ ...loc, key, contentType: fileType, maxBytes, now: now() }),
+        form: presignPost({ ...loc, key, contentType: fileType, maxBytes, now: at }),
         url: base,
         final_url: `${base}/${key}`,
         max_bytes: maxBytes,
+        key,
+        expiresAt: new Date(at.getTime() + POLICY_TTL_MS),
       };
     },
     keyFromUrl(userId, url) {
@@ -286,24 +334,28 @@ export function createS3KnowledgeFiles(loc: S3Location, opts: { now?: () => Date
       return KEY_OF_USER(userId).test(key) ? key : null;
     },
     async exists(key) {
+      return isOk((await call('HEAD', key)).status);
+    },
+    async size(key) {
       const res = await call('HEAD', key);
-      return res.ok;
+      if (res.status === 404) return null;
+      if (!isOk(res.status)) throw new Error(`storage answered ${res.status}`);
+      const length = Number(res.headers['content-length']);
+      return Number.isSafeInteger(length) && length >= 0 ? length : null;
     },
     async read(key, maxBytes) {
-      const res = await call('GET', key);
-      if (!res.ok || !res.body) throw new Error(`storage answered ${res.status}`);
-      const declared = Number(res.headers.get('content-length') ?? NaN);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        await res.body.cancel();
-        throw new Error('the file is larger than its type allows');
-      }
-      const { Readable } = await import('node:stream');
-      return readAll(Readable.fromWeb(res.body as never), maxBytes);
+      const res = await call('GET', key, maxBytes).catch((err: unknown) => {
+        if (err instanceof SafeFetchError && err.kind === 'too-large') throw new Error('the file is larger than its type allows');
+        throw err;
+      });
+      if (!isOk(res.status)) throw new Error(`storage answered ${res.status}`);
+      return res.body;
     },
     async remove(key) {
       const res = await call('DELETE', key);
-      if (!res.ok && res.status !== 404) throw new Error(`storage answered ${res.status}`);
+      if (!isOk(res.status) && res.status !== 404) throw new Error(`storage answered ${res.status}`);
     },
+    downloadUrl: (key) => presignGetUrl(objectUrl(key), loc, now(), DOWNLOAD_TTL_SECONDS),
     verifyPost() {
       throw new PolicyError('uploads go to the bucket');
     },

@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { KnowledgeMessages, knowledgeFileMaxBytes, type TKnowledgeFileType } from '@persona/contract';
-import { chunkForEmbedding, chunkText } from './chunker.js';
+import { chunkForEmbedding, type Chunk } from './chunker.js';
 import { loadRobots } from './crawler.js';
 import type { Embedder } from './embedder.js';
-import { decodeText, extractFile, extractHtml, extractPdf, ExtractError, matchesFileType } from './extract.js';
+import { ExtractError } from './extract.js';
+import type { ExtractResult } from './extract-jobs.js';
+import type { ExtractPool } from './extract-pool.js';
 import type { KnowledgeFiles } from './files.js';
 import type { ItemRow, KnowledgeRepository } from './repository.js';
 import { decodeBody, safeFetch, SafeFetchError } from './safe-fetch.js';
@@ -18,6 +20,8 @@ export interface IngestionDeps {
   repo: KnowledgeRepository;
   files: KnowledgeFiles;
   embedder: Embedder | null;
+  /** Where documents are parsed and chunked (worker threads with a time limit). */
+  extractor: ExtractPool;
   /** Whether vectors are stored (pgvector present): read at processing time. */
   vectorsEnabled: () => boolean;
   allowPrivateUrls: boolean;
@@ -73,8 +77,9 @@ export function createIngestion(deps: IngestionDeps) {
     pump();
   };
 
-  async function obtainText(item: ItemRow): Promise<string> {
-    if (item.knowledgeType === 'text') return item.content ?? '';
+  /** The chunks of an item: fetched or read here, parsed and chunked in the extraction pool. */
+  async function obtainChunks(item: ItemRow): Promise<Chunk[]> {
+    if (item.knowledgeType === 'text') return chunksOf(await deps.extractor.run({ op: 'text', text: item.content ?? '' }));
     if (item.knowledgeType === 'file') {
       const type = item.fileType as TKnowledgeFileType;
       let buf: Buffer;
@@ -83,16 +88,13 @@ export function createIngestion(deps: IngestionDeps) {
       } catch (err) {
         throw new ItemFailure(`${KnowledgeMessages.fileProcessFailed} ${capitalise((err as Error).message)}.`);
       }
-      if (!matchesFileType(buf, type)) {
+      const result = await deps.extractor.run({ op: 'file', fileType: type, data: buf });
+      if ('invalidFile' in result) {
         // Only S3 uploads get here unchecked; the local upload refuses such files at once.
         await deps.files.remove(item.storageKey ?? '').catch(() => undefined);
         throw new ItemFailure(KnowledgeMessages.invalidFile);
       }
-      try {
-        return await extractFile(buf, type);
-      } catch (err) {
-        throw new ItemFailure(`${KnowledgeMessages.fileProcessFailed} ${capitalise((err as Error).message)}.`);
-      }
+      return chunksOf(result);
     }
     // url and crawl
     const url = item.url ?? '';
@@ -102,9 +104,9 @@ export function createIngestion(deps: IngestionDeps) {
     }
     const res = await safeFetch(url, { allowPrivate: deps.allowPrivateUrls, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
     const type = (res.contentType.split(';')[0] ?? '').trim().toLowerCase();
-    if (type === 'application/pdf' || res.body.subarray(0, 5).toString('latin1') === '%PDF-') return extractPdf(res.body);
-    if (type === 'text/plain' || type === 'text/markdown') return decodeText(res.body);
-    if (type === '' || type.includes('html') || type.includes('xml')) return extractHtml(decodeBody(res), res.url).text;
+    if (type === 'application/pdf' || res.body.subarray(0, 5).toString('latin1') === '%PDF-') return chunksOf(await deps.extractor.run({ op: 'page', kind: 'pdf', data: res.body, url: res.url }));
+    if (type === 'text/plain' || type === 'text/markdown') return chunksOf(await deps.extractor.run({ op: 'page', kind: 'text', data: res.body, url: res.url }));
+    if (type === '' || type.includes('html') || type.includes('xml')) return chunksOf(await deps.extractor.run({ op: 'page', kind: 'html', data: new Uint8Array(0), html: decodeBody(res), url: res.url }));
     throw new ItemFailure(`The page is not text or HTML (${type}).`);
   }
 
@@ -116,8 +118,7 @@ export function createIngestion(deps: IngestionDeps) {
       return;
     }
     try {
-      const text = await obtainText(item);
-      const chunks = chunkText(text);
+      const chunks = await obtainChunks(item);
       if (chunks.length === 0) {
         throw new ItemFailure(item.knowledgeType === 'text' ? KnowledgeMessages.textProcessFailed : item.knowledgeType === 'file' ? `${KnowledgeMessages.fileProcessFailed} No text was found in it.` : 'No text was found on the page.');
       }
@@ -197,6 +198,11 @@ export function createIngestion(deps: IngestionDeps) {
 }
 
 export type Ingestion = ReturnType<typeof createIngestion>;
+
+const chunksOf = (result: ExtractResult): Chunk[] => {
+  if (!('chunks' in result)) throw new Error('the extraction pool answered another job');
+  return result.chunks;
+};
 
 const capitalise = (s: string) => (s ? `${s[0]!.toUpperCase()}${s.slice(1)}`.replace(/\.$/, '') : s);
 

@@ -3,9 +3,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * The knowledge calls' credential: a short-lived JWT (HS256) the server signs for a signed-in
  * user (GET /api/token/jwt). The key is derived from the master key, so no other secret is kept.
+ * It names the session it was issued from (`sid`): the guard accepts it only while that session
+ * is live and its user may act, so it ends with logout, disable and password reset.
  */
 export interface KnowledgeTokenClaims {
   sub: string;
+  sid: number;
   aud: string;
   iss: string;
   iat: number;
@@ -27,14 +30,17 @@ export function createKnowledgeTokens(opts: { key: Buffer; ttlSeconds: number; n
   const sign = (input: string) => createHmac('sha256', opts.key).update(input).digest();
   return {
     ttlSeconds: opts.ttlSeconds,
-    issue(userId: number): { token: string; expiresAt: Date } {
+    issue(userId: number, sessionId: number): { token: string; expiresAt: Date } {
       const iat = now();
-      const claims: KnowledgeTokenClaims = { sub: String(userId), aud: AUDIENCE, iss: ISSUER, iat, exp: iat + opts.ttlSeconds };
+      const claims: KnowledgeTokenClaims = { sub: String(userId), sid: sessionId, aud: AUDIENCE, iss: ISSUER, iat, exp: iat + opts.ttlSeconds };
       const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
       return { token: `${input}.${b64url(sign(input))}`, expiresAt: new Date(claims.exp * 1000) };
     },
-    /** The user id the token was issued to, or null when it is malformed, forged, foreign or expired. */
-    verify(token: string): number | null {
+    /**
+     * The user and session the token was issued to, or null when it is malformed, forged, foreign
+     * or expired. The caller still checks that the session is live.
+     */
+    verify(token: string): { userId: number; sessionId: number } | null {
       const parts = token.split('.');
       if (parts.length !== 3) return null;
       const [header, payload, signature] = parts as [string, string, string];
@@ -50,7 +56,9 @@ export function createKnowledgeTokens(opts: { key: Buffer; ttlSeconds: number; n
         if (c.exp + CLOCK_SKEW_S < t) return null;
         if (typeof c.iat === 'number' && c.iat - CLOCK_SKEW_S > t) return null;
         const userId = Number(c.sub);
-        return Number.isSafeInteger(userId) && userId > 0 ? userId : null;
+        const sessionId = c.sid;
+        if (!Number.isSafeInteger(userId) || userId <= 0 || typeof sessionId !== 'number' || !Number.isSafeInteger(sessionId) || sessionId <= 0) return null;
+        return { userId, sessionId };
       } catch {
         return null;
       }

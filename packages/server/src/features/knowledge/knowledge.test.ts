@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { FailReason, KnowledgeMessages } from '@persona/contract';
-import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser, multipart } from '../../test/factories.js';
+import { createTestApp, flush, type TestContext } from '../../test/build-app.js';
+import { createAvatar, createSignedInUser, keyHeader, loginAs, multipart } from '../../test/factories.js';
 import { testDriver } from '../../test/db.js';
 import { avatars, knowledgeChunks, knowledgeItems } from '../../db/schema/index.js';
 import { buildApp } from '../../app.js';
@@ -36,6 +36,8 @@ async function signIn(ctx: Ctx) {
   return { ...user, jwt, bearer: { authorization: `Bearer ${jwt}` } };
 }
 type Who = Awaited<ReturnType<typeof signIn>>;
+/** The session a knowledge token names (its `sid` claim). */
+const sessionOf = (jwt: string) => (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { sid: number }).sid;
 
 const call = (ctx: Ctx, who: Who | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
   ctx.app.inject({ method, url, headers: who ? who.bearer : {}, ...(payload !== undefined ? { payload: payload as never } : {}) });
@@ -61,7 +63,7 @@ async function upload(ctx: Ctx, who: Who, fileType: string, data: Buffer, mutate
   const { form, url, final_url } = presigned.json() as { form: Record<string, string>; url: string; final_url: string };
   mutate?.(form);
   const body = multipart(form, [{ field: 'file', filename: 'upload', data, type: fileType }]);
-  const res = await ctx.app.inject({ method: 'POST', url: new URL(url).pathname, ...body });
+  const res = await ctx.app.inject({ method: 'POST', url: new URL(url, 'http://portal.test').pathname, ...body });
   return { res, form, final_url, url };
 }
 
@@ -88,14 +90,62 @@ describe('the knowledge token', () => {
   it('refuses an expired token and one signed by another server', async () => {
     const me = await signIn(t);
     const master = Buffer.from('7'.repeat(64), 'hex');
+    const sid = sessionOf(me.jwt);
     const past = createKnowledgeTokens({ key: deriveKey(master, 'persona-knowledge-jwt-v1'), ttlSeconds: 60, now: () => new Date(Date.now() - 3600_000) });
-    const expired = past.issue(me.id).token;
+    const expired = past.issue(me.id, sid).token;
     expect((await t.app.inject({ url: '/knowledge_collection', headers: { authorization: `Bearer ${expired}` } })).statusCode).toBe(401);
-    const foreign = createKnowledgeTokens({ key: deriveKey(Buffer.alloc(32, 9), 'persona-knowledge-jwt-v1'), ttlSeconds: 600 }).issue(me.id).token;
+    const foreign = createKnowledgeTokens({ key: deriveKey(Buffer.alloc(32, 9), 'persona-knowledge-jwt-v1'), ttlSeconds: 600 }).issue(me.id, sid).token;
     expect((await t.app.inject({ url: '/knowledge_collection', headers: { authorization: `Bearer ${foreign}` } })).statusCode).toBe(401);
     // A token of this server, freshly made with the same key, works.
-    const fresh = createKnowledgeTokens({ key: deriveKey(master, 'persona-knowledge-jwt-v1'), ttlSeconds: 60 }).issue(me.id).token;
+    const ours = createKnowledgeTokens({ key: deriveKey(master, 'persona-knowledge-jwt-v1'), ttlSeconds: 60 });
+    const fresh = ours.issue(me.id, sid).token;
     expect((await t.app.inject({ url: '/knowledge_collection', headers: { authorization: `Bearer ${fresh}` } })).statusCode).toBe(200);
+    // Signed here, but naming another user's session, or another user for this session: refused.
+    const other = await signIn(t);
+    expect((await t.app.inject({ url: '/knowledge_collection', headers: { authorization: `Bearer ${ours.issue(me.id, sessionOf(other.jwt)).token}` } })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/knowledge_collection', headers: { authorization: `Bearer ${ours.issue(other.id, sid).token}` } })).statusCode).toBe(401);
+  });
+
+  it('ends with the session it was issued from: logout, disable, password reset', async () => {
+    const collections = (who: Who) => call(t, who, 'GET', '/knowledge_collection');
+    const admin = await createSignedInUser(t.app, t.database, { userType: 'ADMIN' });
+
+    const out = await signIn(t);
+    expect((await collections(out)).statusCode).toBe(200);
+    await t.app.inject({ url: '/api/logout', headers: out.headers });
+    const afterLogout = await collections(out);
+    expect(afterLogout.statusCode).toBe(401);
+    expect(afterLogout.json()).toMatchObject({ failReason: FailReason.InvalidToken });
+
+    const disabled = await signIn(t);
+    expect((await collections(disabled)).statusCode).toBe(200);
+    await t.app.inject({ method: 'POST', url: '/api/admin/users/status', headers: admin.headers, payload: { userId: disabled.id, status: 'DISABLED' } });
+    expect((await collections(disabled)).statusCode).toBe(401);
+    // Enabling the account again does not bring old credentials back.
+    await t.app.inject({ method: 'POST', url: '/api/admin/users/status', headers: admin.headers, payload: { userId: disabled.id, status: 'ACTIVE' } });
+    expect((await collections(disabled)).statusCode).toBe(401);
+
+    const reset = await signIn(t);
+    expect((await collections(reset)).statusCode).toBe(200);
+    await t.app.inject({ method: 'POST', url: '/api/forgot_password', headers: keyHeader, payload: { email: reset.email } });
+    await flush();
+    const code = /reset-password\/([\w-]+)/.exec(t.mail.sent.filter((m) => m.to === reset.email).at(-1)!.text)![1]!;
+    const done = await t.app.inject({ method: 'POST', url: '/api/reset_password', headers: keyHeader, payload: { resetToken: code, newPassword: 'a brand new password', mode: 'reset' } });
+    expect(done.statusCode).toBe(200);
+    expect((await collections(reset)).statusCode).toBe(401);
+  });
+
+  it("from an administrator's login-as session, ends with the administrator's session", async () => {
+    const admin = await createSignedInUser(t.app, t.database, { userType: 'ADMIN' });
+    const user = await createSignedInUser(t.app, t.database);
+    const proxy = await loginAs(t.app, admin.headers, user);
+    const jwt = (await t.app.inject({ url: '/api/token/jwt', headers: proxy.headers })).json().jwtToken as string;
+    const bearer = { authorization: `Bearer ${jwt}` };
+    expect((await t.app.inject({ url: '/knowledge_collection', headers: bearer })).statusCode).toBe(200);
+    await t.app.inject({ url: '/api/logout', headers: admin.headers });
+    expect((await t.app.inject({ url: '/knowledge_collection', headers: bearer })).statusCode).toBe(401);
+    // The customer's own session is not the administrator's: it goes on.
+    expect((await t.app.inject({ url: '/api/account_info', headers: user.headers })).statusCode).toBe(200);
   });
 });
 
@@ -300,7 +350,7 @@ describe('outbound fetches', () => {
 
   it('refuse a host name that resolves to loopback and a redirect to a private address', async () => {
     const { safeFetch } = await import('./safe-fetch.js');
-    await expect(safeFetch(`http://localhost:${site.port}/lighthouse`, { allowPrivate: false, timeoutMs: 3000, maxBytes: 1e6 })).rejects.toThrow(/private, local or reserved address|cannot be found/);
+    await expect(safeFetch(`http://localhost:${site.port}/lighthouse`, { allowPrivate: false, timeoutMs: 3000, maxBytes: 1e6 })).rejects.toThrow("localhost does not resolve to a public internet address.");
     // Treat 127.0.0.1 as public for this one test: the redirect hop to 169.254.169.254 is still refused.
     site.routes.set('/to-metadata', (_req, res) => {
       res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
@@ -386,14 +436,18 @@ describe('files (the presigned POST on local storage)', () => {
     for (const [type, data, fileName] of [[PDF, pdf, 'wall.pdf'], [DOCX, docx, 'shop.docx'], [TXT, txt, 'archive.txt']] as const) {
       const { res, final_url, form, url } = await upload(t, me, type, data);
       expect(res.statusCode, fileName).toBe(204);
-      expect(url).toBe('http://portal.test/knowledge/upload');
+      // Relative: the browser posts to the address it opened the portal at, whatever PUBLIC_URL says.
+      expect(url).toBe('/knowledge/upload');
       expect(Object.keys(form)).toEqual(['key', 'Content-Type', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'policy', 'x-amz-signature']);
-      expect(final_url).toBe(`http://portal.test/files/${form.key}`);
-      // The stored file is served back as it was.
-      const served = await t.app.inject({ url: new URL(final_url).pathname });
-      expect(served.rawPayload.equals(data)).toBe(true);
+      expect(final_url).toBe(`/files/${form.key}`);
+      // The stored file is private: not served by its bare URL, but served back as it was by the
+      // owner's signed link (private-files.test.ts has the rest).
+      expect((await t.app.inject({ url: final_url })).statusCode).toBe(403);
       const created = await call(t, me, 'POST', '/knowledge', { collection_id: c.id, name: fileName, knowledge_type: 'file', file_name: fileName, file_type: type, url: final_url });
       expect(created.json().data).toMatchObject({ file_name: fileName, file_type: type, url: final_url, status: 'processing' });
+      const link = new URL(created.json().data.file_url as string, 'http://portal.test');
+      const served = await t.app.inject({ url: `${link.pathname}${link.search}` });
+      expect(served.rawPayload.equals(data)).toBe(true);
       // The same upload cannot back a second item.
       expect((await call(t, me, 'POST', '/knowledge', { collection_id: c.id, name: 'again', knowledge_type: 'file', file_name: fileName, file_type: type, url: final_url })).statusCode).toBe(400);
     }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { chunkText } from './chunker.js';
 import { decodeText, extractDocx, extractHtml, extractPdf, isDocx, matchesFileType } from './extract.js';
@@ -92,8 +93,8 @@ describe('tokens and fusion', () => {
   it('issues HS256 tokens that expire', () => {
     let now = new Date('2030-01-01T00:00:00Z');
     const tokens = createKnowledgeTokens({ key: Buffer.alloc(32, 1), ttlSeconds: 60, now: () => now });
-    const { token } = tokens.issue(42);
-    expect(tokens.verify(token)).toBe(42);
+    const { token } = tokens.issue(42, 7);
+    expect(tokens.verify(token)).toEqual({ userId: 42, sessionId: 7 });
     now = new Date('2030-01-01T00:01:31Z');
     expect(tokens.verify(token)).toBeNull();
     const [h, , s] = token.split('.');
@@ -101,6 +102,12 @@ describe('tokens and fusion', () => {
     expect(tokens.verify(forged)).toBeNull();
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${token.split('.')[1]}.`;
     expect(tokens.verify(none)).toBeNull();
+    // Correctly signed but naming no session (the tokens made before sessions were named): refused.
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ sub: '42', aud: 'knowledge', iss: 'persona-studio', iat: 1893456000, exp: 1893456060 })).toString('base64url');
+    const sig = createHmac('sha256', Buffer.alloc(32, 1)).update(`${header}.${body}`).digest('base64url');
+    now = new Date('2030-01-01T00:00:10Z');
+    expect(tokens.verify(`${header}.${body}.${sig}`)).toBeNull();
   });
 
   it('fuses rankings by reciprocal rank', () => {

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { avatars, knowledgeChunks, knowledgeCollections, knowledgeIndexState, knowledgeItems } from '../../db/schema/index.js';
+import { avatars, knowledgeChunks, knowledgeCollections, knowledgeIndexState, knowledgeItems, knowledgeUploads } from '../../db/schema/index.js';
 import type { Chunk } from './chunker.js';
 
 export type CollectionRow = typeof knowledgeCollections.$inferSelect & { itemCount: number };
@@ -147,6 +147,47 @@ export function createKnowledgeRepository(db: Db) {
         .where(and(eq(knowledgeItems.id, id), eq(knowledgeItems.userId, userId)))
         .returning();
       return row;
+    },
+    // ── Uploads (the quota's ledger) ──
+    async insertUpload(row: { userId: number; storageKey: string; maxBytes: number; expiresAt: Date }): Promise<void> {
+      await db.insert(knowledgeUploads).values(row);
+    },
+    async findUpload(userId: number, key: string) {
+      const [row] = await db.select().from(knowledgeUploads).where(and(eq(knowledgeUploads.storageKey, key), eq(knowledgeUploads.userId, userId)));
+      return row;
+    },
+    async uploadByKey(key: string) {
+      const [row] = await db.select().from(knowledgeUploads).where(eq(knowledgeUploads.storageKey, key));
+      return row;
+    },
+    /**
+     * The bytes an account's knowledge files take or may take: files that arrived count their
+     * size; forms still valid count the most they allow (so forms in flight cannot overrun the quota).
+     */
+    async quotaUsed(userId: number, now: Date, exceptKey?: string): Promise<number> {
+      const [row] = await db
+        .select({
+          used: sql<string>`coalesce(sum(case when ${knowledgeUploads.size} is not null then ${knowledgeUploads.size} when ${knowledgeUploads.expiresAt} > ${now.toISOString()}::timestamptz then ${knowledgeUploads.maxBytes} else 0 end), 0)`,
+        })
+        .from(knowledgeUploads)
+        .where(and(eq(knowledgeUploads.userId, userId), exceptKey ? sql`${knowledgeUploads.storageKey} <> ${exceptKey}` : undefined));
+      return Number(row?.used ?? 0);
+    },
+    async setUploadSize(key: string, size: number): Promise<void> {
+      await db.update(knowledgeUploads).set({ size }).where(eq(knowledgeUploads.storageKey, key));
+    },
+    async deleteUploads(keys: string[]): Promise<void> {
+      if (keys.length > 0) await db.delete(knowledgeUploads).where(inArray(knowledgeUploads.storageKey, keys));
+    },
+    /** Uploads older than `before` whose key no item uses: forms never used, files never made into an item, items deleted. */
+    async orphanedUploads(before: Date, limit: number): Promise<string[]> {
+      const rows = await db
+        .select({ key: knowledgeUploads.storageKey })
+        .from(knowledgeUploads)
+        .where(and(sql`${knowledgeUploads.createdAt} < ${before.toISOString()}::timestamptz`, sql`not exists (select 1 from knowledge_items ki where ki.storage_key = ${knowledgeUploads.storageKey})`))
+        .orderBy(asc(knowledgeUploads.createdAt))
+        .limit(limit);
+      return rows.map((r) => r.key);
     },
     async isStorageKeyUsed(key: string): Promise<boolean> {
       const [row] = await db.select({ n: count() }).from(knowledgeItems).where(eq(knowledgeItems.storageKey, key));

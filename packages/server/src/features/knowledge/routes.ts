@@ -11,6 +11,7 @@ import {
   FailReason,
   KnowledgeFileTypes,
   KnowledgeMessages,
+  knowledgeFileMaxBytes,
   ZCollectionDeleteResponse,
   ZCollectionForm,
   ZCollectionIdParams,
@@ -34,7 +35,7 @@ import {
   type TKnowledgeFileType,
 } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
-import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
+import { markGuard, requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import { UploadTooLarge } from '../../plugins/storage.js';
 import { isDocx, looksBinary } from './extract.js';
 import { PolicyError, type KnowledgeFiles } from './files.js';
@@ -53,13 +54,17 @@ const callerOf = (req: FastifyRequest) => {
 export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: KnowledgeTokens; files: KnowledgeFiles; guards: AuthGuards; tmpDir: string }) {
   const { service, tokens, files, guards } = deps;
 
-  /** The knowledge calls' only credential: `Authorization: Bearer <jwt from /api/token/jwt>`. */
-  const jwtGuard = async (req: FastifyRequest, _reply: FastifyReply) => {
+  /**
+   * The knowledge calls' only credential: `Authorization: Bearer <jwt from /api/token/jwt>`, good
+   * while the session it was issued from is live (logout, disable and reset end it at once).
+   */
+  const jwtGuard = markGuard(async (req: FastifyRequest, _reply: FastifyReply) => {
     const match = /^Bearer\s+([\w-]+\.[\w-]+\.[\w-]+)$/i.exec(req.headers.authorization?.trim() ?? '');
-    const userId = match ? tokens.verify(match[1]!) : null;
-    if (!userId) throw new AppError(401, KnowledgeMessages.tokenInvalid, FailReason.InvalidToken);
-    callers.set(req, userId);
-  };
+    const claims = match ? tokens.verify(match[1]!) : null;
+    const session = claims ? await guards.sessionById(claims.sessionId) : null;
+    if (!claims || !session || session.userId !== claims.userId) throw new AppError(401, KnowledgeMessages.tokenInvalid, FailReason.InvalidToken);
+    callers.set(req, claims.userId);
+  });
 
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -67,31 +72,32 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
 
     app.get(
       '/api/token/jwt',
-      { preHandler: guards.session, schema: { tags, response: { 200: ZKnowledgeTokenResponse } } },
+      { onRequest: guards.session, schema: { tags, response: { 200: ZKnowledgeTokenResponse } } },
       async (req, reply) => {
         reply.header('cache-control', 'no-store');
-        const { token, expiresAt } = tokens.issue(requireAuth(req).userId);
+        const caller = requireAuth(req);
+        const { token, expiresAt } = tokens.issue(caller.userId, caller.sessionId);
         return { status: 'OK' as const, jwtToken: token, expiresAt: expiresAt.toISOString() };
       },
     );
 
     // ── Collections ──
-    app.get('/knowledge_collection', { preHandler: jwtGuard, schema: { tags, response: { 200: ZCollectionListResponse } } }, async (req) => ({
+    app.get('/knowledge_collection', { onRequest: jwtGuard, schema: { tags, response: { 200: ZCollectionListResponse } } }, async (req) => ({
       status: 'OK' as const,
       data: await service.listCollections(callerOf(req)),
     }));
-    app.post('/knowledge_collection', { preHandler: jwtGuard, schema: { tags, body: ZCollectionForm, response: { 200: ZCollectionResponse } } }, async (req) => ({
+    app.post('/knowledge_collection', { onRequest: jwtGuard, schema: { tags, body: ZCollectionForm, response: { 200: ZCollectionResponse } } }, async (req) => ({
       status: 'OK' as const,
       data: await service.createCollection(callerOf(req), req.body.name),
     }));
     app.put(
       '/knowledge_collection/:id',
-      { preHandler: jwtGuard, schema: { tags, params: ZCollectionIdParams, body: ZCollectionForm, response: { 200: ZCollectionResponse } } },
+      { onRequest: jwtGuard, schema: { tags, params: ZCollectionIdParams, body: ZCollectionForm, response: { 200: ZCollectionResponse } } },
       async (req) => ({ status: 'OK' as const, data: await service.renameCollection(callerOf(req), req.params.id, req.body.name) }),
     );
     app.delete(
       '/knowledge_collection/:id',
-      { preHandler: jwtGuard, schema: { tags, params: ZCollectionIdParams, response: { 200: ZCollectionDeleteResponse } } },
+      { onRequest: jwtGuard, schema: { tags, params: ZCollectionIdParams, response: { 200: ZCollectionDeleteResponse } } },
       async (req) => {
         const { avatarsUpdated } = await service.deleteCollection(callerOf(req), req.params.id);
         return { status: 'OK' as const, id: req.params.id, avatars_updated: avatarsUpdated };
@@ -99,13 +105,13 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
     );
 
     // ── Items ──
-    app.get('/knowledge', { preHandler: jwtGuard, schema: { tags, querystring: ZListKnowledgeQuery, response: { 200: ZKnowledgeListResponse } } }, async (req) => ({
+    app.get('/knowledge', { onRequest: jwtGuard, schema: { tags, querystring: ZListKnowledgeQuery, response: { 200: ZKnowledgeListResponse } } }, async (req) => ({
       status: 'OK' as const,
       data: await service.listItems(callerOf(req), req.query.collection_id),
     }));
     app.post(
       '/knowledge',
-      { preHandler: jwtGuard, bodyLimit: 8 * 1024 * 1024, schema: { tags, body: ZCreateKnowledgeBody } },
+      { onRequest: jwtGuard, bodyLimit: 8 * 1024 * 1024, schema: { tags, body: ZCreateKnowledgeBody } },
       async (req, reply) => {
         const userId = callerOf(req);
         if (!Array.isArray(req.body)) {
@@ -122,12 +128,12 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
     );
     app.put(
       '/knowledge/:id',
-      { preHandler: jwtGuard, bodyLimit: 8 * 1024 * 1024, schema: { tags, params: ZKnowledgeIdParams, body: ZUpdateKnowledge, response: { 200: ZKnowledgeItemResponse } } },
+      { onRequest: jwtGuard, bodyLimit: 8 * 1024 * 1024, schema: { tags, params: ZKnowledgeIdParams, body: ZUpdateKnowledge, response: { 200: ZKnowledgeItemResponse } } },
       async (req) => ({ status: 'OK' as const, data: await service.updateItem(callerOf(req), req.params.id, req.body) }),
     );
     app.delete(
       '/knowledge/:id',
-      { preHandler: jwtGuard, schema: { tags, params: ZKnowledgeIdParams, response: { 200: ZDeleteKnowledgeResponse } } },
+      { onRequest: jwtGuard, schema: { tags, params: ZKnowledgeIdParams, response: { 200: ZDeleteKnowledgeResponse } } },
       async (req) => {
         await service.deleteItem(callerOf(req), req.params.id);
         return { status: 'OK' as const, id: req.params.id };
@@ -136,13 +142,13 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
 
     app.post(
       '/knowledge/crawl',
-      { preHandler: jwtGuard, config: { rateLimit: { max: 20, timeWindow: '1 minute' } }, schema: { tags, body: ZCrawlRequest, response: { 200: ZCrawlResponse } } },
+      { onRequest: jwtGuard, config: { rateLimit: { max: 20, timeWindow: '1 minute' } }, schema: { tags, body: ZCrawlRequest, response: { 200: ZCrawlResponse } } },
       async (req) => ({ status: 'OK' as const, data: await service.crawl(req.body.url, req.body.limit) }),
     );
 
     app.post(
       '/knowledge/similarity-search',
-      { preHandler: jwtGuard, config: { rateLimit: { max: 300, timeWindow: '1 minute' } }, schema: { tags, body: ZSimilaritySearchRequest, response: { 200: ZSimilaritySearchResponse } } },
+      { onRequest: jwtGuard, config: { rateLimit: { max: 300, timeWindow: '1 minute' } }, schema: { tags, body: ZSimilaritySearchRequest, response: { 200: ZSimilaritySearchResponse } } },
       async (req) => {
         const { hits, mode } = await service.search(callerOf(req), req.body);
         return { status: 'OK' as const, data: hits, mode };
@@ -152,10 +158,10 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
     // ── Files: the presigned POST ──
     app.post(
       '/knowledge/generate-s3-url',
-      { preHandler: jwtGuard, config: { rateLimit: { max: 60, timeWindow: '1 minute' } }, schema: { tags, body: ZGenerateUploadRequest, response: { 200: ZGenerateUploadResponse } } },
+      { onRequest: jwtGuard, config: { rateLimit: { max: 60, timeWindow: '1 minute' } }, schema: { tags, body: ZGenerateUploadRequest, response: { 200: ZGenerateUploadResponse } } },
       async (req, reply) => {
         reply.header('cache-control', 'no-store');
-        return { status: 'OK' as const, ...files.presign(callerOf(req), req.body.file_type) };
+        return { status: 'OK' as const, ...(await service.issueUpload(callerOf(req), req.body.file_type)) };
       },
     );
 
@@ -190,7 +196,9 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
           part.file.resume();
           throw new AppError(403, [KnowledgeMessages.uploadPolicyInvalid, 'this form was already used']);
         }
-        await receiveFile(part.file, checked, files, deps.tmpDir);
+        const quota = await service.arrivalLimit(checked.key);
+        const size = await receiveFile(part.file, checked, quota, files, deps.tmpDir);
+        await service.recordArrival(checked.key, size);
         stored = true;
       }
       if (!stored) throw AppError.badRequest(KnowledgeMessages.fileRequired);
@@ -203,15 +211,23 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
 async function receiveFile(
   stream: NodeJS.ReadableStream & { truncated?: boolean; resume(): void },
   checked: { key: string; fileType: TKnowledgeFileType; minBytes: number; maxBytes: number },
+  quota: { maxBytes: number; message: string } | null,
   files: KnowledgeFiles,
   tmpDir: string,
-): Promise<void> {
+): Promise<number> {
   const { label, maxMb } = KnowledgeFileTypes[checked.fileType];
-  const tooLarge = () => new UploadTooLarge(KnowledgeMessages.fileTooLarge(maxMb, label));
+  // The form's limit (the type's, or less when the quota left less), and what the quota leaves now.
+  const limit = Math.min(checked.maxBytes, quota?.maxBytes ?? Number.POSITIVE_INFINITY);
+  let size = 0;
+  const tooLarge = () =>
+    new UploadTooLarge(
+      size > knowledgeFileMaxBytes(checked.fileType)
+        ? KnowledgeMessages.fileTooLarge(maxMb, label)
+        : (quota?.message ?? KnowledgeMessages.quotaTooSmall(Math.floor((checked.maxBytes / 1024 / 1024) * 10) / 10)),
+    );
   const wrongType = () => AppError.badRequest(KnowledgeMessages.invalidFile);
   await fsp.mkdir(tmpDir, { recursive: true });
   const tmp = path.join(tmpDir, `upload-${randomBytes(12).toString('hex')}`);
-  let size = 0;
   let head = Buffer.alloc(0);
   let headChecked = false;
   const checkHead = () => {
@@ -223,7 +239,7 @@ async function receiveFile(
   const guard = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      if (size > checked.maxBytes) return done(tooLarge());
+      if (size > limit) return done(tooLarge());
       if (!headChecked) {
         head = Buffer.concat([head, chunk]);
         if (head.length >= 8192 && !checkHead()) return done(wrongType());
@@ -240,7 +256,7 @@ async function receiveFile(
     await pipeline(stream, guard, fs.createWriteStream(tmp));
     if (stream.truncated) throw tooLarge();
     if (checked.fileType === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' && !isDocx(await fsp.readFile(tmp))) throw wrongType();
-    await files.putStream(checked.key, fs.createReadStream(tmp));
+    return await files.putStream(checked.key, fs.createReadStream(tmp));
   } catch (err) {
     stream.resume();
     throw err;

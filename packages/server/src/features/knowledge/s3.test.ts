@@ -154,3 +154,60 @@ describe('knowledge files on S3-compatible storage (real presigned POSTs)', () =
     expect((await t.app.inject({ method: 'POST', url: '/knowledge/upload' })).statusCode).toBe(404);
   });
 });
+
+describe('the quota and the clean-up with a bucket', () => {
+  it('caps forms at what is left, counts a file when its item is made, and removes orphaned objects', async () => {
+    let clock = Date.now();
+    const storageUrl = `http://${ACCESS}:${encodeURIComponent(SECRET)}@127.0.0.1:${(s3.server.address() as AddressInfo).port}/bucket?region=${REGION}`;
+    const q = await createTestApp({ STORAGE_URL: storageUrl, KNOWLEDGE_QUOTA_MB: '1', EMBEDDINGS: 'off' }, { now: () => new Date(clock) });
+    try {
+      const me = await createSignedInUser(q.app, q.database);
+      const token = async () => ({ authorization: `Bearer ${(await q.app.inject({ url: '/api/token/jwt', headers: me.headers })).json().jwtToken as string}` });
+      let headers = await token();
+      const collection = (await q.app.inject({ method: 'POST', url: '/knowledge_collection', headers, payload: { name: 'Quota' } })).json().data;
+      const presign = async () => q.app.inject({ method: 'POST', url: '/knowledge/generate-s3-url', headers, payload: { file_type: 'text/plain' } });
+
+      const first = (await presign()).json();
+      expect(first.max_bytes).toBe(1024 * 1024);
+      // The bucket itself enforces the form's cap.
+      expect((await postForm(first.form, first.url, Buffer.alloc(1024 * 1024 + 1, 'a'), 'text/plain')).status).toBe(403);
+      expect((await postForm(first.form, first.url, Buffer.alloc(600 * 1024, 'a'), 'text/plain')).status).toBe(204);
+      const item = await q.app.inject({ method: 'POST', url: '/knowledge', headers, payload: { collection_id: collection.id, name: 'A', knowledge_type: 'file', file_name: 'a.txt', file_type: 'text/plain', url: first.final_url } });
+      expect(item.statusCode).toBe(200);
+      // The owner's signed link reads the private object.
+      const link = item.json().data.file_url as string;
+      expect(link).toMatch(/X-Amz-Signature=[0-9a-f]{64}$/);
+      expect(new URL(link).pathname).toBe(`/bucket/${first.form.key}`);
+
+      const second = (await presign()).json();
+      expect(second.max_bytes).toBe(424 * 1024);
+      expect((await postForm(second.form, second.url, Buffer.alloc(1000, 'b'), 'text/plain')).status).toBe(204);
+      await q.app.knowledge.ingestion.idle();
+
+      clock += 7 * 60 * 60 * 1000;
+      headers = await token();
+      expect(await q.app.knowledge.service.removeOrphanedUploads()).toBe(1);
+      expect(objects.has(second.form.key)).toBe(false);
+      expect(objects.has(first.form.key)).toBe(true);
+      const full = await presign();
+      expect(full.json().max_bytes).toBe(424 * 1024);
+    } finally {
+      await q.close();
+    }
+  }, 120_000);
+});
+
+describe('signed download links of knowledge files in a bucket', () => {
+  it('are AWS SigV4 presigned GET URLs (the example of the S3 documentation)', async () => {
+    const { presignGetUrl } = await import('./files.js');
+    const url = presignGetUrl(
+      new URL('https://examplebucket.s3.amazonaws.com/test.txt'),
+      { endpoint: 'https://examplebucket.s3.amazonaws.com', bucket: 'examplebucket', region: 'us-east-1', accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
+      new Date('2013-05-24T00:00:00Z'),
+      86400,
+    );
+    expect(url).toBe(
+      'https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404',
+    );
+  });
+});

@@ -47,13 +47,19 @@ export function makePdf(pages: string[]): Buffer {
 const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function makeDocx(paragraphs: string[]): Buffer {
-  const body = paragraphs
-    .map((p) =>
-      p.startsWith('# ')
-        ? `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>${xmlEscape(p.slice(2))}</w:t></w:r></w:p>`
-        : `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`,
-    )
-    .join('');
+  return makeDocxBody(
+    paragraphs
+      .map((p) =>
+        p.startsWith('# ')
+          ? `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>${xmlEscape(p.slice(2))}</w:t></w:r></w:p>`
+          : `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`,
+      )
+      .join(''),
+  );
+}
+
+/** A .docx whose word/document.xml body is the given XML, as is (hostile documents in tests). */
+export function makeDocxBody(body: string): Buffer {
   return writeZip({
     '[Content_Types].xml':
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
   KnowledgeMessages,
+  knowledgeFileMaxBytes,
   ZCreateKnowledge,
   type TCrawledUrl,
   type TCreateKnowledgeParsed,
@@ -15,6 +16,7 @@ import { AppError } from '../../lib/app-error.js';
 import { crawlSite, CrawlError } from './crawler.js';
 import type { Embedder } from './embedder.js';
 import type { KnowledgeFiles } from './files.js';
+import type { ExtractPool } from './extract-pool.js';
 import type { Ingestion } from './ingest.js';
 import type { CollectionRow, ItemRow, KnowledgeRepository, RankedChunk } from './repository.js';
 import { SafeFetchError } from './safe-fetch.js';
@@ -23,11 +25,18 @@ export interface KnowledgeServiceDeps {
   repo: KnowledgeRepository;
   files: KnowledgeFiles;
   ingestion: Ingestion;
+  extractor: ExtractPool;
   embedder: Embedder | null;
   vectorsEnabled: () => boolean;
   allowPrivateUrls: boolean;
   log: FastifyBaseLogger;
+  /** KNOWLEDGE_QUOTA_MB: what one account's knowledge files may take in storage. */
+  quotaMb: number;
+  now?: () => Date;
 }
+
+/** How long an upload may stay without an item before the clean-up removes it (forms live 15 minutes). */
+export const ORPHAN_GRACE_MS = 6 * 60 * 60 * 1000;
 
 /** Reciprocal rank fusion constant (Cormack et al.): dampens the weight of the very first ranks. */
 export const RRF_K = 60;
@@ -75,6 +84,23 @@ export function fuseRankings(lists: RankedChunk[][]): { chunkId: number; score: 
 
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const { repo, files, ingestion } = deps;
+  const now = () => deps.now?.() ?? new Date();
+  const quotaBytes = deps.quotaMb * 1024 * 1024;
+  const removeFiles = async (keys: string[]) => {
+    const removed: string[] = [];
+    for (const key of keys) {
+      try {
+        await files.remove(key);
+        removed.push(key);
+      } catch (err) {
+        // The ledger row stays: the clean-up tries again.
+        deps.log.warn({ err, key }, 'could not delete a knowledge file');
+      }
+    }
+    await repo.deleteUploads(removed);
+  };
+  /** An item as answered to its owner: file items carry a short-lived signed link to the file. */
+  const present = (i: ItemRow): TKnowledgeItem => (i.storageKey ? { ...presentItem(i), file_url: files.downloadUrl(i.storageKey) } : presentItem(i));
   const queryVectors = new Map<string, number[]>();
 
   const ownCollection = async (userId: number, id: number) => {
@@ -110,14 +136,27 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       const extension = key?.split('.').pop();
       const expected = { 'application/pdf': 'pdf', 'text/plain': 'txt', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx' }[input.file_type as TKnowledgeFileType];
       if (!key || extension !== expected) throw AppError.badRequest(KnowledgeMessages.uploadFailed);
-      if (!(await files.exists(key))) throw AppError.badRequest(KnowledgeMessages.fileNotUploaded);
+      // Only a form this server issued to this user, and not yet removed as an orphan.
+      const upload = await repo.findUpload(userId, key);
+      if (!upload || upload.createdAt.getTime() < now().getTime() - ORPHAN_GRACE_MS) throw AppError.badRequest(KnowledgeMessages.fileNotUploaded);
+      const size = await files.size(key);
+      if (size === null) throw AppError.badRequest(KnowledgeMessages.fileNotUploaded);
       if (await repo.isStorageKeyUsed(key)) throw AppError.badRequest('This upload already belongs to another knowledge item. Please upload the file again.');
+      if (upload.size === null) {
+        // A bucket upload is first seen here: the quota is checked now that its size is known.
+        if ((await repo.quotaUsed(userId, now(), key)) + size > quotaBytes) {
+          await files.remove(key).catch((err) => deps.log.warn({ err, key }, 'could not delete a knowledge file'));
+          await repo.deleteUploads([key]);
+          throw new AppError(413, KnowledgeMessages.quotaExceeded(deps.quotaMb));
+        }
+        await repo.setUploadSize(key, size);
+      }
       row = await repo.insertItem({ ...base, url: input.url, fileName: input.file_name, fileType: input.file_type, storageKey: key });
     } else {
       row = await repo.insertItem({ ...base, url: input.url });
     }
     ingestion.enqueue(row.id);
-    return presentItem(row);
+    return present(row);
   }
 
   return {
@@ -132,17 +171,23 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       if (!(await repo.renameCollection(userId, id, name))) throw AppError.notFound(KnowledgeMessages.collectionNotFound);
       return presentCollection((await repo.findCollection(userId, id))!);
     },
+    /** For the avatar save: the ids among these that are not collections of the user. */
+    async foreignCollectionIds(userId: number, ids: number[]): Promise<number[]> {
+      const unique = [...new Set(ids)];
+      const owned = new Set(await repo.ownedCollectionIds(userId, unique.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)));
+      return unique.filter((id) => !owned.has(id));
+    },
     async deleteCollection(userId: number, id: number) {
       const result = await repo.deleteCollection(userId, id);
       if (!result) throw AppError.notFound(KnowledgeMessages.collectionNotFound);
-      for (const key of result.storageKeys) await files.remove(key).catch((err) => deps.log.warn({ err, key }, 'could not delete a knowledge file'));
+      await removeFiles(result.storageKeys);
       return { avatarsUpdated: result.avatarsUpdated };
     },
 
     // ── Items ──
     async listItems(userId: number, collectionId: number) {
       await ownCollection(userId, collectionId);
-      return (await repo.listItems(collectionId)).map(presentItem);
+      return (await repo.listItems(collectionId)).map(present);
     },
     createItem: createOne,
     /** A batch: each item checked and created on its own, with its own result. */
@@ -183,20 +228,46 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       );
       if (!row) throw AppError.notFound(KnowledgeMessages.itemNotFound);
       if (reprocess) ingestion.enqueue(row.id);
-      return presentItem(row);
+      return present(row);
     },
     async deleteItem(userId: number, id: number) {
       const row = await repo.deleteItem(userId, id);
       if (!row) throw AppError.notFound(KnowledgeMessages.itemNotFound);
-      if (row.storageKey) await files.remove(row.storageKey).catch((err) => deps.log.warn({ err, key: row.storageKey }, 'could not delete a knowledge file'));
+      if (row.storageKey) await removeFiles([row.storageKey]);
       return row;
+    },
+
+    // ── Uploads and the quota ──
+    /** A presigned form: refused when the quota is used up, and never allowing more than what is left. */
+    async issueUpload(userId: number, fileType: TKnowledgeFileType) {
+      const left = quotaBytes - (await repo.quotaUsed(userId, now()));
+      if (left < 1) throw new AppError(413, KnowledgeMessages.quotaExceeded(deps.quotaMb));
+      const presigned = files.presign(userId, fileType, Math.min(knowledgeFileMaxBytes(fileType), left));
+      await repo.insertUpload({ userId, storageKey: presigned.key, maxBytes: presigned.max_bytes, expiresAt: presigned.expiresAt });
+      return { form: presigned.form, url: presigned.url, final_url: presigned.final_url, max_bytes: presigned.max_bytes };
+    },
+    /** When a file arrives (local storage): what it may weigh, counting everything else of the account. */
+    async arrivalLimit(key: string): Promise<{ maxBytes: number; message: string } | null> {
+      const upload = await repo.uploadByKey(key);
+      if (!upload) return null;
+      const left = Math.max(0, quotaBytes - (await repo.quotaUsed(upload.userId, now(), key)));
+      return { maxBytes: left, message: left < 1 ? KnowledgeMessages.quotaExceeded(deps.quotaMb) : KnowledgeMessages.quotaTooSmall(Math.floor((left / 1024 / 1024) * 10) / 10) };
+    },
+    async recordArrival(key: string, size: number) {
+      await repo.setUploadSize(key, size);
+    },
+    /** Removes uploads no item uses after the grace period (and their files); answers how many. */
+    async removeOrphanedUploads(limit = 200): Promise<number> {
+      const keys = await repo.orphanedUploads(new Date(now().getTime() - ORPHAN_GRACE_MS), limit);
+      await removeFiles(keys);
+      return keys.length;
     },
 
     // ── Crawl ──
     async crawl(url: string, limit: number): Promise<TCrawledUrl[]> {
       let found: TCrawledUrl[];
       try {
-        found = await crawlSite(url, { limit, allowPrivate: deps.allowPrivateUrls });
+        found = await crawlSite(url, { limit, allowPrivate: deps.allowPrivateUrls, extractor: deps.extractor });
       } catch (err) {
         if (err instanceof SafeFetchError || err instanceof CrawlError) throw AppError.badRequest([KnowledgeMessages.crawlUnable, err.message]);
         throw err;

@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { avatars, oauthApps, oauthGrants, oauthStates } from '../../db/schema/index.js';
 
@@ -64,9 +64,41 @@ export function createOAuthRepository(db: Db) {
     async deleteExpiredStates(now: Date): Promise<void> {
       await db.delete(oauthStates).where(lt(oauthStates.expiresAt, now));
     },
+    /** Grants past their expiry, and codes that were never exchanged in time. */
+    async deleteExpiredGrants(now: Date): Promise<void> {
+      await db.delete(oauthGrants).where(or(lt(oauthGrants.expiresAt, now), and(isNull(oauthGrants.sessionHash), lt(oauthGrants.codeExpiresAt, now))));
+    },
     async insertGrant(values: typeof oauthGrants.$inferInsert): Promise<OAuthGrantRow> {
       const [row] = await db.insert(oauthGrants).values(values).returning();
       return row!;
+    },
+    /**
+     * Exchanges a one-time code for the grant, in one statement: the code of this config, not yet
+     * used, not expired, for this browser. Stores the grant's hash and clears the code.
+     */
+    async redeemCode(values: { appId: number; codeHash: string; browserHash: string; sessionHash: string; now: Date }): Promise<OAuthGrantRow | undefined> {
+      const [row] = await db
+        .update(oauthGrants)
+        .set({ sessionHash: values.sessionHash, codeHash: null, codeExpiresAt: null })
+        .where(
+          and(
+            eq(oauthGrants.codeHash, values.codeHash),
+            eq(oauthGrants.appId, values.appId),
+            eq(oauthGrants.browserHash, values.browserHash),
+            gt(oauthGrants.codeExpiresAt, values.now),
+            gt(oauthGrants.expiresAt, values.now),
+          ),
+        )
+        .returning();
+      return row;
+    },
+    /** Uses a grant up: deletes it and returns it when it was of this config and still valid. */
+    async consumeGrant(sessionHash: string, appId: number, now: Date): Promise<OAuthGrantRow | undefined> {
+      const [row] = await db
+        .delete(oauthGrants)
+        .where(and(eq(oauthGrants.sessionHash, sessionHash), eq(oauthGrants.appId, appId), gt(oauthGrants.expiresAt, now)))
+        .returning();
+      return row;
     },
     async findGrant(sessionHash: string): Promise<OAuthGrantRow | undefined> {
       const [row] = await db.select().from(oauthGrants).where(eq(oauthGrants.sessionHash, sessionHash)).limit(1);

@@ -1,9 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { OAuthLimits, OAuthMessages, isMasked, maskSecret, type TOAuthApp, type TOAuthAppInputParsed } from '@persona/contract';
+import {
+  OAuthLimits,
+  OAuthMessages,
+  OAuthReturnParams,
+  isMasked,
+  isSecretNeededAgain,
+  maskSecret,
+  normaliseReturnPath,
+  type TOAuthApp,
+  type TOAuthAppInputParsed,
+} from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
-import { assertOutboundUrl, OutboundUrlError } from '../../lib/outbound-url.js';
+import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource } from '../../lib/guarded-fetch.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { hashToken, randomToken } from '../../lib/tokens.js';
+import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { OAuthAppRow, OAuthRepository } from './repository.js';
 
 export interface OAuthServiceDeps {
@@ -16,6 +26,8 @@ export interface OAuthServiceDeps {
   now?: () => Date;
   /** Time allowed for the token endpoint to answer. */
   exchangeTimeoutMs?: number;
+  /** DNS and the address rule of the token-endpoint request (defaults: system resolver, global unicast only). */
+  outbound?: { lookup?: DnsLookup; isBlockedAddress?: (address: string) => boolean };
 }
 
 /** What the callback leads to: back to the page that started the sign-in, or a page of its own. */
@@ -30,7 +42,16 @@ interface StatePayload {
   a: number;
   /** expiry, ms since 1970 */
   e: number;
+  /** sha256 of the sign-in cookie of the browser that started the sign-in */
+  b: string;
 }
+
+/** The sign-in cookie's value: a random nonce that binds a sign-in to the browser that started it. */
+const BROWSER_NONCE = /^[A-Za-z0-9_-]{43}$/;
+const isBrowserNonce = (value: string | undefined): value is string => typeof value === 'string' && BROWSER_NONCE.test(value);
+
+/** Provider error codes are reflected to the page only when they look like one (RFC 6749 4.1.2.1). */
+const providerErrorCode = (value: string) => (/^[a-z0-9_.-]{1,64}$/i.test(value) ? value : 'provider_error');
 
 const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 const DEFAULT_GRANT_SECONDS = 3600;
@@ -53,15 +74,22 @@ function idTokenClaims(idToken: unknown): { sub?: string; email?: string } {
 }
 
 function withQuery(base: string, params: Record<string, string>): string {
-  const url = new URL(base, 'http://placeholder.invalid');
+  const url = new URL(base);
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-  return base.startsWith('/') ? `${url.pathname}${url.search}${url.hash}` : url.toString();
+  return url.toString();
 }
 
 export function createOAuthService(deps: OAuthServiceDeps) {
   const { repo, secretBox, log } = deps;
   const now = deps.now ?? (() => new Date());
   const callbackUrl = (appId: number) => `${deps.publicUrl}/api/oauth/callback/${appId}`;
+  const publicOrigin = new URL(deps.publicUrl).origin;
+
+  /** The absolute URL on the portal's own origin that returnTo names, or null when it names none. */
+  const returnUrl = (returnTo: string | null, params: Record<string, string>): string | null => {
+    const path = returnTo === null ? null : normaliseReturnPath(returnTo, publicOrigin);
+    return path === null ? null : withQuery(`${publicOrigin}${path}`, params);
+  };
 
   function present(row: OAuthAppRow): TOAuthApp {
     return {
@@ -84,16 +112,13 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     return row;
   }
 
+  /**
+   * POSTs the code to the Token Issue URL with the server's guarded request: the host name is
+   * resolved once, by the connection itself, and must be public unless ALLOW_PRIVATE_URLS is set.
+   * Every failure is the same AppError for the visitor; the precise reason goes to the log only
+   * (telling "private address" from "does not resolve" would map the server's network).
+   */
   async function exchangeCode(app: OAuthAppRow, code: string): Promise<Record<string, unknown>> {
-    try {
-      await assertOutboundUrl(app.tokenIssueUrl, { allowPrivate: deps.allowPrivateUrls });
-    } catch (err) {
-      if (err instanceof OutboundUrlError) {
-        log.warn({ appId: app.id, reason: err.message }, 'oauth token endpoint refused');
-        throw new AppError(400, `${OAuthMessages.exchangeFailed} (Token Issue URL: ${err.message})`);
-      }
-      throw err;
-    }
     const body = new URLSearchParams({
       grant_type: 'authorization_code',
       code,
@@ -101,22 +126,25 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       client_id: app.clientId,
       client_secret: secretBox.open(app.clientSecretSealed),
     });
-    let response: Response;
-    let text: string;
+    let response: FetchedResource;
     try {
-      response = await fetch(app.tokenIssueUrl, {
+      response = await guardedFetch(app.tokenIssueUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(deps.exchangeTimeoutMs ?? 10_000),
+        body: body.toString(),
+        allowPrivate: deps.allowPrivateUrls,
+        timeoutMs: deps.exchangeTimeoutMs ?? 10_000,
+        maxBytes: MAX_TOKEN_ANSWER_BYTES,
+        acceptErrorStatus: true,
+        lookup: deps.outbound?.lookup,
+        isBlockedAddress: deps.outbound?.isBlockedAddress,
       });
-      text = await response.text();
     } catch (err) {
-      log.warn({ err, appId: app.id }, 'oauth token endpoint unreachable');
+      if (!(err instanceof SafeFetchError)) throw err;
+      log.warn({ appId: app.id, kind: err.kind, reason: err.detail }, 'oauth token endpoint not reached');
       throw new AppError(502, OAuthMessages.exchangeFailed);
     }
-    if (text.length > MAX_TOKEN_ANSWER_BYTES) throw new AppError(502, OAuthMessages.exchangeFailed);
+    const text = decodeBody(response);
     let answer: unknown;
     try {
       answer = JSON.parse(text);
@@ -124,8 +152,9 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       answer = Object.fromEntries(new URLSearchParams(text));
     }
     const record = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
-    if (!response.ok || (typeof record.access_token !== 'string' && typeof record.id_token !== 'string')) {
-      log.warn({ appId: app.id, status: response.status, error: record.error }, 'oauth code exchange refused');
+    const isOk = response.status >= 200 && response.status < 300;
+    if (!isOk || (typeof record.access_token !== 'string' && typeof record.id_token !== 'string')) {
+      log.warn({ appId: app.id, status: response.status, error: typeof record.error === 'string' ? record.error.slice(0, 100) : undefined }, 'oauth code exchange refused');
       throw new AppError(502, OAuthMessages.exchangeFailed);
     }
     return record;
@@ -158,7 +187,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         if (!secret) throw AppError.badRequest(OAuthMessages.clientSecretRequired);
         return present(await repo.insert({ ...values, userId, clientSecretSealed: secretBox.seal(secret) }));
       }
-      await owned(userId, input.appId);
+      const stored = await owned(userId, input.appId);
+      if (isSecretNeededAgain({ oauthURL: stored.oauthUrl, tokenIssueURL: stored.tokenIssueUrl }, input)) {
+        throw AppError.badRequest(OAuthMessages.clientSecretReenter);
+      }
       const row = await repo.update(userId, input.appId, {
         ...values,
         ...(secret ? { clientSecretSealed: secretBox.seal(secret) } : {}),
@@ -178,41 +210,60 @@ export function createOAuthService(deps: OAuthServiceDeps) {
 
     /**
      * GET /api/oauth/start/{appId}: where to send the visitor — the identity service's OAuth URL
-     * with the client id, the redirect URI and a sealed, single-use state.
+     * with the client id, the redirect URI and a sealed, single-use state bound to this browser
+     * (the hash of its sign-in cookie, reused when the browser already has one, so that two
+     * sign-ins in two tabs do not undo each other). The route sets the cookie.
      */
-    async start(appId: number, returnTo: string | undefined): Promise<string> {
+    async start(appId: number, returnTo: string | undefined, browserNonce: string | undefined): Promise<{ location: string; browserNonce: string }> {
       const app = await repo.findById(appId);
       if (!app) throw AppError.notFound(OAuthMessages.flowNotFound);
+      const path = returnTo === undefined ? null : normaliseReturnPath(returnTo, publicOrigin);
+      if (returnTo !== undefined && path === null) throw AppError.badRequest(OAuthMessages.returnToInvalid);
+      const browser = isBrowserNonce(browserNonce) ? browserNonce : randomToken();
       const nonce = randomToken();
       const expiresAt = new Date(now().getTime() + OAuthLimits.stateTtlMinutes * 60_000);
       await repo.deleteExpiredStates(now());
-      await repo.insertState({ appId, nonceHash: hashToken(nonce), returnTo: returnTo ?? null, expiresAt });
-      const state = secretBox.seal(JSON.stringify({ n: nonce, a: appId, e: expiresAt.getTime() } satisfies StatePayload));
-      return withQuery(app.oauthUrl, {
+      await repo.deleteExpiredGrants(now());
+      await repo.insertState({ appId, nonceHash: hashToken(nonce), returnTo: path, expiresAt });
+      const state = secretBox.seal(JSON.stringify({ n: nonce, a: appId, e: expiresAt.getTime(), b: hashToken(browser) } satisfies StatePayload));
+      const location = withQuery(app.oauthUrl, {
         response_type: 'code',
         client_id: app.clientId,
         redirect_uri: callbackUrl(app.id),
         scope: 'openid email profile',
         state,
       });
+      return { location, browserNonce: browser };
     },
 
-    /** GET /api/oauth/callback/{appId}: checks the state, exchanges the code and records the sign-in. */
-    async callback(appId: number, query: { code?: string; state?: string; error?: string }): Promise<CallbackOutcome> {
+    /**
+     * GET /api/oauth/callback/{appId}: checks the state and that the browser is the one that
+     * started the sign-in, exchanges the code and records the sign-in. With a returnTo, the visitor
+     * goes back there (an absolute URL on the portal's origin) with a one-time `oauthCode`, which
+     * that page exchanges for the grant (redeem) — the grant itself is never put in a URL.
+     */
+    async callback(appId: number, query: { code?: string; state?: string; error?: string }, browserNonce: string | undefined): Promise<CallbackOutcome> {
       let payload: StatePayload;
       try {
         payload = JSON.parse(secretBox.open(query.state ?? '')) as StatePayload;
       } catch {
         return failure(400, OAuthMessages.stateInvalid);
       }
-      if (payload.a !== appId || typeof payload.n !== 'string') return failure(400, OAuthMessages.stateInvalid);
+      if (payload.a !== appId || typeof payload.n !== 'string' || typeof payload.b !== 'string') return failure(400, OAuthMessages.stateInvalid);
+      // Login CSRF: a state (and code) obtained in another browser is refused before it is used up.
+      if (!isBrowserNonce(browserNonce) || !safeEqual(hashToken(browserNonce), payload.b)) {
+        log.warn({ appId, hasCookie: browserNonce !== undefined }, 'oauth callback refused: not the browser that started the sign-in');
+        return failure(400, OAuthMessages.stateInvalid);
+      }
       const state = await repo.consumeState(hashToken(payload.n));
       if (!state || state.appId !== appId || state.expiresAt.getTime() < now().getTime()) return failure(400, OAuthMessages.stateInvalid);
-      const back = (params: Record<string, string>): CallbackOutcome | null =>
-        state.returnTo ? { kind: 'redirect', location: withQuery(state.returnTo, params) } : null;
+      const back = (params: Record<string, string>): CallbackOutcome | null => {
+        const location = returnUrl(state.returnTo, params);
+        return location ? { kind: 'redirect', location } : null;
+      };
 
       if (query.error || !query.code) {
-        return back({ oauthError: query.error ?? 'no_code' }) ?? failure(400, OAuthMessages.providerDenied);
+        return back({ [OAuthReturnParams.error]: query.error ? providerErrorCode(query.error) : 'no_code' }) ?? failure(400, OAuthMessages.providerDenied);
       }
       const app = await repo.findById(appId);
       if (!app) return failure(404, OAuthMessages.flowNotFound);
@@ -220,15 +271,18 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       try {
         answer = await exchangeCode(app, query.code);
       } catch (err) {
-        if (err instanceof AppError) return back({ oauthError: 'exchange_failed' }) ?? failure(err.statusCode, err.errors[0]!);
+        if (err instanceof AppError) return back({ [OAuthReturnParams.error]: 'exchange_failed' }) ?? failure(err.statusCode, err.errors[0]!);
         throw err;
       }
       const claims = idTokenClaims(answer.id_token);
       const expiresIn = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : DEFAULT_GRANT_SECONDS;
-      const session = randomToken();
+      const code = returnUrl(state.returnTo, {}) ? randomToken() : null;
       await repo.insertGrant({
         appId,
-        sessionHash: hashToken(session),
+        sessionHash: null,
+        codeHash: code ? hashToken(code) : null,
+        codeExpiresAt: code ? new Date(now().getTime() + OAuthLimits.codeTtlSeconds * 1000) : null,
+        browserHash: payload.b,
         subject: claims.sub ?? null,
         email: claims.email ?? null,
         tokensSealed: secretBox.seal(JSON.stringify(answer)),
@@ -236,13 +290,38 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       });
       log.info({ appId, subject: claims.sub }, 'oauth sign-in completed');
       return (
-        back({ oauthSession: session }) ?? {
+        (code ? back({ [OAuthReturnParams.code]: code }) : null) ?? {
           kind: 'page',
           statusCode: 200,
           title: 'Signed in',
           message: 'You are signed in. You can close this window and return to the avatar.',
         }
       );
+    },
+
+    /**
+     * POST /api/oauth/grant: the page at returnTo exchanges its one-time code for the grant, from
+     * the browser that started the sign-in. A code works once, for its config, within
+     * OAuthLimits.codeTtlSeconds.
+     */
+    async redeem(appId: number, code: string, browserNonce: string | undefined): Promise<{ oauthGrant: string; expiresAt: string }> {
+      if (!isBrowserNonce(browserNonce)) throw AppError.badRequest(OAuthMessages.codeInvalid);
+      const grant = randomToken();
+      const row = await repo.redeemCode({ appId, codeHash: hashToken(code), browserHash: hashToken(browserNonce), sessionHash: hashToken(grant), now: now() });
+      if (!row) throw AppError.badRequest(OAuthMessages.codeInvalid);
+      return { oauthGrant: grant, expiresAt: row.expiresAt.toISOString() };
+    },
+
+    /** Live-session admission: uses up the visitor's one-time grant of this config (null: unknown, used or expired). */
+    /** The config's public name (the avatar page's sign-in button); null when it is gone. */
+    async publicInfo(appId: number): Promise<{ id: number; name: string } | null> {
+      const app = await repo.findById(appId);
+      return app ? { id: app.id, name: app.name } : null;
+    },
+
+    async consumeGrant(appId: number, grant: string): Promise<{ subject: string | null; email: string | null } | null> {
+      const row = await repo.consumeGrant(hashToken(grant), appId, now());
+      return row ? { subject: row.subject, email: row.email } : null;
     },
 
     /**

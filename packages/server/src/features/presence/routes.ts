@@ -23,13 +23,13 @@ export function presenceRoutes(deps: { presence: PresenceRegistry; guards: AuthG
 
     app.post(
       '/api/list_online_users',
-      { preHandler: guards.admin, schema: { tags: ['admin'], body: ZListOnlineUsersRequest, response: { 200: ZListOnlineUsersResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZListOnlineUsersRequest, response: { 200: ZListOnlineUsersResponse } } },
       async () => ({ status: 'OK' as const, onlineUsers: (await presence.list()).map(toOnlineUser) }),
     );
 
     app.post(
       '/api/get_online_user',
-      { preHandler: guards.admin, schema: { tags: ['admin'], body: ZGetOnlineUserRequest, response: { 200: ZGetOnlineUserResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZGetOnlineUserRequest, response: { 200: ZGetOnlineUserResponse } } },
       async (req) => {
         const all = await presence.list();
         const entry = all.find((e) => e.sessionId === req.body.sessionId);
@@ -42,7 +42,7 @@ export function presenceRoutes(deps: { presence: PresenceRegistry; guards: AuthG
 
     app.post(
       '/api/list_avatar_users',
-      { preHandler: guards.session, schema: { tags: ['avatars'], body: ZListAvatarUsersRequest, response: { 200: ZListAvatarUsersResponse } } },
+      { onRequest: guards.session, schema: { tags: ['avatars'], body: ZListAvatarUsersRequest, response: { 200: ZListAvatarUsersResponse } } },
       async (req) => {
         const { userId } = requireAuth(req);
         const owned = await repo.ownedAvatarId(req.body.agentId, userId);

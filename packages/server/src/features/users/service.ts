@@ -1,12 +1,16 @@
-import { ZEmail, ZNewPassword, type TUserStatus, type TUserType } from '@persona/contract';
+import { AdminMessages, ZEmail, ZNewPassword, type TUserStatus, type TUserType } from '@persona/contract';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../lib/app-error.js';
 import { hashPassword } from '../../lib/password.js';
+import type { Revocation } from '../../plugins/revocations.js';
 import { createAuthRepository } from '../auth/repository.js';
 import { createUsersRepository } from './repository.js';
 
-/** Account administration shared by the operator CLI and the admin console. */
-export function createUsersService(db: Db, now: () => Date = () => new Date()) {
+/**
+ * Account administration shared by the operator CLI and the admin console. `revoked` tells the
+ * server instances that a user's sessions ended (the app's revocation bus; the CLI's Redis).
+ */
+export function createUsersService(db: Db, now: () => Date = () => new Date(), revoked: (revocation: Revocation) => Promise<void> = async () => {}) {
   const auth = createAuthRepository(db);
   const repo = createUsersRepository(db);
 
@@ -34,7 +38,9 @@ export function createUsersService(db: Db, now: () => Date = () => new Date()) {
     async resetPassword(email: string, password: string) {
       const user = await byEmail(email);
       await auth.updateUser(user.id, { passwordHash: await hashPassword(ZNewPassword.parse(password)) });
+      await auth.expireUserCodes(user.id, 'reset', now());
       await auth.revokeUserSessions(user.id, now());
+      await revoked({ kind: 'user', userId: user.id });
       await auth.clearLoginFailures(user.email);
       return user;
     },
@@ -42,9 +48,13 @@ export function createUsersService(db: Db, now: () => Date = () => new Date()) {
     async setStatus(idOrEmail: number | string, status: Extract<TUserStatus, 'ACTIVE' | 'DISABLED'>) {
       const user = typeof idOrEmail === 'number' ? await repo.findById(idOrEmail) : await byEmail(idOrEmail);
       if (!user) throw AppError.notFound();
-      await auth.updateUser(user.id, { status });
-      // A disabled account loses its sessions at once.
-      if (status === 'DISABLED') await auth.revokeUserSessions(user.id, now());
+      // The system always keeps an active administrator (console and CLI alike).
+      if (!(await repo.setStatusKeepingAnAdmin(user.id, status))) throw AppError.conflict(AdminMessages.lastActiveAdmin);
+      // A disabled account loses its sessions (and what was derived from them) at once, everywhere.
+      if (status === 'DISABLED') {
+        await auth.revokeUserSessions(user.id, now());
+        await revoked({ kind: 'user', userId: user.id });
+      }
       return { ...user, status };
     },
 

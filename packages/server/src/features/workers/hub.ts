@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
-import { AdminMessages, WorkerProtocol, ZWorkerMessage, type TServerToWorker, type TVps } from '@persona/contract';
+import { AdminMessages, WorkerProtocol, ZWorkerMessage, type TServerToWorker, type TVps, type TWorkerRpcRequest, type TVpsRef } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import type { WorkerRow, WorkersRepository } from './repository.js';
 
@@ -12,6 +12,8 @@ export interface WorkerHubOptions {
   sweepIntervalMs?: number;
   now?: () => Date;
 }
+
+export type RpcHandler = (workerId: number, method: TWorkerRpcRequest['method'], params: unknown) => Promise<{ ok: true; result: unknown } | { ok: false; error: string }>;
 
 interface Connection {
   socket: WebSocket;
@@ -48,7 +50,16 @@ export function createWorkerHub(opts: WorkerHubOptions) {
   const now = opts.now ?? (() => new Date());
   const pingTimeoutMs = opts.pingTimeoutMs ?? WorkerProtocol.pingTimeoutMs;
   const byWorker = new Map<number, Connection>();
+  let rpcHandler: RpcHandler | null = null;
   let sweeper: NodeJS.Timeout | undefined;
+
+  /** A worker by the `vpsId` list_vps shows (a string) or by its numeric id; a numeric string no worker registered as is an id. */
+  async function find(ref: TVpsRef): Promise<WorkerRow | undefined> {
+    if (typeof ref === 'number') return repo.find(ref);
+    const byName = await repo.findByVpsId(ref);
+    if (byName || !/^[1-9]\d{0,9}$/.test(ref) || Number(ref) > 2_147_483_647) return byName;
+    return repo.find(Number(ref));
+  }
 
   const send = (socket: WebSocket, message: TServerToWorker) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -107,9 +118,16 @@ export function createWorkerHub(opts: WorkerHubOptions) {
             byWorker.set(row.id, conn);
             log.info({ workerId: row.id, name: row.name, remoteIp }, 'worker registered');
             send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId });
-          } else if (conn.workerId !== null) {
+          } else if (conn.workerId === null) {
+            send(socket, { type: 'error', message: 'Register first' });
+          } else if (msg.type === 'ping') {
             await repo.ping(conn.workerId, conn.sessionId, msg.status, now());
             send(socket, { type: 'pong', at: now().getTime() });
+          } else if (msg.type === 'rpc') {
+            // Live-session calls: answered by the live-sessions feature.
+            const workerId = conn.workerId;
+            const answer = rpcHandler ? await rpcHandler(workerId, msg.method, msg.params) : { ok: false as const, error: 'unsupported' };
+            send(socket, answer.ok ? { type: 'rpc-result', id: msg.id, ok: true, result: answer.result } : { type: 'rpc-result', id: msg.id, ok: false, error: answer.error });
           } else {
             send(socket, { type: 'error', message: 'Register first' });
           }
@@ -127,16 +145,17 @@ export function createWorkerHub(opts: WorkerHubOptions) {
       return (await repo.list()).map(presentWorker);
     },
 
-    async get(id: number): Promise<TVps> {
-      const row = await repo.find(id);
+    async get(ref: TVpsRef): Promise<TVps> {
+      const row = await find(ref);
       if (!row || row.deletedAt) throw new AppError(404, AdminMessages.vpsInvalid);
       return presentWorker(row);
     },
 
     /** Removes a worker from the list and disconnects it (it is told not to reconnect). */
-    async remove(id: number): Promise<void> {
-      const row = await repo.find(id);
+    async remove(ref: TVpsRef): Promise<void> {
+      const row = await find(ref);
       if (!row) throw new AppError(404, AdminMessages.vpsInvalid);
+      const id = row.id;
       if (row.deletedAt || !(await repo.markDeleted(id, now()))) throw new AppError(409, AdminMessages.vpsAlreadyDisconnected);
       const conn = byWorker.get(id);
       if (conn) {
@@ -147,6 +166,11 @@ export function createWorkerHub(opts: WorkerHubOptions) {
     },
 
     connectedCount: () => byWorker.size,
+
+    /** Who answers the workers' RPC calls (the live-sessions feature). */
+    setRpcHandler(handler: RpcHandler) {
+      rpcHandler = handler;
+    },
   };
 }
 

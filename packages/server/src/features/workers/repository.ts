@@ -5,6 +5,8 @@ import { workers } from '../../db/schema/index.js';
 export type WorkerRow = typeof workers.$inferSelect;
 
 export function createWorkersRepository(db: Db) {
+  // GET /api/list_vps: prepared once.
+  const listQuery = db.select().from(workers).where(isNull(workers.deletedAt)).orderBy(asc(workers.id)).prepare('workers_list');
   return {
     /** Registers (or re-registers, un-deleting) a worker by its stable vpsId. */
     async register(values: Pick<WorkerRow, 'vpsId' | 'name' | 'address' | 'privateIp' | 'remoteIp' | 'webSocket' | 'status' | 'sessionId'>, now: Date): Promise<WorkerRow> {
@@ -43,10 +45,14 @@ export function createWorkersRepository(db: Db) {
       await db.update(workers).set({ status: 'DISCONNECTED', sessionId: null }).where(isNull(workers.deletedAt));
     },
     async list(): Promise<WorkerRow[]> {
-      return db.select().from(workers).where(isNull(workers.deletedAt)).orderBy(asc(workers.id));
+      return listQuery.execute();
     },
     async find(id: number): Promise<WorkerRow | undefined> {
       const [row] = await db.select().from(workers).where(eq(workers.id, id)).limit(1);
+      return row;
+    },
+    async findByVpsId(vpsId: string): Promise<WorkerRow | undefined> {
+      const [row] = await db.select().from(workers).where(eq(workers.vpsId, vpsId)).limit(1);
       return row;
     },
     async markDeleted(id: number, now: Date): Promise<boolean> {

@@ -24,20 +24,20 @@ export function workerRoutes(deps: { hub: WorkerHub; guards: AuthGuards; workerS
       (socket, req) => hub.accept(socket, req.ip),
     );
 
-    app.get('/api/list_vps', { preHandler: guards.admin, schema: { tags: ['admin'], response: { 200: ZListVpsResponse } } }, async () => ({
+    app.get('/api/list_vps', { onRequest: guards.admin, schema: { tags: ['admin'], response: { 200: ZListVpsResponse } } }, async () => ({
       status: 'OK' as const,
       vpsList: await hub.list(),
     }));
 
     app.post(
       '/api/get_vps',
-      { preHandler: guards.admin, schema: { tags: ['admin'], body: ZVpsIdRequest, response: { 200: ZGetVpsResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZVpsIdRequest, response: { 200: ZGetVpsResponse } } },
       async (req) => ({ status: 'OK' as const, vpsDetail: await hub.get(req.body.vpsId), errors: [] }),
     );
 
     app.post(
       '/api/del_vps',
-      { preHandler: guards.admin, schema: { tags: ['admin'], body: ZVpsIdRequest, response: { 200: ZDelVpsResponse } } },
+      { onRequest: guards.admin, schema: { tags: ['admin'], body: ZVpsIdRequest, response: { 200: ZDelVpsResponse } } },
       async (req) => {
         await hub.remove(req.body.vpsId);
         return { status: 'OK' as const, vpsId: req.body.vpsId, errors: [] };

@@ -59,6 +59,32 @@ describe('workers (VPS)', () => {
     await until(async () => (await find('alpha'))!.status === 'AVAILABLE');
   });
 
+  it('get_vps and del_vps take the vpsId list_vps shows for the row (or its numeric id)', async () => {
+    const w = spawn('embedded-like', { vpsId: 'embedded-like' });
+    const { id } = await w.registered;
+    const row = (await list()).find((v) => v.id === id) as unknown as { id: number; vpsId: string };
+    expect(row.vpsId).toBe('embedded-like');
+    const call = (url: string, vpsId: unknown, mode: string) => t.app.inject({ method: 'POST', url, headers: admin.headers, payload: { vpsId, mode } });
+    const byName = await call('/api/get_vps', row.vpsId, 'get');
+    expect(byName.statusCode).toBe(200);
+    expect(byName.json().vpsDetail).toMatchObject({ id, vpsId: 'embedded-like' });
+    expect((await call('/api/get_vps', id, 'get')).json().vpsDetail.id).toBe(id);
+    expect((await call('/api/get_vps', String(id), 'get')).json().vpsDetail.id).toBe(id);
+    const unknown = await call('/api/get_vps', 'no-such-server', 'get');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().errors).toEqual([AdminMessages.vpsInvalid]);
+    for (const bad of [{}, 0, -1, 3_000_000_000, '', 'x'.repeat(101)]) {
+      const res = await call('/api/get_vps', bad, 'get');
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors.join(' ')).toContain(AdminMessages.vpsInvalid);
+    }
+    const deleted = await call('/api/del_vps', row.vpsId, 'delete');
+    expect(deleted.statusCode).toBe(200);
+    expect(deleted.json()).toEqual({ status: 'OK', vpsId: 'embedded-like', errors: [] });
+    expect((await list()).some((v) => v.id === id)).toBe(false);
+    expect((await call('/api/del_vps', row.vpsId, 'delete')).statusCode).toBe(409);
+  });
+
   it('turns DISCONNECTED when a worker stops pinging, and at once when its connection drops', async () => {
     // A worker that registers and then hangs (no pings, socket open).
     const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer test-worker-secret-0123456789' } });
@@ -90,7 +116,7 @@ describe('workers (VPS)', () => {
   it('a real worker process (npm run worker) registers, and is DISCONNECTED once killed without goodbye', async () => {
     const main = path.resolve(here, '../../../../worker/src/main.ts');
     // One process (node with tsx's loader), so SIGKILL kills the worker itself.
-    const child = spawnProcess(process.execPath, ['--import', 'tsx', main, '--server', base, '--name', 'process-worker'], {
+    const child = spawnProcess(process.execPath, ['--import', 'tsx', main, '--server', base, '--name', 'process-worker', '--listen', '127.0.0.1:0'], {
       env: { ...process.env, WORKER_SECRET: 'test-worker-secret-0123456789' },
       stdio: 'ignore',
     });

@@ -54,6 +54,16 @@ describe('SidePanel', () => {
     expect(within(cardOf('Second')).queryByRole('button', { name: /Delete/ })).not.toBeInTheDocument();
   });
 
+  it("selects a card by a click on its body, but not when it is already selected or a button inside is clicked", async () => {
+    const props = renderPanel({ selectedKey: 2 });
+    await userEvent.click(within(cardOf('First')).getByText('details of First'));
+    expect(props.onEdit).toHaveBeenCalledWith(items[0]);
+    await userEvent.click(within(cardOf('Second')).getByText('details of Second'));
+    expect(props.onEdit).toHaveBeenCalledTimes(1);
+    await userEvent.click(within(cardOf('First')).getByRole('button', { name: 'Delete First' }));
+    expect(props.onEdit).toHaveBeenCalledTimes(1);
+  });
+
   it('highlights the selected card and offers the way back to create mode', async () => {
     const props = renderPanel({ selectedKey: 2 });
     const selected = cardOf('Second').querySelector('[aria-current="true"]');

@@ -90,7 +90,15 @@ export function SidePanel<T>(props: SidePanelProps<T>) {
                     transition: 'border-color 120ms, background-color 120ms',
                   }}
                 >
-                  <CardContent sx={{ pb: 0.5, px: 1.75 }}>
+                  {/* A click on the card's body selects it, like its Edit button (the keyboard's way). */}
+                  <CardContent
+                    onClick={(event) => {
+                      if (isSelected || (event.target as HTMLElement).closest('button, a, input')) return;
+                      props.onEdit(item);
+                    }}
+                    data-testid="side-panel-card-body"
+                    sx={{ pb: 0.5, px: 1.75, cursor: isSelected ? 'default' : 'pointer' }}
+                  >
                     <Typography sx={{ fontWeight: 700, overflowWrap: 'anywhere' }} component="h3">
                       {title}
                     </Typography>

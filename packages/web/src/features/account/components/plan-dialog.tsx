@@ -10,8 +10,8 @@ import DialogTitle from '@mui/material/DialogTitle';
 import Radio from '@mui/material/Radio';
 import RadioGroup from '@mui/material/RadioGroup';
 import Typography from '@mui/material/Typography';
-import { Plans, type TSubscriptionType } from '@persona/contract';
-import { initialChoice, isRequestDisabled, planName, planPrice, requestLabel } from '../lib/plan-rules';
+import { Plans, type TPlanOffer, type TSubscriptionType } from '@persona/contract';
+import { initialChoice, isRequestDisabled, planFeatures, planName, planPrice, requestLabel } from '../lib/plan-rules';
 
 export interface PlanDialogProps {
   open: boolean;
@@ -19,6 +19,11 @@ export interface PlanDialogProps {
   /** The plan asked for and not yet decided (null when none). */
   requested: TSubscriptionType | null;
   isSubmitting: boolean;
+  /** What each plan unlocks, from account_info (the limits the server enforces). */
+  offers?: TPlanOffer[];
+  isWithdrawing?: boolean;
+  /** Withdraws the pending request. */
+  onWithdraw?: () => void;
   onRequest: (plan: TSubscriptionType) => void;
   onClose: () => void;
 }
@@ -39,7 +44,7 @@ export function PlanDialog(props: PlanDialogProps) {
   );
 }
 
-function PlanDialogBody({ current, requested, isSubmitting, onRequest, onClose }: PlanDialogProps) {
+function PlanDialogBody({ current, requested, isSubmitting, offers, isWithdrawing, onWithdraw, onRequest, onClose }: PlanDialogProps) {
   const [chosen, setChosen] = useState<TSubscriptionType>(initialChoice(current, requested));
   const isLocked = requested !== null;
   const label = requestLabel(current, chosen);
@@ -53,8 +58,18 @@ function PlanDialogBody({ current, requested, isSubmitting, onRequest, onClose }
           Your plan is <strong>{planName(current)}</strong>. Choose another plan and send the request; an administrator confirms it and you get an e-mail.
         </Typography>
         {isLocked ? (
-          <Alert severity="info" sx={{ mb: 2 }}>
-            Your request for {planName(requested)} is waiting for an administrator. You can choose again once it has been decided.
+          <Alert
+            severity="info"
+            sx={{ mb: 2 }}
+            action={
+              onWithdraw ? (
+                <Button color="inherit" size="small" onClick={onWithdraw} loading={isWithdrawing} disabled={isSubmitting}>
+                  Withdraw request
+                </Button>
+              ) : undefined
+            }
+          >
+            Your request for {planName(requested)} is waiting for an administrator. Withdraw it to choose again.
           </Alert>
         ) : null}
         <RadioGroup
@@ -99,6 +114,11 @@ function PlanDialogBody({ current, requested, isSubmitting, onRequest, onClose }
                   <Typography variant="body2" color="text.secondary">
                     {planPrice(plan)}
                   </Typography>
+                  <Box component="ul" aria-label={`${plan.name} includes`} sx={{ m: 0, mt: 0.5, pl: 2.25, typography: 'body2' }}>
+                    {planFeatures(offers?.find((o) => o.code === plan.code)).map((feature) => (
+                      <li key={feature}>{feature}</li>
+                    ))}
+                  </Box>
                 </Box>
               </Box>
             );

@@ -1,4 +1,4 @@
-import { comparePlans, Plans, SubscriptionTypeName, type TPlan, type TSubscriptionType } from '@persona/contract';
+import { comparePlans, Plans, SubscriptionTypeName, type TPlan, type TPlanOffer, type TSubscriptionType } from '@persona/contract';
 
 /** The plan dialog's rules (spec section 4, "Subscription request"). */
 
@@ -35,4 +35,12 @@ export function isRequestDisabled({ current, requested, chosen, isSubmitting }: 
 /** With a request pending the choice is locked on the requested plan. */
 export function initialChoice(current: TSubscriptionType, requested: TSubscriptionType | null): TSubscriptionType {
   return requested ?? current;
+}
+
+/** What a plan unlocks, in words, from the server's offer (the limits it enforces). */
+export function planFeatures(offer: TPlanOffer | undefined): string[] {
+  if (!offer) return [];
+  const avatars =
+    offer.maxAvatars === null ? 'Unlimited avatars' : offer.maxAvatars === 0 ? 'No avatars' : `Up to ${offer.maxAvatars} ${offer.maxAvatars === 1 ? 'avatar' : 'avatars'}`;
+  return [avatars, offer.imageAvatars ? 'Image and video avatars' : 'No image or video avatars'];
 }

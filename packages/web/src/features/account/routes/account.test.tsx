@@ -93,6 +93,44 @@ describe('/account: details and the plan dialog', () => {
     expect(within(dialog).getByRole('button', { name: 'Request Upgrade' })).toBeDisabled();
   });
 
+  it('says what every plan unlocks, from the offers the server enforces', async () => {
+    const offers = [
+      { code: 1, name: 'FREE', priceUsdMonth: 0, maxAvatars: 1, imageAvatars: false },
+      { code: 3, name: 'STARTER', priceUsdMonth: 199, maxAvatars: 3, imageAvatars: false },
+      { code: 2, name: 'PRO', priceUsdMonth: 399, maxAvatars: 10, imageAvatars: true },
+      { code: 4, name: 'ENTERPRISE', priceUsdMonth: null, maxAvatars: null, imageAvatars: true },
+    ] as const;
+    renderApp({ route: '/account', session: userSession, api: api({}, () => ({ ...account(SubscriptionType.STARTER), plans: [...offers] })) });
+    const dialog = await openPlanDialog();
+    const includes = (plan: string) => within(within(dialog).getByRole('list', { name: `${plan} includes` })).getAllByRole('listitem').map((li) => li.textContent);
+    expect(includes('FREE')).toEqual(['Up to 1 avatar', 'No image or video avatars']);
+    expect(includes('PRO')).toEqual(['Up to 10 avatars', 'Image and video avatars']);
+    expect(includes('ENTERPRISE')).toEqual(['Unlimited avatars', 'Image and video avatars']);
+  });
+
+  it('withdraws a pending request, which unlocks the choice', async () => {
+    let requested: TSubscriptionType | null = SubscriptionType.PRO;
+    const { requests } = renderApp({
+      route: '/account',
+      session: userSession,
+      api: api(
+        {
+          'POST /api/account_upgrade_withdraw': () => {
+            requested = null;
+            return json({ status: 'OK', request: { ...planRequest(SubscriptionType.PRO), status: 'WITHDRAWN' } });
+          },
+        },
+        () => account(SubscriptionType.STARTER, requested),
+      ),
+    });
+    const dialog = await openPlanDialog();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Withdraw request' }));
+    expect(await screen.findByText(AccountMessages.planRequestWithdrawn)).toBeInTheDocument();
+    await waitFor(() => expect(within(dialog).getByRole('radio', { name: 'FREE' })).toBeEnabled());
+    expect(within(dialog).queryByText('REQUESTED')).not.toBeInTheDocument();
+    expect(requests.filter((r) => r.path === '/api/account_upgrade_withdraw')).toHaveLength(1);
+  });
+
   it("says 'Request Downgrade' below the current plan and 'Request Upgrade' at or above it", async () => {
     renderApp({ route: '/account', session: userSession, api: api() });
     const dialog = await openPlanDialog();

@@ -12,6 +12,8 @@ import { errorMessages, isApiError } from '../../../lib/api-client';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useAccountDetails } from '../api/get-account-details';
 import { useRequestPlanChange } from '../api/request-plan-change';
+import { useWithdrawPlanRequest } from '../api/withdraw-plan-request';
+import { showToast } from '../../../lib/toast';
 import { AccountDetailsPanel } from '../components/account-details-panel';
 import { BillingReport } from '../components/billing-report';
 import { PlanDialog } from '../components/plan-dialog';
@@ -23,6 +25,7 @@ export function AccountRoute() {
   useDocumentTitle('Account');
   const account = useAccountDetails();
   const planChange = useRequestPlanChange();
+  const withdraw = useWithdrawPlanRequest();
   const [isPlanDialogOpen, setPlanDialogOpen] = useState(false);
   const [sentPlan, setSentPlan] = useState<string | null>(null);
   const [planError, setPlanError] = useState<string[] | null>(null);
@@ -92,6 +95,14 @@ export function AccountRoute() {
           current={account.data.licenses.webgl.subscriptionType}
           requested={account.data.requestedSubType}
           isSubmitting={planChange.isPending}
+          offers={account.data.plans}
+          isWithdrawing={withdraw.isPending}
+          onWithdraw={() =>
+            withdraw.mutate(undefined, {
+              onSuccess: () => void showToast(AccountMessages.planRequestWithdrawn, 'success'),
+              onError: (error) => void showToast([AccountMessages.planWithdrawFailed, ...errorMessages(error)].join(' '), 'error'),
+            })
+          }
           onRequest={request}
           onClose={() => setPlanDialogOpen(false)}
         />

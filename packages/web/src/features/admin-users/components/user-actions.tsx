@@ -4,36 +4,29 @@ import Tooltip from '@mui/material/Tooltip';
 import BlockIcon from '@mui/icons-material/Block';
 import LoginIcon from '@mui/icons-material/Login';
 import TaskAltIcon from '@mui/icons-material/TaskAlt';
-import type { TAdminUser } from '@persona/contract';
-import { appBasePath } from '../../../lib/config';
-import { paths } from '../../../lib/paths';
-
-/** The portal's login page signing the administrator in as `email` (spec: admin login-as). */
-export function signInAsUrl(adminToken: string, email: string): string {
-  const base = appBasePath === '/' ? '' : appBasePath;
-  return `${base}${paths.login}?adminSessionId=${encodeURIComponent(adminToken)}&email=${encodeURIComponent(email)}`;
-}
+import { AdminMessages, type TAdminUser } from '@persona/contract';
 
 export interface UserActionsProps {
   user: TAdminUser;
-  adminToken: string;
   isBusy: boolean;
+  /** A sign-in as this user is being opened. */
+  isOpening: boolean;
+  /** Opens a new tab signed in as the user (admin login-as: a one-time ticket, never a URL). */
+  onSignInAs: (user: TAdminUser) => void;
   onDisable: (user: TAdminUser) => void;
   onEnable: (user: TAdminUser) => void;
 }
 
 /** "Sign in as" (a new tab, session-only there) and Disable / Enable. */
-export function UserActions({ user, adminToken, isBusy, onDisable, onEnable }: UserActionsProps) {
+export function UserActions({ user, isBusy, isOpening, onSignInAs, onDisable, onEnable }: UserActionsProps) {
   const canSignInAs = user.userType !== 'ADMIN' && user.status === 'ACTIVE';
   const signInAs = (
     <Button
       size="small"
       variant="outlined"
       startIcon={<LoginIcon />}
-      href={signInAsUrl(adminToken, user.email)}
-      target="_blank"
-      rel="noopener"
-      disabled={!canSignInAs}
+      onClick={() => onSignInAs(user)}
+      disabled={!canSignInAs || isOpening}
       aria-label={`Sign in as ${user.email}`}
       sx={{ whiteSpace: 'nowrap' }}
     >
@@ -49,7 +42,15 @@ export function UserActions({ user, adminToken, isBusy, onDisable, onEnable }: U
           <span>{signInAs}</span>
         </Tooltip>
       )}
-      {user.status === 'DISABLED' ? (
+      {user.isSelf ? (
+        <Tooltip title={AdminMessages.cannotDisableSelf}>
+          <span>
+            <Button size="small" color="error" variant="outlined" startIcon={<BlockIcon />} disabled aria-label={`Disable ${user.email}: ${AdminMessages.cannotDisableSelf}`}>
+              Disable
+            </Button>
+          </span>
+        </Tooltip>
+      ) : user.status === 'DISABLED' ? (
         <Button size="small" color="success" variant="contained" startIcon={<TaskAltIcon />} onClick={() => onEnable(user)} disabled={isBusy} aria-label={`Enable ${user.email}`}>
           Enable
         </Button>

@@ -24,14 +24,14 @@ import { AdminMessages, SubscriptionTypeName, type TAdminUser } from '@persona/c
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
-import { errorMessages } from '../../../lib/api-client';
-import { useSession } from '../../../lib/auth-store';
+import { errorMessages, isApiError } from '../../../lib/api-client';
 import { formatDateTime } from '../../../lib/format-date';
 import { showToast } from '../../../lib/toast';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useAdminUsers } from '../api/list-users';
 import { useSetUserStatus } from '../api/set-user-status';
 import { UserActions } from '../components/user-actions';
+import { openLoginAs } from '../lib/open-login-as';
 import { UserStatusChip, UserTypeChip } from '../components/user-chips';
 
 const PAGE_SIZES = [25, 50, 100];
@@ -51,7 +51,6 @@ export function UsersRoute() {
   useDocumentTitle('Users');
   const theme = useTheme();
   const isPhone = useMediaQuery(theme.breakpoints.down('md'));
-  const session = useSession();
   const [searchText, setSearchText] = useState('');
   const search = useDebounced(searchText.trim(), SEARCH_DELAY_MS);
   const [page, setPage] = useState(0);
@@ -59,6 +58,7 @@ export function UsersRoute() {
   const users = useAdminUsers({ search, limit: pageSize, offset: page * pageSize });
   const setStatus = useSetUserStatus();
   const [disabling, setDisabling] = useState<TAdminUser | null>(null);
+  const [openingFor, setOpeningFor] = useState<number | null>(null);
 
   useEffect(() => setPage(0), [search]);
 
@@ -78,10 +78,19 @@ export function UsersRoute() {
     );
   };
 
+  // Called from the click: the new tab must open inside it (pop-up rules).
+  const signInAs = (user: TAdminUser) => {
+    setOpeningFor(user.id);
+    openLoginAs(user.id)
+      .catch((error: unknown) => void showToast((isApiError(error) || !(error instanceof Error) ? errorMessages(error) : [error.message]).join(' '), 'error'))
+      .finally(() => setOpeningFor(null));
+  };
+
   const actionsFor = (user: TAdminUser) => (
     <UserActions
       user={user}
-      adminToken={session?.token ?? ''}
+      isOpening={openingFor === user.id}
+      onSignInAs={signInAs}
       isBusy={setStatus.isPending && setStatus.variables.userId === user.id}
       onDisable={setDisabling}
       onEnable={(u) => change(u, 'ACTIVE')}

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AUTH_STORAGE_KEY, authStore } from '../../../lib/auth-store';
 import { json } from '../../../test/fetch-mock';
@@ -103,27 +103,76 @@ describe('sign-in page', () => {
     expect(await screen.findByRole('link', { name: 'Register' })).toHaveAttribute('href', '/register');
   });
 
-  it('signs an administrator in as a user from ?adminSessionId=&email=, for this tab only', async () => {
-    const { requests } = renderApp({
-      route: '/login?adminSessionId=admin-sid&email=pat%40example.com',
-      api: { 'POST /api/login': loginOk('USER', { adminProxy: true }) },
+  it('no longer signs anybody in from an address: ?adminSessionId=&email= shows the sign-in form', async () => {
+    const { requests } = renderApp({ route: '/login?adminSessionId=admin-sid&email=pat%40example.com', api: { 'POST /api/login': loginOk('USER') } });
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(requests.some((r) => r.path === '/api/login')).toBe(false);
+  });
+});
+
+describe('admin login-as tab (/login-as)', () => {
+  const origin = window.location.origin;
+  /** The Users page's tab, as this tab sees it: window.opener. */
+  const stubOpener = () => {
+    const opener = { postMessage: vi.fn() };
+    vi.stubGlobal('opener', opener);
+    return opener;
+  };
+  const deliver = (data: unknown, from: unknown, fromOrigin = origin) =>
+    act(() => {
+      window.dispatchEvent(new MessageEvent('message', { data, origin: fromOrigin, source: from as Window }));
     });
+
+  it('tells its opener it is ready, redeems the ticket it hands over in the login body, for this tab only', async () => {
+    const opener = stubOpener();
+    const { requests } = renderApp({ route: '/login-as', api: { 'POST /api/login': loginOk('USER', { adminProxy: true }) } });
+    await waitFor(() => expect(opener.postMessage).toHaveBeenCalledWith({ type: 'persona:login-as:ready' }, origin));
+    expect(requests.some((r) => r.path === '/api/login')).toBe(false);
+
+    // Messages from elsewhere are ignored: another window of this origin, the opener from another origin.
+    await deliver({ type: 'persona:login-as:ticket', email: 'mallory@example.com', ticket: 'forged' }, window);
+    await deliver({ type: 'persona:login-as:ticket', email: 'mallory@example.com', ticket: 'forged' }, opener, 'https://evil.example');
+    expect(requests.some((r) => r.path === '/api/login')).toBe(false);
+
+    await deliver({ type: 'persona:login-as:ticket', email: 'pat@example.com', ticket: 'one-time-ticket' }, opener);
     await waitFor(() => expect(location()).toBe('/avatars'));
-    expect(requests.find((r) => r.path === '/api/login')?.body).toEqual({ email: 'pat@example.com', adminSessionId: 'admin-sid' });
+    const login = requests.find((r) => r.path === '/api/login');
+    expect(login?.body).toEqual({ email: 'pat@example.com', adminSessionId: 'one-time-ticket' });
+    expect(login?.headers.authorization).toBe('Bearer test-app-key');
+    // Nothing secret in any address this tab went through.
+    expect(requests.every((r) => !r.path.includes('one-time-ticket'))).toBe(true);
     expect(window.sessionStorage.getItem(AUTH_STORAGE_KEY)).toContain('USER-session');
     expect(window.localStorage.getItem(AUTH_STORAGE_KEY)).toBeNull();
     expect(authStore.getSession()?.adminProxy).toBe(true);
     expect(await screen.findByText(/on behalf of an administrator/)).toBeInTheDocument();
   });
 
-  it('shows the failure of an admin login-as with the sign-in form', async () => {
+  it('shows the failure of the sign-in with the sign-in form', async () => {
+    const opener = stubOpener();
     renderApp({
-      route: '/login?adminSessionId=stale&email=pat%40example.com',
-      api: { 'POST /api/login': () => json({ status: 'FAIL', errors: ['The administrator session is invalid or has expired.'] }, 401, 'Unauthorized') },
+      route: '/login-as',
+      api: { 'POST /api/login': () => json({ status: 'FAIL', errors: ['This sign-in as a user is invalid, was already used or has expired. Start again from the Users page.'] }, 401, 'Unauthorized') },
     });
+    await waitFor(() => expect(opener.postMessage).toHaveBeenCalled());
+    await deliver({ type: 'persona:login-as:ticket', email: 'pat@example.com', ticket: 'spent' }, opener);
     const panel = await screen.findByRole('alert');
     expect(panel).toHaveTextContent('Sigin In Failed');
-    expect(panel).toHaveTextContent('The administrator session is invalid or has expired.');
+    expect(panel).toHaveTextContent('was already used or has expired');
     expect(screen.getByLabelText('Email')).toBeInTheDocument();
+  });
+
+  it("shows what the Users page reports when it could not get a ticket", async () => {
+    const opener = stubOpener();
+    const { requests } = renderApp({ route: '/login-as' });
+    await waitFor(() => expect(opener.postMessage).toHaveBeenCalled());
+    await deliver({ type: 'persona:login-as:failed', errors: ['Administrators cannot be signed in as; only customer accounts can.'] }, opener);
+    expect(await screen.findByRole('alert')).toHaveTextContent('Administrators cannot be signed in as');
+    expect(requests.some((r) => r.path === '/api/login')).toBe(false);
+  });
+
+  it('says how to use it when it was not opened by the Users page', async () => {
+    vi.stubGlobal('opener', null);
+    renderApp({ route: '/login-as' });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Open this page with "Sign in as" on the Users page of the portal.');
   });
 });

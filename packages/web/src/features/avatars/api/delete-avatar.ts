@@ -1,13 +1,10 @@
 import { useMutation, type QueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
 import { avatarsQueryKey } from './list-avatars';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar, ZDeleteAvatarResponse } from '@persona/contract';
+import type { z } from 'zod';
 
-interface DeleteAvatarAnswer {
-  status: 'OK';
-  agentId: number;
-  errors: string[];
-}
+type DeleteAvatarAnswer = z.output<typeof ZDeleteAvatarResponse>;
 
 /** POST /api/del_avatar {agentId, mode:'delete'}. */
 export function deleteAvatar(agentId: number): Promise<DeleteAvatarAnswer> {
@@ -16,7 +13,7 @@ export function deleteAvatar(agentId: number): Promise<DeleteAvatarAnswer> {
 
 /** Removes a deleted avatar's card (after the dialog has shown the success for 2 s). */
 export function forgetAvatar(client: QueryClient, agentId: number): void {
-  client.setQueryData<TAgent[]>(avatarsQueryKey, (list) => list?.filter((a) => a.id !== agentId));
+  client.setQueryData<TAvatar[]>(avatarsQueryKey, (list) => list?.filter((a) => a.id !== agentId));
 }
 
 export function useDeleteAvatar() {

@@ -1,14 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { TCustomAvatar } from '@persona/contract';
 import { apiRequest } from '../../../lib/api-client';
 
 /** An appearance of the catalogue (default avatars list, or the account's own image avatars). */
-export interface TCatalogAvatar {
-  id: string;
-  name: string;
-  dhType: number;
-  thumbnail: string;
-  avatarConfigURL: string;
-}
+export type TCatalogAvatar = TCustomAvatar;
 
 export interface TAvatarCatalog {
   image: TCatalogAvatar[];

@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { TConfigDocument } from '@persona/contract';
 import { apiRequest } from '../../../lib/api-client';
 
-export type TConfigDocument = Record<string, unknown>;
+export type { TConfigDocument };
 
 /**
  * GET a config file (avatar config with its ParentConfig, or client config). `updated` busts

@@ -1,11 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
+import type { ZCustomAvatarsResponse } from '@persona/contract';
+import type { z } from 'zod';
 import type { TCatalogAvatar } from './get-avatar-catalog';
 
-interface CustomAvatarsAnswer {
-  status: 'OK';
-  image: TCatalogAvatar[];
-}
+type CustomAvatarsAnswer = z.output<typeof ZCustomAvatarsResponse>;
 
 /** GET {customAvatarsJsonUrl}: the account's own (finished) image avatars, shown first. */
 export async function getCustomAvatars(url: string): Promise<TCatalogAvatar[]> {

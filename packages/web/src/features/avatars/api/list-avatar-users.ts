@@ -1,22 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { TOnlineUser, ZListAvatarUsersResponse } from '@persona/contract';
+import type { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
 
-export interface TAvatarOnlineUser {
-  sessionId: string;
-  userName: string;
-  deviceOS: string;
-  onlineStatus: string;
-  locale: string;
-  lastConnectTimeStamp: string | number;
-  ipAddress: string;
-  spokenLanguage: string;
-}
-
-interface ListAvatarUsersAnswer {
-  agentId: number;
-  status: 'OK';
-  onlineUsers: TAvatarOnlineUser[];
-}
+export type TAvatarOnlineUser = TOnlineUser;
+type ListAvatarUsersAnswer = z.output<typeof ZListAvatarUsersResponse>;
 
 /** POST /api/list_avatar_users {agentId, mode:'get'}: who is talking to the avatar right now. */
 export async function listAvatarUsers(agentId: number): Promise<TAvatarOnlineUser[]> {

@@ -1,14 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar, ZListAvatarsResponse } from '@persona/contract';
+import type { z } from 'zod';
 
-interface ListAvatarAnswer {
-  status: 'OK';
-  agents: TAgent[];
-}
+type ListAvatarAnswer = z.output<typeof ZListAvatarsResponse>;
 
 /** GET /api/list_avatar: the account's avatars, newest updated first. */
-export async function listAvatars(): Promise<TAgent[]> {
+export async function listAvatars(): Promise<TAvatar[]> {
   const answer = await apiRequest<ListAvatarAnswer>('/api/list_avatar');
   return answer.agents;
 }

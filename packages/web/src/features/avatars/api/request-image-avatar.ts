@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { TImageAvatarRequest } from '@persona/contract';
+import type { TImageAvatarRequest, ZImageAvatarRequestResponse } from '@persona/contract';
+import type { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
 
 export interface ImageAvatarRequestInput {
@@ -9,10 +10,7 @@ export interface ImageAvatarRequestInput {
   permissionConfirmed: boolean;
 }
 
-interface ImageAvatarRequestAnswer {
-  status: 'OK';
-  request: TImageAvatarRequest;
-}
+type ImageAvatarRequestAnswer = z.output<typeof ZImageAvatarRequestResponse>;
 
 /** POST /api/image_avatar_requests (multipart: photo, name, notes, permissionConfirmed). */
 export async function requestImageAvatar(input: ImageAvatarRequestInput): Promise<TImageAvatarRequest> {

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
 import { avatarsQueryKey } from './list-avatars';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar, ZSaveAvatarResponse } from '@persona/contract';
+import type { z } from 'zod';
 
 /** What add_avatar_v2 takes: the full agent payload plus optional files. */
 export interface SaveAvatarInput {
@@ -11,16 +12,13 @@ export interface SaveAvatarInput {
   timeoutMs?: number;
 }
 
-interface SaveAvatarAnswer {
-  status: 'OK';
-  agent: TAgent;
-}
+type SaveAvatarAnswer = z.output<typeof ZSaveAvatarResponse>;
 
 /**
  * POST /api/add_avatar_v2 (multipart): `json` is the full agent payload (id and version when
  * updating), files backgroundImage / scene / avatarPhoto. Creates without id, updates with it.
  */
-export async function saveAvatar({ payload, files = {}, timeoutMs }: SaveAvatarInput): Promise<TAgent> {
+export async function saveAvatar({ payload, files = {}, timeoutMs }: SaveAvatarInput): Promise<TAvatar> {
   const form = new FormData();
   form.append('json', JSON.stringify(payload));
   for (const [field, file] of Object.entries(files)) {
@@ -31,7 +29,7 @@ export async function saveAvatar({ payload, files = {}, timeoutMs }: SaveAvatarI
 }
 
 /** Puts a saved avatar into the cached list: a new one at the top, an updated one in place. */
-export function mergeSavedAvatar(list: TAgent[] | undefined, agent: TAgent): TAgent[] {
+export function mergeSavedAvatar(list: TAvatar[] | undefined, agent: TAvatar): TAvatar[] {
   const rest = (list ?? []).filter((a) => a.id !== agent.id);
   return [agent, ...rest];
 }
@@ -41,7 +39,7 @@ export function useSaveAvatar() {
   return useMutation({
     mutationFn: saveAvatar,
     onSuccess: (agent) => {
-      client.setQueryData<TAgent[]>(avatarsQueryKey, (list) => mergeSavedAvatar(list, agent));
+      client.setQueryData<TAvatar[]>(avatarsQueryKey, (list) => mergeSavedAvatar(list, agent));
     },
   });
 }

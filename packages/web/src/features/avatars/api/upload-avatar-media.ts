@@ -4,12 +4,12 @@ import { authStore } from '../../../lib/auth-store';
 import { getPublicConfig } from '../../../lib/config';
 import { avatarsQueryKey } from './list-avatars';
 import { mergeSavedAvatar } from './save-avatar';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 export interface UploadMediaInput {
   /** The stored avatar's payload (id and version): the upload changes nothing else. */
   payload: Record<string, unknown>;
-  field?: 'backgroundImage' | 'scene';
+  field?: 'backgroundImage' | 'scene' | 'avatarModel';
   file?: File;
   /** Called with 0..1 while the file is sent. */
   onProgress?: (fraction: number) => void;
@@ -19,7 +19,7 @@ export interface UploadMediaInput {
  * Uploads (or, with payload.deleteMediaIds, removes) environment media right away through
  * POST /api/add_avatar_v2, with upload progress (XMLHttpRequest: fetch reports none).
  */
-export function uploadAvatarMedia({ payload, field, file, onProgress }: UploadMediaInput): Promise<TAgent> {
+export function uploadAvatarMedia({ payload, field, file, onProgress }: UploadMediaInput): Promise<TAvatar> {
   const form = new FormData();
   form.append('json', JSON.stringify(payload));
   if (field && file) form.append(field, file, file.name);
@@ -41,7 +41,7 @@ export function uploadAvatarMedia({ payload, field, file, onProgress }: UploadMe
       } catch {
         // not JSON: keep the text
       }
-      const answer = body as { status?: string; agent?: TAgent; errors?: string[] } | null;
+      const answer = body as { status?: string; agent?: TAvatar; errors?: string[] } | null;
       if (xhr.status >= 200 && xhr.status < 300 && answer?.status === 'OK' && answer.agent) {
         resolve(answer.agent);
         return;
@@ -67,6 +67,6 @@ export function useUploadAvatarMedia() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: uploadAvatarMedia,
-    onSuccess: (agent) => client.setQueryData<TAgent[]>(avatarsQueryKey, (list) => mergeSavedAvatar(list, agent)),
+    onSuccess: (agent) => client.setQueryData<TAvatar[]>(avatarsQueryKey, (list) => mergeSavedAvatar(list, agent)),
   });
 }

@@ -25,12 +25,12 @@ import { jpegName } from '../lib/photo';
 import { connectUrl } from '../lib/preview';
 import { useOptionalEditorSession } from './editor/editor-session';
 
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 const PhotoCropDialog = lazy(() => import('./photo-crop-dialog').then((m) => ({ default: m.PhotoCropDialog })));
 
 export interface AvatarCardProps {
-  avatar: TAgent;
+  avatar: TAvatar;
   isSelected: boolean;
   isExpanded: boolean;
   onToggleExpanded: () => void;
@@ -40,6 +40,8 @@ export interface AvatarCardProps {
   onClose?: () => void;
   onDelete?: () => void;
   onShowUsers?: () => void;
+  /** The chosen appearance's picture, shown when the avatar has no photo of its own. */
+  appearancePicture?: string;
 }
 
 export function formatUpdated(iso: string): string {
@@ -58,14 +60,14 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
   );
 }
 
-export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, isCompact = false, onEdit, onClose, onDelete, onShowUsers }: AvatarCardProps) {
+export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, isCompact = false, onEdit, onClose, onDelete, onShowUsers, appearancePicture }: AvatarCardProps) {
   const session = useOptionalEditorSession();
   const editing = isSelected && session?.mode.kind === 'edit' ? session : null;
   const [usersCount, setUsersCount] = useState(avatar.usersCount);
   const [isCounting, setIsCounting] = useState(false);
   const [cropSource, setCropSource] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  const photo = editing?.draft.avatarPhotoBase64 ?? avatar.avatarPhotoURL;
+  const photo = editing?.draft.avatarPhotoBase64 ?? (avatar.avatarPhotoURL || appearancePicture);
   const name = editing ? editing.draft.name : avatar.name;
 
   const refreshCount = async () => {
@@ -91,7 +93,7 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
   };
 
   const photoNode = (
-    <Avatar src={photo} alt="" sx={{ width: 52, height: 52, bgcolor: 'primary.light', fontWeight: 700, fontSize: 20 }}>
+    <Avatar src={photo} alt="" sx={{ width: 52, height: 52, bgcolor: 'primary.main', color: 'primary.contrastText', fontWeight: 700, fontSize: 20 }}>
       {avatar.name.slice(0, 1).toUpperCase()}
     </Avatar>
   );
@@ -107,7 +109,15 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
         transition: 'border-color 120ms, box-shadow 120ms',
       }}
     >
-      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, p: 1.5 }}>
+      {/* A click on the card's body selects it (the EDIT button is the keyboard's way). */}
+      <Box
+        onClick={(event) => {
+          if (isSelected || isCompact || !onEdit || (event.target as HTMLElement).closest('button, a, input, [role="button"]')) return;
+          onEdit();
+        }}
+        data-testid={`avatar-card-body-${avatar.id}`}
+        sx={{ display: 'flex', alignItems: 'center', gap: 1.5, p: 1.5, cursor: isSelected || isCompact ? 'default' : 'pointer' }}
+      >
         {editing ? (
           <Tooltip title="Change photo">
             <ButtonBase
@@ -155,7 +165,7 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
         </Box>
         {!isCompact ? (
           <Tooltip title="Delete">
-            <IconButton size="small" onClick={onDelete} aria-label="Delete" sx={{ color: 'text.secondary', '&:hover': { color: 'error.main' } }}>
+            <IconButton size="small" onClick={onDelete} aria-label={`Delete ${avatar.name}`} sx={{ color: 'text.secondary', '&:hover': { color: 'error.main' } }}>
               <DeleteOutlineIcon fontSize="small" />
             </IconButton>
           </Tooltip>

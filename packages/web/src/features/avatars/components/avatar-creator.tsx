@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link as RouterLink, useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -17,9 +17,14 @@ import SearchIcon from '@mui/icons-material/Search';
 import { AvatarLimits, AvatarMessages } from '@persona/contract';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useSession } from '../../../lib/auth-store';
+import { paths } from '../../../lib/paths';
 import { useAccountInfo, type TCreatorAccount } from '../api/get-account-info';
 import { forgetAvatar } from '../api/delete-avatar';
 import { useAvatars } from '../api/list-avatars';
+import { useDefaultAvatars } from '../api/get-avatar-catalog';
+import { useCustomAvatars } from '../api/get-custom-avatars';
+import { appearancePictureOf } from '../lib/appearance-picture';
+import { toFetchable } from '../lib/hosting';
 import { parentConfigOf, type TAvatarConfig } from '../lib/avatar-config';
 import { AvatarCard } from './avatar-card';
 import { CreatedDialog } from './created-dialog';
@@ -28,10 +33,10 @@ import { EditorPanel } from './editor/editor-panel';
 import { EditorSessionProvider, useOptionalEditorSession, type EditorMode } from './editor/editor-session';
 import { OnlineUsersDialog } from './online-users-dialog';
 import { useInitialConfigs } from './use-initial-configs';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 /** Filters by avatar id substring (the showSearchBar=true search box). */
-export function filterById(avatars: TAgent[], query: string): TAgent[] {
+export function filterById(avatars: TAvatar[], query: string): TAvatar[] {
   const q = query.trim();
   return q ? avatars.filter((a) => String(a.id).includes(q)) : avatars;
 }
@@ -59,16 +64,38 @@ export function AvatarListStatus({ isPending, isError, isEmpty, emptyText }: { i
   return null;
 }
 
+/** "1 of 1 avatars" under START; at the plan's limit START is off and says why, with the upgrade link. */
+export function PlanUsage({ count, max }: { count: number; max: number | null }) {
+  if (max === null) return null;
+  const isAtLimit = count >= max;
+  return (
+    <>
+      <Typography variant="body2" color={isAtLimit ? 'error' : 'text.secondary'} id="plan-usage" sx={{ textAlign: 'center', mt: -0.5 }}>
+        {count} of {max} avatars
+      </Typography>
+      {isAtLimit ? (
+        <Alert severity="warning" id="plan-limit">
+          {AvatarMessages.limitReached} Please{' '}
+          <Box component={RouterLink} to={paths.account} sx={{ color: 'inherit', fontWeight: 700 }}>
+            upgrade
+          </Box>{' '}
+          to create more.
+        </Alert>
+      ) : null}
+    </>
+  );
+}
+
 export function AvatarCreator() {
   const auth = useSession();
   const avatars = useAvatars();
   const account = useAccountInfo();
   const [mode, setMode] = useState<EditorMode>({ kind: 'none' });
-  const [created, setCreated] = useState<TAgent | null>(null);
+  const [created, setCreated] = useState<TAvatar | null>(null);
   const [expanded, setExpanded] = useState<Set<number>>(() => new Set());
   const found = mode.kind === 'edit' ? avatars.data?.find((a) => a.id === mode.id) : undefined;
   // The editor keeps its avatar while the list refetches (the cached list may be briefly empty).
-  const lastAgent = useRef<TAgent | undefined>(undefined);
+  const lastAgent = useRef<TAvatar | undefined>(undefined);
   if (found) lastAgent.current = found;
   const agent = found ?? (mode.kind === 'edit' && lastAgent.current?.id === mode.id ? lastAgent.current : undefined);
   const initial = useInitialConfigs(mode, agent);
@@ -81,7 +108,7 @@ export function AvatarCreator() {
   }
   const isStarted = mode.kind !== 'none' && started?.key === modeKey;
 
-  const onCreated = useCallback((avatar: TAgent) => {
+  const onCreated = useCallback((avatar: TAvatar) => {
     setMode({ kind: 'none' });
     setExpanded((current) => new Set(current).add(avatar.id));
     setCreated(avatar);
@@ -138,9 +165,16 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
   const showSearch = searchParams.get('showSearchBar') === 'true';
   const [query, setQuery] = useState('');
   const [pendingLeave, setPendingLeave] = useState<(() => void) | null>(null);
-  const [toDelete, setToDelete] = useState<TAgent | null>(null);
-  const [usersOf, setUsersOf] = useState<TAgent | null>(null);
+  const [toDelete, setToDelete] = useState<TAvatar | null>(null);
+  const [usersOf, setUsersOf] = useState<TAvatar | null>(null);
   const list = useMemo(() => filterById(avatars.data ?? [], query), [avatars.data, query]);
+  // The cards show their appearance's picture (the lists the Appearance tab uses, cached).
+  const defaults = useDefaultAvatars(account?.defaultAvatarsList ? toFetchable(account.defaultAvatarsList) : undefined);
+  const custom = useCustomAvatars(account?.customAvatarsJsonUrl ? toFetchable(account.customAvatarsJsonUrl) : undefined);
+  const catalogue = useMemo(() => {
+    const d = defaults.data;
+    return [...(custom.data ?? []), ...(d ? [...d.image, ...d.upperBody, ...d.fullBody, ...d.video] : [])];
+  }, [defaults.data, custom.data]);
 
   /** Runs the action, first asking 'Unsaved Changes' when the editor has any. */
   const requestLeave = (action: () => void) => {
@@ -149,6 +183,10 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
   };
 
   const isCreate = mode.kind === 'create';
+  // The plan's limit, known before the form is filled in (the server enforces the same number).
+  const count = avatars.data?.length;
+  const max = account?.maxAvatars;
+  const isAtLimit = !isCreate && count !== undefined && max !== undefined && max !== null && count >= max;
   const hasAppearance = isCreate && Boolean(session && parentConfigOf(session.draft.avatarConfig));
   const onStart = () => {
     if (!isCreate) requestLeave(() => setMode({ kind: 'create' }));
@@ -172,12 +210,14 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
           size="large"
           startIcon={hasAppearance ? <AutoAwesomeOutlinedIcon /> : <AddIcon />}
           onClick={onStart}
-          disabled={session?.isSaving}
+          disabled={session?.isSaving || isAtLimit}
+          aria-describedby={count !== undefined && max !== undefined && max !== null ? (isAtLimit ? 'plan-usage plan-limit' : 'plan-usage') : undefined}
           fullWidth
           sx={{ py: 1.25, fontWeight: 700, letterSpacing: '0.02em' }}
         >
           {hasAppearance ? 'CREATE AVATAR' : 'START'}
         </Button>
+        {count !== undefined && max !== undefined && !isCreate ? <PlanUsage count={count} max={max} /> : null}
         {showSearch ? (
           <TextField
             size="small"
@@ -201,6 +241,7 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
             <AvatarCard
               key={avatar.id}
               avatar={avatar}
+              appearancePicture={appearancePictureOf(avatar, catalogue)}
               isSelected={mode.kind === 'edit' && mode.id === avatar.id}
               isExpanded={expanded.has(avatar.id)}
               onToggleExpanded={() =>

@@ -7,10 +7,10 @@ import DialogTitle from '@mui/material/DialogTitle';
 import Typography from '@mui/material/Typography';
 import CheckCircleOutlineIcon from '@mui/icons-material/CheckCircleOutlineOutlined';
 import { AvatarMessages } from '@persona/contract';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 /** After a create: the avatar starts in echo-back mode; select it and click EDIT to go on. */
-export function CreatedDialog({ avatar, onClose }: { avatar: TAgent | null; onClose: () => void }) {
+export function CreatedDialog({ avatar, onClose }: { avatar: TAvatar | null; onClose: () => void }) {
   return (
     <Dialog open={avatar !== null} onClose={onClose} maxWidth="xs" fullWidth aria-labelledby="created-title">
       <DialogTitle id="created-title" sx={{ fontWeight: 700, display: 'flex', alignItems: 'center', gap: 1 }}>

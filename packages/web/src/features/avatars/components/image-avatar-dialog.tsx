@@ -15,7 +15,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import CloudUploadOutlinedIcon from '@mui/icons-material/CloudUploadOutlined';
 import WorkspacePremiumOutlinedIcon from '@mui/icons-material/WorkspacePremiumOutlined';
-import { AccountMessages, AvatarMessages, ImageAvatarMessages, SubscriptionType, ZImageAvatarRequestInput } from '@persona/contract';
+import { AccountMessages, AvatarMedia, AvatarMediaMessages, AvatarMessages, ImageAvatarMessages, SubscriptionType, ZImageAvatarRequestInput } from '@persona/contract';
 import { errorMessages } from '../../../lib/api-client';
 import { showToast } from '../../../lib/toast';
 import { useRequestImageAvatar } from '../api/request-image-avatar';
@@ -23,7 +23,8 @@ import { useRequestUpgrade } from '../api/request-upgrade';
 import { ERROR_TOAST_MS, SUCCESS_TOAST_MS } from '../lib/editor-model';
 import { canHaveImageAvatars } from './image-avatar-plans';
 
-const MAX_PHOTO_MB = 10;
+const PHOTO = AvatarMedia.imageAvatarPhoto;
+const MAX_PHOTO_MB = PHOTO.maxMb;
 
 export interface ImageAvatarDialogProps {
   open: boolean;
@@ -31,6 +32,8 @@ export interface ImageAvatarDialogProps {
   subscriptionType: number;
   requestedSubType: number | null;
   accountEmail: string;
+  /** Where photos are sent by e-mail (the server's CONTACT_EMAIL), never derived from the page's host. */
+  contactEmail?: string;
 }
 
 
@@ -90,7 +93,7 @@ function UpgradeOffer({ onClose, requestedSubType }: ImageAvatarDialogProps) {
   );
 }
 
-function RequestForm({ onClose, accountEmail }: ImageAvatarDialogProps) {
+function RequestForm({ onClose, accountEmail, contactEmail }: ImageAvatarDialogProps) {
   const request = useRequestImageAvatar();
   const [photo, setPhoto] = useState<File | null>(null);
   const [photoError, setPhotoError] = useState<string | null>(null);
@@ -102,7 +105,7 @@ function RequestForm({ onClose, accountEmail }: ImageAvatarDialogProps) {
   useEffect(() => () => (previewUrl ? URL.revokeObjectURL(previewUrl) : undefined), [previewUrl]);
 
   const dropzone = useDropzone({
-    accept: { 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] },
+    accept: PHOTO.types,
     maxFiles: 1,
     maxSize: MAX_PHOTO_MB * 1024 * 1024,
     onDropAccepted: ([file]) => {
@@ -111,7 +114,7 @@ function RequestForm({ onClose, accountEmail }: ImageAvatarDialogProps) {
     },
     onDropRejected: ([rejection]) => {
       const tooBig = rejection?.errors.some((e) => e.code === 'file-too-large');
-      setPhotoError(tooBig ? AvatarMessages.fileTooBig(MAX_PHOTO_MB, 'image') : 'The photo must be a .jpg or .png image.');
+      setPhotoError(tooBig ? AvatarMessages.fileTooBig(MAX_PHOTO_MB, PHOTO.label) : AvatarMediaMessages.imageAvatarPhotoWrongType);
     },
   });
 
@@ -134,7 +137,6 @@ function RequestForm({ onClose, accountEmail }: ImageAvatarDialogProps) {
     );
   };
 
-  const host = window.location.hostname;
   return (
     <>
       <DialogTitle id="image-avatar-title" sx={{ fontWeight: 700 }}>
@@ -184,16 +186,18 @@ function RequestForm({ onClose, accountEmail }: ImageAvatarDialogProps) {
             {errors.permissionConfirmed ? <FormHelperText error>{errors.permissionConfirmed}</FormHelperText> : null}
           </Box>
         </Stack>
+        {contactEmail ? (
         <Alert severity="info" sx={{ mt: 2 }}>
           <Typography variant="body2" sx={{ fontWeight: 600, mb: 0.5 }}>
             Prefer e-mail?
           </Typography>
           <Typography variant="body2" component="div">
-            Send the photo from {accountEmail || 'your account e-mail'} to avatars@{host}. For a real person, attach proof of their permission.
+            Send the photo from {accountEmail || 'your account e-mail'} to {contactEmail}. For a real person, attach proof of their permission.
             For the best result use a well-lit, sharp photo (at least 1024 px), face looking at the camera, neutral expression, mouth closed, no
             sunglasses, hats or hair over the face, plain background.
           </Typography>
         </Alert>
+        ) : null}
       </DialogContent>
       <DialogActions sx={{ px: 3, pb: 2 }}>
         <Button onClick={onClose} color="inherit" disabled={request.isPending}>

@@ -1,4 +1,4 @@
-import { SubscriptionType } from '@persona/contract';
+import { hasImageAvatars } from '@persona/contract';
 
-/** Image avatars are for PRO and ENTERPRISE subscribers. */
-export const canHaveImageAvatars = (plan: number) => plan === SubscriptionType.PRO || plan === SubscriptionType.ENTERPRISE;
+/** Image avatars are for PRO and ENTERPRISE subscribers: the rule the server enforces. */
+export const canHaveImageAvatars = (plan: number) => hasImageAvatars(plan);

@@ -2,7 +2,7 @@ import { useConfigFile } from '../api/get-config-file';
 import { parseConfig, type TAvatarConfig } from '../lib/avatar-config';
 import { isSelfHosted, productOriginOf, toFetchable } from '../lib/hosting';
 import type { EditorMode } from './editor/editor-session';
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 export const DEFAULT_CLIENT_CONFIG_URL = '/catalog/client-config.json';
 const FALLBACK_PARENT = '/catalog/avatar-configs/base-upper-body.json';
@@ -17,7 +17,7 @@ export interface InitialConfigs {
  * What the editor starts from: the avatar's stored JSON, or, for a self-hosted config, the file
  * at its URL; the client JSON falls back to the default client config.
  */
-export function useInitialConfigs(mode: EditorMode, agent: TAgent | undefined): InitialConfigs {
+export function useInitialConfigs(mode: EditorMode, agent: TAvatar | undefined): InitialConfigs {
   const isEdit = mode.kind === 'edit' && agent !== undefined;
   const origin = productOriginOf(agent?.accessLink);
   const avatarSelfHosted = isEdit && isSelfHosted(agent.avatarConfigURL, origin);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AvatarLimits, AvatarMessages, InterruptOptions, RealtimeVadDefaults, SetupMode, VadDefaults, ZAvatarInput } from '@persona/contract';
-import type { TAgent } from './agent';
+import type { TAvatar } from '@persona/contract';
 
 /** Text fields hold what was typed; numbers are converted on save. */
 type Num = string | number;
@@ -20,6 +20,15 @@ export type TVadKey = (typeof VAD_KEYS)[number];
 
 export interface AdvancedValues {
   encKeyId: string;
+  /** Visitors sign in through one of the account's OAuth configs before the session starts. */
+  oauthEnabled: boolean;
+  partnerOauthAppId: string;
+  /** The customer's billing check, called before the session starts and every ping time. */
+  billingAuthURL: string;
+  billingAuthHeader: string;
+  billingAuthPingTime: Num;
+  /** Sites that may embed the avatar page, one origin per line (empty: any site). */
+  allowedOrigins: string;
   realtime: boolean;
   sendChatHistory: boolean;
   handleSttResponse: boolean;
@@ -63,6 +72,54 @@ const idleTimeoutField = z.any().superRefine((v: unknown, ctx) => {
 
 const THRESHOLD = { max: 1, maxMessage: 'Must be between 0.0 and 1.0' };
 
+const isHttpUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** Ping time: a whole number of seconds in the contract's range (default 30). */
+const pingTimeField = z.any().superRefine((v: unknown, ctx) => {
+  if (isBlank(v)) return;
+  const n = toNumber(v);
+  const { minValue, maxValue } = ZAvatarInput.shape.billingAuthPingTime.unwrap();
+  if (!Number.isInteger(n)) ctx.addIssue({ code: 'custom', message: AvatarMessages.mustBeNumber });
+  else if (n < (minValue ?? 0) || n > (maxValue ?? Infinity)) ctx.addIssue({ code: 'custom', message: `Must be between ${minValue} and ${maxValue} seconds` });
+});
+
+/** The allowed-origins box: one origin per line, blank lines ignored. */
+export const originLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+
+/** Each line an origin (the contract's rule and message), at most 20. */
+const allowedOriginsField = z.string().superRefine((text, ctx) => {
+  const result = ZAvatarInput.shape.allowedOrigins.safeParse(originLines(text));
+  if (!result.success) ctx.addIssue({ code: 'custom', message: result.error.issues[0]?.message ?? AvatarMessages.allowedOrigin });
+});
+
+/**
+ * Spec "OAuth on avatar": with OAuth on, the config is required and numeric; the billing URL must
+ * be a URL, and its header is required once a URL is given (the server checks the same).
+ */
+function checkOAuthAndBilling(values: { oauthEnabled?: boolean; partnerOauthAppId?: string; billingAuthURL?: string; billingAuthHeader?: string }, ctx: z.RefinementCtx) {
+  if (values.oauthEnabled) {
+    const id = (values.partnerOauthAppId ?? '').trim();
+    if (!id) ctx.addIssue({ code: 'custom', path: ['partnerOauthAppId'], message: AvatarMessages.oauthAppRequired });
+    else if (!/^\d+$/.test(id)) ctx.addIssue({ code: 'custom', path: ['partnerOauthAppId'], message: AvatarMessages.oauthAppNumeric });
+  }
+  const url = (values.billingAuthURL ?? '').trim();
+  if (url) {
+    if (!isHttpUrl(url)) ctx.addIssue({ code: 'custom', path: ['billingAuthURL'], message: AvatarMessages.billingAuthUrl });
+    else if (!(values.billingAuthHeader ?? '').trim()) ctx.addIssue({ code: 'custom', path: ['billingAuthHeader'], message: AvatarMessages.billingHeaderRequired });
+  }
+}
+
 /**
  * The Advanced tab's rules: the contract's field rules and messages for the wake-up message, the
  * limits and the idle timeout; positive numbers for interruptions and VAD. Only the groups shown for
@@ -83,8 +140,15 @@ export function advancedSchema(isSpeechToSpeech: boolean) {
     max_buffered_speech: numberField(),
     activation_threshold: numberField(THRESHOLD),
   });
-  return z.object({
+  return z
+    .object({
     encKeyId: z.string(),
+    oauthEnabled: z.boolean(),
+    partnerOauthAppId: z.string(),
+    billingAuthURL: z.string().max(2000),
+    billingAuthHeader: z.string().max(2000),
+    billingAuthPingTime: pingTimeField,
+    allowedOrigins: allowedOriginsField,
     realtime: z.boolean({ error: AvatarMessages.fieldRequired }),
     sendChatHistory: z.boolean({ error: AvatarMessages.fieldRequired }),
     handleSttResponse: z.boolean({ error: AvatarMessages.fieldRequired }),
@@ -100,7 +164,8 @@ export function advancedSchema(isSpeechToSpeech: boolean) {
     minInterruptionWords: isSpeechToSpeech ? z.any() : numberField({ allowZero: true, allowBlank: true }),
     realtimeVad: isSpeechToSpeech ? realtimeVad : z.any(),
     vad: isSpeechToSpeech ? z.any() : vad,
-  });
+    })
+    .superRefine(checkOAuthAndBilling);
 }
 
 type Pipeline = {
@@ -108,7 +173,7 @@ type Pipeline = {
   vad_options?: Record<string, unknown>;
 };
 
-const pipelineOf = (agent: Partial<TAgent>): Pipeline =>
+const pipelineOf = (agent: Partial<TAvatar>): Pipeline =>
   ((agent.customData as { agent_pipeline_config?: Pipeline } | undefined)?.agent_pipeline_config ?? {}) as Pipeline;
 
 const pick = (v: unknown, fallback: Num): Num => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : fallback);
@@ -121,13 +186,19 @@ export const NEW_AVATAR_DEFAULTS = {
 } as const;
 
 /** The form's values for an avatar (defaults from the spec's constants where it has none). */
-export function advancedValuesOf(agent: Partial<TAgent>): AdvancedValues {
+export function advancedValuesOf(agent: Partial<TAvatar>): AdvancedValues {
   const pipeline = pipelineOf(agent);
   const ih = pipeline.interrupt_handling ?? {};
   const vad = pipeline.vad_options ?? {};
   const customData = (agent.customData ?? {}) as { words_per_sec?: number; transcriptionStreaming?: boolean };
   return {
     encKeyId: agent.encKeyId ? String(agent.encKeyId) : agent.encKey?.id ? String(agent.encKey.id) : '',
+    oauthEnabled: Number(agent.oauthEnabled) === 1,
+    partnerOauthAppId: agent.partnerOauthAppId !== undefined && agent.partnerOauthAppId !== null ? String(agent.partnerOauthAppId) : '',
+    billingAuthURL: typeof agent.billingAuthURL === 'string' ? agent.billingAuthURL : '',
+    billingAuthHeader: typeof agent.billingAuthHeader === 'string' ? agent.billingAuthHeader : '',
+    billingAuthPingTime: pick(agent.billingAuthPingTime, AvatarLimits.billingAuthPingTimeDefault),
+    allowedOrigins: Array.isArray(agent.allowedOrigins) ? (agent.allowedOrigins as unknown[]).filter((o): o is string => typeof o === 'string').join('\n') : '',
     realtime: agent.realtime ?? false,
     sendChatHistory: agent.sendChatHistory ?? false,
     handleSttResponse: agent.handleSttResponse ?? false,
@@ -181,6 +252,13 @@ export function applyAdvancedValues(payload: Record<string, unknown>, values: Ad
   return {
     ...payload,
     encKeyId: values.encKeyId ? Number(values.encKeyId) : null,
+    oauthEnabled: values.oauthEnabled ? 1 : 0,
+    partnerOauthAppId: values.oauthEnabled && values.partnerOauthAppId.trim() ? Number(values.partnerOauthAppId) : null,
+    billingAuthURL: values.billingAuthURL.trim(),
+    // Cleared with the URL; otherwise what was typed, or the stored mask (the server keeps the secret).
+    billingAuthHeader: values.billingAuthURL.trim() ? values.billingAuthHeader : '',
+    billingAuthPingTime: isBlank(values.billingAuthPingTime) ? AvatarLimits.billingAuthPingTimeDefault : num(values.billingAuthPingTime),
+    allowedOrigins: originLines(values.allowedOrigins),
     realtime: values.realtime,
     sendChatHistory: values.sendChatHistory,
     handleSttResponse: values.handleSttResponse,

@@ -65,8 +65,26 @@ export function sameConfigUrl(a: string | undefined, b: string | undefined): boo
 }
 
 /** Selecting an appearance: a new type starts a fresh config, the same type only changes the parent. */
+/** A catalogue look: its config becomes the parent (an own model chosen before is dropped). */
 export function selectAppearance(config: TAvatarConfig, parentUrl: string, isSameType: boolean): TAvatarConfig {
-  return isSameType ? { ...config, ParentConfig: parentUrl } : { ParentConfig: parentUrl };
+  return isSameType ? { ...setOwnModel(config, null), ParentConfig: parentUrl } : { ParentConfig: parentUrl };
+}
+
+/** The customer's own 3D model (Avatar.modelURL), if one is chosen. */
+export function readOwnModel(effective: TAvatarConfig): string {
+  const avatar = isRecord(effective.Avatar) ? effective.Avatar : {};
+  return typeof avatar.modelURL === 'string' ? avatar.modelURL : '';
+}
+
+/** Chooses (or with null drops) an own model; the catalogue parent still gives lights and scene. */
+export function setOwnModel(config: TAvatarConfig, model: { url: string; format: 'glb' | 'vrm' } | null): TAvatarConfig {
+  const { modelURL: _url, format: _format, ...avatar } = isRecord(config.Avatar) ? config.Avatar : {};
+  if (!model) {
+    if (Object.keys(avatar).length > 0) return { ...config, Avatar: avatar };
+    const { Avatar: _avatar, ...rest } = config;
+    return rest;
+  }
+  return { ...config, Avatar: { ...avatar, modelURL: model.url, format: model.format } };
 }
 
 export function readPanel(effective: TAvatarConfig): TPanel {

@@ -1,6 +1,6 @@
 import { DhType } from '@persona/contract';
 import { prettyJson, type TAvatarConfig } from './avatar-config';
-import type { TAgent } from './agent';
+import type { TAvatar } from '@persona/contract';
 
 export type EditorTab = 'appearance' | 'environment' | 'brain' | 'advanced' | 'embed';
 export const EDITOR_TABS: { value: EditorTab; label: string }[] = [
@@ -10,6 +10,9 @@ export const EDITOR_TABS: { value: EditorTab; label: string }[] = [
   { value: 'advanced', label: 'ADVANCED' },
   { value: 'embed', label: 'EMBED' },
 ];
+
+/** Where a tab may put a right-hand panel, under the preview (lg and up): the Brain tab's field help. */
+export const EDITOR_SIDE_SLOT_ID = 'editor-side-slot';
 
 /** What the editor changes besides the Advanced form. */
 export interface EditorDraft {
@@ -25,13 +28,13 @@ export interface EditorDraft {
 const COMPUTED = ['nlpEngineName', 'dhTypeName', 'usersCount', 'created', 'updated', 'mediaDetails', 'accessLink', 'token', 'encKey'] as const;
 
 /** The stored agent as a save payload (masked secrets stay masked: the server keeps them). */
-export function storedPayload(agent: TAgent): Record<string, unknown> {
+export function storedPayload(agent: TAvatar): Record<string, unknown> {
   const payload: Record<string, unknown> = { ...agent };
   for (const key of COMPUTED) delete payload[key];
   return payload;
 }
 
-export function draftOf(agent: TAgent, avatarConfig: TAvatarConfig, clientConfig: TAvatarConfig | null): EditorDraft {
+export function draftOf(agent: TAvatar, avatarConfig: TAvatarConfig, clientConfig: TAvatarConfig | null): EditorDraft {
   return { name: agent.name, dhType: agent.dhType, avatarConfig, clientConfig };
 }
 

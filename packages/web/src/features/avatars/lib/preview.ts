@@ -11,11 +11,14 @@ export interface UrlParameter {
 }
 
 export const AVATAR_URL_PARAMETERS: readonly UrlParameter[] = [
-  { name: 'autoConnect', values: 'true | false', defaultValue: 'true', description: 'Connect to the avatar as soon as the page opens.' },
-  { name: 'hideFullscreen', values: 'true | false', defaultValue: 'false', description: 'Hide the fullscreen button.' },
+  { name: 'autoConnect', values: 'true | false', defaultValue: 'true', description: 'Connect to the avatar as soon as the page opens (also accepted: connect).' },
+  { name: 'hideFullscreen', values: 'true | false', defaultValue: 'false', description: 'Hide the fullscreen button (also accepted: hideFS).' },
   { name: 'hideChatInput', values: 'true | false', defaultValue: 'false', description: 'Hide the text chat input box.' },
   { name: 'hideChatHistory', values: 'true | false', defaultValue: 'false', description: 'Hide the chat history (transcript) panel.' },
-  { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on.' },
+  { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on (also accepted: micOffByDefault=true, micOff=true to start muted).' },
+  { name: 'speakerOffByDefault', values: 'true | false', defaultValue: 'false', description: 'Start with the avatar muted (also accepted: speakerOff).' },
+  { name: 'hideMicButton', values: 'true | false', defaultValue: 'false', description: 'Hide the microphone button.' },
+  { name: 'hideHangUpButton', values: 'true | false', defaultValue: 'false', description: 'Hide the button that ends the conversation.' },
   { name: 'draggable', values: 'true | false', defaultValue: 'true', description: 'Let the visitor drag the avatar window around.' },
   { name: 'useCache', values: 'true | false', defaultValue: 'true', description: 'Use the cached avatar and client configuration; false reads the latest saved files.' },
   { name: 'token', values: 'access token', defaultValue: '—', description: 'Access token for avatars protected by an encryption key.' },
@@ -59,4 +62,16 @@ export function embedSnippet(accessLink: string, token?: string): string {
     '  title="Persona Studio avatar"',
     '></iframe>',
   ].join('\n');
+}
+
+/** When an access token (JWT) stops working: its exp claim, or null when it has none or cannot be read. */
+export function tokenExpiry(token: string | undefined): Date | null {
+  const payload = token?.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
+    return typeof json.exp === 'number' ? new Date(json.exp * 1000) : null;
+  } catch {
+    return null;
+  }
 }

@@ -14,7 +14,8 @@ import { paths } from '../../../lib/paths';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useAvatars } from '../api/list-avatars';
 import { AvatarCard } from '../components/avatar-card';
-import { AvatarCreator, AvatarListStatus, filterById } from '../components/avatar-creator';
+import { AvatarCreator, AvatarListStatus, PlanUsage, filterById } from '../components/avatar-creator';
+import { useAccountInfo } from '../api/get-account-info';
 
 const INTRO =
   'Create interactive AI avatars, give them a look, an environment and a brain, and embed them in your website or app. Start with an appearance; everything else can be changed later.';
@@ -55,6 +56,7 @@ export function AvatarsRoute() {
 
 function MobileAvatarList() {
   const avatars = useAvatars();
+  const account = useAccountInfo();
   const [searchParams] = useSearchParams();
   const showSearch = searchParams.get('showSearchBar') === 'true';
   const [query, setQuery] = useState('');
@@ -72,6 +74,7 @@ function MobileAvatarList() {
         }
       />
       <Stack spacing={1.25}>
+        {avatars.data && account.data?.maxAvatars !== undefined ? <PlanUsage count={avatars.data.length} max={account.data.maxAvatars} /> : null}
         {showSearch ? (
           <TextField
             size="small"

@@ -18,6 +18,12 @@ async function openEditor(user: ReturnType<typeof userEvent.setup>, name = 'Maya
   return screen.findByRole('region', { name: 'Edit avatar' });
 }
 
+/** Types a whole value at once (a paste): key-by-key typing is slow on a loaded machine. */
+async function fill(user: ReturnType<typeof userEvent.setup>, field: HTMLElement, value: string) {
+  await user.click(field);
+  await user.paste(value);
+}
+
 function v2Calls(fetchMock: { mock: { calls: unknown[][] } }) {
   return fetchMock.mock.calls.filter(([url]) => String(url).endsWith('/api/add_avatar_v2'));
 }
@@ -31,6 +37,37 @@ describe('avatar list', () => {
     expect(screen.getByRole('heading', { name: 'Avatar Creator' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'START' })).toBeInTheDocument();
     expect(screen.queryByRole('textbox', { name: 'Search by avatar ID' })).not.toBeInTheDocument();
+  });
+
+  it("says '1 of 3 avatars' by START, and at the plan's limit turns START off with the upgrade link", async () => {
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    expect(await screen.findByText('1 of 3 avatars')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'START' })).toBeEnabled();
+    expect(screen.queryByRole('link', { name: 'upgrade' })).not.toBeInTheDocument();
+  });
+
+  it('at the limit START is disabled and says why before any form is filled in', async () => {
+    const { account } = await import('./fixtures');
+    const atLimit = account(1);
+    atLimit.accountDetails.maxAvatars = 1;
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()], { 'GET /api/account_info': () => json(atLimit) }) });
+    expect(await screen.findByText('1 of 1 avatars')).toBeInTheDocument();
+    const start = screen.getByRole('button', { name: 'START' });
+    expect(start).toBeDisabled();
+    expect(start).toHaveAccessibleDescription(/1 of 1 avatars.*maximum number of avatars for your plan/);
+    expect(screen.getByRole('link', { name: 'upgrade' })).toHaveAttribute('href', '/account');
+  });
+
+  it("selects an avatar by a click on its card's body, and shows its appearance's picture", async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent(), agent({ id: 102, name: 'Leo Desk', avatarPhotoURL: '/files/avatars/7/leo.jpg' })]) });
+    const card = await screen.findByTestId('avatar-card-101');
+    // No photo of its own: the picture of the appearance it was made from (Maya), not an initial.
+    await waitFor(() => expect(card.querySelector('img')).toHaveAttribute('src', '/catalog/thumbs/maya.svg'));
+    expect(screen.getByTestId('avatar-card-102').querySelector('img')).toHaveAttribute('src', '/files/avatars/7/leo.jpg');
+    await user.click(within(card).getByText('Maya Helper'));
+    expect(await screen.findByRole('region', { name: 'Edit avatar' })).toBeInTheDocument();
+    expect(await within(screen.getByTestId('avatar-card-101')).findByRole('button', { name: 'Save' })).toBeInTheDocument();
   });
 
   it('says the agents could not be fetched when the list fails', async () => {
@@ -85,7 +122,7 @@ describe('delete dialog', () => {
     });
     const card = await screen.findByTestId('avatar-card-101');
     await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
-    await user.click(within(card).getByRole('button', { name: 'Delete' }));
+    await user.click(within(card).getByRole('button', { name: 'Delete Maya Helper' }));
     const dialog = await screen.findByRole('dialog');
     expect(dialog).toHaveTextContent('Are you sure you want to delete Maya Helper? This action will delete Avatar permanently and cannot be undone.');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
@@ -106,7 +143,7 @@ describe('delete dialog', () => {
     });
     const card = await screen.findByTestId('avatar-card-101');
     await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
-    await user.click(within(card).getByRole('button', { name: 'Delete' }));
+    await user.click(within(card).getByRole('button', { name: 'Delete Maya Helper' }));
     const dialog = await screen.findByRole('dialog');
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     expect(await within(dialog).findByText(/Error! Unable to delete avatar\./)).toBeInTheDocument();
@@ -144,6 +181,8 @@ describe('editor tabs', () => {
     const panel = await openEditor(user);
     await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
     const perSession = await within(panel).findByRole('textbox', { name: 'Daily Limit Per Session' });
+    // Where access is set, the OAuth configs page (in no menu) is linked.
+    expect(within(within(panel).getByRole('region', { name: 'Access' })).getByRole('link', { name: 'OAuth configs' })).toHaveAttribute('href', '/oauthconfigs');
     await user.clear(perSession);
     await user.type(perSession, '0');
     await user.tab();
@@ -196,6 +235,117 @@ describe('Unlimited checkboxes', () => {
     // The brain's stored fields (masked secrets included) go back untouched.
     expect(sent.customData).toMatchObject({ agent_pipeline_config: { llm: { api_key: '••••1234' } } });
     expect(sent).not.toHaveProperty('mediaDetails');
+  });
+});
+
+describe('OAuth and billing (spec "OAuth on avatar")', () => {
+  const oauthApp = {
+    appId: 7,
+    appName: 'Staff login',
+    partner: 'Google',
+    clientId: 'client',
+    clientSecret: '••••abcd',
+    oauthURL: 'https://accounts.example/auth',
+    tokenIssueURL: 'https://accounts.example/token',
+    callbackURL: 'http://localhost/api/oauth/callback/7',
+    created: '2026-11-01T00:00:00.000Z',
+    updated: '2026-11-01T00:00:00.000Z',
+  };
+
+  it('requires a config with OAuth on and a header with a billing URL, then saves them', async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent()], {
+        'GET /api/list_oauthapp': () => json({ status: 'OK', oauthApps: [oauthApp] }),
+        'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: agent({ version: 4 }) }),
+      }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const section = await within(panel).findByRole('region', { name: 'Sign-in and billing' });
+    expect(within(section).getByRole('link', { name: 'Manage OAuth configs' })).toHaveAttribute('href', '/oauthconfigs');
+    await user.click(within(section).getByRole('switch', { name: 'OAuth sign-in' }));
+    await fill(user, within(section).getByRole('textbox', { name: 'Billing Auth URL' }), 'not a url');
+
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Invalid advance tab form')).toBeInTheDocument();
+    expect(within(section).getByText('OAuth config is required when OAuth is enabled')).toBeInTheDocument();
+    expect(within(section).getByText('Billing Auth URL must be a valid URL')).toBeInTheDocument();
+
+    const url = within(section).getByRole('textbox', { name: 'Billing Auth URL' });
+    await user.clear(url);
+    await fill(user, url, 'https://billing.example/check');
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await within(section).findByText('Billing Auth Header is required when a Billing Auth URL is given')).toBeInTheDocument();
+
+    await user.click(within(section).getByRole('combobox', { name: 'OAuth Config' }));
+    await user.click(await screen.findByRole('option', { name: 'Staff login (Google)' }));
+    await fill(user, within(section).getByRole('textbox', { name: 'Billing Auth Header' }), 'Bearer site-secret');
+    const ping = within(section).getByRole('textbox', { name: 'Billing Auth Ping Time' });
+    expect(ping).toHaveValue('30');
+    await user.clear(ping);
+    await fill(user, ping, '60');
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Confirm Update' })).getByRole('button', { name: 'Update' }));
+    await screen.findByText('Updated Successfully');
+    const [call] = v2Calls(fetchMock);
+    expect(await multipartJson(call?.[1] as RequestInit)).toMatchObject({
+      oauthEnabled: 1,
+      partnerOauthAppId: 7,
+      billingAuthURL: 'https://billing.example/check',
+      billingAuthHeader: 'Bearer site-secret',
+      billingAuthPingTime: 60,
+    });
+  });
+
+  it('shows the stored settings, keeps a masked header as it is, and refuses a ping time out of range', async () => {
+    const user = userEvent.setup();
+    renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent({ oauthEnabled: 1, partnerOauthAppId: 7, billingAuthURL: 'https://billing.example/check', billingAuthHeader: '••••cret', billingAuthPingTime: 45 })], {
+        'GET /api/list_oauthapp': () => json({ status: 'OK', oauthApps: [oauthApp] }),
+      }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const section = await within(panel).findByRole('region', { name: 'Sign-in and billing' });
+    expect(within(section).getByRole('switch', { name: 'OAuth sign-in' })).toBeChecked();
+    expect(await within(section).findByRole('combobox', { name: 'OAuth Config' })).toHaveTextContent('Staff login (Google)');
+    expect(within(section).getByRole('textbox', { name: 'Billing Auth Header' })).toHaveValue('••••cret');
+    const ping = within(section).getByRole('textbox', { name: 'Billing Auth Ping Time' });
+    expect(ping).toHaveValue('45');
+    await user.clear(ping);
+    await fill(user, ping, '2');
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await within(section).findByText('Must be between 5 and 3600 seconds')).toBeInTheDocument();
+  });
+});
+
+describe('allowed origins (sites that may embed the avatar)', () => {
+  it('takes one origin per line, refuses a path, and saves the list', async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = renderApp({
+      route: '/avatars',
+      session: userSession,
+      api: creatorApi([agent({ allowedOrigins: ['https://shop.example'] })], { 'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: agent({ version: 4 }) }) }),
+    });
+    const panel = await openEditor(user);
+    await user.click(within(panel).getByRole('tab', { name: 'ADVANCED' }));
+    const box = await within(panel).findByRole('textbox', { name: 'Allowed origins' });
+    expect(box).toHaveValue('https://shop.example');
+    await fill(user, box, '\nhttps://www.example.com/page');
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    expect(await within(panel).findByText('Each allowed origin must be a site address such as https://www.example.com (no path)')).toBeInTheDocument();
+    await user.clear(box);
+    await fill(user, box, 'https://shop.example\n\nhttp://localhost:8080/');
+    await user.click(within(panel).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Confirm Update' })).getByRole('button', { name: 'Update' }));
+    await screen.findByText('Updated Successfully');
+    const [call] = v2Calls(fetchMock);
+    expect((await multipartJson(call?.[1] as RequestInit)).allowedOrigins).toEqual(['https://shop.example', 'http://localhost:8080']);
   });
 });
 
@@ -377,6 +527,8 @@ describe('self-hosted config and image avatars', () => {
     await user.click(await within(panel).findByRole('button', { name: /Upload image avatar/ }));
     const dialog = await screen.findByRole('dialog', { name: 'Upload an image avatar' });
     expect(dialog).toHaveTextContent('Prefer e-mail?');
+    // The configured contact address, never one made from the page's host.
+    expect(dialog).toHaveTextContent('to avatars@studio.example.');
     await user.click(within(dialog).getByRole('button', { name: 'Send request' }));
     expect(await within(dialog).findByText('A face photo is required.')).toBeInTheDocument();
     expect(within(dialog).getByText('Please confirm that you have the permission of the person in the photo.')).toBeInTheDocument();

@@ -1,4 +1,4 @@
-import type { TAgent } from '../lib/agent';
+import type { TAvatar } from '@persona/contract';
 import { json, type Handler } from '../../../test/fetch-mock';
 
 export const catalog = {
@@ -32,6 +32,7 @@ export const account = (subscriptionType = 1) => ({
     requestedSubType: null,
     licenses: { webgl: { subscriptionType } },
     maxAvatars: 3,
+    contactEmail: 'avatars@studio.example',
     'Assigned Pools': 'default',
     customAvatarsJsonUrl: 'http://localhost:3000/api/custom_avatars',
     defaultAvatarsList: 'http://localhost:3000/catalog/avatars.json',
@@ -43,7 +44,7 @@ export const account = (subscriptionType = 1) => ({
   },
 });
 
-export function agent(over: Partial<TAgent> = {}): TAgent {
+export function agent(over: Partial<TAvatar> = {}): TAvatar {
   const id = over.id ?? 101;
   return {
     id,
@@ -77,11 +78,11 @@ export function agent(over: Partial<TAgent> = {}): TAgent {
     mediaDetails: { backgroundImage: [], scene: [] },
     accessLink: `http://localhost:3000/avatar/${id}`,
     ...over,
-  } as TAgent;
+  } as TAvatar;
 }
 
 /** The calls the creator makes on load, answering with the given avatars. */
-export function creatorApi(agents: TAgent[], extra: Record<string, Handler> = {}, plan = 1): Record<string, Handler> {
+export function creatorApi(agents: TAvatar[], extra: Record<string, Handler> = {}, plan = 1): Record<string, Handler> {
   return {
     'GET /api/account_info': () => json(account(plan)),
     'GET /api/list_avatar': () => json({ status: 'OK', agents }),

@@ -23,6 +23,8 @@ export function CodeBlock({ code, label }: { code: string; label: string }) {
       <Box
         component="pre"
         aria-label={label}
+        // A scrolling block must be reachable from the keyboard (WCAG 2.1.1).
+        tabIndex={0}
         sx={{
           m: 0,
           p: 2,

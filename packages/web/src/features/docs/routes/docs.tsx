@@ -27,6 +27,7 @@ const sections: readonly Section[] = [
   { id: 'functions', title: 'Functions' },
   { id: 'encryption', title: 'Encryption keys' },
   { id: 'embed', title: 'Embedding an avatar' },
+  { id: 'oauth', title: 'Visitor sign-in (OAuth)' },
   { id: 'account', title: 'Account & billing' },
   { id: 'security', title: 'Signing in & security' },
   { id: 'admins', title: 'For administrators' },
@@ -52,6 +53,72 @@ const token = avatarToken(10001, 'customer-42');
 console.log(\`${origin}/avatar/10001?token=\${token}\`);`;
 }
 
+/** The /docs example: a host page that drives the avatar through its postMessage API. */
+function hostPageExample(origin: string): string {
+  return `<iframe id="avatar" src="${origin}/avatar/YOUR_AVATAR_ID?hideChatInput=true"
+        allow="microphone; autoplay" width="400" height="600" style="border:0"></iframe>
+<button id="ask">Ask about opening hours</button>
+<script>
+  const frame = document.getElementById('avatar');
+  const avatarOrigin = '${origin}';
+  const pending = new Map();
+  let nextCallId = 1;
+
+  // Call a method; resolves with its result (trl-method-response).
+  function call(method, ...args) {
+    const callId = nextCallId++;
+    frame.contentWindow.postMessage({ eventName: 'trl-method-call', eventParams: { method, args, callId } }, avatarOrigin);
+    return new Promise((resolve, reject) => pending.set(callId, { resolve, reject }));
+  }
+
+  window.addEventListener('message', (event) => {
+    if (event.origin !== avatarOrigin || event.source !== frame.contentWindow) return;
+    const { eventName, eventParams } = event.data || {};
+    if (eventName === 'trl-method-response') {
+      const waiter = pending.get(eventParams.callId);
+      pending.delete(eventParams.callId);
+      if (eventParams.status === 'success') waiter?.resolve(eventParams.result);
+      else waiter?.reject(new Error(eventParams.error));
+    } else if (eventName === 'trl-chat' && !eventParams.sttResponse) {
+      console.log('The avatar said:', eventParams.message);
+    } else if (eventName === 'auth-fail') {
+      console.warn('The avatar could not start:', eventParams.message);
+    }
+  });
+
+  // Ask for the events you want (only these are posted, and only to your origin).
+  frame.addEventListener('load', () => {
+    frame.contentWindow.postMessage(
+      { eventName: 'registerTrlEvents', eventParams: { events: ['auth-success', 'auth-fail', 'trl-chat', 'speaking-started', 'speaking-ended', 'error'] } },
+      avatarOrigin,
+    );
+  });
+
+  document.getElementById('ask').onclick = () => call('sendMessage', 'What are your opening hours?');
+</script>`;
+}
+
+const embedMethods: readonly [string, string][] = [
+  ['sendMessage(text)', 'Sends text as if the visitor typed it; the avatar answers.'],
+  ['sendMessageToAvatar(text)', 'The avatar says this text itself (a greeting, an announcement).'],
+  ['setMicEnabled(on) · toggleMic() · isMicEnabled()', 'The microphone, as the visitor’s mic button.'],
+  ['setSpeakerEnabled(on) · toggleSpeaker() · isSpeakerEnabled()', 'The avatar’s sound.'],
+  ['registerTrlEvents([names])', 'Subscribes to events (also accepted as a message with that eventName).'],
+  ['connect() · disconnect() · getState()', 'Starts or ends the conversation; the connection state.'],
+];
+
+const embedEvents: readonly [string, string][] = [
+  ['auth-success / auth-fail', 'The conversation was admitted, or refused with {code, message, failReason}.'],
+  ['trl-chat', '{message, sttResponse}: a line of the conversation; sttResponse is true for what the visitor said aloud.'],
+  ['mic-update / speaker-update', '{enabled}: the microphone or sound was switched.'],
+  ['mic-error', "{reason, message}: the microphone cannot be used — reason 'denied' (the visitor blocked it), 'missing' (none connected), 'unavailable' (in use) or 'unsupported' (not https). The page explains it too; typing still works."],
+  ['media-connected, websocket-connect / websocket-disconnect', 'The avatar server connection opened or closed ({code, message}).'],
+  ['avatar-text', '{utt, delta | text, final}: the answer as it is being written.'],
+  ['speaking-started / speaking-ended', '{utt, interrupted}: the avatar starts or stops speaking.'],
+  ['state', '{state}: connecting, idle, listening, thinking, speaking, ended.'],
+  ['error', '{code, message, fatal}: something went wrong; fatal means the conversation ended.'],
+];
+
 function priceOf(plan: TPlan): string {
   return plan.priceUsdMonth === null ? 'flexible pricing' : `USD ${plan.priceUsdMonth} / month`;
 }
@@ -62,7 +129,8 @@ export function DocsRoute() {
   const config = usePublicConfig();
   const session = useSession();
   const product = config.productName;
-  const origin = window.location.origin;
+  // Snippets are pasted into other sites: the configured public address, not the one this page was opened at.
+  const origin = config.publicUrl ?? window.location.origin;
   const embedSnippet = `<iframe
   src="${origin}/avatar/YOUR_AVATAR_ID"
   title="Talk to our assistant"
@@ -297,8 +365,41 @@ export function DocsRoute() {
                 </>,
                 <>The page must be served over HTTPS for browsers to grant the microphone.</>,
                 <>Size the frame to your layout; the avatar adapts to the space it gets, including on phones.</>,
+                <>
+                  URL parameters change the page: <code>autoConnect</code>, <code>hideChatInput</code>,{' '}
+                  <code>hideChatHistory</code>, <code>hideFullscreen</code>, <code>micOn</code>, <code>draggable</code>,{' '}
+                  <code>useCache</code> and <code>token</code> (the Embed tab lists them). Pages written for Trulience keep
+                  working: <code>connect</code>, <code>hideFS</code>, <code>micOffByDefault</code>,{' '}
+                  <code>speakerOffByDefault</code>, <code>hideMicButton</code> and <code>hideHangUpButton</code> are accepted too.
+                </>,
+                <>
+                  To allow only your own sites to show the avatar, list their origins in the avatar&apos;s{' '}
+                  <strong>Allowed origins</strong> (Advanced tab); other sites then get a refusal instead of the avatar.
+                </>,
               ]}
             />
+            <Typography variant="h6" component="h3" sx={{ mt: 3, mb: 1 }}>
+              Controlling the avatar from your page
+            </Typography>
+            <P>
+              The avatar page answers messages from the page that embeds it, with the same shape as Trulience&apos;s
+              iframe API: send <code>{'{eventName: "trl-method-call", eventParams: {method, args, callId}}'}</code> and get{' '}
+              <code>{'{eventName: "trl-method-response", eventParams: {callId, status, result | error}}'}</code> back. Events
+              are posted only after you register them, and only to your page&apos;s origin.
+            </P>
+            <CodeBlock code={hostPageExample(origin)} label="Host page driving the avatar" />
+            <DefinitionTable caption="Methods" rows={embedMethods} />
+            <DefinitionTable caption="Events" rows={embedEvents} />
+          </DocSection>
+
+          <DocSection id="oauth" title="Visitor sign-in (OAuth)">
+            <P>
+              An avatar can ask its visitors to sign in with an identity service (Google or SmartPension) before it talks.
+              Register the portal with the service, then enter its client id, secret and endpoints as an OAuth config:
+              open <Link component={RouterLink} to={paths.oauthConfigs}>OAuth configs</Link> (not in the menu) and choose
+              Create OAuth Config. <Link component={RouterLink} to={paths.oauthHelp}>OAuth help</Link> explains every
+              field and where Google shows its values.
+            </P>
           </DocSection>
 
           <DocSection id="account" title="Account & billing">
@@ -451,6 +552,24 @@ function Definitions({ items }: { items: readonly (readonly [string, ReactNode])
           </Typography>
         </Box>
       ))}
+    </Box>
+  );
+}
+
+function DefinitionTable({ caption, rows }: { caption: string; rows: readonly (readonly [string, string])[] }) {
+  return (
+    <Box component="table" aria-label={caption} sx={{ width: '100%', borderCollapse: 'collapse', mb: 2, fontSize: '0.9rem', '& th, & td': { textAlign: 'left', verticalAlign: 'top', p: 1, borderBottom: 1, borderColor: 'divider' } }}>
+      <caption style={{ textAlign: 'left', fontWeight: 700, padding: '8px 0' }}>{caption}</caption>
+      <tbody>
+        {rows.map(([name, what]) => (
+          <tr key={name}>
+            <Box component="th" scope="row" sx={{ fontFamily: 'ui-monospace, monospace', fontWeight: 600, width: { sm: '40%' }, overflowWrap: 'anywhere' }}>
+              {name}
+            </Box>
+            <td>{what}</td>
+          </tr>
+        ))}
+      </tbody>
     </Box>
   );
 }

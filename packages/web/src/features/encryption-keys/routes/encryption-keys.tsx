@@ -53,10 +53,10 @@ export function EncryptionKeysRoute() {
       setCreated(key);
       form.reset({ name: '' });
       info.show('privateKey');
-      void showToast(EncryptionKeyMessages.created, 'success');
+      void showToast(EncryptionKeyMessages.created, 'success', { id: 'encryption-key' });
     } catch (error) {
       form.setError('name', { message: errorMessages(error).join(' ') });
-      void showToast(FunctionMessages.createFailed, 'error');
+      void showToast(FunctionMessages.createFailed, 'error', { id: 'encryption-key' });
     }
   });
 
@@ -65,12 +65,12 @@ export function EncryptionKeysRoute() {
     setDeleteError(null);
     try {
       await remove.mutateAsync(toDelete.id);
-      void showToast(EncryptionKeyMessages.deleted, 'success');
+      void showToast(EncryptionKeyMessages.deleted, 'success', { id: 'encryption-key' });
       setToDelete(null);
       resetSelection();
     } catch (error) {
       setDeleteError(errorMessages(error).join(' '));
-      void showToast(FunctionMessages.deleteFailed, 'error');
+      void showToast(FunctionMessages.deleteFailed, 'error', { id: 'encryption-key' });
     }
   };
 

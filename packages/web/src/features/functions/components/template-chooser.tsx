@@ -60,10 +60,11 @@ export function TemplateChooser({ initialId = null, onChoose, onFocusHelp }: Tem
                   onFocusHelp?.();
                 }}
                 onDoubleClick={() => onChoose(template)}
-                sx={{ height: '100%' }}
+                // Content from the top, whatever the card's height: every title on the same line.
+                sx={{ height: '100%', display: 'flex', flexDirection: 'column', alignItems: 'stretch', justifyContent: 'flex-start' }}
               >
-                <CardContent>
-                  <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 0.5 }}>
+                <CardContent sx={{ width: '100%' }}>
+                  <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 0.5, minHeight: 24 }}>
                     <Typography sx={{ fontWeight: 700, flex: 1 }}>{template.title}</Typography>
                     {isChosen ? <CheckCircleIcon color="primary" fontSize="small" aria-hidden /> : null}
                   </Box>

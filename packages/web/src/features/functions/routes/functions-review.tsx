@@ -26,6 +26,7 @@ import { errorMessages } from '../../../lib/api-client';
 import { formatDateTime } from '../../../lib/format-date';
 import { showToast } from '../../../lib/toast';
 import { useDocumentTitle } from '../../../lib/use-document-title';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useDecideFunction } from '../api/decide-function';
 import { useReviewQueue } from '../api/list-review-queue';
 import { ApprovalChip } from '../components/approval-chip';
@@ -48,11 +49,16 @@ export function FunctionsReviewRoute() {
   const [reason, setReason] = useState('');
   const [reasonError, setReasonError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [approving, setApproving] = useState<TReviewFunction | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   const run = async (fn: TReviewFunction, decision: 'approve' | 'reject', why?: string) => {
     setError(null);
+    setNotice(null);
     try {
       await decide.mutateAsync({ id: fn.id, version: fn.version, decision, reason: why });
+      // The card leaves the Pending list: say what happened to it where the admin is looking.
+      setNotice(decision === 'approve' ? FunctionMessages.approvedNamed(fn.name) : `${fn.name}: ${FunctionMessages.rejected}`);
       void showToast(decision === 'approve' ? FunctionMessages.approved : FunctionMessages.rejected, 'success');
       return true;
     } catch (err) {
@@ -86,11 +92,24 @@ export function FunctionsReviewRoute() {
           </Tooltip>
         }
       />
-      <Tabs value={filter} onChange={(_e, value: number) => setFilter(value)} sx={{ mb: 2 }} aria-label="Approval status">
+      <Tabs
+        value={filter}
+        onChange={(_e, value: number) => setFilter(value)}
+        // Phones: compact tabs, all four visible (and scrollable rather than clipped if a phone is narrower still).
+        variant="scrollable"
+        scrollButtons={false}
+        sx={{ mb: 2, maxWidth: '100%', '& .MuiTab-root': { minWidth: 0, px: { xs: 1.5, sm: 2 } } }}
+        aria-label="Approval status"
+      >
         {FILTERS.map((f) => (
           <Tab key={f.label} label={f.label} />
         ))}
       </Tabs>
+      {notice ? (
+        <Alert severity="success" role="status" sx={{ mb: 2 }} onClose={() => setNotice(null)}>
+          {notice}
+        </Alert>
+      ) : null}
       {error ? (
         <Alert severity="error" sx={{ mb: 2 }} onClose={() => setError(null)}>
           {error}
@@ -157,7 +176,7 @@ export function FunctionsReviewRoute() {
                   </Button>
                 ) : null}
                 {fn.approvalStatus !== ApprovalStatus.Approved ? (
-                  <Button color="success" variant="contained" startIcon={<CheckIcon />} onClick={() => void run(fn, 'approve')} loading={decide.isPending && decide.variables?.id === fn.id && decide.variables.decision === 'approve'}>
+                  <Button color="success" variant="contained" startIcon={<CheckIcon />} onClick={() => setApproving(fn)} loading={decide.isPending && decide.variables?.id === fn.id && decide.variables.decision === 'approve'}>
                     Approve
                   </Button>
                 ) : null}
@@ -166,6 +185,20 @@ export function FunctionsReviewRoute() {
           ))}
         </Box>
       )}
+      <ConfirmDialog
+        open={approving !== null}
+        title={`Approve ${approving?.name ?? ''}`}
+        confirmLabel="Approve"
+        cancelLabel="Cancel"
+        isBusy={decide.isPending}
+        onCancel={() => setApproving(null)}
+        onConfirm={() => {
+          const fn = approving;
+          if (fn) void run(fn, 'approve').then(() => setApproving(null));
+        }}
+      >
+        {approving ? FunctionMessages.approveConfirm(approving.name) : null}
+      </ConfirmDialog>
       <Dialog open={rejecting !== null} onClose={() => setRejecting(null)} maxWidth="sm" fullWidth aria-labelledby="reject-title">
         <DialogTitle id="reject-title" sx={{ fontWeight: 700 }}>
           Reject {rejecting?.name}

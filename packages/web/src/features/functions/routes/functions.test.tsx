@@ -156,6 +156,16 @@ describe('/functionsreview (admin)', () => {
 
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     await userEvent.click(within(screen.getByRole('listitem', { name: 'Function get_weather' })).getByRole('button', { name: 'Approve' }));
+    // Approving asks first, naming the function; cancelling sends nothing.
+    const confirm = await screen.findByRole('dialog', { name: 'Approve get_weather' });
+    expect(confirm).toHaveTextContent(FunctionMessages.approveConfirm('get_weather'));
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+    expect(requests.filter((r) => r.path === '/api/admin/functions/review')).toHaveLength(1);
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await userEvent.click(within(screen.getByRole('listitem', { name: 'Function get_weather' })).getByRole('button', { name: 'Approve' }));
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Approve get_weather' })).getByRole('button', { name: 'Approve' }));
     await waitFor(() => expect(requests.filter((r) => r.path === '/api/admin/functions/review').at(-1)?.body).toEqual({ id: 7, version: 2, decision: 'approve' }));
+    // Feedback that stays where the card was.
+    expect(await screen.findByRole('status')).toHaveTextContent(FunctionMessages.approvedNamed('get_weather'));
   });
 });

@@ -57,10 +57,10 @@ export function FunctionsRoute() {
           : { action: 'update', id: selected.id, name: values.name, code: values.code },
       );
     } catch (error) {
-      void showToast(isNew ? FunctionMessages.createFailed : FunctionMessages.updateFailed, 'error');
+      void showToast(isNew ? FunctionMessages.createFailed : FunctionMessages.updateFailed, 'error', { id: 'function' });
       throw error;
     }
-    void showToast(isNew ? FunctionMessages.created : FunctionMessages.updated, 'success');
+    void showToast(isNew ? FunctionMessages.created : FunctionMessages.updated, 'success', { id: 'function' });
     resetSelection();
   };
 
@@ -68,10 +68,10 @@ export function FunctionsRoute() {
     if (!toDelete) return;
     try {
       await mutation.mutateAsync({ action: 'delete', id: toDelete.id });
-      void showToast(FunctionMessages.deleted, 'success');
+      void showToast(FunctionMessages.deleted, 'success', { id: 'function' });
       resetSelection();
     } catch {
-      void showToast(FunctionMessages.deleteFailed, 'error');
+      void showToast(FunctionMessages.deleteFailed, 'error', { id: 'function' });
     } finally {
       setToDelete(null);
     }

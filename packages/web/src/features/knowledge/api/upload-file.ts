@@ -1,4 +1,4 @@
-import { ZGenerateUploadResponse, type TKnowledgeFileType } from '@persona/contract';
+import { KnowledgeMessages, ZGenerateUploadResponse, type TKnowledgeFileType } from '@persona/contract';
 import { knowledgeRequest } from './knowledge-client';
 
 /**
@@ -7,6 +7,8 @@ import { knowledgeRequest } from './knowledge-client';
  */
 export async function uploadKnowledgeFile(file: File, fileType: TKnowledgeFileType): Promise<string> {
   const presigned = await knowledgeRequest('/knowledge/generate-s3-url', { method: 'POST', body: { file_type: fileType }, schema: ZGenerateUploadResponse });
+  // The form allows less than the type's limit when the account's storage quota leaves less.
+  if (file.size > presigned.max_bytes) throw new UploadError(KnowledgeMessages.quotaTooSmall(Math.floor((presigned.max_bytes / 1024 / 1024) * 10) / 10), 413);
   const form = new FormData();
   for (const [name, value] of Object.entries(presigned.form)) form.append(name, value);
   form.append('file', file);

@@ -37,9 +37,9 @@ export function CollectionBuilder({ collection, onClose, onDelete, onHelp }: { c
   const save = form.handleSubmit(async ({ name }) => {
     try {
       await rename.mutateAsync({ id: collection.id, name });
-      void showToast(KnowledgeMessages.collectionUpdated, 'success');
+      void showToast(KnowledgeMessages.collectionUpdated, 'success', { id: 'knowledge' });
     } catch {
-      void showToast(KnowledgeMessages.updateFailed, 'error');
+      void showToast(KnowledgeMessages.updateFailed, 'error', { id: 'knowledge' });
     }
   });
 
@@ -48,9 +48,9 @@ export function CollectionBuilder({ collection, onClose, onDelete, onHelp }: { c
     const { name, id } = toDelete;
     try {
       await mutations.remove.mutateAsync(id);
-      void showToast(KnowledgeMessages.knowledgeDeleted(name), 'success');
+      void showToast(KnowledgeMessages.knowledgeDeleted(name), 'success', { id: 'knowledge' });
     } catch {
-      void showToast(KnowledgeMessages.knowledgeDeleteFailed(name), 'error');
+      void showToast(KnowledgeMessages.knowledgeDeleteFailed(name), 'error', { id: 'knowledge' });
     } finally {
       setToDelete(null);
     }
@@ -60,7 +60,7 @@ export function CollectionBuilder({ collection, onClose, onDelete, onHelp }: { c
     try {
       await mutations.update.mutateAsync({ id: item.id, changes: { reprocess: true } });
     } catch {
-      void showToast(KnowledgeMessages.updateFailed, 'error');
+      void showToast(KnowledgeMessages.updateFailed, 'error', { id: 'knowledge' });
     }
   };
 

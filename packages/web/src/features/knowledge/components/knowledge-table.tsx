@@ -15,6 +15,21 @@ import type { TKnowledgeItem } from '@persona/contract';
 import { formatDateTime } from '../../../lib/format-date';
 import { StatusChip } from './status-chip';
 
+/** A URL that wraps after its separators (/ ? & . -) instead of in the middle of a word. */
+export function BreakableUrl({ url }: { url: string }) {
+  const parts = url.split(/(?<=[/?&.=-])/);
+  return (
+    <>
+      {parts.map((part, index) => (
+        <span key={index}>
+          {part}
+          {index < parts.length - 1 ? <wbr /> : null}
+        </span>
+      ))}
+    </>
+  );
+}
+
 const TYPE_LABEL: Record<TKnowledgeItem['knowledge_type'], string> = { text: 'Text', url: 'Url', crawl: 'Crawl', file: 'File' };
 
 /** The Collection Builder's table: Type, Name, Created At, Actions (and each item's status). */
@@ -24,9 +39,9 @@ export function KnowledgeTable({ items, onDelete, onRetry }: { items: TKnowledge
       <Table size="small" aria-label="Knowledge">
         <TableHead>
           <TableRow>
-            <TableCell sx={{ fontWeight: 700, width: 80 }}>Type</TableCell>
-            <TableCell sx={{ fontWeight: 700 }}>Name</TableCell>
-            <TableCell sx={{ fontWeight: 700, display: { xs: 'none', sm: 'table-cell' }, width: 190 }}>Created At</TableCell>
+            <TableCell sx={{ fontWeight: 700, width: 64 }}>Type</TableCell>
+            <TableCell sx={{ fontWeight: 700, width: '100%' }}>Name</TableCell>
+            <TableCell sx={{ fontWeight: 700, display: { xs: 'none', md: 'table-cell' }, whiteSpace: 'nowrap' }}>Created At</TableCell>
             <TableCell sx={{ fontWeight: 700, width: 96 }} align="right">
               Actions
             </TableCell>
@@ -37,12 +52,17 @@ export function KnowledgeTable({ items, onDelete, onRetry }: { items: TKnowledge
             <TableRow key={item.id} hover>
               <TableCell>{TYPE_LABEL[item.knowledge_type]}</TableCell>
               <TableCell sx={{ minWidth: 0 }}>
-                <Typography variant="body2" sx={{ fontWeight: 600, overflowWrap: 'anywhere' }}>
+                <Typography variant="body2" sx={{ fontWeight: 600, overflowWrap: 'break-word' }}>
                   {item.name}
                 </Typography>
                 {item.url && item.knowledge_type !== 'file' ? (
-                  <Link href={item.url} target="_blank" rel="noopener noreferrer" variant="caption" sx={{ overflowWrap: 'anywhere', display: 'block' }}>
-                    {item.url}
+                  <Link href={item.url} target="_blank" rel="noopener noreferrer" variant="caption" sx={{ overflowWrap: 'break-word', display: 'block' }}>
+                    <BreakableUrl url={item.url} />
+                  </Link>
+                ) : item.file_name && item.file_url ? (
+                  // A signed link that works for a few minutes: the stored file is private.
+                  <Link href={item.file_url} target="_blank" rel="noopener noreferrer" variant="caption" sx={{ overflowWrap: 'anywhere', display: 'block' }}>
+                    {item.file_name}
                   </Link>
                 ) : item.file_name ? (
                   <Typography variant="caption" color="text.secondary" sx={{ display: 'block', overflowWrap: 'anywhere' }}>
@@ -58,7 +78,7 @@ export function KnowledgeTable({ items, onDelete, onRetry }: { items: TKnowledge
                   ) : null}
                 </Box>
               </TableCell>
-              <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' }, whiteSpace: 'nowrap' }}>{formatDateTime(item.created_at)}</TableCell>
+              <TableCell sx={{ display: { xs: 'none', md: 'table-cell' }, whiteSpace: 'nowrap' }}>{formatDateTime(item.created_at)}</TableCell>
               <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                 {item.status === 'failed' ? (
                   <Tooltip title="Retry">

@@ -14,6 +14,16 @@ import { similaritySearch } from '../api/similarity-search';
 const MODE_LABEL = { fused: 'full-text + semantic (fused)', fulltext: 'full-text', vector: 'semantic' } as const;
 
 /** "Try a question": runs the similarity search an avatar would run and shows the chunks found. */
+/**
+ * A fusion score means nothing to a person ("score 0.0328"): the first passage is the best match,
+ * the others are told as a share of its relevance.
+ */
+export function relevanceLabel(score: number, topScore: number, index: number): string {
+  if (index === 0) return 'Best match';
+  const share = topScore > 0 ? Math.max(1, Math.min(100, Math.round((100 * score) / topScore))) : 0;
+  return `${share}% as relevant as the best`;
+}
+
 export function TryQuestion({ collectionId, disabled }: { collectionId: number; disabled: boolean }) {
   const [query, setQuery] = useState('');
   const [answer, setAnswer] = useState<TSimilaritySearchResponse | null>(null);
@@ -69,7 +79,7 @@ export function TryQuestion({ collectionId, disabled }: { collectionId: number; 
             {answer.data.map((hit, index) => (
               <Paper component="li" key={hit.chunk_id} variant="outlined" sx={{ p: 1.5, display: 'grid', gap: 0.75 }}>
                 <Box sx={{ display: 'flex', gap: 1, alignItems: 'center', flexWrap: 'wrap' }}>
-                  <Chip size="small" label={`#${index + 1}`} color="primary" variant="outlined" />
+                  <Chip size="small" label={`#${index + 1}`} color="primary" variant="outlined" aria-label={`Rank ${index + 1}`} />
                   <Typography variant="body2" sx={{ fontWeight: 700, overflowWrap: 'anywhere' }}>
                     {hit.item_name}
                   </Typography>
@@ -79,8 +89,8 @@ export function TryQuestion({ collectionId, disabled }: { collectionId: number; 
                     </Typography>
                   ) : null}
                   <Box sx={{ flex: 1 }} />
-                  <Typography variant="caption" color="text.secondary" sx={{ fontVariantNumeric: 'tabular-nums' }} aria-label="Score">
-                    score {hit.score.toFixed(4)}
+                  <Typography variant="caption" color="text.secondary" sx={{ fontVariantNumeric: 'tabular-nums' }} aria-label="Relevance">
+                    {relevanceLabel(hit.score, answer.data[0]!.score, index)}
                   </Typography>
                 </Box>
                 <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', maxHeight: 160, overflowY: 'auto' }}>

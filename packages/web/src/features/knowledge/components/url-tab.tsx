@@ -84,7 +84,9 @@ export function UrlTab({ collectionId, onSettled, onBusy }: { collectionId: numb
             Add more
           </Button>
         ) : null}
-        <Button type="submit" variant="contained" disabled={!form.formState.isValid || locked} loading={batch.isBusy && batch.progress.state === 'normal'}>
+        {/* Never disabled for invalid rows: a click either sends or says what is wrong (a row's
+            validity can lag a click made straight from typing, which then did nothing). */}
+        <Button type="submit" variant="contained" disabled={locked} loading={batch.isBusy && batch.progress.state === 'normal'}>
           Submit
         </Button>
       </Box>

@@ -41,10 +41,10 @@ export function KnowledgeBaseRoute() {
       const created = await create.mutateAsync(name);
       form.reset({ name: '' });
       setSelectedId(created.id);
-      void showToast(KnowledgeMessages.collectionCreated, 'success');
+      void showToast(KnowledgeMessages.collectionCreated, 'success', { id: 'collection' });
     } catch (error) {
       form.setError('name', { message: errorMessages(error).join(' ') });
-      void showToast(KnowledgeMessages.createFailed, 'error');
+      void showToast(KnowledgeMessages.createFailed, 'error', { id: 'collection' });
     }
   });
 
@@ -52,10 +52,10 @@ export function KnowledgeBaseRoute() {
     if (!toDelete) return;
     try {
       await remove.mutateAsync(toDelete.id);
-      void showToast(KnowledgeMessages.collectionDeleted, 'success');
+      void showToast(KnowledgeMessages.collectionDeleted, 'success', { id: 'collection' });
       if (selectedId === toDelete.id) resetSelection();
     } catch {
-      void showToast(KnowledgeMessages.deleteFailed, 'error');
+      void showToast(KnowledgeMessages.deleteFailed, 'error', { id: 'collection' });
     } finally {
       setToDelete(null);
     }

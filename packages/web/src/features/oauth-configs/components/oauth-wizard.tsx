@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Controller, useForm, type FieldPath } from 'react-hook-form';
+import { Controller, useForm, useWatch, type FieldPath } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Link as RouterLink } from 'react-router';
 import Alert from '@mui/material/Alert';
@@ -15,8 +15,10 @@ import Typography from '@mui/material/Typography';
 import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import {
   OAUTH_PARTNERS,
+  OAuthMessages,
   OAuthPartnerDefaults,
-  ZOAuthAppInput,
+  isSecretNeededAgain,
+  oauthAppInputSchema,
   type TAddOAuthAppResponse,
   type TOAuthApp,
   type TOAuthAppInput,
@@ -58,7 +60,8 @@ export function OAuthWizard({ app, onSaved, onHelp, successMessage }: OAuthWizar
   const [serverErrors, setServerErrors] = useState<string[]>([]);
   const save = useSaveOAuthApp();
   const form = useForm<FormValues>({
-    resolver: zodResolver(ZOAuthAppInput),
+    // On edit, a changed OAuth URL or Token Issue URL needs the client secret again (as on the server).
+    resolver: zodResolver(oauthAppInputSchema(app)),
     mode: 'onSubmit',
     reValidateMode: 'onChange',
     defaultValues: app
@@ -66,6 +69,8 @@ export function OAuthWizard({ app, onSaved, onHelp, successMessage }: OAuthWizar
       : { appName: '', partner: '' as TOAuthPartner, clientId: '', clientSecret: '', oauthURL: '', tokenIssueURL: '' },
   });
   const isLast = active === steps.length - 1;
+  const [oauthURL, tokenIssueURL] = useWatch({ control: form.control, name: ['oauthURL', 'tokenIssueURL'] });
+  const isSecretNeeded = app !== undefined && isSecretNeededAgain(app, { oauthURL: oauthURL ?? '', tokenIssueURL: tokenIssueURL ?? '' });
 
   /** Validates the steps before `target` in order; opens the first invalid one, else the target. */
   const goTo = async (target: number) => {
@@ -109,6 +114,8 @@ export function OAuthWizard({ app, onSaved, onHelp, successMessage }: OAuthWizar
             field.onChange(e);
             // An error clears as soon as the field gets a value.
             if (fieldState.error) void form.trigger(name);
+            // Whether the secret is needed again follows the endpoints.
+            if ((name === 'oauthURL' || name === 'tokenIssueURL') && form.getFieldState('clientSecret').error) void form.trigger('clientSecret');
           }}
           label={label}
           type={props.type ?? 'text'}
@@ -201,7 +208,7 @@ export function OAuthWizard({ app, onSaved, onHelp, successMessage }: OAuthWizar
           {text('clientId', 'Client Id', 'clientId')}
           {text('clientSecret', 'Client Secret', 'clientSecret', {
             type: 'password',
-            helperText: isEdit ? `Leave empty to keep the current secret (${app.clientSecret}).` : undefined,
+            helperText: !isEdit ? undefined : isSecretNeeded ? OAuthMessages.clientSecretReenter : `Leave empty to keep the current secret (${app.clientSecret}).`,
           })}
           {text('oauthURL', 'OAuth URL', 'oauthURL', { placeholder: 'https://accounts.google.com/o/oauth2/v2/auth' })}
           {text('tokenIssueURL', 'Token Issue URL', 'tokenIssueURL', { placeholder: 'https://oauth2.googleapis.com/token' })}

@@ -61,6 +61,42 @@ describe('/oauthconfigs', () => {
     expect(await within(dialog).findByText(OAuthMessages.updated, undefined, FIRST_LOAD)).toBeInTheDocument();
   });
 
+  it('asks for the client secret again when an endpoint changes', async () => {
+    const { requests } = renderApp({ route: '/oauthconfigs', session: userSession, api: api([app]) });
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit Staff sign-in' }, FIRST_LOAD));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.click(within(dialog).getByRole('tab', { name: 'OAuth Details' }));
+    const tokenUrl = within(dialog).getByLabelText('Token Issue URL');
+    await userEvent.clear(tokenUrl);
+    await userEvent.type(tokenUrl, 'https://login.example.com/token');
+    // The secret field says so before Submit, and Submit is refused without it.
+    expect(within(dialog).getByText(OAuthMessages.clientSecretReenter)).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Submit' }));
+    await waitFor(() => expect(within(dialog).getByLabelText('Client Secret')).toHaveAttribute('aria-invalid', 'true'));
+    expect(requests.some((r) => r.path === '/api/add_oauthapp')).toBe(false);
+
+    await userEvent.type(within(dialog).getByLabelText('Client Secret'), 'GOCSPX-new-secret');
+    await waitFor(() => expect(within(dialog).getByLabelText('Client Secret')).toHaveAttribute('aria-invalid', 'false'));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Submit' }));
+    await waitFor(() =>
+      expect(requests.find((r) => r.path === '/api/add_oauthapp')?.body).toMatchObject({ appId: 100, clientSecret: 'GOCSPX-new-secret', tokenIssueURL: 'https://login.example.com/token' }),
+    );
+    expect(await within(dialog).findByText(OAuthMessages.updated, undefined, FIRST_LOAD)).toBeInTheDocument();
+  });
+
+  it('shows the server’s refusal when the endpoints changed without the secret', async () => {
+    const refusing = {
+      ...api([app]),
+      'POST /api/add_oauthapp': () => json({ status: 'FAIL', errors: [OAuthMessages.clientSecretReenter], failReason: 7 }, 400),
+    };
+    renderApp({ route: '/oauthconfigs', session: userSession, api: refusing });
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit Staff sign-in' }, FIRST_LOAD));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.click(within(dialog).getByRole('tab', { name: 'OAuth Details' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Submit' }));
+    expect(await within(dialog).findByRole('alert', undefined, FIRST_LOAD)).toHaveTextContent(OAuthMessages.clientSecretReenter);
+  });
+
   it('deletes after confirmation', async () => {
     const { requests } = renderApp({ route: '/oauthconfigs', session: userSession, api: api([app]) });
     await userEvent.click(await screen.findByRole('button', { name: 'Delete Staff sign-in' }, FIRST_LOAD));

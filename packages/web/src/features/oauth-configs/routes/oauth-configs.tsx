@@ -83,11 +83,11 @@ export function OauthConfigsRoute() {
     setDeleteError(null);
     try {
       await remove.mutateAsync(toDelete.appId);
-      void showToast(OAuthMessages.deleted, 'success');
+      void showToast(OAuthMessages.deleted, 'success', { id: 'oauth-config' });
       setToDelete(null);
     } catch (error) {
       setDeleteError(errorMessages(error).join(' '));
-      void showToast(OAuthMessages.deleteFailed, 'error');
+      void showToast(OAuthMessages.deleteFailed, 'error', { id: 'oauth-config' });
     }
   };
 
@@ -159,7 +159,7 @@ export function OauthConfigsRoute() {
               app={editing}
               onSaved={() => {
                 setIsEditSaved(true);
-                void showToast(OAuthMessages.updated, 'success');
+                void showToast(OAuthMessages.updated, 'success', { id: 'oauth-config' });
               }}
               successMessage={isEditSaved ? <Alert severity="success">{OAuthMessages.updated}</Alert> : undefined}
             />

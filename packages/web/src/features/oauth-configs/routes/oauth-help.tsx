@@ -7,6 +7,7 @@ import Typography from '@mui/material/Typography';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
 import { paths } from '../../../lib/paths';
+import { usePublicConfig } from '../../../lib/config';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { oauthHelp, type OAuthHelpKey } from '../help';
 
@@ -14,7 +15,8 @@ const FIELDS: OAuthHelpKey[] = ['appName', 'partner', 'clientId', 'clientSecret'
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <Paper variant="outlined" component="section" sx={{ p: { xs: 2, sm: 3 }, mb: 2.5 }}>
+    // Long URLs and code break anywhere rather than push the page sideways on a phone.
+    <Paper variant="outlined" component="section" sx={{ p: { xs: 2, sm: 3 }, mb: 2.5, minWidth: 0, overflowWrap: 'anywhere', '& code': { overflowWrap: 'anywhere' } }}>
       <Typography variant="h4" component="h2" sx={{ mb: 1.5 }}>
         {title}
       </Typography>
@@ -26,7 +28,8 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 /** /oauthhelp: what each field is, and where Google's values come from. */
 export function OauthHelpRoute() {
   useDocumentTitle('OAuth Help');
-  const callback = `${window.location.origin}/api/oauth/callback/<config id>`;
+  // Registered with the identity service: the server's PUBLIC_URL, as in each config's Callback URL.
+  const callback = `${usePublicConfig().publicUrl ?? window.location.origin}/api/oauth/callback/<config id>`;
   return (
     <PageContainer maxWidth="md">
       <PageHeader title="OAuth Help" description="How to register the portal with an identity service and fill in the OAuth details." />

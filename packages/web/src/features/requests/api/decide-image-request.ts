@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { TImageAvatarRequest } from '@persona/contract';
+import type { TImageAvatarRequest, TPhotoLandmarks } from '@persona/contract';
 import { apiRequest } from '../../../lib/api-client';
 import { imageRequestsQueryKey } from './list-image-requests';
 
 export type DecideImageInput =
-  | { requestId: number; decision: 'complete'; name: string; thumbnail: File }
+  | { requestId: number; decision: 'complete'; name: string; thumbnail: File; landmarks?: TPhotoLandmarks }
   | { requestId: number; decision: 'decline'; reason?: string };
 
 /**
@@ -17,6 +17,7 @@ export async function decideImageRequest(input: DecideImageInput): Promise<TImag
   form.set('decision', input.decision);
   if (input.decision === 'complete') {
     form.set('name', input.name);
+    if (input.landmarks) form.set('landmarks', JSON.stringify(input.landmarks));
     form.set('thumbnail', input.thumbnail, input.thumbnail.name);
   } else if (input.reason) {
     form.set('reason', input.reason);

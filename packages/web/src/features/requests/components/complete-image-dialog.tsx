@@ -10,7 +10,8 @@ import DialogTitle from '@mui/material/DialogTitle';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import CloudUploadOutlinedIcon from '@mui/icons-material/CloudUploadOutlined';
-import { ImageAvatarMessages, type TImageAvatarRequest } from '@persona/contract';
+import { ImageAvatarMessages, type TImageAvatarRequest, type TPhotoLandmarks } from '@persona/contract';
+import { findFaceLandmarks } from '../lib/face-landmarks';
 
 const ACCEPTED = ['image/png', 'image/jpeg'];
 export const NOT_AN_IMAGE = 'Choose a JPG or PNG image.';
@@ -19,7 +20,7 @@ export interface CompleteImageDialogProps {
   request: TImageAvatarRequest | null;
   isBusy: boolean;
   error: string | null;
-  onComplete: (input: { name: string; thumbnail: File }) => void;
+  onComplete: (input: { name: string; thumbnail: File; landmarks?: TPhotoLandmarks }) => void;
   onClose: () => void;
 }
 
@@ -37,6 +38,8 @@ function CompleteBody({ request, isBusy, error, onComplete, onClose }: CompleteI
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<{ name?: string; file?: string }>({});
+  // The face is found once, here, so the avatar page can move the photo's mouth (a talking photo).
+  const [face, setFace] = useState<{ state: 'idle' | 'searching' | 'none' | 'failed' } | { state: 'found'; landmarks: TPhotoLandmarks }>({ state: 'idle' });
 
   useEffect(() => {
     if (!file) return;
@@ -45,13 +48,26 @@ function CompleteBody({ request, isBusy, error, onComplete, onClose }: CompleteI
     return () => URL.revokeObjectURL(url);
   }, [file]);
 
+  useEffect(() => {
+    if (!file) return;
+    let isCurrent = true;
+    setFace({ state: 'searching' });
+    findFaceLandmarks(file).then(
+      (landmarks) => isCurrent && setFace(landmarks ? { state: 'found', landmarks } : { state: 'none' }),
+      () => isCurrent && setFace({ state: 'failed' }),
+    );
+    return () => {
+      isCurrent = false;
+    };
+  }, [file]);
+
   const submit = () => {
     const errors: { name?: string; file?: string } = {};
     if (!name.trim()) errors.name = ImageAvatarMessages.nameRequired;
     if (!file) errors.file = ImageAvatarMessages.thumbnailRequired;
     setFieldErrors(errors);
     if (errors.name || errors.file || !file) return;
-    onComplete({ name: name.trim(), thumbnail: file });
+    onComplete({ name: name.trim(), thumbnail: file, ...(face.state === 'found' ? { landmarks: face.landmarks } : {}) });
   };
 
   return (
@@ -123,6 +139,17 @@ function CompleteBody({ request, isBusy, error, onComplete, onClose }: CompleteI
               <Typography variant="body2" color={fieldErrors.file ? 'error' : 'text.secondary'} sx={{ mt: 0.75, overflowWrap: 'anywhere' }}>
                 {fieldErrors.file ?? (file ? file.name : 'JPG or PNG.')}
               </Typography>
+              {face.state !== 'idle' ? (
+                <Typography variant="body2" role="status" color={face.state === 'found' ? 'success.dark' : 'text.secondary'} sx={{ mt: 0.5 }}>
+                  {face.state === 'searching'
+                    ? ImageAvatarMessages.faceSearching
+                    : face.state === 'found'
+                      ? ImageAvatarMessages.faceFound
+                      : face.state === 'none'
+                        ? ImageAvatarMessages.faceNotFound
+                        : ImageAvatarMessages.faceSearchFailed}
+                </Typography>
+              ) : null}
             </Box>
           </Box>
         </Box>
@@ -136,7 +163,7 @@ function CompleteBody({ request, isBusy, error, onComplete, onClose }: CompleteI
         <Button color="inherit" onClick={onClose} disabled={isBusy}>
           Cancel
         </Button>
-        <Button color="success" variant="contained" onClick={submit} loading={isBusy}>
+        <Button color="success" variant="contained" onClick={submit} loading={isBusy || face.state === 'searching'}>
           Complete
         </Button>
       </DialogActions>

@@ -114,10 +114,10 @@ export function ImageRequestsPanel({ highlightId }: { highlightId: number | null
         isBusy={decide.isPending}
         error={error}
         onClose={close}
-        onComplete={({ name, thumbnail }) =>
+        onComplete={({ name, thumbnail, landmarks }) =>
           completing &&
           decide.mutate(
-            { requestId: completing.id, decision: 'complete', name, thumbnail },
+            { requestId: completing.id, decision: 'complete', name, thumbnail, landmarks },
             {
               onSuccess: (done) => {
                 close();

@@ -36,7 +36,7 @@ function PlanChange({ request }: { request: TPlanRequest }) {
   );
 }
 
-const statusColor = { PENDING: 'warning', CONFIRMED: 'success', DECLINED: 'error' } as const;
+const statusColor = { PENDING: 'warning', CONFIRMED: 'success', DECLINED: 'error', WITHDRAWN: 'default' } as const;
 
 /** Plan change requests: pending ones to confirm or decline, and the decided ones below. */
 export function PlanRequestsPanel({ highlightId }: { highlightId: number | null }) {

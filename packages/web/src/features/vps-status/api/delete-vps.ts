@@ -5,7 +5,8 @@ import { vpsListQueryKey } from './list-vps';
 
 /** POST /api/del_vps {vpsId, mode:'delete'} (admin): disconnects the server and removes it from the list. */
 export async function deleteVps(vpsId: number): Promise<number> {
-  return (await apiRequest('/api/del_vps', { method: 'POST', body: { vpsId, mode: 'delete' }, schema: ZDelVpsResponse })).vpsId;
+  await apiRequest('/api/del_vps', { method: 'POST', body: { vpsId, mode: 'delete' }, schema: ZDelVpsResponse });
+  return vpsId;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { useRef, type ReactNode } from 'react';
 import { Controller, useWatch, type FieldPath } from 'react-hook-form';
+import { Link as RouterLink } from 'react-router';
 import Box from '@mui/material/Box';
+import Link from '@mui/material/Link';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -11,11 +13,14 @@ import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AvatarLimits, SetupMode } from '@persona/contract';
+import { TextLink } from '../../../../components/text-link';
+import { paths } from '../../../../lib/paths';
 import type { TCreatorAccount } from '../../api/get-account-info';
+import { useOAuthConfigs } from '../../api/list-oauth-configs';
 import type { AdvancedValues } from '../../lib/advanced-form';
 import { useEditorSession } from './editor-session';
 
-function Section({ title, description, children, badge }: { title: string; description?: string; children: ReactNode; badge?: ReactNode }) {
+function Section({ title, description, children, badge }: { title: string; description?: ReactNode; children: ReactNode; badge?: ReactNode }) {
   return (
     <Paper variant="outlined" component="section" aria-label={title} sx={{ p: { xs: 2, md: 2.5 } }}>
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: description ? 0.25 : 1.5 }}>
@@ -62,6 +67,119 @@ function NumberField({ name, label, unit, disabled, helperText }: { name: FieldP
         />
       )}
     />
+  );
+}
+
+function TextInputField({ name, label, helperText, type = 'text', autoComplete }: { name: 'billingAuthURL' | 'billingAuthHeader'; label: string; helperText?: string; type?: string; autoComplete?: string }) {
+  const { advancedForm } = useEditorSession();
+  return (
+    <Controller
+      control={advancedForm.control}
+      name={name}
+      render={({ field, fieldState }) => (
+        <TextField
+          label={label}
+          type={type}
+          value={field.value}
+          onChange={field.onChange}
+          onBlur={field.onBlur}
+          inputRef={field.ref}
+          name={field.name}
+          error={fieldState.invalid}
+          helperText={fieldState.error?.message ?? helperText}
+          size="small"
+          fullWidth
+          autoComplete={autoComplete}
+          slotProps={{ htmlInput: { maxLength: 2000, spellCheck: false } }}
+        />
+      )}
+    />
+  );
+}
+
+/** Spec "OAuth on avatar": the switch, the account's OAuth configs, and a way to make one. */
+function OAuthFields() {
+  const { advancedForm } = useEditorSession();
+  const isEnabled = useWatch({ control: advancedForm.control, name: 'oauthEnabled' });
+  const configs = useOAuthConfigs(isEnabled);
+  const apps = configs.data ?? [];
+  return (
+    <>
+      <Controller
+        control={advancedForm.control}
+        name="oauthEnabled"
+        render={({ field }) => (
+          <Box>
+            <FormControlLabel
+              control={
+                <Switch
+                  checked={field.value}
+                  onChange={(e) => {
+                    field.onChange(e.target.checked);
+                    if (!e.target.checked) advancedForm.clearErrors('partnerOauthAppId');
+                  }}
+                  name={field.name}
+                />
+              }
+              label="OAuth sign-in"
+            />
+            <Typography variant="caption" color="text.secondary" component="p" sx={{ ml: 6, mt: -0.5 }}>
+              Visitors sign in with your OAuth provider before the avatar starts.
+            </Typography>
+          </Box>
+        )}
+      />
+      {isEnabled ? (
+        <Controller
+          control={advancedForm.control}
+          name="partnerOauthAppId"
+          render={({ field, fieldState }) => (
+            <Box>
+              <TextField
+                select
+                label="OAuth Config"
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                inputRef={field.ref}
+                name={field.name}
+                error={fieldState.invalid || configs.isError}
+                helperText={
+                  fieldState.error?.message ??
+                  (configs.isError ? 'Failed to load your OAuth configs.' : apps.length === 0 && configs.isSuccess ? 'You have no OAuth configs yet.' : undefined)
+                }
+                size="small"
+                fullWidth
+                slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+              >
+                <MenuItem value="" disabled>
+                  {configs.isPending ? 'Loading…' : 'Choose a config'}
+                </MenuItem>
+                {/* A stored id the list does not hold (deleted since) stays visible, so the error is understood. */}
+                {field.value && !apps.some((a) => String(a.appId) === field.value) ? (
+                  <MenuItem value={field.value}>
+                    Config #{field.value}
+                    {configs.isSuccess ? ' (not found)' : ''}
+                  </MenuItem>
+                ) : null}
+                {apps.map((app) => (
+                  <MenuItem key={app.appId} value={String(app.appId)}>
+                    {app.appName} ({app.partner})
+                  </MenuItem>
+                ))}
+              </TextField>
+              <Box sx={{ mt: 0.5 }}>
+                <TextLink to={paths.oauthConfigs}>Manage OAuth configs</TextLink>
+              </Box>
+            </Box>
+          )}
+        />
+      ) : (
+        <Box sx={{ alignSelf: 'center' }}>
+          <TextLink to={paths.oauthConfigs}>Manage OAuth configs</TextLink>
+        </Box>
+      )}
+    </>
   );
 }
 
@@ -145,7 +263,19 @@ export function AdvancedTab({ account }: { account: TCreatorAccount | undefined 
 
   return (
     <Box component="form" noValidate onSubmit={(e) => e.preventDefault()} sx={{ display: 'grid', gap: 2 }} aria-label="Advanced settings">
-      <Section title="Access" description="Who may open the avatar, and what it says first.">
+      <Section
+        title="Access"
+        description={
+          <>
+            Who may open the avatar, and what it says first. To have visitors sign in with Google or SmartPension first, set up the
+            identity service in your{' '}
+            <Link component={RouterLink} to={paths.oauthConfigs}>
+              OAuth configs
+            </Link>{' '}
+            (<Link component={RouterLink} to={paths.oauthHelp}>how</Link>).
+          </>
+        }
+      >
         <Controller
           control={advancedForm.control}
           name="encKeyId"
@@ -187,6 +317,39 @@ export function AdvancedTab({ account }: { account: TCreatorAccount | undefined 
               fullWidth
               multiline
               minRows={2}
+            />
+          )}
+        />
+      </Section>
+
+      <Section
+        title="Sign-in and billing"
+        description="Optional checks before a conversation starts. The billing URL is called with your header before the session and again every ping time; a refusal ends the session."
+      >
+        <OAuthFields />
+        <TextInputField name="billingAuthURL" label="Billing Auth URL" type="url" helperText="Leave empty for no billing check." />
+        <TextInputField name="billingAuthHeader" label="Billing Auth Header" autoComplete="off" helperText="Sent with each billing check." />
+        <NumberField name="billingAuthPingTime" label="Billing Auth Ping Time" unit="s" helperText={`Default ${AvatarLimits.billingAuthPingTimeDefault} s.`} />
+        <Controller
+          control={advancedForm.control}
+          name="allowedOrigins"
+          render={({ field, fieldState }) => (
+            <TextField
+              label="Allowed origins"
+              value={field.value}
+              onChange={field.onChange}
+              onBlur={field.onBlur}
+              inputRef={field.ref}
+              name={field.name}
+              error={fieldState.invalid}
+              helperText={fieldState.error?.message ?? 'Sites that may embed this avatar, one per line (https://www.example.com). Empty: any site.'}
+              size="small"
+              fullWidth
+              multiline
+              minRows={2}
+              placeholder="https://www.example.com"
+              slotProps={{ htmlInput: { spellCheck: false, maxLength: 4200 } }}
+              sx={{ gridColumn: '1 / -1' }}
             />
           )}
         />

@@ -14,13 +14,14 @@ import { AvatarMessages, DhType } from '@persona/contract';
 import type { TCreatorAccount } from '../../api/get-account-info';
 import { useDefaultAvatars, type TCatalogAvatar } from '../../api/get-avatar-catalog';
 import { useCustomAvatars } from '../../api/get-custom-avatars';
-import { parentConfigOf, sameConfigUrl, selectAppearance } from '../../lib/avatar-config';
+import { parentConfigOf, readOwnModel, sameConfigUrl, selectAppearance } from '../../lib/avatar-config';
 import { toFetchable } from '../../lib/hosting';
 import { AddTile, ThumbnailGrid } from '../thumbnail-grid';
 import { canHaveImageAvatars } from '../image-avatar-plans';
 
 const ImageAvatarDialog = lazy(() => import('../image-avatar-dialog').then((m) => ({ default: m.ImageAvatarDialog })));
 import { useEditorSession } from './editor-session';
+import { OwnModels } from './own-models';
 
 type SubTab = 'image' | 'upperBody' | 'fullBody' | 'video';
 const SUB_TABS: { value: SubTab; label: string; dhType: number }[] = [
@@ -61,7 +62,8 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
     }));
   };
 
-  const selected = items.find((item) => sameConfigUrl(item.avatarConfigURL, parent));
+  const hasOwnModel = readOwnModel(draft.avatarConfig) !== '';
+  const selected = hasOwnModel ? undefined : items.find((item) => sameConfigUrl(item.avatarConfigURL, parent));
   const showRequired = mode.kind === 'create' && hasTriedCreate && !parent;
   const isLocked = (item: TCatalogAvatar) => item.dhType === DhType.Image && !canHaveImageAvatars(plan);
 
@@ -140,6 +142,9 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
             }
           />
           {items.length === 0 && subTab !== 'image' ? <Typography color="text.secondary">No avatars of this type yet.</Typography> : null}
+          {subTab === 'upperBody' || subTab === 'fullBody' ? (
+            <OwnModels dhType={subTab === 'upperBody' ? DhType.UpperBody3D : DhType.FullBody3D} firstParentOfType={items[0]?.avatarConfigURL} />
+          ) : null}
         </>
       )}
       {showRequired ? (
@@ -155,6 +160,7 @@ export function AppearanceTab({ account }: { account: TCreatorAccount | undefine
           subscriptionType={plan}
           requestedSubType={account?.requestedSubType ?? null}
           accountEmail={account?.Email ?? ''}
+          contactEmail={account?.contactEmail}
         />
         </Suspense>
       ) : null}

@@ -1,72 +1,98 @@
-import { useState } from 'react';
-import Alert from '@mui/material/Alert';
+import { useCallback, useEffect, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { FormProvider } from 'react-hook-form';
 import Box from '@mui/material/Box';
-import Chip from '@mui/material/Chip';
-import Paper from '@mui/material/Paper';
+import useMediaQuery from '@mui/material/useMediaQuery';
+import type { Theme } from '@mui/material/styles';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
-import Typography from '@mui/material/Typography';
-import { NlpEngineName, SetupModeLabel, type TNlpEngine, type TSetupMode } from '@persona/contract';
+import type { TInfoPanelItem } from '@persona/contract';
+import { InfoPanel, useInfoPanel } from '../../../../components/side-panel';
+import { BrainHelpContext } from './brain/fields';
+import { EDITOR_SIDE_SLOT_ID } from '../../lib/editor-model';
 import { useEditorSession } from './editor-session';
+import { Foundations } from './brain/foundations';
+import { FunctionsSubTab, functionsHelp } from './brain/functions-subtab';
+import { brainHelp, type BrainHelpKey } from './brain/help';
+import { KnowledgeSubTab, knowledgeHelp } from './brain/knowledge-subtab';
+
+type BrainSubTab = 'foundations' | 'knowledge' | 'functions';
 
 /**
- * The Brain tab shows the avatar's current mode and engine. Its forms (engines, speech, knowledge
- * and functions) arrive with a later release; until then every stored brain setting is kept as it is.
+ * The Brain tab (loaded on demand by the editor): FOUNDATIONS (mode, engine, speech), KNOWLEDGE
+ * BASE and FUNCTIONS. Its form lives in the editor session (brainForm), so it survives tab
+ * changes and is saved with the avatar; the speech forms and the sub-tabs read it as their
+ * react-hook-form context.
  */
 export function BrainTab() {
-  const { agent } = useEditorSession();
-  const [subTab, setSubTab] = useState<'foundations' | 'knowledge' | 'functions'>('foundations');
-  const mode = (agent?.setupMode ?? 0) as TSetupMode;
-  const engine = (agent?.nlpEngine ?? 0) as TNlpEngine;
-  const collections = ((agent?.customData as { collection_ids?: number[] } | undefined)?.collection_ids ?? []).length;
-  const functions = agent?.functions?.length ?? 0;
-  return (
-    <Box>
-      <Tabs
-        value={subTab}
-        onChange={(_e, v: typeof subTab) => setSubTab(v)}
-        aria-label="Brain"
-        sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
-      >
-        <Tab value="foundations" label="FOUNDATIONS" />
-        <Tab value="knowledge" label="KNOWLEDGE BASE" />
-        <Tab value="functions" label="FUNCTIONS" />
-      </Tabs>
-      <Alert severity="info" sx={{ mb: 2 }}>
-        Brain settings are read-only for now: editing engines, speech, knowledge and functions comes in a coming release. Saving other tabs
-        keeps every brain setting exactly as it is.
-      </Alert>
-      {subTab === 'foundations' ? (
-        <Box sx={{ display: 'grid', gap: 1.5, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <Fact label="Mode" value={SetupModeLabel[mode] ?? 'Unknown'} extra={<Chip size="small" color="primary" variant="outlined" label="currently set" />} />
-          <Fact label="Avatar Engine" value={NlpEngineName[engine] ?? agent?.nlpEngineName ?? 'Unknown'} />
-          {engine === 0 ? (
-            <Typography variant="body2" color="text.secondary" sx={{ gridColumn: '1 / -1' }}>
-              Echo-back mode: the avatar repeats what it hears. That is how every new avatar starts.
-            </Typography>
-          ) : null}
-        </Box>
-      ) : subTab === 'knowledge' ? (
-        <Fact label="Linked knowledge base collections" value={String(collections)} />
-      ) : (
-        <Fact label="Linked functions" value={String(functions)} />
-      )}
-    </Box>
+  const { brainForm } = useEditorSession();
+  const [subTab, setSubTab] = useState<BrainSubTab>('foundations');
+  const info = useInfoPanel(brainHelp, 'foundations');
+  // The speech forms and the sub-tabs hand over their own help items; Foundations' fields a key.
+  const [item, setItem] = useState<TInfoPanelItem | null>(null);
+  const { show } = info;
+  const showKey = useCallback(
+    (key: BrainHelpKey) => {
+      setItem(null);
+      show(key);
+    },
+    [show],
   );
-}
-
-function Fact({ label, value, extra }: { label: string; value: string; extra?: React.ReactNode }) {
+  const changeSubTab = (next: BrainSubTab) => {
+    setSubTab(next);
+    if (next === 'foundations') showKey('foundations');
+    else setItem(next === 'knowledge' ? knowledgeHelp : functionsHelp);
+  };
+  const shown = item ?? info.item;
+  // Wide screens: the help sits in the editor's right-hand column, under the preview.
+  const isWide = useMediaQuery((theme: Theme) => theme.breakpoints.up('lg'));
+  const [slot, setSlot] = useState<HTMLElement | null>(null);
+  useEffect(() => setSlot(isWide ? document.getElementById(EDITOR_SIDE_SLOT_ID) : null), [isWide]);
+  const content = (
+    <>
+      {subTab === 'foundations' ? <Foundations onHelp={setItem} /> : null}
+      {subTab === 'knowledge' ? <KnowledgeSubTab onHelp={setItem} /> : null}
+      {subTab === 'functions' ? <FunctionsSubTab onHelp={setItem} /> : null}
+    </>
+  );
   return (
-    <Paper variant="outlined" sx={{ p: 2 }}>
-      <Typography variant="caption" color="text.secondary" sx={{ textTransform: 'uppercase', letterSpacing: '0.04em', fontWeight: 700 }}>
-        {label}
-      </Typography>
-      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mt: 0.5, flexWrap: 'wrap' }}>
-        <Typography sx={{ fontWeight: 600 }} data-testid={`brain-${label.toLowerCase().replace(/\s+/g, '-')}`}>
-          {value}
-        </Typography>
-        {extra}
+    <FormProvider {...brainForm}>
+      <Box>
+        <Tabs
+          value={subTab}
+          onChange={(_e, v: BrainSubTab) => changeSubTab(v)}
+          aria-label="Brain"
+          sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
+        >
+          <Tab value="foundations" label="FOUNDATIONS" />
+          <Tab value="knowledge" label="KNOWLEDGE BASE" />
+          <Tab value="functions" label="FUNCTIONS" />
+        </Tabs>
+        <BrainHelpContext.Provider value={showKey}>
+          {/* The info panel: the editor's right-hand column when wide, else beside or below the form.
+              The sub-tabs keep their place in the tree either way (a width change must not
+              remount them and close an open dialog). */}
+          <Box sx={{ containerType: 'inline-size' }}>
+            <Box
+              sx={{
+                display: 'grid',
+                gap: 2,
+                gridTemplateColumns: '1fr',
+                '@container (min-width: 820px)': { gridTemplateColumns: slot ? '1fr' : 'minmax(0, 1fr) 280px' },
+              }}
+            >
+              {content}
+              {slot ? (
+                createPortal(<InfoPanel item={shown} />, slot)
+              ) : (
+                <Box sx={{ position: 'sticky', top: 88, alignSelf: 'start' }}>
+                  <InfoPanel item={shown} />
+                </Box>
+              )}
+            </Box>
+          </Box>
+        </BrainHelpContext.Provider>
       </Box>
-    </Paper>
+    </FormProvider>
   );
 }

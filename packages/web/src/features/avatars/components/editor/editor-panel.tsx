@@ -22,7 +22,7 @@ import type { TCreatorAccount } from '../../api/get-account-info';
 import { useDefaultAvatars } from '../../api/get-avatar-catalog';
 import { useCustomAvatars } from '../../api/get-custom-avatars';
 import { parentConfigOf, sameConfigUrl } from '../../lib/avatar-config';
-import { EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
+import { EDITOR_SIDE_SLOT_ID, EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
 import { toFetchable } from '../../lib/hosting';
 import { previewUrl } from '../../lib/preview';
 import { AppearanceTab } from './appearance-tab';
@@ -231,6 +231,8 @@ export function EditorPanel({ account, onClose }: EditorPanelProps) {
         </Box>
         <Box sx={{ position: { lg: 'sticky' }, top: { lg: 88 }, order: { xs: -1, lg: 0 } }}>
           <Preview account={account} />
+          {/* A tab's right-hand panel (the Brain tab's field help) is portalled here on wide screens. */}
+          <Box id={EDITOR_SIDE_SLOT_ID} sx={{ mt: 2, '&:empty': { display: 'none' } }} />
         </Box>
       </Box>
 

@@ -1,22 +1,25 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useForm, type UseFormReturn } from 'react-hook-form';
+import { useForm, type FieldErrors, type Resolver, type UseFormReturn } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
+import { z } from 'zod';
 import { AvatarLimits, AvatarMessages, NlpEngine, SetupMode } from '@persona/contract';
-import { showToast } from '../../../../lib/toast';
+import { closeToast, showToast } from '../../../../lib/toast';
 import { useSaveAvatar } from '../../api/save-avatar';
+import { applyBrainValues, brainIssues, brainValuesOf, type BrainValues } from '../../lib/brain-form';
+import { refineSpeech } from '../../lib/speech-form';
 import { advancedSchema, advancedValuesOf, applyAdvancedValues, NEW_AVATAR_DEFAULTS, type AdvancedValues } from '../../lib/advanced-form';
 import { parentConfigOf, prettyJson, type TAvatarConfig } from '../../lib/avatar-config';
 import { applyDraft, draftOf, ERROR_TOAST_MS, isSameDraft, storedPayload, SUCCESS_TOAST_MS, type EditorDraft, type EditorTab } from '../../lib/editor-model';
 import { isSelfHosted, productOriginOf } from '../../lib/hosting';
 import { saveFailureOf } from '../../lib/save-errors';
-import type { TAgent } from '../../lib/agent';
+import type { TAvatar } from '@persona/contract';
 
 export type EditorMode = { kind: 'none' } | { kind: 'create' } | { kind: 'edit'; id: number };
 
 export const TAB_CONFIRM_TEXT: Record<EditorTab, (name: string) => string> = {
   appearance: (name) => `Update the appearance of ${name}? The new look is used everywhere the avatar is embedded.`,
   environment: (name) => `Update the environment of ${name}: background, colour, lighting and 3D scene?`,
-  brain: (name) => `Update ${name}? Its brain settings are saved as they are.`,
+  brain: (name) => `Update the brain of ${name}: its mode, engine and engine settings? Live sessions use them from the next conversation.`,
   advanced: (name) => `Update the advanced settings of ${name}: limits, idle timeout, interruptions and voice activity detection?`,
   embed: (name) => `Update the avatar/environment and client configuration of ${name}? Embedded avatars use it the next time they load.`,
 };
@@ -24,10 +27,12 @@ export const TAB_CONFIRM_TEXT: Record<EditorTab, (name: string) => string> = {
 export interface EditorSession {
   mode: EditorMode;
   /** The avatar being edited, as last saved (edit mode). */
-  agent: TAgent | undefined;
+  agent: TAvatar | undefined;
   draft: EditorDraft;
   updateDraft: (patch: Partial<EditorDraft> | ((draft: EditorDraft) => Partial<EditorDraft>)) => void;
   advancedForm: UseFormReturn<AdvancedValues>;
+  /** The Brain tab's form: Foundations, the speech groups and the sub-tabs' links (lib/brain-form.ts). */
+  brainForm: UseFormReturn<BrainValues>;
   isAdminProxy: boolean;
   isDirty: boolean;
   isSaving: boolean;
@@ -45,13 +50,13 @@ export interface EditorSession {
   requestSave: () => void;
   /** Saves without asking (the Unsaved Changes dialog's Save). */
   saveNow: (options?: { skipConfirm?: boolean }) => Promise<boolean>;
-  create: () => Promise<TAgent | null>;
+  create: () => Promise<TAvatar | null>;
   failure: 'limit' | 'stale' | null;
   dismissFailure: () => void;
   /** Version the editor loaded (sent with updates: an older one is StaleRequest). */
   loadedVersion: number | undefined;
   /** Media uploads/removals save right away and move the loaded version on. */
-  acceptServerAgent: (agent: TAgent) => void;
+  acceptServerAgent: (agent: TAvatar) => void;
   dialogs: {
     confirmOpen: boolean;
     transferOpen: boolean;
@@ -59,6 +64,9 @@ export interface EditorSession {
     answerTransfer: (transfer: boolean | null) => void;
   };
 }
+
+/** The one toast of a save or create: its progress, then its outcome in its place. */
+const SAVE_TOAST = 'avatar-save';
 
 const SessionContext = createContext<EditorSession | null>(null);
 
@@ -75,12 +83,36 @@ export function useOptionalEditorSession(): EditorSession | null {
 
 export interface EditorSessionProviderProps {
   mode: EditorMode;
-  agent: TAgent | undefined;
+  agent: TAvatar | undefined;
   initialAvatarConfig: TAvatarConfig;
   initialClientConfig: TAvatarConfig | null;
   isAdminProxy: boolean;
-  onCreated: (agent: TAgent) => void;
+  onCreated: (agent: TAvatar) => void;
   children: ReactNode;
+}
+
+/** The speech forms' rules (lib/speech-form.ts, the contract's section 5 checks) as zod issues. */
+const speechRules = z
+  .object({ setupMode: z.number() })
+  .loose()
+  .superRefine((v, ctx) => refineSpeech(v as unknown as Parameters<typeof refineSpeech>[0], ctx));
+
+/** The Brain form's rules (lib/brain-form.ts and lib/speech-form.ts) as react-hook-form errors. */
+function brainResolver(isRealtime: () => boolean): Resolver<BrainValues> {
+  return (values) => {
+    const issues = brainIssues(values, isRealtime());
+    const speech = speechRules.safeParse(values);
+    if (!speech.success) for (const issue of speech.error.issues) issues.push({ path: issue.path.map(String).join('.'), message: issue.message });
+    if (issues.length === 0) return { values, errors: {} };
+    const errors: Record<string, unknown> = {};
+    for (const issue of issues) {
+      const parts = issue.path.split('.');
+      let cur = errors;
+      for (const part of parts.slice(0, -1)) cur = (cur[part] ??= {}) as Record<string, unknown>;
+      cur[parts.at(-1)!] ??= { type: 'custom', message: issue.message };
+    }
+    return { values: {}, errors: errors as FieldErrors<BrainValues> };
+  };
 }
 
 const EMPTY_DRAFT: EditorDraft = { name: '', dhType: 0, avatarConfig: {}, clientConfig: null };
@@ -123,12 +155,18 @@ export function EditorSessionProvider({
     mode: 'onTouched',
   });
   const isAdvancedDirty = advancedForm.formState.isDirty;
+  const brainForm = useForm<BrainValues>({
+    defaultValues: brainValuesOf(agent ?? {}),
+    resolver: brainResolver(() => advancedForm.getValues('realtime')),
+    mode: 'onTouched',
+  });
+  const isBrainDirty = brainForm.formState.isDirty;
 
   const productOrigin = productOriginOf(agent?.accessLink);
   const isAvatarSelfHosted = mode.kind === 'edit' && isSelfHosted(agent?.avatarConfigURL, productOrigin);
   const isClientSelfHosted = mode.kind === 'edit' && isSelfHosted(agent?.clientConfigURL, productOrigin);
 
-  const isDirty = mode.kind === 'edit' && (!isSameDraft(draft, savedDraft) || isAdvancedDirty);
+  const isDirty = mode.kind === 'edit' && (!isSameDraft(draft, savedDraft) || isAdvancedDirty || isBrainDirty);
 
   const updateDraft = useCallback<EditorSession['updateDraft']>((patch) => {
     setDraft((current) => ({ ...current, ...(typeof patch === 'function' ? patch(current) : patch) }));
@@ -141,18 +179,20 @@ export function EditorSessionProvider({
   const isTabValid = useCallback(
     async (which: EditorTab): Promise<boolean> => {
       if (which === 'advanced') return advancedForm.trigger();
+      // An untouched brain is saved exactly as stored: its rules apply once it is edited.
+      if (which === 'brain') return !brainForm.formState.isDirty || brainForm.trigger();
       if (which === 'embed') return !jsonInvalid.avatar && !jsonInvalid.client;
       if (which === 'appearance') return mode.kind !== 'edit' || draft.name.trim() !== '';
       return true;
     },
-    [advancedForm, jsonInvalid, mode.kind, draft.name],
+    [advancedForm, brainForm, jsonInvalid, mode.kind, draft.name],
   );
 
   const changeTab = useCallback(
     async (next: EditorTab) => {
       if (next === tab) return true;
       if (!(await isTabValid(tab))) {
-        void showToast(AvatarMessages.someFieldsInvalidTabs, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+        void showToast(AvatarMessages.someFieldsInvalidTabs, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
         return false;
       }
       setTab(next);
@@ -161,12 +201,16 @@ export function EditorSessionProvider({
     [tab, isTabValid],
   );
 
-  const acceptServerAgent = useCallback((saved: TAgent) => setLoadedVersion(saved.version), []);
+  const acceptServerAgent = useCallback((saved: TAvatar) => setLoadedVersion(saved.version), []);
 
   const showFailure = useCallback((error: unknown) => {
     const failed = saveFailureOf(error);
-    if (failed.kind === 'toast') void showToast(failed.message, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
-    else setFailure(failed.kind);
+    if (failed.kind === 'toast') void showToast(failed.message, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
+    else {
+      // The outcome is a banner in the panel: the progress toast goes.
+      void closeToast(SAVE_TOAST);
+      setFailure(failed.kind);
+    }
   }, []);
 
   const askConfirm = () =>
@@ -183,17 +227,24 @@ export function EditorSessionProvider({
   /** Every tab's rules before an update; says what is wrong and where. */
   const validateAll = async (): Promise<boolean> => {
     if (!draft.name.trim()) {
-      void showToast(AvatarMessages.nameRequired, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(AvatarMessages.nameRequired, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       setTab('appearance');
       return false;
     }
     if (!(await advancedForm.trigger())) {
-      void showToast(AvatarMessages.invalidAdvanced, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(AvatarMessages.invalidAdvanced, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       setTab('advanced');
       return false;
     }
+    // Only an edited brain is checked (and written): one stored without a voice, for instance,
+    // must not block saving the other tabs.
+    if (brainForm.formState.isDirty && !(await brainForm.trigger())) {
+      void showToast(AvatarMessages.someFieldsInvalidSubmit, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
+      setTab('brain');
+      return false;
+    }
     if (jsonInvalid.avatar || jsonInvalid.client) {
-      void showToast(AvatarMessages.jsonInvalid, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(AvatarMessages.jsonInvalid, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       setTab('embed');
       return false;
     }
@@ -217,17 +268,21 @@ export function EditorSessionProvider({
     if (isAvatarSelfHosted && !transferConfigHosting) delete payload.avatarJson;
     if (isClientSelfHosted && !transferConfigHosting) delete payload.clientJson;
     payload = applyAdvancedValues(payload, values, current.setupMode);
+    // The Brain form only when it was changed: an untouched brain is saved exactly as stored.
+    if (brainForm.formState.isDirty) payload = applyBrainValues(payload, brainForm.getValues(), values.realtime);
     if (transferConfigHosting) payload.transferConfigHosting = true;
-    void showToast('Updating...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
+    void showToast('Updating...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS, id: SAVE_TOAST });
     try {
       const saved = await saveMutation.mutateAsync({ payload });
       const nextDraft = { ...draft, name: saved.name, avatarPhotoBase64: undefined };
       setDraft(nextDraft);
       setSavedDraft(nextDraft);
       advancedForm.reset(values);
+      // Secrets come back masked from the server: the form shows the saved state.
+      brainForm.reset(brainValuesOf(saved));
       setLoadedVersion(saved.version);
       setFailure(null);
-      void showToast(AvatarMessages.updated, 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
+      void showToast(AvatarMessages.updated, 'success', { autoHideDurationMs: SUCCESS_TOAST_MS, id: SAVE_TOAST });
       return true;
     } catch (error) {
       showFailure(error);
@@ -235,15 +290,15 @@ export function EditorSessionProvider({
     }
   };
 
-  const create = async (): Promise<TAgent | null> => {
+  const create = async (): Promise<TAvatar | null> => {
     setHasTriedCreate(true);
     const parent = parentConfigOf(draft.avatarConfig);
     if (!parent || !draft.dhType) {
-      void showToast(AvatarMessages.selectToast, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(AvatarMessages.selectToast, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       return null;
     }
     if (!draft.name.trim()) {
-      void showToast(AvatarMessages.nameRequired, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(AvatarMessages.nameRequired, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       return null;
     }
     const payload = {
@@ -258,11 +313,11 @@ export function EditorSessionProvider({
       idleTimeout: AvatarLimits.idleTimeoutDefault,
       avatarJson: prettyJson(draft.avatarConfig),
     };
-    void showToast('Creating...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
+    void showToast('Creating...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS, id: SAVE_TOAST });
     try {
       const created = await saveMutation.mutateAsync({ payload });
       setFailure(null);
-      void showToast(AvatarMessages.created, 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
+      void showToast(AvatarMessages.created, 'success', { autoHideDurationMs: SUCCESS_TOAST_MS, id: SAVE_TOAST });
       onCreated(created);
       return created;
     } catch (error) {
@@ -293,6 +348,7 @@ export function EditorSessionProvider({
     draft,
     updateDraft,
     advancedForm,
+    brainForm,
     isAdminProxy,
     isDirty,
     isSaving: saveMutation.isPending,

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
+import Link from '@mui/material/Link';
 import Button from '@mui/material/Button';
 import FormHelperText from '@mui/material/FormHelperText';
 import Tab from '@mui/material/Tab';
@@ -17,7 +18,7 @@ import { AvatarMessages, Limits } from '@persona/contract';
 import { JsonEditor } from '../../../../components/json-editor';
 import { showToast } from '../../../../lib/toast';
 import { parseJsonObject, prettyJson } from '../../lib/avatar-config';
-import { AVATAR_URL_PARAMETERS, embedSnippet } from '../../lib/preview';
+import { AVATAR_URL_PARAMETERS, embedSnippet, tokenExpiry } from '../../lib/preview';
 import { useEditorSession } from './editor-session';
 
 type SubTab = 'iframe' | 'avatar' | 'client';
@@ -89,11 +90,15 @@ export function EmbedTab() {
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
             Paste this snippet into your page where the avatar should appear.
           </Typography>
+          {agent.token ? <TokenNotice token={agent.token} /> : null}
           <Box sx={{ position: 'relative' }}>
             <Box
               component="pre"
               data-testid="embed-snippet"
-              sx={{ m: 0, p: 2, pr: 7, bgcolor: '#0f172a', color: '#e2e8f0', borderRadius: 2, fontSize: 13, overflowX: 'auto', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' }}
+              aria-label="Embed snippet"
+              tabIndex={0}
+              // Wrapped inside its box: a long token must not run out of it.
+              sx={{ m: 0, p: 2, pr: 7, pt: 6, bgcolor: '#0f172a', color: '#e2e8f0', borderRadius: 2, fontSize: 13, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', maxWidth: '100%', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' }}
             >
               {snippet}
             </Box>
@@ -166,5 +171,23 @@ export function EmbedTab() {
         </Box>
       )}
     </Box>
+  );
+}
+
+/** A snippet with a portal-minted token works until the token expires: say when, and how a site mints its own. */
+function TokenNotice({ token }: { token: string }) {
+  const expiry = tokenExpiry(token);
+  return (
+    <Alert severity="info" sx={{ mb: 2 }}>
+      This avatar is protected by an encryption key, so the snippet carries an access token made by the portal for your
+      tests.{' '}
+      {expiry ? (
+        <>
+          It stops working on <strong>{expiry.toLocaleString()}</strong>, or sooner when you sign out.{' '}
+        </>
+      ) : null}
+      On your site, mint a token on your own server with your encryption key for each visitor (see{' '}
+      <Link href="/react/docs#encryption">Docs › Encryption keys</Link>) and put it in the <code>token</code> parameter.
+    </Alert>
   );
 }

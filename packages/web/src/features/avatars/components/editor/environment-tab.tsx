@@ -4,7 +4,6 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Checkbox from '@mui/material/Checkbox';
 import FormControlLabel from '@mui/material/FormControlLabel';
-import IconButton from '@mui/material/IconButton';
 import InputAdornment from '@mui/material/InputAdornment';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
@@ -16,21 +15,17 @@ import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import BlockIcon from '@mui/icons-material/Block';
 import CloudUploadOutlinedIcon from '@mui/icons-material/CloudUploadOutlined';
-import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import LightModeOutlinedIcon from '@mui/icons-material/LightModeOutlined';
 import MovieOutlinedIcon from '@mui/icons-material/MovieOutlined';
 import ViewInArOutlinedIcon from '@mui/icons-material/ViewInArOutlined';
-import { AvatarLimits, AvatarMessages } from '@persona/contract';
+import { AvatarMedia, AvatarMessages } from '@persona/contract';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
-import { errorMessages } from '../../../../lib/api-client';
 import { showToast } from '../../../../lib/toast';
 import type { TCreatorAccount } from '../../api/get-account-info';
 import { useEnvironments } from '../../api/get-environments';
-import { useUploadAvatarMedia } from '../../api/upload-avatar-media';
 import {
   isTransparent,
   readLightPreset,
@@ -44,27 +39,31 @@ import {
   setTransparent,
   type TAvatarConfig,
 } from '../../lib/avatar-config';
-import { ERROR_TOAST_MS, isFullBody, isUpperBody, SUCCESS_TOAST_MS, storedPayload } from '../../lib/editor-model';
+import { ERROR_TOAST_MS, isFullBody, isUpperBody } from '../../lib/editor-model';
 import { toFetchable } from '../../lib/hosting';
 import { AddTile, ThumbnailGrid, type ThumbnailItem } from '../thumbnail-grid';
 import { useEditorSession } from './editor-session';
 import { useEffectiveConfig } from './use-effective-config';
-import type { TAgent } from '../../lib/agent';
+import { MediaDeleteAction, useMediaActions } from './use-media-actions';
 
 export const FULL_BODY_BACKGROUND_LOCK = 'This background can only be applied to Upper Body avatars. Full body avatars use a 3D environment instead.';
 export const TRANSPARENT_BACKGROUND_LOCK = 'To set an avatar background, uncheck the transparency option.';
 
-const MB = 1024 * 1024;
-const IMAGE_ACCEPT: Accept = { 'image/jpeg': ['.jpg', '.jpeg'], 'image/png': ['.png'] };
-const VIDEO_ACCEPT: Accept = { 'video/mp4': ['.mp4'], 'video/quicktime': ['.mov'] };
-const SCENE_ACCEPT: Accept = { 'model/gltf-binary': ['.glb'], 'application/octet-stream': ['.glb'] };
-
 type Kind = 'image' | 'video' | 'scene';
-const LIMITS: Record<Kind, { mb: number; label: string }> = {
-  image: { mb: AvatarLimits.backgroundImageMaxMb, label: 'image' },
-  video: { mb: AvatarLimits.backgroundVideoMaxMb, label: 'video' },
-  scene: { mb: AvatarLimits.sceneMaxMb, label: 'glb' },
+/** The contract's media types and limits (the server applies the same ones). */
+const MEDIA = { image: AvatarMedia.backgroundImage, video: AvatarMedia.backgroundVideo, scene: AvatarMedia.scene } as const;
+const ACCEPT: Record<Kind, Accept> = {
+  image: MEDIA.image.types,
+  video: MEDIA.video.types,
+  // Browsers that do not know .glb report it as application/octet-stream; the server reads the content.
+  scene: { ...MEDIA.scene.types, 'application/octet-stream': ['.glb'] },
 };
+const LIMITS: Record<Kind, { mb: number; label: string }> = {
+  image: { mb: MEDIA.image.maxMb, label: MEDIA.image.label },
+  video: { mb: MEDIA.video.maxMb, label: MEDIA.video.label },
+  scene: { mb: MEDIA.scene.maxMb, label: MEDIA.scene.label },
+};
+const extensions = (kind: Kind) => [...new Set(Object.values(MEDIA[kind].types).map((exts) => exts[0]))].join(' or ');
 
 export function EnvironmentTab({ account }: { account: TCreatorAccount | undefined }) {
   const [subTab, setSubTab] = useState<'background' | 'scene'>(() => 'background');
@@ -84,58 +83,6 @@ export function EnvironmentTab({ account }: { account: TCreatorAccount | undefin
   );
 }
 
-/** Upload / remove media right away (they are files, not draft settings). */
-function useMediaActions() {
-  const session = useEditorSession();
-  const upload = useUploadAvatarMedia();
-  const [progress, setProgress] = useState<number | null>(null);
-  const [doomed, setDoomed] = useState<{ id: number; url: string; field: 'backgroundImage' | 'scene' } | null>(null);
-
-  const basePayload = () => ({ ...storedPayload(session.agent as TAgent), version: session.loadedVersion });
-
-  const send = async (field: 'backgroundImage' | 'scene', file: File, kind: Kind, onUploaded: (url: string) => void) => {
-    const limit = LIMITS[kind];
-    if (file.size > limit.mb * MB) {
-      void showToast(`❌ ${AvatarMessages.fileTooBig(limit.mb, limit.label)}`, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
-      return;
-    }
-    const before = new Set((session.agent?.mediaDetails[field] ?? []).map((m) => m.id));
-    setProgress(0);
-    void showToast('Uploading...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
-    try {
-      const saved = await upload.mutateAsync({ payload: basePayload(), field, file, onProgress: (p) => setProgress(Math.min(98, Math.round(p * 100))) });
-      session.acceptServerAgent(saved);
-      const added = saved.mediaDetails[field].find((m) => !before.has(m.id));
-      if (added) onUploaded(added.url);
-      void showToast('File uploaded successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
-    } catch (error) {
-      void showToast(errorMessages(error).join(' ') || 'There was an error uploading the file. Please try submitting it again.', 'error', {
-        autoHideDurationMs: ERROR_TOAST_MS,
-      });
-    } finally {
-      setProgress(null);
-    }
-  };
-
-  const remove = async (onRemoved: (url: string) => void) => {
-    if (!doomed) return;
-    const item = doomed;
-    void showToast('Removing...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
-    try {
-      const saved = await upload.mutateAsync({ payload: { ...basePayload(), deleteMediaIds: [item.id] } });
-      session.acceptServerAgent(saved);
-      onRemoved(item.url);
-      void showToast('File removed successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
-    } catch (error) {
-      void showToast(errorMessages(error).join(' '), 'error', { autoHideDurationMs: ERROR_TOAST_MS });
-    } finally {
-      setDoomed(null);
-    }
-  };
-
-  return { send, remove, progress, doomed, setDoomed, isBusy: upload.isPending };
-}
-
 function UploadProgress({ progress }: { progress: number | null }) {
   if (progress === null) return null;
   return (
@@ -149,7 +96,7 @@ function UploadProgress({ progress }: { progress: number | null }) {
 }
 
 function UploadTile({ kind, onFile, disabled }: { kind: Kind; onFile: (file: File) => void; disabled: boolean }) {
-  const accept = kind === 'image' ? IMAGE_ACCEPT : kind === 'video' ? VIDEO_ACCEPT : SCENE_ACCEPT;
+  const accept = ACCEPT[kind];
   const dropzone = useDropzone({
     accept,
     multiple: false,
@@ -165,7 +112,7 @@ function UploadTile({ kind, onFile, disabled }: { kind: Kind; onFile: (file: Fil
         { autoHideDurationMs: ERROR_TOAST_MS },
       ),
   });
-  const hint = kind === 'image' ? '16:9 .jpg or .png, up to 10 MB' : kind === 'video' ? '.mp4 or .mov, up to 25 MB' : '.glb, up to 25 MB';
+  const hint = `${kind === 'image' ? '16:9 ' : ''}${extensions(kind)}, up to ${LIMITS[kind].mb} MB`;
   return (
     <Box {...dropzone.getRootProps()} sx={{ display: 'flex' }}>
       <input {...dropzone.getInputProps()} aria-label={`Upload ${kind === 'scene' ? '3D environment' : `background ${kind}`}`} />
@@ -174,26 +121,6 @@ function UploadTile({ kind, onFile, disabled }: { kind: Kind; onFile: (file: Fil
   );
 }
 
-function DeleteAction({ onClick, disabled }: { onClick: () => void; disabled?: boolean }) {
-  return (
-    <Tooltip title="Delete">
-      <span>
-        <IconButton
-          size="small"
-          aria-label="Delete"
-          disabled={disabled}
-          onClick={(e) => {
-            e.stopPropagation();
-            onClick();
-          }}
-          sx={{ bgcolor: 'rgba(255,255,255,0.92)', boxShadow: 1, '&:hover': { bgcolor: '#fff', color: 'error.main' } }}
-        >
-          <DeleteOutlineIcon fontSize="small" />
-        </IconButton>
-      </span>
-    </Tooltip>
-  );
-}
 
 const NONE_ID = '__none__';
 
@@ -308,9 +235,10 @@ function BackgroundPanel({ account }: { account: TCreatorAccount | undefined }) 
               const match = /^media:(\d+):(.*)$/.exec(item.id);
               if (!match) return null;
               return (
-                <DeleteAction
+                <MediaDeleteAction
+                  name={item.name}
                   disabled={media.isBusy || isAvatarSelfHosted}
-                  onClick={() => media.setDoomed({ id: Number(match[1]), url: match[2] ?? '', field: 'backgroundImage' })}
+                  onClick={() => media.setDoomed({ id: Number(match[1]), url: match[2] ?? '' })}
                 />
               );
             }}
@@ -318,7 +246,7 @@ function BackgroundPanel({ account }: { account: TCreatorAccount | undefined }) 
               <UploadTile
                 kind={kind}
                 disabled={isLocked || media.isBusy}
-                onFile={(file) => void media.send('backgroundImage', file, kind, (url) => change((c) => setBackground(c, url)))}
+                onFile={(file) => void media.send('backgroundImage', file, LIMITS[kind], (added) => change((c) => setBackground(c, added.url)))}
               />
             }
           />
@@ -420,9 +348,9 @@ function ScenePanel({ account }: { account: TCreatorAccount | undefined }) {
         renderAction={(item) => {
           const match = /^media:(\d+):(.*)$/.exec(item.id);
           if (!match) return null;
-          return <DeleteAction disabled={media.isBusy} onClick={() => media.setDoomed({ id: Number(match[1]), url: match[2] ?? '', field: 'scene' })} />;
+          return <MediaDeleteAction name={item.name} disabled={media.isBusy} onClick={() => media.setDoomed({ id: Number(match[1]), url: match[2] ?? '' })} />;
         }}
-        trailing={<UploadTile kind="scene" disabled={!full || isAvatarSelfHosted || media.isBusy} onFile={(file) => void media.send('scene', file, 'scene', change)} />}
+        trailing={<UploadTile kind="scene" disabled={!full || isAvatarSelfHosted || media.isBusy} onFile={(file) => void media.send('scene', file, LIMITS.scene, (added) => change(added.url))} />}
       />
       <ConfirmDialog
         open={media.doomed !== null}

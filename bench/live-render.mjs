@@ -1,0 +1,132 @@
+// npm run bench -- live-render (the lead's `render`): the avatar page's face in headless Debian
+// chromium (WebGL on SwiftShader), per kind, against the fake portal + worker of the e2e tests
+// (the real protocol, audio paced in real time):
+//  - frames per second at 640×480 while idle and while speaking (target ≥ 30 for the defaults);
+//  - time from Connect to the first frame of the avatar (target ≤ 1.5 s on loopback);
+//  - the page's gzipped JS per kind (2D ≤ 80 KB, 3D ≤ 250 KB);
+//  - offset between the audio heard and the mouth (target within 45 ms early / 125 ms late).
+/* global window, document */
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { personaGlb } from '../scripts/make-personas.mjs';
+import { startFakeLive } from '../packages/web/e2e/support/fake-live-server.mjs';
+import { round } from './support.mjs';
+
+const ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'];
+
+function offsets(history, levels) {
+  const cross = (series) => {
+    const peak = Math.max(...series.map((s) => s.v));
+    const half = peak / 2;
+    const up = [];
+    const down = [];
+    for (let i = 1; i < series.length; i++) {
+      const a = series[i - 1];
+      const b = series[i];
+      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
+      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
+    }
+    return { up, down };
+  };
+  const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
+  const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
+  const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
+  return [...pair(s.up, m.up), ...pair(s.down, m.down)];
+}
+
+async function measure(browser, server, id, kind) {
+  const context = await browser.newContext({ viewport: { width: 640, height: 480 } });
+  const page = await context.newPage();
+  const scripts = [];
+  page.on('response', (res) => {
+    if (res.request().resourceType() === 'script') scripts.push(res);
+  });
+  await page.goto(`${server.url}/avatar/${id}?autoConnect=false&hideChatHistory=true`);
+  // Connect → first frame of the avatar.
+  const t0 = await page.evaluate(() => performance.now());
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.waitForFunction(() => window.__personaAvatar?.firstFrameAt != null || window.__personaAvatar?.renderer === 'dom', null, { timeout: 30_000 });
+  const probe0 = await page.evaluate(() => window.__personaAvatar);
+  // The stage loads with the page (before Connect): from opening the page, and from the click.
+  const firstFrameMs = probe0.firstFrameAt;
+  const afterConnectMs = Math.max(0, probe0.firstFrameAt - t0);
+  await page.waitForFunction(() => document.querySelector('.ps-avatar')?.getAttribute('data-connection') === 'connected', null, { timeout: 10_000 });
+  await page.waitForTimeout(2500);
+  const idleFps = await page.evaluate(async () => {
+    const start = window.__personaAvatar.frames;
+    await new Promise((r) => setTimeout(r, 3000));
+    return (window.__personaAvatar.frames - start) / 3;
+  });
+  // Speak (through the page's own send path) and measure fps and the audio/mouth offset.
+  await page.evaluate(() => window.__personaAvatar.probe?.());
+  const before = server.playback.length;
+  const speakingFps = await page.evaluate(async () => {
+    const input = document.querySelector('#ps-message');
+    const form = input?.closest('form');
+    if (input && form) {
+      input.value = 'bench';
+      form.requestSubmit();
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    const start = window.__personaAvatar.frames;
+    await new Promise((r) => setTimeout(r, 1600));
+    return (window.__personaAvatar.frames - start) / 1.6;
+  });
+  const deadline = Date.now() + 15_000;
+  while (!server.playback.slice(before).some((p) => p.state === 'ended') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const probe = await page.evaluate(() => window.__personaAvatar);
+  const diffs = offsets(probe.history, probe.levels);
+  let gzip = 0;
+  for (const res of scripts) gzip += zlib.gzipSync(await res.body(), { level: 9 }).length;
+  await context.close();
+  return {
+    kind,
+    renderer: probe.renderer,
+    route: probe.route,
+    idleFps: round(idleFps, 1),
+    speakingFps: round(speakingFps, 1),
+    pageOpenToFirstFrameMs: round(firstFrameMs, 0),
+    connectToFirstFrameMs: round(afterConnectMs, 0),
+    jsGzipKB: round(gzip / 1024, 1),
+    scripts: scripts.length,
+    audioMouthOffsetMs: diffs.length ? { n: diffs.length, min: round(Math.min(...diffs), 0), max: round(Math.max(...diffs), 0), mean: round(diffs.reduce((a, b) => a + b, 0) / diffs.length, 0) } : null,
+  };
+}
+
+export async function run() {
+  const person = { id: 'bench', skin: '#e0ac69', hair: '#4a2f1b', shirt: '#0e7490', bg: '#e0f2fe', hairStyle: 'short', build: 'm' };
+  const vrm = await personaGlb(person, { fullBody: false, vrm: true, rename: { viseme_aa: 'aa', viseme_I: 'ih', viseme_U: 'ou', viseme_E: 'ee', viseme_O: 'oh', eyeBlinkLeft: 'blinkLeft', eyeBlinkRight: 'blinkRight' } });
+  const json = (body) => ({ type: 'application/json', body: JSON.stringify(body) });
+  const server = await startFakeLive({
+    avatars: {
+      1: { name: 'Maya (photo)', dhType: 1, avatarConfigUrl: '/catalog/avatar-configs/maya-image.json' },
+      2: { name: 'Maya', dhType: 2, avatarConfigUrl: '/catalog/avatar-configs/maya-upper.json' },
+      3: { name: 'Leo', dhType: 3, avatarConfigUrl: '/catalog/avatar-configs/leo-full.json' },
+      4: { name: 'VRM', dhType: 2, avatarConfigUrl: '/bench/vrm.json' },
+    },
+    files: {
+      '/bench/persona.vrm': { type: 'model/gltf-binary', body: vrm.bytes },
+      '/bench/vrm.json': json({ ParentConfig: '/catalog/avatar-configs/base-upper-body.json', Avatar: { modelURL: '/bench/persona.vrm', format: 'vrm' } }),
+    },
+  });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  try {
+    const kinds = [];
+    for (const [id, kind] of [
+      [1, 'image (2D portrait)'],
+      [2, 'upper body (catalogue GLB)'],
+      [3, 'full body (catalogue GLB + plaza)'],
+      [4, 'upper body (VRM)'],
+    ]) {
+      kinds.push(await measure(browser, server, id, kind));
+    }
+    return {
+      viewport: '640×480, headless Debian chromium, SwiftShader WebGL',
+      kinds,
+      targets: { fps: '≥ 30 (defaults)', connectToFirstFrameMs: '≤ 1500', jsGzipKB: '2D ≤ 80, 3D ≤ 250', audioMouthOffsetMs: '−45 … +125 (mouth early … late)' },
+    };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

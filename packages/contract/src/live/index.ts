@@ -1,0 +1,5 @@
+export * from './codes.js';
+export * from './admission.js';
+export * from './protocol.js';
+export * from './worker-rpc.js';
+export * from './embed-api.js';

@@ -1,0 +1,1 @@
+ALTER TABLE "avatar_media" ADD COLUMN "meta" jsonb;

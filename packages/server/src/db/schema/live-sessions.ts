@@ -1,0 +1,64 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import type { TLiveHistoryEntry } from '@persona/contract';
+import { avatars } from './avatars.js';
+
+/**
+ * One live avatar conversation (ADR 013): admitted by the portal, run by a worker. The row keeps
+ * what the portal needs to bill it, resume it on another worker and count it against the daily
+ * limits; the sweep closes rows whose worker stopped reporting. Avatar ids without a foreign key,
+ * like call_records: a session outlives its avatar's deletion until it is billed.
+ */
+export const liveSessions = pgTable(
+  'live_sessions',
+  {
+    id: text('id').primaryKey(),
+    avatarId: integer('avatar_id').notNull(),
+    ownerUserId: integer('owner_user_id').notNull(),
+    avatarName: text('avatar_name').notNull(),
+    /** The worker running it now (changes on resume). */
+    workerId: integer('worker_id').notNull(),
+    visitorId: text('visitor_id'),
+    clientIp: text('client_ip').notNull(),
+    origin: text('origin'),
+    client: jsonb('client').$type<{ deviceOS?: string; locale?: string; spokenLanguage?: string }>().notNull().default({}),
+    textOnly: boolean('text_only').notNull().default(false),
+    /** Over a daily limit: the brain answers in echo-back. */
+    echo: boolean('echo').notNull().default(false),
+    /** sha256 of the resume token handed to the page. */
+    resumeHash: text('resume_hash').notNull(),
+    /** The ticket id the worker claimed the session with (each ticket claims once). */
+    claimedJti: text('claimed_jti'),
+    /** The ticket id handed out last (a claim must name it). */
+    ticketJti: text('ticket_jti').notNull(),
+    oauthSubject: text('oauth_subject'),
+    history: jsonb('history').$type<TLiveHistoryEntry[]>().notNull().default([]),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true, mode: 'date' }).notNull(),
+    billingCheckedAt: timestamp('billing_checked_at', { withTimezone: true, mode: 'date' }),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    endCode: text('end_code'),
+  },
+  (t) => [
+    index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),
+    index('live_sessions_avatar_started_idx').on(t.avatarId, t.startedAt),
+    index('live_sessions_ip_started_idx').on(t.clientIp, t.startedAt),
+  ],
+);
+
+/**
+ * Avatar memory (`summaryEnabled`): a short note per avatar and returning visitor (the page's
+ * anonymous visitor id), written by the model at the end of a session and given to it next time.
+ */
+export const avatarMemories = pgTable(
+  'avatar_memories',
+  {
+    avatarId: integer('avatar_id')
+      .notNull()
+      .references(() => avatars.id, { onDelete: 'cascade' }),
+    visitorId: text('visitor_id').notNull(),
+    summary: text('summary').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.avatarId, t.visitorId] })],
+);

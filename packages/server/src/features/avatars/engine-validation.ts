@@ -1,0 +1,143 @@
+import { ELEVENLABS_AGENT_ID, EngineLimits, EngineMessages as M, isMasked, NlpEngine, ProviderLookupLimits, SetupMode, type TAvatarInputParsed } from '@persona/contract';
+import { getPath } from './secrets.js';
+
+/**
+ * The engine forms' rules (avatar creator spec section 5 "Engine forms"), checked again on save:
+ * the editor checks them too, but the save call is public API. Only the engine in use is checked,
+ * and only when the save changes the engine, the mode or that engine's settings: a save of another
+ * tab sends the brain back as it was stored, and is not refused for data stored before these rules.
+ */
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+
+const isUrl = (v: string, protocols: string[]) => {
+  try {
+    return protocols.includes(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/** What the save does to a secret: keeps the stored one (mask or absent), clears it, or sets a new one. */
+function secretState(value: unknown): 'kept' | 'cleared' | 'new' {
+  if (value === undefined || value === null || isMasked(value)) return 'kept';
+  return value === '' ? 'cleared' : 'new';
+}
+
+const LLM_ENGINES: number[] = [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant];
+
+/** The engine's settings as a comparable value: plain fields as they are, secrets by what happens to them. */
+function engineProjection(engine: number, config: Obj, secretsAsStored: boolean): unknown {
+  const pipeline = obj(obj(config.customData).agent_pipeline_config);
+  const secret = (path: string) => (secretsAsStored ? 'kept' : secretState(getPath(config, path)));
+  const llm = obj(pipeline.llm);
+  const plainLlm = { ...llm, api_key: secret('customData.agent_pipeline_config.llm.api_key') };
+  if (LLM_ENGINES.includes(engine)) return plainLlm;
+  if (engine === NlpEngine.RestEndpoint) return [config.restEndPointURL, secret('restApiKey'), plainLlm];
+  if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
+    return [config.projectId, config.agentId, config.regionId, config.agentLanguage, secret('jsonKey'), plainLlm];
+  }
+  if (engine === NlpEngine.TrulienceRealtime) return { ...obj(pipeline.speech_to_speech), api_key: secret('customData.agent_pipeline_config.speech_to_speech.api_key') };
+  if (engine === NlpEngine.ElevenLabsConversationAI) return { ...obj(pipeline.third_party), api_key: secret('customData.agent_pipeline_config.third_party.api_key') };
+  return null;
+}
+
+/** JSON with sorted keys (stored documents come back with their keys in another order). */
+const stable = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(stable).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .filter((k) => (v as Obj)[k] !== undefined)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${stable((v as Obj)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v ?? null);
+const same = (a: unknown, b: unknown) => stable(a) === stable(b);
+
+/** Whether the save changes the engine, the mode or the engine's settings. */
+export function touchesEngine(input: TAvatarInputParsed, stored: { nlpEngine: number; setupMode: number; config: Obj } | undefined): boolean {
+  if (!stored) return true;
+  if (input.nlpEngine !== stored.nlpEngine || input.setupMode !== stored.setupMode) return true;
+  return !same(engineProjection(input.nlpEngine, input as unknown as Obj, false), engineProjection(input.nlpEngine, stored.config, true));
+}
+
+/**
+ * The engine's messages (empty when it is fine). A secret counts as given when the save sends a
+ * new one, or sends its mask (or nothing) and one is stored.
+ */
+export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | undefined): string[] {
+  const errors: string[] = [];
+  const config = input as unknown as Obj;
+  const pipeline = obj(obj(config.customData).agent_pipeline_config);
+  const hasSecret = (path: string) => {
+    const state = secretState(getPath(config, path));
+    if (state === 'new') return true;
+    if (state === 'cleared') return false;
+    return storedConfig !== undefined && getPath(storedConfig, path) !== undefined && getPath(storedConfig, path) !== '';
+  };
+  const engine = input.nlpEngine as number;
+  const llm = obj(pipeline.llm);
+
+  if (LLM_ENGINES.includes(engine)) {
+    const url = text(llm.base_url);
+    if (!url) errors.push(M.llmUrlRequired);
+    else if (!isUrl(url, ['http:', 'https:'])) errors.push(M.notAValidUrl);
+    if (!text(llm.model) && engine !== NlpEngine.CustomChatGPTAssistant) errors.push(M.llmModelRequired);
+    if (input.setupMode !== SetupMode.Simple && !hasSecret('customData.agent_pipeline_config.llm.api_key')) errors.push(M.llmKeyRequired);
+    if (engine === NlpEngine.CustomChatGPTAssistant && !text(llm.assistant_id)) errors.push(M.assistantRequired);
+    if (typeof llm.summary_enabled !== 'boolean') errors.push(M.memoryRequired);
+    if (llm.max_tokens !== undefined && llm.max_tokens !== null && llm.max_tokens !== '') {
+      const n = Number(llm.max_tokens);
+      if (!Number.isInteger(n) || n <= 0 || n > EngineLimits.maxTokensMax) errors.push(M.maxTokens);
+    }
+  }
+  if (engine === NlpEngine.RestEndpoint) {
+    const url = text(config.restEndPointURL);
+    if (!url) errors.push(M.restUrlRequired);
+    else if (!isUrl(url, ['http:', 'https:'])) errors.push(M.notAValidUrl);
+    if (!hasSecret('restApiKey')) errors.push(M.restKeyRequired);
+    if (typeof llm.summary_enabled !== 'boolean') errors.push(M.memoryRequired);
+  }
+  if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
+    if (!text(config.projectId)) errors.push(M.dialogflowProjectRequired);
+    if (!hasSecret('jsonKey') && !hasSecret('jsonKeyBase64')) errors.push(M.dialogflowKeyRequired);
+    else if (secretState(config.jsonKey) === 'new' && !isServiceAccountKey(String(config.jsonKey))) errors.push(M.dialogflowKeyInvalid);
+    if (engine === NlpEngine.DialogflowCX) {
+      if (!text(config.agentId)) errors.push(M.dialogflowAgentRequired);
+      if (!text(config.regionId)) errors.push(M.dialogflowRegionRequired);
+    }
+  }
+  if (engine === NlpEngine.TrulienceRealtime) {
+    const s2s = obj(pipeline.speech_to_speech);
+    const url = text(s2s.url);
+    if (!url) errors.push(M.realtimeUrlRequired);
+    else if (!isUrl(url, ['http:', 'https:', 'ws:', 'wss:'])) errors.push(M.notAValidUrl);
+    if (!hasSecret('customData.agent_pipeline_config.speech_to_speech.api_key')) errors.push(M.realtimeKeyRequired);
+    if (!text(s2s.model)) errors.push(M.realtimeModelRequired);
+    if (!text(s2s.voice_id)) errors.push(M.realtimeVoiceRequired);
+  }
+  if (engine === NlpEngine.ElevenLabsConversationAI) {
+    const third = obj(pipeline.third_party);
+    const id = text(third.agent_id);
+    const keyPath = 'customData.agent_pipeline_config.third_party.api_key';
+    if (!id) errors.push(M.agentIdRequired);
+    else if (id.length < EngineLimits.agentIdShort) errors.push(M.agentIdTooShort);
+    else if (!ELEVENLABS_AGENT_ID.test(id) || id.length > ProviderLookupLimits.agentIdMax) errors.push(M.agentIdInvalid);
+    const key = getPath(config, keyPath);
+    if (secretState(key) === 'new' && String(key).trim().length < ProviderLookupLimits.agentKeyMin) errors.push(M.agentKeyInvalid);
+    else if (third.is_public !== true && !hasSecret(keyPath)) errors.push(M.agentKeyRequired);
+  }
+  return errors;
+}
+
+function isServiceAccountKey(value: string): boolean {
+  try {
+    const parsed = JSON.parse(value) as Obj;
+    return typeof parsed.client_email === 'string' && typeof parsed.private_key === 'string';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,81 @@
+import { DefaultLlmInstruction, LiveCode, NlpEngine, type TLiveBrainConfig } from '@persona/contract';
+
+/** The operator's model for Simple mode (PLATFORM_LLM_*); null when not configured. */
+export interface PlatformLlm {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+}
+
+type Obj = Record<string, unknown>;
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const positiveInt = (v: unknown): number | null => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : Number.NaN;
+  return Number.isInteger(n) && n > 0 && n <= 1_000_000 ? n : null;
+};
+
+/** The LLM settings of an avatar's agent pipeline. */
+export function llmSettings(config: Obj): Obj {
+  return obj(obj(obj(config.customData).agent_pipeline_config).llm);
+}
+
+/**
+ * Normalises an avatar's stored configuration (secrets already opened) into what a worker's brain
+ * needs (contract ZLiveBrainConfig). Engines this issue cannot run here answer `unavailable`
+ * with the code the page shows.
+ */
+export function brainConfig(avatar: { nlpEngine: number; setupMode: number; config: Obj }, platform: PlatformLlm | null): TLiveBrainConfig {
+  const c = avatar.config;
+  const llm = llmSettings(c);
+  const instructions = str(llm.instructions) || DefaultLlmInstruction;
+  const maxTokens = positiveInt(llm.max_tokens);
+  switch (avatar.nlpEngine) {
+    case NlpEngine.EchoTest:
+      return { kind: 'echo' };
+    case NlpEngine.LargeLanguageModel:
+    case NlpEngine.CustomChatGPTPrompt: {
+      // Simple mode runs the operator's platform model; Composite the avatar's own provider.
+      if (avatar.setupMode === 0 || !str(llm.base_url)) {
+        if (!platform) return { kind: 'unavailable', code: LiveCode.platformNotConfigured, detail: 'PLATFORM_LLM_URL is not set on this server' };
+        return { kind: 'llm', baseUrl: platform.baseUrl, apiKey: platform.apiKey, model: platform.model, instructions, maxTokens, platform: true };
+      }
+      return { kind: 'llm', baseUrl: str(llm.base_url), apiKey: str(llm.api_key), model: str(llm.model) || 'gpt-4o-mini', instructions, maxTokens, platform: false };
+    }
+    case NlpEngine.CustomChatGPTAssistant:
+      return {
+        kind: 'assistant',
+        baseUrl: str(llm.base_url) || 'https://api.openai.com/v1',
+        apiKey: str(llm.api_key),
+        assistantId: str(llm.assistant_id),
+        instructions: str(llm.instructions),
+        maxTokens,
+      };
+    case NlpEngine.RestEndpoint:
+      return {
+        kind: 'rest',
+        url: str(c.restEndPointURL),
+        apiKey: str(c.restApiKey),
+        customText: str(llm.custom_text),
+        agentLanguage: str(c.agentLanguage) || 'en',
+        sendChatHistory: c.sendChatHistory === true,
+      };
+    case NlpEngine.DialogflowES:
+    case NlpEngine.DialogflowCX: {
+      const base64 = str(c.jsonKeyBase64);
+      let serviceAccountJson = str(c.jsonKey);
+      if (!serviceAccountJson && base64) serviceAccountJson = Buffer.from(base64, 'base64').toString('utf8');
+      return {
+        kind: 'dialogflow',
+        version: avatar.nlpEngine === NlpEngine.DialogflowES ? 'es' : 'cx',
+        projectId: str(c.projectId),
+        agentId: str(c.agentId),
+        regionId: str(c.regionId) || 'global',
+        language: str(c.agentLanguage) || 'en',
+        serviceAccountJson,
+      };
+    }
+    default:
+      return { kind: 'unavailable', code: LiveCode.providerError, detail: `engine ${avatar.nlpEngine} does not run on this server yet` };
+  }
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { WebSocket } from 'ws';
+import { z } from 'zod';
+import { LivePaths, LiveProtocol, ZLiveEndRequest, ZLivePageConfig, ZLiveResumeRequest, ZLiveStartAnswer, ZLiveStartRequest } from '@persona/contract';
+import { cspHeaderValue, portalCspDirectives, type ConnectSources } from '../../plugins/security-headers.js';
+import type { LiveSessionsService } from './service.js';
+
+/** Where the embedded worker takes the page sockets that reach the portal's own port. */
+export interface LiveSocketHost {
+  accept: ((socket: WebSocket, ip: string) => void) | null;
+}
+
+const ZAvatarParam = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+const NO_STORE = 'no-store, max-age=0';
+
+export function liveSessionRoutes(deps: { live: LiveSessionsService; sockets: LiveSocketHost; publicUrl: string; csp: ConnectSources; webDistDir: string }) {
+  const { live } = deps;
+  const portalOrigin = new URL(deps.publicUrl).origin;
+  const avatarHtml = path.join(deps.webDistDir, 'avatar.html');
+  return async function plugin(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    const header = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
+
+    app.get(
+      LivePaths.pageConfig(':id'),
+      { config: { rateLimit: { max: 120, timeWindow: '1 minute' } }, schema: { tags: ['live'], params: ZAvatarParam, response: { 200: ZLivePageConfig } } },
+      async (req, reply) => {
+        reply.header('cache-control', 'no-cache');
+        return live.pageConfig(req.params.id);
+      },
+    );
+
+    app.post(
+      LivePaths.start,
+      { config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveStartRequest, response: { 200: ZLiveStartAnswer } } },
+      async (req) => live.start(req.body, { ip: req.ip, origin: header(req.headers.origin), referer: header(req.headers.referer), portalOrigin }),
+    );
+
+    app.post(
+      LivePaths.resume,
+      { config: { rateLimit: { max: 60, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveResumeRequest, response: { 200: ZLiveStartAnswer } } },
+      async (req) => live.resume(req.body),
+    );
+
+    app.post(
+      LivePaths.end,
+      { config: { rateLimit: { max: 60, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveEndRequest } },
+      async (req) => {
+        await live.end(req.body);
+        return { status: 'OK' as const };
+      },
+    );
+
+    // The avatar page: embeddable where the avatar allows it (frame-ancestors; '*' when no list).
+    app.get(LivePaths.page(':id'), { schema: { hide: true } }, async (req, reply) => {
+      const id = /^[1-9]\d{0,9}$/.test((req.params as { id: string }).id) ? Number((req.params as { id: string }).id) : null;
+      // Not an avatar id at all: no page (an unknown but valid id gets the page, which says so).
+      if (id === null || id > 2_147_483_647) return reply.status(404).type('text/plain').send('Not found');
+      const ancestors = await live.frameAncestors(id);
+      const frameAncestors = ancestors && ancestors.length > 0 ? ancestors : ['*'];
+      reply.removeHeader('x-frame-options');
+      reply.header('content-security-policy', cspHeaderValue(portalCspDirectives(deps.csp, { frameAncestors })));
+      reply.header('cache-control', NO_STORE);
+      if (!fs.existsSync(avatarHtml)) {
+        return reply.status(503).type('text/plain').send('The avatar page is not built. Run `npm run build` (npm start does it for you).');
+      }
+      return reply.type('text/html').send(fs.createReadStream(avatarHtml));
+    });
+
+    // The embedded worker's page socket, on the portal's own port.
+    app.get(LivePaths.workerSocket, { websocket: true, schema: { hide: true } }, (socket, req) => {
+      if (!deps.sockets.accept) {
+        socket.close(LiveProtocol.close.goingAway, 'no embedded worker');
+        return;
+      }
+      deps.sockets.accept(socket, req.ip);
+    });
+  };
+}

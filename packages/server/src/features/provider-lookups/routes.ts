@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  ProviderLookupLimits,
+  ZDeepgramModelsRequest,
+  ZDeepgramModelsResponse,
+  ZElevenLabsAgentCheckRequest,
+  ZElevenLabsAgentCheckResponse,
+  ZLlmAssistantsRequest,
+  ZLlmAssistantsResponse,
+  ZLlmModelsRequest,
+  ZLlmModelsResponse,
+  ZSttLanguagesRequest,
+  ZSttLanguagesResponse,
+  ZTtsVoicesRequest,
+  ZTtsVoicesResponse,
+} from '@persona/contract';
+import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
+import type { ProviderLookups } from './service.js';
+
+/**
+ * The Brain tab's provider look-ups: POST (keys travel in the body, never in a URL), signed-in
+ * users only, a budget per user and look-up (each call reaches a provider), answers never cached.
+ */
+export function providerLookupRoutes(deps: { lookups: ProviderLookups; guards: AuthGuards }) {
+  const { lookups, guards } = deps;
+  return async function plugin(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    const tags = ['provider look-ups'];
+    // Per user and look-up: the session guard runs first (onRequest), so the budget is the user's wherever they call from.
+    const perUser = {
+      rateLimit: {
+        max: ProviderLookupLimits.perUserPerMinute,
+        timeWindow: '1 minute',
+        keyGenerator: (req: FastifyRequest) => (req.auth ? `user:${req.auth.userId}` : `ip:${req.ip}`),
+      },
+    };
+    const caller = (req: FastifyRequest) => ({ userId: requireAuth(req).userId });
+
+    app.addHook('onSend', async (_req, reply) => {
+      reply.header('cache-control', 'no-store');
+    });
+
+    app.post(
+      '/api/lookups/llm_models',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZLlmModelsRequest, response: { 200: ZLlmModelsResponse } } },
+      async (req) => ({ status: 'OK' as const, models: await lookups.llmModels(caller(req), req.body) }),
+    );
+    app.post(
+      '/api/lookups/llm_assistants',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZLlmAssistantsRequest, response: { 200: ZLlmAssistantsResponse } } },
+      async (req) => ({ status: 'OK' as const, assistants: await lookups.llmAssistants(caller(req), req.body) }),
+    );
+    app.post(
+      '/api/lookups/tts_voices',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZTtsVoicesRequest, response: { 200: ZTtsVoicesResponse } } },
+      async (req) => ({ status: 'OK' as const, ttsProvider: req.body.ttsProvider, ttsVoices: await lookups.ttsVoices(caller(req), req.body) }),
+    );
+    app.post(
+      '/api/lookups/stt_languages',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZSttLanguagesRequest, response: { 200: ZSttLanguagesResponse } } },
+      async (req) => ({ status: 'OK' as const, sttProvider: req.body.sttProvider, languages: await lookups.sttLanguages(caller(req), req.body) }),
+    );
+    app.post(
+      '/api/lookups/deepgram_models',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZDeepgramModelsRequest, response: { 200: ZDeepgramModelsResponse } } },
+      async (req) => ({ status: 'OK' as const, models: await lookups.deepgramModels(caller(req), req.body) }),
+    );
+    app.post(
+      '/api/lookups/elevenlabs_agent',
+      { onRequest: guards.session, config: perUser, schema: { tags, body: ZElevenLabsAgentCheckRequest, response: { 200: ZElevenLabsAgentCheckResponse } } },
+      async (req) => ({ status: 'OK' as const, ...(await lookups.elevenLabsAgent(caller(req), req.body)) }),
+    );
+  };
+}

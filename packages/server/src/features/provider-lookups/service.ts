@@ -1,0 +1,305 @@
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  DefaultVoices,
+  FailReason,
+  isMasked,
+  LlmBaseUrls,
+  ProviderLookupLimits,
+  ProviderLookupMessages as M,
+  SetupMode,
+  SttProvider,
+  TtsProvider,
+  type TDeepgramModel,
+  type TElevenLabsAgentCheckResponse,
+  type TLlmAssistant,
+  type TSttLanguage,
+  type TTtsVoice,
+} from '@persona/contract';
+import { OFFLINE_VOICES } from '@persona/worker';
+import type { z } from 'zod';
+import type { ZDeepgramModelsRequest, ZElevenLabsAgentCheckRequest, ZLlmAssistantsRequest, ZLlmModelsRequest, ZSttLanguagesRequest, ZTtsVoicesRequest } from '@persona/contract';
+import type { ProviderUrls } from '../../config.js';
+import { AppError } from '../../lib/app-error.js';
+import { GOOGLE_STT_LANGUAGES } from './google-stt-languages.js';
+import { isObject, LookupTransportError, str, type LookupAnswer, type LookupHttpOptions, type Target } from './http.js';
+import * as api from './providers.js';
+
+/**
+ * The Brain tab's provider look-ups (spec section 7), as named calls — never an open proxy:
+ * each look-up knows its provider's host (fixed, overridable only by the operator's
+ * PROVIDER_*_URL), its path and its auth header. Only the custom LLM base URL is typed by the
+ * user; it goes through the guarded fetch (global unicast unless ALLOW_PRIVATE_URLS).
+ *
+ * Keys: the form's value, or — when the form holds the masked value — the key stored on the
+ * caller's own avatar (`avatarId`; another account's avatar is a 404). A stored key is used only
+ * for the provider (and, for an LLM, the base URL) it was stored for, so a masked key cannot be
+ * sent somewhere else. Keys are never returned nor logged.
+ *
+ * Failures answer 400 with the spec's message and a `reason` (missing-key, unauthorized,
+ * provider-refused, timeout, too-large, blocked, invalid-url, redirect, network, empty…);
+ * the precise cause goes to the log.
+ */
+export interface ProviderLookupsDeps {
+  providers: ProviderUrls;
+  timeoutMs: number;
+  allowPrivateUrls: boolean;
+  /** The caller's own avatar's agent_pipeline_config, keys opened (404 for anyone else's). */
+  storedPipeline: (userId: number, avatarId: number) => Promise<Record<string, unknown>>;
+  log: FastifyBaseLogger;
+  maxBytes?: number;
+}
+
+export interface LookupCaller {
+  userId: number;
+}
+
+type Pipeline = Record<string, unknown>;
+const section = (p: Pipeline, name: string): Record<string, unknown> => (isObject(p[name]) ? p[name] : {});
+
+const TTS_NAMES: Record<string, number> = { polly: 0, amazon: 0, azure: 1, microsoft: 1, elevenlabs: 2, default: 3, none: 4, cartesia: 5, neuphonic: 6 };
+const STT_NAMES: Record<string, number> = { default: 0, google: 1, azure: 2, deepgram: 3, none: 4 };
+/** A stored provider (the spec's number, its digits, or a name) as its number. */
+function providerNumber(value: unknown, names: Record<string, number>): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return undefined;
+  const s = value.trim().toLowerCase();
+  return /^\d+$/.test(s) ? Number(s) : names[s];
+}
+
+/** A base URL as compared and called: trimmed, no trailing slash, lower-case scheme and host. */
+export function normaliseBaseUrl(value: string): string {
+  const trimmed = value.trim().replace(/\/+$/, '');
+  try {
+    const u = new URL(trimmed);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return trimmed;
+  }
+}
+
+const AZURE_REGION = /^[a-z0-9]{2,30}$/;
+const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+export function createProviderLookups(deps: ProviderLookupsDeps) {
+  const { providers } = deps;
+  const http: LookupHttpOptions = { timeoutMs: deps.timeoutMs, allowPrivateUrls: deps.allowPrivateUrls, maxBytes: deps.maxBytes };
+
+  const fail = (message: string, reason: string, detail?: string): never => {
+    deps.log.info({ lookupFailure: reason, detail: detail?.slice(0, 300) }, 'provider look-up failed');
+    throw new AppError(400, message, FailReason.InvalidOrMissingParams, { reason });
+  };
+
+  /** Maps what went wrong in a provider call to the look-up's message. */
+  const failed = (message: string, err: unknown): never => {
+    if (err instanceof AppError) throw err;
+    if (err instanceof LookupTransportError) return fail(message, err.reason, err.detail);
+    if (err instanceof api.ProviderRefusal) return fail(message, err.status === 401 || err.status === 403 ? 'unauthorized' : 'provider-refused', err.message);
+    return fail(message, 'network', err instanceof Error ? err.message : String(err));
+  };
+
+  /**
+   * The key a look-up runs with: the form's, or the stored one when the form holds the mask.
+   * `storedFor` tells whether the stored configuration is for this same provider/URL.
+   */
+  async function keyFor(
+    caller: LookupCaller,
+    formValue: string | undefined,
+    avatarId: number | undefined,
+    stored: (p: Pipeline) => unknown,
+    storedFor: (p: Pipeline) => boolean,
+    message: string,
+  ): Promise<string> {
+    const value = (formValue ?? '').trim();
+    if (!isMasked(value)) return value;
+    if (avatarId === undefined) return fail(message, 'missing-key', 'masked key without avatarId');
+    const pipeline = await deps.storedPipeline(caller.userId, avatarId);
+    if (!storedFor(pipeline)) return fail(message, 'stored-key-elsewhere', 'the stored key belongs to another provider or URL');
+    const key = stored(pipeline);
+    if (typeof key !== 'string' || !key) return fail(message, 'missing-key', 'no stored key');
+    return key;
+  }
+
+  /** Which protocol and host an LLM base URL means: the catalogue's mapped providers go to their configured hosts. */
+  function llmTarget(url: string, message: string): { kind: 'openai' | 'gemini'; base: string; target: Target } {
+    const normalised = normaliseBaseUrl(url);
+    const known = LlmBaseUrls.find((b) => normaliseBaseUrl(b.url) === normalised);
+    if (known?.provider === 'openai') return { kind: 'openai', base: providers.openai, target: 'operator' };
+    if (known?.provider === 'groq') return { kind: 'openai', base: providers.groq, target: 'operator' };
+    if (known?.provider === 'gemini') return { kind: 'gemini', base: providers.gemini, target: 'operator' };
+    let parsed: URL;
+    try {
+      parsed = new URL(normalised);
+    } catch {
+      return fail(message, 'invalid-url', 'not a URL');
+    }
+    if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password || parsed.search || parsed.hash) {
+      return fail(message, 'invalid-url', 'not an http(s) base URL without credentials or query');
+    }
+    return { kind: 'openai', base: normalised, target: 'user' };
+  }
+
+  const llmKey = (caller: LookupCaller, form: string | undefined, avatarId: number | undefined, url: string, message: string) =>
+    keyFor(
+      caller,
+      form,
+      avatarId,
+      (p) => section(p, 'llm').api_key,
+      (p) => normaliseBaseUrl(str(section(p, 'llm').base_url, 4096)) === normaliseBaseUrl(url),
+      message,
+    );
+
+  const required = (key: string, message: string) => (key ? key : fail(message, 'missing-key'));
+  const nonEmpty = <T>(list: T[], message: string): T[] => (list.length ? list : fail(message, 'empty', 'the provider listed nothing'));
+
+  return {
+    /** The models of an LLM base URL. */
+    async llmModels(caller: LookupCaller, input: z.infer<typeof ZLlmModelsRequest>): Promise<string[]> {
+      const where = llmTarget(input.url, M.invalidUrlOrKey);
+      const key = required(await llmKey(caller, input.llmAPIKey, input.avatarId, input.url, M.invalidUrlOrKey), M.invalidUrlOrKey);
+      try {
+        const models = where.kind === 'gemini' ? await api.geminiModels(http, where.base, key) : await api.openAiModels(http, where.base, where.target, key);
+        return nonEmpty(models, M.invalidUrlOrKey);
+      } catch (err) {
+        return failed(M.invalidUrlOrKey, err);
+      }
+    },
+
+    /**
+     * The OpenAI assistants of a key (Assistants API v2). api.openai.com shut that API down on
+     * 26 August 2026; gateways that still serve it answer, the others' 404/410 gets its own message.
+     */
+    async llmAssistants(caller: LookupCaller, input: z.infer<typeof ZLlmAssistantsRequest>): Promise<TLlmAssistant[]> {
+      const url = input.url?.trim() || LlmBaseUrls[0].url;
+      const where = llmTarget(url, M.assistantsFailed);
+      if (where.kind !== 'openai') return fail(M.assistantsFailed, 'unsupported', 'this base URL has no assistants');
+      const key = required(await llmKey(caller, input.llmAPIKey, input.avatarId, url, M.assistantsFailed), M.assistantsFailed);
+      try {
+        return await api.openAiAssistants(http, where.base, where.target, key);
+      } catch (err) {
+        if (err instanceof api.ProviderRefusal && (err.status === 404 || err.status === 410)) return fail(M.assistantsGone, 'assistants-gone', err.message);
+        return failed(M.assistantsFailed, err);
+      }
+    },
+
+    /** The voices of a TTS provider (spec: answer ttsProvider and ttsVoices). */
+    async ttsVoices(caller: LookupCaller, input: z.infer<typeof ZTtsVoicesRequest>): Promise<TTtsVoice[]> {
+      const provider = input.ttsProvider;
+      if (provider === TtsProvider.None) return [];
+      if (provider === TtsProvider.Default || input.setupMode === SetupMode.Simple) return defaultVoices(input.default_tts);
+      const storedFor = (p: Pipeline) => providerNumber(section(p, 'tts').provider, TTS_NAMES) === provider;
+      const key = (form: string | undefined, field: 'api_key' | 'secret_key' = 'api_key') =>
+        keyFor(caller, form, input.avatarId, (p) => section(p, 'tts')[field], storedFor, M.voicesFailed).then((k) => required(k, M.voicesFailed));
+      const region = (input.ttsRegion ?? '').trim();
+      try {
+        switch (provider) {
+          case TtsProvider.Polly: {
+            const [accessKeyId, secretAccessKey] = [await key(input.pollyAccessKey), await key(input.pollySecretKey, 'secret_key')];
+            if (!AWS_REGION.test(region)) return fail(M.voicesFailed, 'invalid-region');
+            return nonEmpty(await api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId, secretAccessKey }, region), M.voicesFailed);
+          }
+          case TtsProvider.Azure: {
+            const apiKey = await key(input.azureSubscriptionKey);
+            if (!AZURE_REGION.test(region)) return fail(M.voicesFailed, 'invalid-region');
+            return nonEmpty(await api.azureVoices(http, providers.azureTts.replaceAll('{region}', region), apiKey), M.voicesFailed);
+          }
+          case TtsProvider.ElevenLabs:
+            return nonEmpty(await api.elevenLabsVoices(http, providers.elevenlabs, await key(input.elevenLabsAPIKey)), M.voicesFailed);
+          case TtsProvider.Cartesia:
+            return nonEmpty(await api.cartesiaVoices(http, providers.cartesia, await key(input.cartesiaAPIKey)), M.voicesFailed);
+          case TtsProvider.Neuphonic: {
+            const apiKey = await key(input.neuphonicAPIKey);
+            // The spec fetches Neuphonic voices only for keys longer than 8 characters.
+            if (apiKey.length <= ProviderLookupLimits.neuphonicKeyMinExclusive) return fail(M.voicesFailed, 'missing-key', 'key too short');
+            return nonEmpty(await api.neuphonicVoices(http, providers.neuphonic, apiKey, input.lang_code?.trim() || undefined), M.voicesFailed);
+          }
+          default:
+            return fail(M.voicesFailed, 'unsupported');
+        }
+      } catch (err) {
+        return failed(M.voicesFailed, err);
+      }
+    },
+
+    /** STT languages: Azure's locales for a key and region; Google's published table. */
+    async sttLanguages(caller: LookupCaller, input: z.infer<typeof ZSttLanguagesRequest>): Promise<TSttLanguage[]> {
+      if (input.sttProvider === 'google') return [...GOOGLE_STT_LANGUAGES];
+      const storedFor = (p: Pipeline) => providerNumber(section(p, 'stt').provider, STT_NAMES) === SttProvider.Azure;
+      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (p) => section(p, 'stt').api_key, storedFor, M.invalidSttKey), M.invalidSttKey);
+      const region = (input.sttRegion ?? '').trim();
+      if (!AZURE_REGION.test(region)) return fail(M.invalidSttKey, 'invalid-region');
+      try {
+        return nonEmpty(await api.azureSttLocales(http, providers.azureStt.replaceAll('{region}', region), apiKey), M.invalidSttKey);
+      } catch (err) {
+        return failed(M.invalidSttKey, err);
+      }
+    },
+
+    /** Deepgram's speech-to-text models with their languages. */
+    async deepgramModels(caller: LookupCaller, input: z.infer<typeof ZDeepgramModelsRequest>): Promise<TDeepgramModel[]> {
+      const storedFor = (p: Pipeline) => providerNumber(section(p, 'stt').provider, STT_NAMES) === SttProvider.Deepgram;
+      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (p) => section(p, 'stt').api_key, storedFor, M.invalidSttKey), M.invalidSttKey);
+      try {
+        return nonEmpty(await api.deepgramModels(http, providers.deepgram, apiKey), M.invalidSttKey);
+      } catch (err) {
+        return failed(M.invalidSttKey, err);
+      }
+    },
+
+    /**
+     * Is an ElevenLabs agent public (a conversation token without a key), private (only with the
+     * key) or not usable — the spec's states and messages.
+     */
+    async elevenLabsAgent(caller: LookupCaller, input: z.infer<typeof ZElevenLabsAgentCheckRequest>): Promise<Omit<TElevenLabsAgentCheckResponse, 'status'>> {
+      const connection = input.connection_type ?? 'webrtc';
+      const token = async (key?: string): Promise<LookupAnswer | null> => {
+        try {
+          return await api.elevenLabsAgentToken(http, providers.elevenlabs, input.agent_id, connection, key);
+        } catch (err) {
+          deps.log.info({ lookupFailure: err instanceof LookupTransportError ? err.reason : 'network', detail: err instanceof Error ? err.message.slice(0, 300) : '' }, 'elevenlabs agent check failed');
+          return null;
+        }
+      };
+      const judge = (answer: LookupAnswer | null, key: string | undefined): Omit<TElevenLabsAgentCheckResponse, 'status'> | 'needs-key' => {
+        if (!answer) return { state: 'invalid_agent_id', message: M.agentCheckFailed };
+        if (answer.status >= 200 && answer.status < 300) return { state: key ? 'private' : 'public' };
+        if (answer.status === 401 || answer.status === 403) {
+          if (!key) return 'needs-key';
+          return { state: 'invalid_api_key', message: key.length < ProviderLookupLimits.agentKeyMin ? M.agentKeyRequired : M.agentKeyInvalid };
+        }
+        if (answer.status === 404) return { state: 'invalid_agent_id', message: M.agentNotFound };
+        return { state: 'invalid_agent_id', message: errorText(answer.json) || M.agentInvalid };
+      };
+      const open = judge(await token(), undefined);
+      if (open !== 'needs-key') return open;
+      const value = (input.api_key ?? '').trim();
+      const key = isMasked(value)
+        ? input.avatarId === undefined
+          ? ''
+          : str(section(await deps.storedPipeline(caller.userId, input.avatarId), 'third_party').api_key, ProviderLookupLimits.keyMax)
+        : value;
+      if (key.length < ProviderLookupLimits.agentKeyMin) return { state: 'invalid_api_key', message: M.agentKeyRequired };
+      const withKey = judge(await token(key), key);
+      return withKey === 'needs-key' ? { state: 'invalid_api_key', message: M.agentKeyRequired } : withKey;
+    },
+  };
+}
+
+export type ProviderLookups = ReturnType<typeof createProviderLookups>;
+
+/** The product's own voices: the hosted list `default_tts` names, and the offline voices every worker has. */
+function defaultVoices(defaultTts: string | undefined): TTtsVoice[] {
+  const hosted = defaultTts === 'offline' ? [] : defaultTts === 'polly' ? DefaultVoices.polly : DefaultVoices.azure;
+  return [
+    ...hosted.map((id) => ({ id, name: id })),
+    ...OFFLINE_VOICES.map((v) => ({ id: v.id, name: `${v.description} — offline`, language: 'en', offline: true })),
+  ];
+}
+
+/** ElevenLabs' error text: `{detail: {message}}` or `{detail: "…"}`, bounded and without control characters. */
+function errorText(json: unknown): string {
+  if (!isObject(json)) return '';
+  const detail = json.detail;
+  const text = isObject(detail) ? str(detail.message) : str(detail);
+  // eslint-disable-next-line no-control-regex -- strips control characters from a provider's text
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../test/build-app.js';
+import { connectSources, cspHeaderValue, portalCspDirectives } from './security-headers.js';
+
+const directive = (csp: string, name: string) =>
+  csp
+    .split(';')
+    .map((d) => d.trim())
+    .find((d) => d.startsWith(`${name} `))
+    ?.split(/\s+/)
+    .slice(1);
+
+describe('the Content-Security-Policy', () => {
+  it('lets pages connect only to the portal, the configured workers and the storage bucket', async () => {
+    const t = await createTestApp({
+      PUBLIC_URL: 'https://studio.example.com',
+      WORKER_WS_ORIGINS: 'wss://avatars-1.example.com:8443/avatar-ws,wss://avatars-2.example.com',
+      STORAGE_URL: 's3://KEY:SECRET@files.example.com/knowledge?region=eu-west-1',
+    });
+    try {
+      const res = await t.app.inject('/api/health');
+      const csp = String(res.headers['content-security-policy']);
+      expect(directive(csp, 'connect-src')).toEqual([
+        "'self'",
+        'wss://studio.example.com',
+        'wss://avatars-1.example.com:8443',
+        'wss://avatars-2.example.com',
+        'https://files.example.com',
+      ]);
+      // No bare scheme: `ws:` / `wss:` / `https:` would allow any host.
+      expect(directive(csp, 'connect-src')).not.toEqual(expect.arrayContaining(['ws:']));
+      for (const source of directive(csp, 'connect-src')!) expect(source).not.toMatch(/^[a-z]+:$/);
+      // The rest of the policy is unchanged.
+      expect(directive(csp, 'default-src')).toEqual(["'self'"]);
+      expect(directive(csp, 'frame-ancestors')).toEqual(["'self'"]);
+      expect(directive(csp, 'object-src')).toEqual(["'none'"]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('defaults to the portal alone (the embedded worker shares its port)', async () => {
+    const t = await createTestApp();
+    try {
+      const csp = String((await t.app.inject('/api/health')).headers['content-security-policy']);
+      expect(directive(csp, 'connect-src')).toEqual(["'self'", 'ws://portal.test']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('builds another page’s policy from the same sources (e.g. an embeddable page)', () => {
+    const sources = { publicUrl: 'https://studio.example.com', workerWsOrigins: ['wss://avatars-1.example.com'] };
+    expect(connectSources(sources)).toEqual(["'self'", 'wss://studio.example.com', 'wss://avatars-1.example.com']);
+    const csp = cspHeaderValue(portalCspDirectives(sources, { frameAncestors: ['https://customer.example'], mediaSrc: ["'self'", 'blob:'] }));
+    expect(directive(csp, 'frame-ancestors')).toEqual(['https://customer.example']);
+    expect(directive(csp, 'media-src')).toEqual(["'self'", 'blob:']);
+    expect(directive(csp, 'connect-src')).toEqual(["'self'", 'wss://studio.example.com', 'wss://avatars-1.example.com']);
+    expect(directive(csp, 'base-uri')).toEqual(["'self'"]);
+  });
+});

@@ -1,0 +1,119 @@
+import type { Page } from '@playwright/test';
+import { SCRIPT } from './fake-live-server.mjs';
+
+/** Chromium flags for the rendered avatar: WebGL on SwiftShader, sound without a gesture. */
+export const FACE_ARGS = [
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--enable-unsafe-swiftshader',
+  '--use-angle=swiftshader',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+type Probe = {
+  renderer: string;
+  frames: number;
+  firstFrameAt: number | null;
+  fps: number;
+  targets: Record<string, number>;
+  targetPeaks: Record<string, number>;
+  history: { t: number; open: number; utt: number | null; ms: number | null }[];
+  levels: { t: number; rms: number }[];
+  route: string | null;
+  error: string | null;
+  probe?: () => void;
+};
+
+export const readProbe = (page: Page) => page.evaluate(() => (window as unknown as { __personaAvatar?: Probe }).__personaAvatar ?? null);
+
+/** Waits until the avatar has drawn a few frames with its renderer (or fell back). */
+export async function waitForFrames(page: Page, frames = 5) {
+  await page.waitForFunction((n) => {
+    const p = (window as unknown as { __personaAvatar?: Probe }).__personaAvatar;
+    return p && (p.frames >= n || p.renderer === 'dom');
+  }, frames, { timeout: 30_000 });
+}
+
+/** How many distinct colours (quantised) a PNG screenshot holds: a blank frame has one or two. */
+export async function distinctColours(page: Page, png: Buffer): Promise<number> {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set<number>();
+    for (let i = 0; i < d.length; i += 16) seen.add(((d[i]! >> 4) << 8) | ((d[i + 1]! >> 4) << 4) | (d[i + 2]! >> 4));
+    return seen.size;
+  }, png.toString('base64'));
+}
+
+/** The average colour of a PNG screenshot. */
+export async function averageColour(page: Page, png: Buffer): Promise<[number, number, number]> {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    const sum = [0, 0, 0];
+    for (let i = 0; i < d.length; i += 4) for (let k = 0; k < 3; k++) sum[k]! += d[i + k]!;
+    const n = d.length / 4;
+    return [sum[0]! / n, sum[1]! / n, sum[2]! / n] as [number, number, number];
+  }, png.toString('base64'));
+}
+
+/**
+ * The mouth against the audio: for each scripted segment, the mean mouth openness while that
+ * part of the utterance was being heard (by the page's audio clock), away from the edges.
+ */
+export function mouthBySegment(history: Probe['history'], margin = 90) {
+  return SCRIPT.map((seg) => {
+    const inside = history.filter((h) => h.ms !== null && h.ms >= seg.t + margin && h.ms <= seg.t + seg.d - margin);
+    const mean = inside.length ? inside.reduce((s, h) => s + h.open, 0) / inside.length : Number.NaN;
+    return { voiced: seg.v !== null, t: seg.t, frames: inside.length, mean };
+  });
+}
+
+/**
+ * Offset between the sound heard and the mouth (ms; positive = mouth late): at each voiced
+ * onset and offset, when the measured level crosses half its peak versus when the mouth's
+ * openness crosses half its peak. Both series are sampled on the same animation frames.
+ */
+export function audioMouthOffsets(history: Probe['history'], levels: Probe['levels']) {
+  const open = history.map((h) => ({ t: h.t, v: h.open }));
+  const rms = levels.map((l) => ({ t: l.t, v: l.rms }));
+  const crossings = (series: { t: number; v: number }[]) => {
+    const peak = Math.max(...series.map((s) => s.v));
+    const half = peak / 2;
+    const up: number[] = [];
+    const down: number[] = [];
+    for (let i = 1; i < series.length; i++) {
+      const a = series[i - 1]!;
+      const b = series[i]!;
+      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
+      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
+    }
+    return { up, down };
+  };
+  const m = crossings(open);
+  const s = crossings(rms);
+  const pair = (sound: number[], mouth: number[]) =>
+    sound.map((t) => {
+      const near = mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Number.POSITIVE_INFINITY);
+      return near - t;
+    }).filter((d) => Math.abs(d) < 400);
+  return { onsets: pair(s.up, m.up), offsets: pair(s.down, m.down) };
+}

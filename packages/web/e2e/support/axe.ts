@@ -1,0 +1,29 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+
+/** WCAG 2.1 A and AA rules (contrast, names, roles, landmarks…). */
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+export interface AxeFinding {
+  page: string;
+  rule: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Runs axe-core over the page as it is now and answers its serious and critical violations
+ * (ADR 050). Minor and moderate findings are not failures here.
+ */
+export async function seriousViolations(page: Page, name: string): Promise<AxeFinding[]> {
+  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ page: name, rule: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+}
+
+/** A readable report of findings for a test failure message. */
+export function formatFindings(findings: AxeFinding[]): string {
+  return findings.map((f) => `${f.page}: [${f.impact}] ${f.rule} — ${f.help}\n    ${f.targets.join('\n    ')}`).join('\n');
+}

@@ -1,0 +1,30 @@
+export const SAMPLE_RATE: number;
+export interface ScriptSegment {
+  t: number;
+  d: number;
+  v: string | null;
+  w?: string;
+}
+export const SCRIPT: ScriptSegment[];
+export const SCRIPT_MS: number;
+export function scriptPcm(sampleRate?: number): Int16Array;
+export interface FakeLive {
+  url: string;
+  port: number;
+  avatars: Record<string, { name: string; dhType: number; avatarConfigUrl?: string | null; photoUrl?: string | null }>;
+  files: Record<string, { type: string; body: string | Buffer; headers?: Record<string, string> }>;
+  playback: { type: 'playback'; utt: number; state: 'started' | 'progress' | 'ended'; playedMs: number; at: number }[];
+  mic: { kind: number; flags: number; seq: number; samples: number; rms: number; at: number }[];
+  micSwitches: boolean[];
+  close(): Promise<void>;
+}
+export function startFakeLive(opts?: {
+  avatars?: FakeLive['avatars'];
+  files?: FakeLive['files'];
+  withVisemes?: boolean;
+  audioSampleRate?: number;
+  frameMs?: number;
+  /** The worker says it listens (ready.listening) and answers speech heard on the mic frames. */
+  listening?: boolean;
+  ui?: Partial<{ transcriptionStreaming: boolean; canHandleSttResponse: boolean; subtitles: boolean }>;
+}): Promise<FakeLive>;

@@ -1,0 +1,46 @@
+import { describe, expect, it, vi } from 'vitest';
+import { configure, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderApp, userSession } from '../../../test/render-app';
+import { agent, creatorApi } from './fixtures';
+
+configure({ asyncUtilTimeout: 8000 });
+vi.setConfig({ testTimeout: 60_000 });
+
+/** A JWT-shaped token whose exp is the given time (the signature is not read by the page). */
+function tokenExpiringAt(date: Date): string {
+  const b64 = (v: object) => btoa(JSON.stringify(v)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64({ avatarId: 101, exp: Math.floor(date.getTime() / 1000) })}.sig`;
+}
+
+async function openEmbed(user: ReturnType<typeof userEvent.setup>) {
+  const card = await screen.findByTestId('avatar-card-101');
+  await user.click(within(card).getByRole('button', { name: 'Expand Maya Helper' }));
+  await user.click(within(card).getByRole('button', { name: 'Edit' }));
+  const panel = await screen.findByRole('region', { name: 'Edit avatar' });
+  await user.click(within(panel).getByRole('tab', { name: 'EMBED' }));
+  return panel;
+}
+
+describe('Embed tab', () => {
+  it('says when a snippet with a portal-minted token stops working, and how a site mints its own', async () => {
+    const user = userEvent.setup();
+    const expiry = new Date(Date.now() + 12 * 3600 * 1000);
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent({ token: tokenExpiringAt(expiry) })]) });
+    const panel = await openEmbed(user);
+    const notice = await within(panel).findByText(/snippet carries an access token/);
+    expect(notice).toHaveTextContent(`It stops working on ${expiry.toLocaleString()}, or sooner when you sign out.`);
+    expect(within(panel).getByRole('link', { name: 'Docs › Encryption keys' })).toHaveAttribute('href', '/react/docs#encryption');
+    expect(within(panel).getByTestId('embed-snippet')).toHaveTextContent('token=');
+  });
+
+  it('says nothing about tokens for an open avatar, and documents Trulience parameter names', async () => {
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    const panel = await openEmbed(user);
+    const table = await within(panel).findByRole('table', { name: 'URL parameters' });
+    expect(within(panel).queryByText(/snippet carries an access token/)).not.toBeInTheDocument();
+    expect(table).toHaveTextContent('also accepted: hideFS');
+    expect(table).toHaveTextContent('speakerOffByDefault');
+  });
+});

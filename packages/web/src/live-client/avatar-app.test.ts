@@ -1,0 +1,178 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { LiveMessages } from '@persona/contract';
+import { handOverOAuthGrant, mountAvatarApp } from './avatar-app';
+import { parseAvatarPageOptions } from './params';
+import { FakeSocket, admitted, liveFetch, pageConfig } from './test-doubles';
+
+function mount(search: string, routes: Parameters<typeof liveFetch>[0]) {
+  const container = document.createElement('div');
+  document.body.append(container);
+  const api = liveFetch(routes);
+  const app = mountAvatarApp(container, {
+    avatarId: 12,
+    options: parseAvatarPageOptions(search),
+    session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket },
+  });
+  return { ...api, app, container };
+}
+
+const okRoutes = {
+  '/api/live/avatars/12': () => ({ status: 200, body: pageConfig() }),
+  '/api/live/sessions': () => ({ status: 200, body: admitted(1) }),
+  '/api/live/sessions/resume': () => ({ status: 200, body: admitted(2) }),
+};
+
+async function ready(socket: FakeSocket, history: { role: 'user' | 'assistant'; text: string; at: number }[] = [], resumed = false) {
+  await waitFor(() => expect(socket.sent[0]).toMatchObject({ type: 'hello', protocol: 1 }));
+  socket.push({ type: 'ready', sessionId: 'sess-1', history, audioSampleRate: 0, echo: false, resumed });
+}
+
+describe('the avatar page', () => {
+  beforeEach(() => {
+    FakeSocket.reset();
+    document.body.replaceChildren();
+  });
+
+  it('connects on its own, shows the wake-up message and a streamed answer, and says what the visitor typed', async () => {
+    const { calls } = mount('?autoConnect=true', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const socket = FakeSocket.last();
+    expect(socket.url).toBe('ws://worker-1.test/avatar-ws');
+    await ready(socket);
+    expect(socket.sent[0]).toMatchObject({ ticket: 'ticket-1', mic: true, speaker: true });
+    expect(calls.find((c) => c.path === '/api/live/sessions')?.body).toMatchObject({ avatarId: 12, visitorId: expect.stringMatching(/^[A-Za-z0-9_-]{8,64}$/) });
+    expect(await screen.findByRole('status', { name: '' })).toBeInTheDocument();
+
+    socket.push({ type: 'assistant', utt: 1, delta: 'Hello', final: false });
+    const log = screen.getByRole('log', { name: 'Conversation' });
+    await waitFor(() => expect(log).toHaveTextContent('Hello'));
+    expect(document.querySelector('.ps-avatar')).toHaveAttribute('data-speaking', 'true');
+    socket.push({ type: 'assistant', utt: 1, text: 'Hello! I am Nova.', final: true });
+    await waitFor(() => expect(log).toHaveTextContent('Hello! I am Nova.'));
+    expect(document.querySelector('.ps-avatar')).toHaveAttribute('data-speaking', 'false');
+
+    await userEvent.type(screen.getByLabelText('Message'), 'What can you do?');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(socket.sent.at(-1)).toMatchObject({ type: 'text', text: 'What can you do?' });
+    expect(within(log).getByText('What can you do?')).toBeInTheDocument();
+    expect(screen.getByLabelText('Message')).toHaveValue('');
+  });
+
+  it('waits for Connect when autoConnect=false and hides what the URL hides', async () => {
+    mount('?autoConnect=false&hideChatInput=true&hideChatHistory=true&hideFS=true&micOffByDefault=true', okRoutes);
+    const connect = await screen.findByRole('button', { name: 'Connect' });
+    expect(FakeSocket.instances).toHaveLength(0);
+    expect(screen.queryByLabelText('Message')).not.toBeInTheDocument();
+    expect(screen.queryByRole('log')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Full screen' })).not.toBeInTheDocument();
+    // The mic is offered once the worker says it listens (avatar-listening.test.ts); the preference goes in hello.
+    expect(screen.queryByRole('button', { name: /microphone/ })).not.toBeInTheDocument();
+    await userEvent.click(connect);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    await waitFor(() => expect(FakeSocket.last().sent[0]).toMatchObject({ type: 'hello', mic: false }));
+  });
+
+  it('explains each refusal in words', async () => {
+    mount('', {
+      ...okRoutes,
+      '/api/live/sessions': () => ({ status: 403, body: { status: 'FAIL', code: 'token-expired', failReason: 13, errors: [LiveMessages['token-expired']] } }),
+    });
+    expect(await screen.findByRole('alert')).toHaveTextContent('The access token has expired. Reload the page to get a new one.');
+    expect(screen.getByRole('button', { name: 'Connect again' })).toBeInTheDocument();
+    expect(FakeSocket.instances).toHaveLength(0);
+  });
+
+  it('says when the avatar does not exist', async () => {
+    mount('', { '/api/live/avatars/12': () => ({ status: 404, body: { status: 'FAIL', errors: ['Avatar not found.'] } }) });
+    expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['avatar-not-found']);
+  });
+
+  it('asks for a token before connecting when the avatar needs one', async () => {
+    const { calls } = mount('', { ...okRoutes, '/api/live/avatars/12': () => ({ status: 200, body: pageConfig({ tokenRequired: true }) }) });
+    expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['token-required']);
+    expect(calls.some((c) => c.path === '/api/live/sessions')).toBe(false);
+  });
+
+  it('offers sign-in for an OAuth avatar and connects with the grant in the request body', async () => {
+    const { calls } = mount('', { ...okRoutes, '/api/live/avatars/12': () => ({ status: 200, body: pageConfig({ oauth: { appId: 5, startUrl: '/api/oauth/start/5', provider: 'Google' } }) }) });
+    expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['oauth-required']);
+    expect(screen.getByRole('button', { name: 'Sign in to continue' })).toBeVisible();
+    window.dispatchEvent(new MessageEvent('message', { origin: window.location.origin, data: { type: 'persona-oauth-grant', grant: 'grant-123' } }));
+    await waitFor(() => expect(calls.find((c) => c.path === '/api/live/sessions')?.body).toMatchObject({ oauthGrant: 'grant-123' }));
+    // Messages from other origins are ignored.
+    window.dispatchEvent(new MessageEvent('message', { origin: 'https://evil.example', data: { type: 'persona-oauth-grant', grant: 'x' } }));
+    expect(calls.filter((c) => c.path === '/api/live/sessions')).toHaveLength(1);
+  });
+
+  it('in the sign-in popup, swaps the one-time code for the grant and hands it to the avatar page', async () => {
+    const posted: { message: unknown; origin: string }[] = [];
+    const opener = { postMessage: (message: unknown, origin: string) => posted.push({ message, origin }) };
+    let replaced = '';
+    const win = {
+      location: { href: 'http://localhost:3000/avatar/12?oauthApp=5&oauthCode=one-time', origin: 'http://localhost:3000' },
+      history: { replaceState: (_s: unknown, _t: string, url: string) => (replaced = url) },
+      opener,
+      close: vi.fn(),
+    } as unknown as Window;
+    const api = liveFetch({ '/api/oauth/grant': (body) => ({ status: 200, body: { status: 'OK', oauthGrant: `grant-for-${(body as { code: string }).code}`, expiresAt: '2030-01-01T00:00:00Z' } }) });
+    expect(await handOverOAuthGrant(win, api.fetch)).toBe(true);
+    expect(api.calls).toEqual([{ path: '/api/oauth/grant', body: { appId: 5, code: 'one-time' } }]);
+    expect(replaced).toBe('/avatar/12');
+    expect(posted).toEqual([{ message: { type: 'persona-oauth-grant', grant: 'grant-for-one-time' }, origin: 'http://localhost:3000' }]);
+    expect(win.close).toHaveBeenCalled();
+  });
+
+  it('reconnects through the portal when the worker is lost and keeps the conversation', async () => {
+    const { calls } = mount('', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    await ready(FakeSocket.last());
+    FakeSocket.last().push({ type: 'assistant', utt: 1, text: 'Hello!', final: true });
+    FakeSocket.last().drop();
+    expect(await screen.findByText('Reconnecting…')).toBeInTheDocument();
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(2));
+    expect(calls.find((c) => c.path === '/api/live/sessions/resume')?.body).toEqual({ sessionId: 'sess-1', resumeToken: 'resume-1' });
+    const second = FakeSocket.last();
+    expect(second.url).toBe('ws://worker-2.test/avatar-ws');
+    await ready(second, [{ role: 'assistant', text: 'Hello!', at: 1 }, { role: 'user', text: 'Are you there?', at: 2 }], true);
+    const log = screen.getByRole('log');
+    await waitFor(() => expect(log).toHaveTextContent('Are you there?'));
+    expect(await screen.findByText('Connected')).toBeInTheDocument();
+  });
+
+  it('shows why the session ended and offers to connect again', async () => {
+    mount('', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    await ready(FakeSocket.last());
+    FakeSocket.last().push({ type: 'bye', code: 'idle-timeout', message: LiveMessages['idle-timeout'] });
+    expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['idle-timeout']);
+    expect(screen.getByRole('button', { name: 'Connect again' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Message')).toBeDisabled();
+  });
+
+  it('hangs up with a bye frame', async () => {
+    mount('', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const socket = FakeSocket.last();
+    await ready(socket);
+    await userEvent.click(await screen.findByRole('button', { name: 'End conversation' }));
+    expect(socket.sent.at(-1)).toEqual({ type: 'bye' });
+    expect(await screen.findByText('Conversation ended')).toBeInTheDocument();
+  });
+});
+
+describe('URL parameters', () => {
+  it('accepts Trulience names beside ours', () => {
+    expect(parseAvatarPageOptions('?connect=false&hideFS=true&micOffByDefault=true&speakerOffByDefault=1&hideMicButton=true&hideHangUpButton=true')).toMatchObject({
+      autoConnect: false,
+      hideFullscreen: true,
+      micOn: false,
+      speakerOn: false,
+      hideMicButton: true,
+      hideHangUpButton: true,
+    });
+    expect(parseAvatarPageOptions('')).toMatchObject({ autoConnect: true, micOn: true, speakerOn: true, draggable: true, useCache: true, token: undefined });
+    expect(parseAvatarPageOptions('?micOn=false&draggable=false&useCache=false&token=abc')).toMatchObject({ micOn: false, draggable: false, useCache: false, token: 'abc' });
+  });
+});

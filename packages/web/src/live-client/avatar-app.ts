@@ -1,0 +1,473 @@
+import { LiveCode, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
+import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
+import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
+import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
+import { meterLevel } from './audio/mic-framer';
+import { ChatView } from './chat-view';
+import type { AvatarStage } from './render/stage';
+import { EmbedApi } from './embed-api';
+import { LiveSession, type LiveSessionOptions } from './live-session';
+import type { AvatarPageOptions } from './params';
+
+const OAUTH_MESSAGE = 'persona-oauth-grant';
+
+/** An anonymous id per browser and avatar (daily limits, avatar memory); memory-only when storage is blocked. */
+export function visitorIdFor(avatarId: number, storage: Storage | null = safeStorage()): string {
+  const key = `persona.visitor.${avatarId}`;
+  const existing = storage?.getItem(key);
+  if (existing && /^[A-Za-z0-9_-]{8,64}$/.test(existing)) return existing;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  try {
+    storage?.setItem(key, id);
+  } catch {
+    // Storage full or blocked (third-party iframe): the id lives as long as the page.
+  }
+  return id;
+}
+
+function safeStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The sign-in popup lands back on the avatar page with these (see OAuthReturnParams). */
+const OAUTH_RETURN_APP = 'oauthApp';
+
+/**
+ * The OAuth sign-in landing: when this page was opened as the sign-in popup of an avatar page
+ * (same origin), exchange the one-time code for the grant here — this window carries the sign-in
+ * cookie, a cross-site iframe may not — hand the grant to the avatar page and close. The grant
+ * itself never appears in a URL. Returns true when this window is such a landing.
+ */
+export async function handOverOAuthGrant(win: Window = window, fetcher: typeof fetch = (i, init) => fetch(i, init)): Promise<boolean> {
+  const url = new URL(win.location.href);
+  const code = url.searchParams.get(OAuthReturnParams.code);
+  const error = url.searchParams.get(OAuthReturnParams.error);
+  const appId = Number(url.searchParams.get(OAUTH_RETURN_APP));
+  if ((!code && !error) || !Number.isInteger(appId) || appId <= 0) return false;
+  for (const name of [OAuthReturnParams.code, OAuthReturnParams.error, OAUTH_RETURN_APP]) url.searchParams.delete(name);
+  win.history.replaceState(null, '', url.pathname + url.search + url.hash);
+  const opener = win.opener as Window | null;
+  let message: { type: string; grant?: string; error?: string };
+  if (code) {
+    try {
+      const res = await fetcher(new URL('/api/oauth/grant', win.location.origin).toString(), {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ appId, code }),
+      });
+      const body = (await res.json().catch(() => null)) as { oauthGrant?: unknown } | null;
+      message = res.ok && typeof body?.oauthGrant === 'string' ? { type: OAUTH_MESSAGE, grant: body.oauthGrant } : { type: OAUTH_MESSAGE, error: 'exchange' };
+    } catch {
+      message = { type: OAUTH_MESSAGE, error: 'exchange' };
+    }
+  } else {
+    message = { type: OAUTH_MESSAGE, error: 'denied' };
+  }
+  if (!opener || opener === win) return false;
+  opener.postMessage(message, win.location.origin);
+  win.close();
+  return true;
+}
+
+export interface AvatarAppOptions {
+  avatarId: number;
+  options: AvatarPageOptions;
+  textOnly?: boolean;
+  /** For tests. */
+  session?: Partial<LiveSessionOptions>;
+  /** The window whose parent is the host page (default: this one). */
+  embedWindow?: Window;
+  /** The microphone (default: getUserMedia + the capture worklet). */
+  mic?: (events: MicEvents) => MicSource;
+  /** The browser's speech recognition, used when the worker does not listen (default: the browser's, if any). */
+  speechRecognition?: SpeechRecognitionCtor | null;
+}
+
+/** The avatar page (and the chat widget): page config, Connect, chat, refusals, host API. */
+export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
+  const { avatarId, options } = app;
+  const textOnly = app.textOnly ?? false;
+  const embed: EmbedApi = new EmbedApi({
+    sendMessage: (text) => send(text),
+    sendMessageToAvatar: (text) => session.send(text, { speak: true }) !== null,
+    setMicEnabled: (enabled) => setMic(enabled),
+    isMicEnabled: () => session.isMicEnabled,
+    setSpeakerEnabled: (enabled) => setSpeaker(enabled),
+    isSpeakerEnabled: () => session.isSpeakerEnabled,
+    connect: () => connect(),
+    disconnect: () => session.hangUp(),
+    getState: () => session.state,
+  }, app.embedWindow);
+  const session: LiveSession = new LiveSession({
+    avatarId,
+    ...(options.token ? { token: options.token } : {}),
+    ...(embed.origin ? { hostOrigin: embed.origin } : {}),
+    visitorId: visitorIdFor(avatarId),
+    textOnly,
+    useCache: options.useCache,
+    mic: options.micOn,
+    speaker: options.speakerOn,
+    client: { deviceOS: navigator.platform || navigator.userAgent.slice(0, 100), locale: navigator.language, spokenLanguage: navigator.language },
+    ...app.session,
+  });
+  let pageConfig: TLivePageConfig | null = null;
+  let oauthGrant: string | undefined;
+
+  const view = new ChatView(
+    {
+      hideChatInput: options.hideChatInput,
+      hideChatHistory: options.hideChatHistory,
+      hideFullscreen: options.hideFullscreen,
+      hideMicButton: options.hideMicButton,
+      hideHangUpButton: options.hideHangUpButton,
+      draggable: options.draggable,
+      textOnly,
+    },
+    {
+      onSend: (text) => void send(text),
+      onConnect: () => void connect(),
+      onHangUp: () => session.hangUp(),
+      onMic: (enabled) => setMic(enabled),
+      onSpeaker: (enabled) => setSpeaker(enabled),
+      onSignIn: () => signIn(),
+    },
+  );
+  container.replaceChildren(view.root);
+  view.setMic(options.micOn);
+  view.setSpeaker(options.speakerOn);
+
+  // The avatar's voice: played here, and what is heard drives speaking, the mouth and the
+  // worker's playback frames (issue 13). Not in the chat widget, nor without Web Audio.
+  const audio = !textOnly && canPlayAudio() ? createAudio() : null;
+  let stage: AvatarStage | null = null;
+  /** Binary frames carry the utterance in 16 bits: the full number from its start frame. */
+  const uttByLow = new Map<number, number>();
+  const assistantText = new Map<number, string>();
+  const full = (low: number) => uttByLow.get(low) ?? low;
+
+  function createAudio() {
+    const player = new AvatarAudio({
+      started: (low) => session.playback(full(low), 'started', 0),
+      progress: (low, ms) => session.playback(full(low), 'progress', ms),
+      ended: (low, ms, interrupted) => {
+        if (interrupted) session.playbackCut(full(low), ms);
+        else session.playback(full(low), 'ended', ms);
+        stage?.ended(low, ms, interrupted);
+      },
+      blocked: (isBlocked) => view.setAudioBlocked(isBlocked),
+    });
+    player.setMuted(!options.speakerOn);
+    view.root.append(player.element);
+    // Browsers keep sound off until a gesture: any click or key on the page turns it on.
+    const unlock = () => player.resume();
+    window.addEventListener('pointerdown', unlock, true);
+    window.addEventListener('keydown', unlock, true);
+    return player;
+  }
+
+  function send(text: string): boolean {
+    const id = session.send(text);
+    if (id === null) return false;
+    view.addUser(text.trim(), id);
+    return true;
+  }
+  // Listening (issue 14): the microphone streams 16 kHz PCM16 frames of 20 ms to the worker while
+  // the visitor wants it on and the worker listens (its `ready` says so).
+  const mic: MicSource | null = textOnly
+    ? null
+    : (app.mic ?? ((events) => new MicCapture(events)))({
+        frame: (pcm, rms) => {
+          if (!micWanted) return;
+          session.sendMic(pcm);
+          view.setMeter(meterLevel(rms));
+        },
+        lost: (problem) => micFailed(problem),
+      });
+  let listening = false;
+  let micWanted = options.micOn;
+  let destroyed = false;
+  // The worker does not listen: the browser's own recognition, where there is one; its text goes
+  // to the avatar as typed messages.
+  const RecognitionCtor = textOnly ? null : app.speechRecognition !== undefined ? app.speechRecognition : browserRecognitionCtor();
+  let browserRec: BrowserRecognition | null = null;
+  const source = (): MicSource | BrowserRecognition | null => (listening ? mic : browserRec);
+
+  function setMic(enabled: boolean) {
+    micWanted = enabled;
+    session.setMic(enabled);
+    view.setMic(enabled);
+    embed.emit('mic-update', { enabled });
+    if (enabled) view.showMicProblem(null);
+    void applyMic();
+  }
+  /** Starts or stops the capture to match what the visitor wants and what the worker offers. */
+  async function applyMic() {
+    const src = source();
+    if (!listening && mic?.active) mic.stop();
+    if (listening && browserRec?.active) browserRec.stop();
+    if (!src) return;
+    const usable = () => micWanted && session.state === 'connected' && source() === src;
+    if (!usable()) {
+      if (src.active) src.stop();
+      view.setMeter(null);
+      return;
+    }
+    if (src.active) return;
+    const result = await src.start();
+    if (destroyed) return;
+    if (!result.ok) {
+      // Cancelled: stop() ran while it started (mic turned off, page gone) — nothing to explain.
+      if ('problem' in result) micFailed(result.problem);
+      return;
+    }
+    if (!usable()) {
+      src.stop();
+      return;
+    }
+    view.showMicProblem(null);
+    // The browser's recognition gives no level: no meter then.
+    if (src === mic) view.setMeter(0);
+  }
+  /** The microphone cannot be used: say why, in the page and to the host page; typing still works. */
+  function micFailed(problem: MicProblem) {
+    if (destroyed) return;
+    mic?.stop();
+    browserRec?.stop();
+    view.setMeter(null);
+    view.showMicProblem(MicProblemText[problem]);
+    embed.emit('mic-error', { reason: problem, message: MicProblemText[problem] });
+    if (micWanted) {
+      micWanted = false;
+      session.setMic(false);
+      view.setMic(false);
+      embed.emit('mic-update', { enabled: false });
+    }
+  }
+  function setSpeaker(enabled: boolean) {
+    session.setSpeaker(enabled);
+    audio?.setMuted(!enabled);
+    view.setSpeaker(enabled);
+    embed.emit('speaker-update', { enabled });
+  }
+
+  function refuse(code: TLiveCode, message: string) {
+    view.showError(message, { signIn: code === LiveCode.oauthRequired || code === LiveCode.oauthFailed ? Boolean(pageConfig?.avatar.oauth) : false });
+  }
+
+  async function connect(): Promise<boolean> {
+    if (!pageConfig) return false;
+    if (pageConfig.avatar.tokenRequired && !options.token) {
+      refuse(LiveCode.tokenRequired, LiveMessages['token-required']);
+      embed.emit('auth-fail', { code: LiveCode.tokenRequired, message: LiveMessages['token-required'] });
+      return false;
+    }
+    if (pageConfig.avatar.oauth && !oauthGrant) {
+      refuse(LiveCode.oauthRequired, LiveMessages['oauth-required']);
+      return false;
+    }
+    view.hideBanner();
+    view.showNotice(null);
+    const grant = oauthGrant;
+    oauthGrant = undefined; // one-time
+    return session.connect(grant ? { oauthGrant: grant } : {});
+  }
+
+  function signIn() {
+    const oauth = pageConfig?.avatar.oauth;
+    if (!oauth) return;
+    const url = new URL(oauth.startUrl, window.location.origin);
+    url.searchParams.set('returnTo', `${window.location.pathname}?${OAUTH_RETURN_APP}=${oauth.appId}`);
+    const popup = window.open(url.toString(), 'persona-oauth', 'popup,width=520,height=680');
+    if (!popup) view.showError('Please allow pop-ups for this page to sign in.', { signIn: true });
+  }
+
+  const onOAuthMessage = (event: MessageEvent) => {
+    if (event.origin !== window.location.origin) return;
+    const data = event.data as { type?: unknown; grant?: unknown; error?: unknown } | null;
+    if (!data || data.type !== OAUTH_MESSAGE) return;
+    if (typeof data.grant !== 'string') {
+      refuse(LiveCode.oauthFailed, LiveMessages['oauth-failed']);
+      return;
+    }
+    oauthGrant = data.grant;
+    void connect();
+  };
+  window.addEventListener('message', onOAuthMessage);
+
+  session.on('connection', (state) => {
+    view.setConnection(state);
+    if (state === 'ended' || state === 'failed' || state === 'disconnected') {
+      listening = false;
+      view.setListeningAvailable(false);
+      void applyMic();
+    }
+    embed.emit('state', { state: state === 'connected' ? 'idle' : state === 'failed' ? 'ended' : state === 'reconnecting' ? 'connecting' : state });
+  });
+  session.on('admitted', ({ sessionId }) => embed.emit('auth-success', { sessionId }));
+  session.on('refused', (failure) => {
+    refuse(failure.code, failure.message);
+    embed.emit('auth-fail', { code: failure.code, message: failure.message, ...(failure.failReason !== undefined ? { failReason: failure.failReason } : {}) });
+    embed.emit('error', { code: failure.code, message: failure.message, fatal: true });
+  });
+  session.on('ready', ({ sessionId, history, resumed, echo, audioSampleRate, listening: workerListens }) => {
+    listening = workerListens && mic !== null;
+    if (!listening && RecognitionCtor && !browserRec) {
+      browserRec = new BrowserRecognition(
+        RecognitionCtor,
+        {
+          interim: (text) => {
+            if (session.ui?.transcriptionStreaming) view.interimUser(text);
+          },
+          final: (text) => {
+            view.clearInterim();
+            send(text);
+          },
+          lost: (problem) => micFailed(problem),
+        },
+        navigator.language || 'en-US',
+      );
+      // Audio to the browser vendor's service only on the visitor's (or the host page's) own
+      // request: the mic starts off here, whatever micOn says. (Headless browsers have the API but
+      // refuse it: no explanation appears unless someone asked for the mic.)
+      if (micWanted) {
+        micWanted = false;
+        session.setMic(false);
+        view.setMic(false);
+        embed.emit('mic-update', { enabled: false });
+      }
+    }
+    view.setListeningAvailable(listening || browserRec !== null);
+    void applyMic();
+    if (audio && audioSampleRate > 0) {
+      session.playbackDriven = true;
+      void audio.start(audioSampleRate).catch(() => {
+        // No worklet (old browser, blocked module): speaking follows the worker's frames.
+        session.playbackDriven = false;
+      });
+    }
+    if (resumed) view.setHistory(history);
+    if (echo) view.showNotice(LiveMessages['daily-limit-echo']);
+    else view.showNotice(null);
+    embed.emit('media-connected', { sessionId });
+    embed.emit('websocket-connect', { sessionId });
+    view.focusInput();
+  });
+  session.on('utterance', (u) => {
+    uttByLow.set(u.utt & 0xffff, u.utt);
+    while (uttByLow.size > 64) uttByLow.delete(uttByLow.keys().next().value!);
+    if (u.text) stage?.setText(u.utt, u.text);
+    if (u.phase === 'end') audio?.end(u.utt & 0xffff);
+  });
+  session.on('audio', (a) => audio?.push(a.utt, a.pcm, a.last));
+  session.on('visemes', (v) => stage?.addVisemes(v.utt & 0xffff, v.items));
+  session.on('words', (w) => stage?.addWords(w.utt & 0xffff, w.items));
+  session.on('interrupted', (i) => {
+    audio?.flush(i.utt & 0xffff);
+    stage?.interrupt(i.utt & 0xffff, i.heardMs);
+  });
+  session.on('state', (state) => {
+    view.setLiveState(state);
+    stage?.setPose(state);
+    embed.emit('state', { state });
+  });
+  session.on('transcript', (t) => {
+    // Interim results are shown (and passed on) only when the avatar streams transcription.
+    const streaming = session.ui?.transcriptionStreaming === true;
+    if (t.final) view.confirmUser(t.text, t.id);
+    else if (streaming) view.interimUser(t.text);
+    // Typed text is the host's own; speech goes to the host only with the permission bit (issue 14).
+    if (t.id === undefined && session.ui?.canHandleSttResponse && (t.final || streaming) && t.text.trim()) {
+      embed.emit('trl-chat', { message: t.text, sttResponse: true, final: t.final });
+    }
+  });
+  session.on('assistant', (a) => {
+    view.assistant(a.utt, a);
+    const text = a.text ?? (assistantText.get(a.utt) ?? '') + (a.delta ?? '');
+    assistantText.set(a.utt, text.slice(-4000));
+    while (assistantText.size > 16) assistantText.delete(assistantText.keys().next().value!);
+    stage?.setText(a.utt & 0xffff, text);
+    embed.emit('avatar-text', { utt: a.utt, ...(a.delta !== undefined ? { delta: a.delta } : {}), ...(a.text !== undefined ? { text: a.text } : {}), final: a.final });
+    if (a.final && a.text) embed.emit('trl-chat', { message: a.text, sttResponse: false });
+  });
+  session.on('speaking', (s) => {
+    view.setSpeaking(s.speaking);
+    browserRec?.pause(s.speaking);
+    if (s.speaking) embed.emit('speaking-started', { utt: s.utt });
+    else embed.emit('speaking-ended', { utt: s.utt, interrupted: s.interrupted });
+  });
+  session.on('tool', (t) => view.showNotice(t.status === 'started' ? `Using ${t.name}…` : null));
+  session.on('notice', (n) => view.showNotice(n.message));
+  session.on('error', (e) => {
+    embed.emit('error', e);
+    if (!e.fatal) view.showNotice(e.message);
+  });
+  session.on('ended', ({ code, message }) => {
+    audio?.flush();
+    embed.emit('websocket-disconnect', { code, message });
+    if (code !== LiveCode.hangUp) view.showError(message);
+    else view.showNotice(message);
+  });
+
+  embed.start();
+  // The visitor closes the tab: say goodbye so the session is billed to the second.
+  const onPageHide = () => session.hangUp();
+  window.addEventListener('pagehide', onPageHide);
+
+  void (async () => {
+    let config: TLivePageConfig;
+    try {
+      config = await session.loadPageConfig();
+    } catch (err) {
+      const code = ((err as { code?: TLiveCode }).code ?? LiveCode.serverError) as TLiveCode;
+      view.setAvatar('Avatar', null);
+      view.setConnection('failed');
+      refuse(code, LiveMessages[code]);
+      embed.emit('auth-fail', { code, message: LiveMessages[code] });
+      return;
+    }
+    pageConfig = config;
+    view.setAvatar(config.avatar.name, config.avatar.photoUrl);
+    if (!textOnly) void mountStage(config);
+    if (options.autoConnect) await connect();
+  })();
+
+  /** Draws the avatar (the renderer chunk for its kind); keeps the photo when it cannot. */
+  async function mountStage(config: TLivePageConfig) {
+    const { AvatarStage } = await import('./render/stage');
+    const s = new AvatarStage({ avatarConfigUrl: config.avatar.avatarConfigUrl, dhType: config.avatar.dhType, photoUrl: config.avatar.photoUrl });
+    stage = s;
+    if (audio) s.attachAudio(audio);
+    view.mountStage(s.root, s.layer);
+    const transparent = () => {
+      if (s.stageConfig?.background.transparent) document.documentElement.dataset.transparent = 'true';
+    };
+    s.root.addEventListener('ps-fallback', () => view.unmountStage());
+    if (!(await s.load())) {
+      transparent();
+      view.unmountStage();
+      return;
+    }
+    transparent();
+  }
+
+  /** Hangs up and removes the page's listeners (the chat widget unmounting). */
+  const destroy = () => {
+    destroyed = true;
+    session.hangUp();
+    mic?.stop();
+    browserRec?.stop();
+    audio?.close();
+    stage?.dispose();
+    embed.stop();
+    window.removeEventListener('message', onOAuthMessage);
+    window.removeEventListener('pagehide', onPageHide);
+    container.replaceChildren();
+  };
+  return { session, view, embed, destroy };
+}

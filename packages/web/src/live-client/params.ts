@@ -1,0 +1,56 @@
+import { AvatarPageParams } from '@persona/contract';
+
+/** The avatar page's options, from its URL: our names (Embed tab) and Trulience's beside them. */
+export interface AvatarPageOptions {
+  autoConnect: boolean;
+  hideFullscreen: boolean;
+  hideChatInput: boolean;
+  hideChatHistory: boolean;
+  micOn: boolean;
+  speakerOn: boolean;
+  hideMicButton: boolean;
+  hideHangUpButton: boolean;
+  draggable: boolean;
+  useCache: boolean;
+  token: string | undefined;
+}
+
+function flag(params: URLSearchParams, names: readonly string[]): boolean | undefined {
+  for (const name of names) {
+    const raw = params.get(name);
+    if (raw === null) continue;
+    const value = raw.trim().toLowerCase();
+    if (value === 'true' || value === '1' || value === '' || value === 'yes') return true;
+    if (value === 'false' || value === '0' || value === 'no') return false;
+  }
+  return undefined;
+}
+
+export function parseAvatarPageOptions(search: string): AvatarPageOptions {
+  const params = new URLSearchParams(search);
+  const p = AvatarPageParams;
+  const micOff = flag(params, p.micOff);
+  const micOn = flag(params, p.micOn);
+  const token = params.get('token')?.trim();
+  return {
+    autoConnect: flag(params, p.autoConnect) ?? true,
+    hideFullscreen: flag(params, p.hideFullscreen) ?? false,
+    hideChatInput: flag(params, p.hideChatInput) ?? false,
+    hideChatHistory: flag(params, p.hideChatHistory) ?? false,
+    micOn: micOn ?? (micOff === undefined ? true : !micOff),
+    speakerOn: !(flag(params, p.speakerOff) ?? false),
+    hideMicButton: flag(params, p.hideMicButton) ?? false,
+    hideHangUpButton: flag(params, p.hideHangUpButton) ?? false,
+    draggable: flag(params, p.draggable) ?? true,
+    useCache: flag(params, p.useCache) ?? true,
+    token: token && token.length <= 8192 ? token : undefined,
+  };
+}
+
+/** The avatar id from /avatar/{id} (or /react/chatWidget/{id}); null when it is not a valid id. */
+export function avatarIdFromPath(pathname: string): number | null {
+  const match = /\/(?:avatar|chatWidget)\/(\d{1,10})\/?$/.exec(pathname);
+  if (!match) return null;
+  const id = Number(match[1]);
+  return id > 0 && id <= 2_147_483_647 ? id : null;
+}

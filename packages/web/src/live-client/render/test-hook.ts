@@ -1,0 +1,86 @@
+import type { FaceState } from './face-driver';
+import { VISEMES } from './visemes';
+
+/**
+ * `window.__personaAvatar`: what the avatar is doing, readable by tests and benchmarks (and by
+ * anyone curious; it holds nothing private). Updated each frame; `history` keeps the last few
+ * seconds of mouth openness against the audio clock, and `probe()` starts measuring the level
+ * of the audio actually heard so the two can be compared.
+ */
+export interface AvatarProbe {
+  kind: string;
+  renderer: 'portrait' | 'photo' | 'three' | 'dom' | 'loading';
+  frames: number;
+  firstFrameAt: number | null;
+  fps: number;
+  speaking: boolean;
+  viseme: string;
+  mouthOpen: number;
+  weights: Record<string, number>;
+  targets: Record<string, number>;
+  /** The largest value each model target reached since the page loaded (a short word is over between two polls). */
+  targetPeaks: Record<string, number>;
+  audio: { utt: number; ms: number } | null;
+  route: string | null;
+  lipSync: 'timeline' | 'audio' | 'none';
+  history: { t: number; open: number; utt: number | null; ms: number | null }[];
+  levels: { t: number; rms: number }[];
+  probe?: () => void;
+  error: string | null;
+}
+
+const HISTORY = 1200;
+
+export function createProbe(kind: string): AvatarProbe {
+  const probe: AvatarProbe = {
+    kind,
+    renderer: 'loading',
+    frames: 0,
+    firstFrameAt: null,
+    fps: 0,
+    speaking: false,
+    viseme: 'sil',
+    mouthOpen: 0,
+    weights: {},
+    targets: {},
+    targetPeaks: {},
+    audio: null,
+    route: null,
+    lipSync: 'none',
+    history: [],
+    levels: [],
+    error: null,
+  };
+  (window as unknown as { __personaAvatar: AvatarProbe }).__personaAvatar = probe;
+  return probe;
+}
+
+let fpsWindow: number[] = [];
+
+export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, targets: ReadonlyMap<string, number>, audio: { utt: number; ms: number } | null) {
+  probe.frames++;
+  probe.firstFrameAt ??= now;
+  fpsWindow.push(now);
+  while (fpsWindow.length && now - fpsWindow[0]! > 1000) fpsWindow.shift();
+  probe.fps = fpsWindow.length;
+  let best = 0;
+  const weights: Record<string, number> = {};
+  for (let k = 0; k < VISEMES.length; k++) {
+    const w = face.visemes[k]!;
+    if (w > 0.001) weights[VISEMES[k]!] = Math.round(w * 1000) / 1000;
+    if (k > 0 && w > face.visemes[best]!) best = k;
+  }
+  probe.weights = weights;
+  probe.viseme = best === 0 || face.visemes[best]! < 0.05 ? 'sil' : VISEMES[best]!;
+  probe.mouthOpen = Math.round(face.jaw * 1000) / 1000;
+  probe.targets = Object.fromEntries([...targets].map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+  for (const [k, v] of Object.entries(probe.targets)) if (v > (probe.targetPeaks[k] ?? 0)) probe.targetPeaks[k] = v;
+  probe.speaking = face.speaking;
+  probe.audio = audio;
+  probe.history.push({ t: now, open: probe.mouthOpen, utt: audio?.utt ?? null, ms: audio ? Math.round(audio.ms) : null });
+  if (probe.history.length > HISTORY) probe.history.splice(0, probe.history.length - HISTORY);
+}
+
+export function resetFps() {
+  fpsWindow = [];
+}

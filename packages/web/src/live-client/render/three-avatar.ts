@@ -1,0 +1,257 @@
+// The 3D stage (loaded only for 3D kinds: a dynamic import from stage.ts). three.js draws the
+// avatar (our catalogue personas, Ready-Player-Me-style GLB, VRM) and, for full body, the
+// environment; the page's DOM layers behind a transparent canvas draw the background.
+import {
+  AmbientLight,
+  Box3,
+  CanvasTexture,
+  CircleGeometry,
+  DirectionalLight,
+  Euler,
+  HemisphereLight,
+  Mesh,
+  MeshBasicMaterial,
+  PerspectiveCamera,
+  Quaternion,
+  Scene,
+  Vector3,
+  WebGLRenderer,
+  type Material,
+  type Object3D,
+  type SkinnedMesh,
+} from 'three';
+import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
+import type { FaceState } from './face-driver';
+import type { AvatarRenderer } from './renderer';
+import { detectProfile, targetWeights, type RigProfile } from './rig-map';
+import type { StageConfig } from './stage-config';
+
+type VRMLike = {
+  scene: Object3D;
+  expressionManager?: { setValue(name: string, value: number): void; expressions: { expressionName: string }[] };
+  humanoid?: { getNormalizedBoneNode(name: string): Object3D | null };
+  lookAt?: { yaw: number; pitch: number; target?: unknown; autoUpdate?: boolean } | null;
+  update(delta: number): void;
+};
+
+const LIGHTS: Record<string, { sky: number; ground: number; hemi: number; key: number; keyColour: number; fill: number; dir: [number, number, number] }> = {
+  studio: { sky: 0xffffff, ground: 0x8a94a6, hemi: 1.3, key: 2.0, keyColour: 0xffffff, fill: 0.8, dir: [-1, 1.4, 2] },
+  daylight: { sky: 0xdcecff, ground: 0x857866, hemi: 1.5, key: 2.2, keyColour: 0xfff6e8, fill: 0.5, dir: [1.5, 3, 2.5] },
+  warm: { sky: 0xffe2c4, ground: 0x5f4330, hemi: 1.1, key: 1.9, keyColour: 0xffc890, fill: 0.4, dir: [-1.5, 1.2, 1.8] },
+  cool: { sky: 0xe2f0ff, ground: 0x4d5b6b, hemi: 1.3, key: 1.8, keyColour: 0xd2e6ff, fill: 0.6, dir: [1, 1.6, 2] },
+};
+
+function findNode(root: Object3D, pattern: RegExp, exclude?: RegExp): Object3D | null {
+  let found: Object3D | null = null;
+  root.traverse((o) => {
+    if (!found && pattern.test(o.name) && !(exclude && exclude.test(o.name))) found = o;
+  });
+  return found;
+}
+
+/** Turns an arm held out (T or A pose) down to the side, whatever the rig's local axes. */
+function relaxArm(upper: Object3D | null, lower: Object3D | null, side: 1 | -1) {
+  if (!upper || !lower || !upper.parent) return;
+  upper.updateWorldMatrix(true, true);
+  const a = upper.getWorldPosition(new Vector3());
+  const b = lower.getWorldPosition(new Vector3());
+  const dir = b.sub(a).normalize();
+  if (dir.y < -0.6) return; // already down
+  const want = new Vector3(side * 0.3, -0.95, 0.05).normalize();
+  const qWorld = new Quaternion().setFromUnitVectors(dir, want);
+  const parentQ = upper.parent.getWorldQuaternion(new Quaternion());
+  const local = parentQ.clone().invert().multiply(qWorld).multiply(parentQ);
+  upper.quaternion.premultiply(local);
+}
+
+function blobShadow(): Mesh {
+  const c = document.createElement('canvas');
+  c.width = c.height = 64;
+  const g = c.getContext('2d')!;
+  const grad = g.createRadialGradient(32, 32, 2, 32, 32, 32);
+  grad.addColorStop(0, 'rgba(0,0,0,0.45)');
+  grad.addColorStop(1, 'rgba(0,0,0,0)');
+  g.fillStyle = grad;
+  g.fillRect(0, 0, 64, 64);
+  const mesh = new Mesh(new CircleGeometry(0.45, 24), new MeshBasicMaterial({ map: new CanvasTexture(c), transparent: true, depthWrite: false }));
+  mesh.rotation.x = -Math.PI / 2;
+  mesh.position.y = 0.005;
+  return mesh;
+}
+
+export async function createThreeRenderer(config: StageConfig, opts: { onContextLost?: () => void } = {}): Promise<AvatarRenderer> {
+  if (!config.model) throw new Error('no 3D model in the avatar config');
+  const canvas = document.createElement('canvas');
+  canvas.className = 'ps-canvas';
+  const renderer = new WebGLRenderer({ canvas, antialias: true, alpha: true, powerPreference: 'high-performance' });
+  renderer.setClearColor(0x000000, 0);
+  const gl = renderer.getContext();
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const gpu = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+  // A software rasteriser (SwiftShader) pays per pixel: draw at CSS resolution.
+  const software = /swiftshader|llvmpipe|software/i.test(gpu);
+  canvas.addEventListener('webglcontextlost', (e) => {
+    e.preventDefault();
+    opts.onContextLost?.();
+  });
+
+  const scene = new Scene();
+  const camera = new PerspectiveCamera(config.kind === 'full' ? 32 : 30, 1, 0.05, 100);
+  const preset = LIGHTS[config.lights.preset] ?? LIGHTS.studio!;
+  const k = config.lights.intensity;
+  scene.add(new HemisphereLight(preset.sky, preset.ground, preset.hemi * k));
+  const key = new DirectionalLight(preset.keyColour, preset.key * k);
+  key.position.set(...preset.dir);
+  scene.add(key);
+  const fill = new DirectionalLight(0xffffff, preset.fill * k);
+  fill.position.set(-preset.dir[0], 0.6, 1.5);
+  scene.add(fill);
+  scene.add(new AmbientLight(0xffffff, 0.15 * k));
+
+  const loader = new GLTFLoader();
+  const isVrm = config.model.format === 'vrm';
+  if (isVrm) {
+    const { VRMLoaderPlugin } = await import('@pixiv/three-vrm');
+    loader.register((parser) => new VRMLoaderPlugin(parser));
+  }
+  const [gltf, env] = await Promise.all([
+    loader.loadAsync(config.model.url) as Promise<GLTF>,
+    config.environment ? (loader.loadAsync(config.environment.url) as Promise<GLTF>).catch(() => null) : Promise.resolve(null),
+  ]);
+  const vrm = (gltf.userData as { vrm?: VRMLike }).vrm ?? null;
+  if (vrm) {
+    const { VRMUtils } = await import('@pixiv/three-vrm');
+    VRMUtils.rotateVRM0(vrm as never);
+  }
+  const avatar = vrm?.scene ?? gltf.scene;
+  scene.add(avatar);
+  avatar.updateWorldMatrix(true, true);
+
+  // Skinned models are often in a T pose: arms down first.
+  const bone = (vrmName: string, pattern: RegExp, exclude?: RegExp) => vrm?.humanoid?.getNormalizedBoneNode(vrmName) ?? findNode(avatar, pattern, exclude);
+  relaxArm(bone('leftUpperArm', /^(mixamorig:?)?LeftArm$|upper_?arm_?l|l_?upperarm/i), bone('leftLowerArm', /^(mixamorig:?)?LeftForeArm$|lower_?arm_?l|forearm_?l/i), 1);
+  relaxArm(bone('rightUpperArm', /^(mixamorig:?)?RightArm$|upper_?arm_?r|r_?upperarm/i), bone('rightLowerArm', /^(mixamorig:?)?RightForeArm$|lower_?arm_?r|forearm_?r/i), -1);
+  avatar.updateWorldMatrix(true, true);
+
+  // Morph targets (or VRM expressions) and what the model can do.
+  const meshes: Mesh[] = [];
+  const names = new Set<string>();
+  avatar.traverse((o) => {
+    const m = o as Mesh;
+    if ((m.isMesh || (o as SkinnedMesh).isSkinnedMesh) && m.morphTargetDictionary) {
+      meshes.push(m);
+      for (const name of Object.keys(m.morphTargetDictionary)) names.add(name);
+    }
+    if (m.isMesh) {
+      m.frustumCulled = false;
+      const mats = (Array.isArray(m.material) ? m.material : [m.material]) as Material[];
+      for (const mat of mats) mat.needsUpdate = true;
+    }
+  });
+  if (vrm?.expressionManager) for (const e of vrm.expressionManager.expressions) names.add(e.expressionName);
+  const profile: RigProfile = detectProfile(names, Boolean(vrm?.expressionManager));
+
+  const head = bone('head', /^(mixamorig:?)?head$/i, /end|top/i);
+  const neck = bone('neck', /^(mixamorig:?)?neck$/i);
+  const chest = bone('chest', /^(mixamorig:?)?spine2$|^chest$|^upperchest$/i) ?? bone('spine', /^(mixamorig:?)?spine1?$/i);
+  const torso = findNode(avatar, /^torso$/i);
+  const jawBone = findNode(avatar, /jaw/i);
+  const eyes = [bone('leftEye', /^(EyeLeft|LeftEye|eye_?l)$/i), bone('rightEye', /^(EyeRight|RightEye|eye_?r)$/i)].filter((e): e is Object3D => e !== null);
+  const rest = new Map<Object3D, Quaternion>();
+  for (const o of [head, neck, chest, jawBone, ...eyes]) if (o) rest.set(o, o.quaternion.clone());
+  const torsoScale = torso?.scale.clone();
+  const headPos = head?.position.clone();
+  if (vrm?.lookAt) vrm.lookAt.autoUpdate = false;
+
+  // Framing, from the model's size and head: the same numbers our catalogue thumbnails use.
+  const box = new Box3().setFromObject(avatar);
+  const top = box.max.y;
+  const headWorld = head ? head.getWorldPosition(new Vector3()) : new Vector3(0, top - 0.25, 0);
+  if (config.kind === 'full') {
+    const floor = Math.min(box.min.y, 0);
+    const h = top - floor;
+    camera.position.set(headWorld.x, floor + h * 0.64, headWorld.z + h * 1.95);
+    camera.lookAt(headWorld.x, floor + h * 0.5, headWorld.z);
+  } else {
+    camera.position.set(headWorld.x, top - 0.16, headWorld.z + 1.05);
+    camera.lookAt(headWorld.x, top - 0.2, headWorld.z);
+  }
+
+  if (env) {
+    const e = config.environment!;
+    env.scene.position.set(...e.position);
+    env.scene.rotation.set(...(e.rotation.map((d) => (d * Math.PI) / 180) as [number, number, number]));
+    env.scene.scale.set(...e.scale);
+    scene.add(env.scene);
+  }
+  if (config.kind === 'full' && config.environment?.shadow !== false) scene.add(blobShadow());
+
+  const targets = new Map<string, number>();
+  const written = new Set<string>();
+  const euler = new Euler();
+  const q = new Quaternion();
+  let last = performance.now();
+  const turn = (o: Object3D | null, pitch: number, yaw: number, roll: number) => {
+    const r = o && rest.get(o);
+    if (!o || !r) return;
+    euler.set(pitch, yaw, roll);
+    o.quaternion.copy(r).multiply(q.setFromEuler(euler));
+  };
+
+  return {
+    name: 'three',
+    canvas,
+    targets,
+    resize(w, h) {
+      renderer.setPixelRatio(software ? 1 : Math.min(2, window.devicePixelRatio || 1));
+      renderer.setSize(w, h, true);
+      camera.aspect = w / Math.max(1, h);
+      camera.updateProjectionMatrix();
+    },
+    render(face: FaceState, nowMs: number) {
+      const dt = Math.min(0.1, Math.max(0, (nowMs - last) / 1000));
+      last = nowMs;
+      targetWeights(face, profile, names, targets);
+      if (vrm?.expressionManager) {
+        for (const name of written) if (!targets.has(name)) vrm.expressionManager.setValue(name, 0);
+        for (const [name, w] of targets) vrm.expressionManager.setValue(name, w);
+      } else {
+        for (const mesh of meshes) {
+          const dict = mesh.morphTargetDictionary!;
+          const inf = mesh.morphTargetInfluences!;
+          for (const name of written) {
+            const i = dict[name];
+            if (i !== undefined && !targets.has(name)) inf[i] = 0;
+          }
+          for (const [name, w] of targets) {
+            const i = dict[name];
+            if (i !== undefined) inf[i] = w;
+          }
+        }
+      }
+      written.clear();
+      for (const name of targets.keys()) written.add(name);
+      // Head (and a share on the neck), eyes, breathing, the jaw bone for rigs without targets.
+      turn(neck, face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
+      turn(head, face.headPitch * (neck ? 0.6 : 1), face.headYaw * (neck ? 0.6 : 1), face.headRoll * (neck ? 0.6 : 1));
+      if (vrm?.lookAt) {
+        vrm.lookAt.yaw = (face.eyeYaw * 180) / Math.PI;
+        vrm.lookAt.pitch = (face.eyePitch * 180) / Math.PI;
+      } else for (const eye of eyes) turn(eye, -face.eyePitch, face.eyeYaw, 0);
+      turn(chest, face.breath * 0.012, 0, 0);
+      if (torso && torsoScale) torso.scale.set(torsoScale.x * (1 + face.breath * 0.006), torsoScale.y, torsoScale.z * (1 + face.breath * 0.01));
+      if (torso && head && headPos) head.position.y = headPos.y + face.breath * 0.0015;
+      if (profile === 'jaw' && !names.has('jawOpen') && !names.has('mouthOpen')) turn(jawBone, face.jaw * 0.3, 0, 0);
+      vrm?.update(dt);
+      renderer.render(scene, camera);
+    },
+    dispose() {
+      renderer.dispose();
+      scene.traverse((o) => {
+        const m = o as Mesh;
+        m.geometry?.dispose();
+      });
+      canvas.remove();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { completeChat, streamChat, type ChatMessage, type ChatToolCall, type OpenAiCompatibleClient } from '../providers/llm/openai-compatible.js';
+import { brainConfigOf, DEFAULT_KNOWLEDGE_PASSAGES, DEFAULT_MAX_TOOL_ROUNDS, type BrainOptions } from './options.js';
+import { cleanSummary, historyMessages, retrievePassages, summaryMessages, systemPrompt, userMessage } from './prompt.js';
+import { runToolCalls, toolCatalog } from './tools.js';
+import type { Brain, BrainDeps } from './types.js';
+
+/**
+ * The LLM brain (LargeLanguageModel, CustomChatGPTPrompt, Simple mode's platform model): an
+ * OpenAI-compatible chat model with the avatar's instructions and memory, the session's history,
+ * the knowledge passages retrieved for each turn, and the avatar's functions as tools — up to
+ * `maxToolRounds` rounds of calls, then the model must answer.
+ */
+export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Brain {
+  const config = brainConfigOf(deps.config.brain, 'llm');
+  const client: OpenAiCompatibleClient = {
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    fetch: config.platform ? (options.operatorFetch ?? deps.fetch) : deps.fetch,
+    timeouts: options.chatTimeouts,
+    provider: config.platform ? 'platform-llm' : 'openai-compatible',
+  };
+  const maxRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  const k = Math.min(10, options.knowledgePassages ?? DEFAULT_KNOWLEDGE_PASSAGES);
+  const tools = toolCatalog(deps, options.toolsWaitMs);
+  // Describing the functions needs a warm sandbox: start now, while the greeting plays.
+  void tools();
+  const system = systemPrompt({ instructions: config.instructions, memory: deps.config.memory, hasKnowledge: deps.config.avatar.hasKnowledge });
+
+  const brain: Brain = {
+    kind: 'llm',
+    async *reply(turn) {
+      const [passages, offered] = await Promise.all([retrievePassages(deps, turn.text, k, turn.signal), tools()]);
+      const messages: ChatMessage[] = [{ role: 'system', content: system }, ...historyMessages(turn.history), { role: 'user', content: userMessage(turn.text, passages) }];
+      for (let round = 0; ; round++) {
+        const last = round >= maxRounds;
+        let text = '';
+        let calls: ChatToolCall[] = [];
+        const stream = streamChat(
+          client,
+          { model: config.model, messages, maxTokens: config.maxTokens, tools: offered, toolChoice: offered.length ? (last ? 'none' : 'auto') : undefined },
+          turn.signal,
+        );
+        for await (const ev of stream) {
+          if (ev.type === 'text') {
+            text += ev.delta;
+            yield { type: 'text', delta: ev.delta };
+          } else if (ev.type === 'tool-calls') calls = ev.calls;
+        }
+        if (calls.length === 0 || last) return;
+        messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
+        const outputs = yield* runToolCalls(deps, offered, calls, turn.signal);
+        for (const o of outputs) messages.push({ role: 'tool', toolCallId: o.id, content: o.output });
+      }
+    },
+  };
+  if (deps.config.avatar.summaryEnabled) {
+    brain.summarize = async (history, signal) => {
+      const messages = summaryMessages(history, deps.config.memory);
+      if (!messages) return deps.config.memory;
+      return cleanSummary(await completeChat(client, { model: config.model, messages, maxTokens: 200 }, signal));
+    };
+  }
+  return brain;
+}

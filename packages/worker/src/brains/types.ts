@@ -1,0 +1,76 @@
+import type { TLiveHistoryEntry, TLivePassage, TLiveSessionConfig } from '@persona/contract';
+import type { GuardedFetch } from '../net/guarded-fetch.js';
+
+export type { GuardedFetch };
+
+/**
+ * A brain answers the visitor's turns for one live session (issue 10: echo, LLM with knowledge
+ * and python tools, REST endpoint, Dialogflow ES/CX). The session owns history, timers and
+ * transport; a brain only turns a user turn into a stream of events. Provider clients never leak
+ * their wire format past their own file: they emit these events.
+ */
+export type BrainEvent =
+  /** Part of the answer, streamed as soon as the provider produces it. */
+  | { type: 'text'; delta: string }
+  /** A function (tool) the model called; shown on the page's status line. */
+  | { type: 'tool'; name: string; status: 'started' | 'ok' | 'error' };
+
+export interface BrainTurn {
+  /** What the visitor said or typed. */
+  text: string;
+  /** The conversation before this turn (what was actually heard for interrupted answers). */
+  history: readonly TLiveHistoryEntry[];
+  /** Aborted when the visitor interrupts or the session ends: stop work, stop billing the provider. */
+  signal: AbortSignal;
+}
+
+export interface Brain {
+  readonly kind: string;
+  /** Before the first turn (REST: LOGIN). Throwing ProviderError ends nothing: the session goes on. */
+  start?(signal: AbortSignal): Promise<void>;
+  reply(turn: BrainTurn): AsyncIterable<BrainEvent>;
+  /** Avatar memory: a short summary of the session for the visitor's next visit (null: none). */
+  summarize?(history: readonly TLiveHistoryEntry[], signal: AbortSignal): Promise<string | null>;
+  /** After the last turn (REST: LOGOUT). */
+  end?(): Promise<void>;
+}
+
+/** A provider answered badly or not at all: the visitor hears a short apology, the owner sees the log line. */
+export class ProviderError extends Error {
+  constructor(
+    /** e.g. 'openai-compatible', 'rest', 'dialogflow'. */
+    readonly provider: string,
+    message: string,
+    /** The provider's HTTP status, when there was one. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface BrainLogger {
+  info(msg: string, data?: object): void;
+  warn(msg: string, data?: object): void;
+  error(msg: string, data?: object): void;
+}
+
+/** A fetch that refuses private addresses (unless the portal allows them) at connect time. */
+
+/** Runs the avatar's linked python functions (sandbox pool). */
+export interface ToolRunner {
+  /** OpenAI-style tool definitions of the linked functions. */
+  tools(): Promise<{ name: string; description: string; parameters: Record<string, unknown> }[]>;
+  /** Runs one call; never throws for the function's own failures: they come back as ok:false. */
+  call(name: string, argsJson: string, signal: AbortSignal): Promise<{ ok: true; result: string } | { ok: false; error: string }>;
+}
+
+export interface BrainDeps {
+  config: TLiveSessionConfig;
+  log: BrainLogger;
+  /** Hybrid search over the avatar's linked collections, through the portal. */
+  knowledge: (query: string, signal: AbortSignal) => Promise<TLivePassage[]>;
+  tools: ToolRunner | null;
+  fetch: GuardedFetch;
+  now: () => number;
+}

@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'vitest';
+import type { SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
+import { looksLikeEcho, looksUnfinished, TURN_DEFAULTS, turnOptionsFrom, type TurnOptions } from './options.js';
+import { Listener, type Clock, type ListenTurnMetrics } from './turns.js';
+import { VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
+
+/** A clock the test moves: timers fire as time passes. */
+class FakeClock implements Clock {
+  t = 1_000_000;
+  private timers: { at: number; fn: () => void; id: number }[] = [];
+  private ids = 0;
+  now = () => this.t;
+  setTimeout = (fn: () => void, ms: number) => {
+    const id = ++this.ids;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  };
+  clearTimeout = (h: unknown) => {
+    this.timers = this.timers.filter((x) => x.id !== h);
+  };
+  async advance(ms: number) {
+    const end = this.t + ms;
+    for (;;) {
+      await flush();
+      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!next) break;
+      this.timers = this.timers.filter((x) => x !== next);
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+    }
+    this.t = end;
+    await flush();
+  }
+}
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+/** The VAD answers the scripted probability carried in each window's first sample. */
+const scriptedVad: VadStream = { probability: async (w) => w[0]! * 32768 / 1000, reset: () => undefined };
+const windowOf = (prob: number, marker = 100) => {
+  // Audible (over the silence gate); the scripted probability rides in the first sample.
+  const w = new Int16Array(VAD_WINDOW_SAMPLES).fill(marker);
+  w[0] = Math.round(prob * 1000);
+  return w;
+};
+
+/** An STT engine that answers the script's next text on each finalize (batch) or on cue (stream). */
+function fakeStt(mode: 'batch' | 'stream', texts: string[] = []) {
+  const state = { pushed: 0, finalized: 0, resets: 0, events: null as SttEvents | null, delayMs: 0 };
+  const engine: SttEngine = {
+    provider: 'fake',
+    mode,
+    async open(_o, events) {
+      state.events = events;
+      const session: SttSession = {
+        push: (pcm) => void (state.pushed += pcm.length),
+        async finalize() {
+          state.finalized++;
+          const text = texts.shift() ?? '';
+          events.onResult({ text, final: true });
+        },
+        reset: () => void state.resets++,
+        close: () => undefined,
+      };
+      return session;
+    },
+  };
+  return { engine, state };
+}
+
+function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello there'])) {
+  const clock = new FakeClock();
+  const log: string[] = [];
+  const commits: { text: string; m: ListenTurnMetrics }[] = [];
+  const listener = new Listener({
+    options: { ...TURN_DEFAULTS, ...opts },
+    vad: scriptedVad,
+    stt: stt.engine,
+    clock,
+    events: {
+      transcript: (text, final) => log.push(`transcript:${final ? 'final' : 'interim'}:${text}`),
+      commit: (text, m) => {
+        log.push(`commit:${text}`);
+        commits.push({ text, m });
+      },
+      pause: (utt) => log.push(`pause:${utt}`),
+      resume: (utt) => log.push(`resume:${utt}`),
+      interrupt: (utt) => log.push(`interrupt:${utt}`),
+      speaking: (s) => log.push(s ? 'vad:start' : 'vad:end'),
+    },
+  });
+  /** Feeds windows of these probabilities, 32 ms apart on the clock. */
+  const feed = async (probs: number[]) => {
+    for (const p of probs) {
+      await clock.advance(32);
+      await listener.push(windowOf(p));
+    }
+  };
+  const speech = (ms: number, p = 0.9) => Array.from({ length: Math.round(ms / 32) }, () => p);
+  const silence = (ms: number) => speech(ms, 0.05);
+  return { clock, log, commits, listener, feed, speech, silence, stt };
+}
+
+describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
+  it('activation_threshold: a window is speech only when its probability exceeds the threshold', async () => {
+    const a = setup({ activationThreshold: 0.6 });
+    await a.feed(a.speech(320, 0.55));
+    expect(a.log).not.toContain('vad:start');
+    await a.feed(a.speech(64, 0.65));
+    expect(a.log).toContain('vad:start');
+    const b = setup({ activationThreshold: 0.5 });
+    await b.feed(b.speech(64, 0.5)); // equal is not above
+    expect(b.log).not.toContain('vad:start');
+  });
+
+  it('min_speech_duration: start of speech after that much consecutive speech', async () => {
+    const t = setup({ minSpeechMs: 200 });
+    // 160 ms of speech broken by silence never starts speech.
+    await t.feed([...t.speech(160), ...t.silence(32), ...t.speech(160)]);
+    expect(t.log).not.toContain('vad:start');
+    await t.feed(t.speech(64));
+    expect(t.log.filter((l) => l === 'vad:start')).toHaveLength(1);
+  });
+
+  it('min_silence_duration: end of speech after that much consecutive non-speech', async () => {
+    const t = setup({ minSilenceMs: 550 });
+    await t.feed([...t.speech(320), ...t.silence(512)]); // 16 windows = 512 ms < 550
+    expect(t.log).not.toContain('vad:end');
+    await t.feed([...t.speech(64), ...t.silence(544)]); // 17 windows: still < 550
+    expect(t.log).not.toContain('vad:end');
+    await t.feed(t.silence(32)); // 18 windows = 576 ms
+    expect(t.log).toContain('vad:end');
+  });
+
+  it('prefix_padding_duration: audio from before the start of speech goes to the STT', async () => {
+    const count = async (padMs: number) => {
+      const t = setup({ prefixPaddingMs: padMs, minSpeechMs: 64 });
+      await t.feed([...t.silence(1000), ...t.speech(320), ...t.silence(600)]);
+      return t.stt.state.pushed / 16;
+    };
+    const none = await count(0);
+    const half = await count(500);
+    // 500 ms of padding → 16 more windows (512 ms) of audio before the speech.
+    expect(half - none).toBe(512);
+  });
+
+  it('max_buffered_speech: an utterance longer than the cap is cut at the cap', async () => {
+    const t = setup({ maxBufferedSpeechMs: 1000, prefixPaddingMs: 0 });
+    await t.feed([...t.speech(3000), ...t.silence(600)]);
+    expect(t.stt.state.pushed).toBeLessThanOrEqual(16_000);
+    expect(t.stt.state.pushed).toBeGreaterThan(15_000);
+  });
+
+  it('min_endpointing_delay: the turn is committed at last speech + delay', async () => {
+    const t = setup({ minEndpointingMs: 1500, minSilenceMs: 320 });
+    await t.feed([...t.speech(640), ...t.silence(320)]);
+    const lastSpeech = t.clock.now() - 320;
+    await t.clock.advance(1100);
+    expect(t.commits).toHaveLength(0);
+    await t.clock.advance(100);
+    expect(t.commits).toHaveLength(1);
+    expect(t.commits[0]!.text).toBe('hello there');
+    expect(t.commits[0]!.m.committedAt - lastSpeech).toBe(1500);
+    expect(t.commits[0]!.m.endOfUtteranceMs).toBe(1500);
+  });
+
+  it('max_endpointing_delay: used instead when the turn looks unfinished', async () => {
+    const t = setup({ minEndpointingMs: 500, maxEndpointingMs: 3000, minSilenceMs: 320 }, fakeStt('batch', ['I would like to book a table and']));
+    await t.feed([...t.speech(640), ...t.silence(320)]);
+    await t.clock.advance(1000);
+    expect(t.commits).toHaveLength(0);
+    await t.clock.advance(2000);
+    expect(t.commits.map((c) => c.text)).toEqual(['I would like to book a table and']);
+    // Speaking again before the commit continues the same turn.
+    const u = setup({ minEndpointingMs: 500, maxEndpointingMs: 3000, minSilenceMs: 320 }, fakeStt('batch', ['so um', 'I want the red one']));
+    await u.feed([...u.speech(640), ...u.silence(320)]);
+    await u.clock.advance(800);
+    await u.feed([...u.speech(640), ...u.silence(320)]);
+    await u.clock.advance(600);
+    expect(u.commits.map((c) => c.text)).toEqual(['so um I want the red one']);
+  });
+
+  it('allow_interruptions / min_interruption_duration / min_interruption_words: long enough speech with words stops the avatar', async () => {
+    // Too short (a cough): paused, then resumed ~2 s after, no interruption.
+    const a = setup({ minInterruptionMs: 500, minSilenceMs: 320 }, fakeStt('stream'));
+    a.listener.setAgentSpeaking(7, 'the weather today is sunny');
+    await a.clock.advance(1000);
+    await a.feed([...a.speech(256), ...a.silence(320)]);
+    expect(a.log).toContain('pause:7');
+    await a.clock.advance(2100);
+    expect(a.log).toContain('resume:7');
+    expect(a.log).not.toContain('interrupt:7');
+
+    // Long enough with one new word (min words 0 = at least one with streaming STT): interrupted.
+    const b = setup({ minInterruptionMs: 500 }, fakeStt('stream'));
+    b.listener.setAgentSpeaking(3, 'the weather today is sunny');
+    await b.clock.advance(1000);
+    await b.feed(b.speech(320));
+    b.stt.state.events!.onResult({ text: 'wait', final: false });
+    expect(b.log).not.toContain('interrupt:3'); // words, but only 320 ms of speech
+    await b.feed(b.speech(256));
+    expect(b.log).toContain('interrupt:3');
+
+    // min_interruption_words 3: two words do not interrupt, three do.
+    const c = setup({ minInterruptionMs: 200, minInterruptionWords: 3 }, fakeStt('stream'));
+    c.listener.setAgentSpeaking(4, 'the weather today is sunny');
+    await c.clock.advance(1000);
+    await c.feed(c.speech(320));
+    c.stt.state.events!.onResult({ text: 'no stop', final: false });
+    await c.feed(c.speech(64));
+    expect(c.log).not.toContain('interrupt:4');
+    c.stt.state.events!.onResult({ text: 'no stop please', final: false });
+    expect(c.log).toContain('interrupt:4');
+
+    // allow_interruptions false: speech over the avatar is not even a turn.
+    const d = setup({ allowInterruptions: false, minSilenceMs: 320 }, fakeStt('batch', ['stop talking']));
+    d.listener.setAgentSpeaking(5, 'the weather today is sunny');
+    await d.clock.advance(1000);
+    await d.feed([...d.speech(1000), ...d.silence(320)]);
+    await d.clock.advance(3000);
+    expect(d.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
+  });
+
+  it("the avatar's own voice does not interrupt it (echo guard, echo text)", async () => {
+    const a = setup({ minInterruptionMs: 300, minSilenceMs: 320, echoGuardMs: 300 }, fakeStt('batch', ['weather today']));
+    a.listener.setAgentSpeaking(9, 'the weather today is sunny and warm');
+    await a.clock.advance(1000);
+    await a.feed([...a.speech(640), ...a.silence(320)]);
+    await a.clock.advance(2500);
+    expect(a.log).toContain('pause:9');
+    expect(a.log).toContain('resume:9');
+    expect(a.log.some((l) => l.startsWith('interrupt') || l.startsWith('commit'))).toBe(false);
+    // Speech starting as the utterance starts is ignored outright.
+    const b = setup({ echoGuardMs: 300, minSilenceMs: 320 }, fakeStt('batch', ['hello']));
+    b.listener.setAgentSpeaking(2, 'good morning');
+    await b.feed([...b.speech(640), ...b.silence(320)]);
+    await b.clock.advance(2500);
+    expect(b.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
+  });
+
+  it('batch STT: the interruption is confirmed by the transcript, what follows is the next turn', async () => {
+    const t = setup({ minInterruptionMs: 500, minSilenceMs: 320, minEndpointingMs: 500 }, fakeStt('batch', ['no tell me about paris']));
+    t.listener.setAgentSpeaking(11, 'the weather today is sunny');
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(800), ...t.silence(320)]);
+    await t.clock.advance(300);
+    expect(t.log.filter((l) => /pause|interrupt|commit|resume/.test(l))).toEqual(['pause:11', 'interrupt:11', 'commit:no tell me about paris']);
+  });
+});
+
+describe('the silence gate', () => {
+  it('does not ask the VAD model about digital silence', async () => {
+    let calls = 0;
+    const vad: VadStream = { probability: async () => (calls++, 0.9), reset: () => undefined };
+    const l = new Listener({ options: TURN_DEFAULTS, vad, stt: fakeStt('batch').engine, clock: new FakeClock(), events: { transcript() {}, commit() {}, pause() {}, resume() {}, interrupt() {} } });
+    await l.push(new Int16Array(VAD_WINDOW_SAMPLES * 10));
+    expect(calls).toBe(0);
+    await l.push(new Int16Array(VAD_WINDOW_SAMPLES * 3).fill(200));
+    expect(calls).toBe(3);
+    expect(l.isSpeaking).toBe(true);
+  });
+});
+
+describe('options', () => {
+  it('reads vad_options and interrupt_handling as stored (strings, older names, bad values)', () => {
+    const o = turnOptionsFrom({
+      vad_options: { activation_threshold: '0.7', min_speech_duration: 0.1, min_silence_duration: 'x', prefix_padding_duration: -1, max_buffered_speech: 30, min_endpointing_delay: 0.8, max_endpointing_delay: 0.2 },
+      interrupt_handling: { allow_interruptions: false, interrupt_speech_duration: 0.7, interrupt_min_words: '2' },
+    });
+    expect(o).toMatchObject({ activationThreshold: 0.7, minSpeechMs: 100, minSilenceMs: 550, prefixPaddingMs: 500, maxBufferedSpeechMs: 30_000, minEndpointingMs: 800, maxEndpointingMs: 800, allowInterruptions: false, minInterruptionMs: 700, minInterruptionWords: 2 });
+    expect(turnOptionsFrom({})).toEqual(TURN_DEFAULTS);
+  });
+  it('unfinished and echo rules', () => {
+    for (const t of ['I went there and', 'so', 'um', 'because,', 'well...', 'it is, but', 'red or']) expect(looksUnfinished(t)).toBe(true);
+    for (const t of ['I went there.', 'hello', 'what is it?', 'what is it like', 'where is the', '']) expect(looksUnfinished(t)).toBe(false);
+    expect(looksLikeEcho('weather today', 'The weather today is sunny')).toBe(true);
+    expect(looksLikeEcho('stop please', 'The weather today is sunny')).toBe(false);
+  });
+});

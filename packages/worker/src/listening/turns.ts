@@ -1,0 +1,501 @@
+import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
+import { looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
+import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
+
+/**
+ * Listening for one session (issue 14, ADR 067): the visitor's 16 kHz PCM16 → 32 ms windows →
+ * speech probability (VadStream) → speech segments (LiveKit Agents' option semantics) → STT →
+ * endpointing → a committed user turn; and, while the avatar speaks, pause / interrupt / resume.
+ *
+ * Durations of speech and silence are counted in audio (32 ms per window); the endpointing and
+ * false-interruption timers run on the injected clock, so tests drive both with scripted
+ * probabilities and a fake clock.
+ */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** Figures of one committed turn (ms); the session adds the brain's and the voice's. */
+export interface ListenTurnMetrics {
+  /** Clock time of the last speech window (the end of the visitor's speech). */
+  lastSpeechAt: number;
+  /** Clock time of the commit. */
+  committedAt: number;
+  /** From the end of speech to the commit. */
+  endOfUtteranceMs: number;
+  /** From asking the STT for the final result to getting it (the last segment's). */
+  sttMs: number | null;
+  /** Speech in the turn, ms of audio. */
+  speechMs: number;
+}
+
+export interface ListenerEvents {
+  /** What the visitor is saying (interim, as segments are transcribed). */
+  transcript(text: string, final: boolean): void;
+  /** The visitor's turn is over: the brain answers `text`. */
+  commit(text: string, metrics: ListenTurnMetrics): void;
+  /** Speech over the avatar: hold its playback (it may resume). */
+  pause(utt: number): void;
+  resume(utt: number): void;
+  /** A real interruption: stop the avatar for good. */
+  interrupt(utt: number): void;
+  /** VAD state for the page (listening indicator). */
+  speaking?(speaking: boolean): void;
+  error?(err: Error): void;
+}
+
+export interface ListenerOptions {
+  options: TurnOptions;
+  vad: VadStream;
+  stt: SttEngine;
+  /** Languages, model, phrases… as the STT engine takes them. */
+  sttLanguages?: string[];
+  sttModel?: string;
+  sttPhrases?: string[];
+  events: ListenerEvents;
+  clock?: Clock;
+}
+
+type SegmentRole = 'turn' | 'discard';
+
+/** Peak level (−66 dBFS) under which a window is silence without asking the VAD model. */
+const SILENCE_PEAK = 0.0005;
+
+export class Listener {
+  private readonly o: TurnOptions;
+  private readonly clock: Clock;
+  private readonly ev: ListenerEvents;
+  private readonly abort = new AbortController();
+  private sttSession: Promise<SttSession> | null = null;
+
+  // ─── windowing and VAD ───
+  private pending = new Int16Array(VAD_WINDOW_SAMPLES);
+  private pendingLen = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly floatWindow = new Float32Array(VAD_WINDOW_SAMPLES);
+
+  // ─── segmenter (VAD state) ───
+  private speaking = false;
+  private speechRunMs = 0;
+  private silenceRunMs = 0;
+  private segmentSpeechMs = 0;
+  private segmentSamples = 0;
+  private capped = false;
+  private prefix: Int16Array[] = [];
+  private earlyDone = false;
+  private speechSinceFlush = false;
+  private role: SegmentRole = 'turn';
+
+  // ─── the turn ───
+  private finals: string[] = [];
+  private interim = '';
+  private turnSpeechMs = 0;
+  private lastSpeechAt: number | null = null;
+  private flushes: Promise<void>[] = [];
+  private lastSttMs: number | null = null;
+  private commitTimer: unknown = null;
+  private generation = 0;
+
+  // ─── the avatar ───
+  private agentUtt: number | null = null;
+  private agentSince = 0;
+  private agentText = '';
+  private paused: number | null = null;
+  private resumeTimer: unknown = null;
+  private micOn = true;
+  private closed = false;
+
+  constructor(private readonly opts: ListenerOptions) {
+    this.o = opts.options;
+    this.clock = opts.clock ?? realClock;
+    this.ev = opts.events;
+  }
+
+  get engine(): SttEngine {
+    return this.opts.stt;
+  }
+  get isSpeaking(): boolean {
+    return this.speaking;
+  }
+  get isPaused(): boolean {
+    return this.paused !== null;
+  }
+
+  /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
+  push(pcm: Int16Array): Promise<void> {
+    if (this.closed || !this.micOn) return this.chain;
+    let at = 0;
+    const windows: Int16Array[] = [];
+    while (at < pcm.length) {
+      const take = Math.min(VAD_WINDOW_SAMPLES - this.pendingLen, pcm.length - at);
+      this.pending.set(pcm.subarray(at, at + take), this.pendingLen);
+      this.pendingLen += take;
+      at += take;
+      if (this.pendingLen === VAD_WINDOW_SAMPLES) {
+        windows.push(this.pending);
+        this.pending = new Int16Array(VAD_WINDOW_SAMPLES);
+        this.pendingLen = 0;
+      }
+    }
+    if (this.opts.stt.mode === 'stream') this.sttPush(pcm);
+    for (const w of windows) {
+      this.chain = this.chain.then(async () => {
+        if (this.closed) return;
+        let peak = 0;
+        for (let i = 0; i < w.length; i++) {
+          const x = w[i]! / 32768;
+          this.floatWindow[i] = x;
+          if (x > peak) peak = x;
+          else if (-x > peak) peak = -x;
+        }
+        let p: number;
+        try {
+          // Near-digital silence (the page's noise suppression gives plenty) is not speech: the
+          // model is not asked (it costs ~0.1–0.5 ms a window).
+          p = peak < SILENCE_PEAK ? 0 : await this.opts.vad.probability(this.floatWindow);
+        } catch (err) {
+          this.ev.error?.(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        this.window(p, w);
+      });
+    }
+    return this.chain;
+  }
+
+  /** The mic turned on/off on the page: off drops what is being said. */
+  setMic(on: boolean) {
+    if (this.micOn === on) return;
+    this.micOn = on;
+    if (!on) this.dropSegment();
+  }
+
+  /** The avatar started an utterance (its first audio went out) / stopped being heard (null). */
+  setAgentSpeaking(utt: number | null, text = '') {
+    if (utt === null) {
+      if (this.paused !== null) this.doResume();
+      this.agentUtt = null;
+      this.agentText = '';
+      return;
+    }
+    if (this.agentUtt !== utt) {
+      this.agentUtt = utt;
+      this.agentSince = this.clock.now();
+    }
+    this.agentText = text;
+  }
+
+  /** The text the avatar is saying (grows as it streams), for telling its echo apart. */
+  setAgentText(utt: number, text: string) {
+    if (this.agentUtt === utt || this.agentUtt === null) this.agentText = text;
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.abort.abort();
+    this.clearTimers();
+    void this.sttSession?.then((s) => s.close()).catch(() => undefined);
+  }
+
+  // ─── segmenter ───
+
+  /** One 32 ms window and its speech probability (LiveKit's Silero stream semantics). */
+  private window(prob: number, pcm: Int16Array) {
+    const isSpeech = prob > this.o.activationThreshold;
+    if (isSpeech) {
+      this.speechRunMs += VAD_WINDOW_MS;
+      this.silenceRunMs = 0;
+    } else {
+      this.silenceRunMs += VAD_WINDOW_MS;
+      this.speechRunMs = 0;
+    }
+    if (!this.speaking) {
+      this.prefix.push(pcm);
+      // The prefix keeps prefix_padding plus the windows that are proving to be speech.
+      const keep = Math.ceil((this.o.prefixPaddingMs + this.speechRunMs) / VAD_WINDOW_MS);
+      if (this.prefix.length > keep) this.prefix.splice(0, this.prefix.length - keep);
+      if (isSpeech && this.speechRunMs >= this.o.minSpeechMs) this.startOfSpeech();
+      return;
+    }
+    this.addAudio(pcm);
+    if (isSpeech) {
+      this.segmentSpeechMs += VAD_WINDOW_MS;
+      this.turnSpeechMs += VAD_WINDOW_MS;
+      this.speechSinceFlush = true;
+      this.earlyDone = false;
+      this.checkInterruption();
+      return;
+    }
+    if (this.silenceRunMs >= this.o.minSilenceMs) {
+      this.endOfSpeech();
+      return;
+    }
+    // Batch STT: transcribe what was said so far during the pause, so the final text is ready
+    // by the time the silence counts as the end of speech.
+    if (!this.earlyDone && this.role === 'turn' && this.opts.stt.mode === 'batch' && this.silenceRunMs >= this.o.earlyTranscriptMs && this.speechSinceFlush) {
+      this.earlyDone = true;
+      this.flush();
+    }
+  }
+
+  private startOfSpeech() {
+    this.speaking = true;
+    this.capped = false;
+    this.segmentSamples = 0;
+    this.segmentSpeechMs = this.speechRunMs;
+    this.turnSpeechMs += this.speechRunMs;
+    this.speechSinceFlush = true;
+    this.earlyDone = false;
+    // A new segment: the turn is not over yet.
+    this.cancelCommit();
+    this.role = 'turn';
+    const agent = this.agentUtt;
+    if (agent !== null && this.paused === null) {
+      if (!this.o.allowInterruptions) this.role = 'discard';
+      // The avatar's own voice as its utterance starts (before the page's echo canceller adapts).
+      else if (this.clock.now() - this.agentSince < this.o.echoGuardMs) this.role = 'discard';
+    }
+    this.ev.speaking?.(true);
+    const audio = this.prefix;
+    this.prefix = [];
+    if (this.role === 'discard') return;
+    if (this.resumeTimer !== null) {
+      this.clock.clearTimeout(this.resumeTimer);
+      this.resumeTimer = null;
+    }
+    if (agent !== null && this.paused === null) {
+      this.paused = agent;
+      this.ev.pause(agent);
+    }
+    for (const w of audio) this.addAudio(w);
+    this.checkInterruption();
+  }
+
+  private addAudio(pcm: Int16Array) {
+    if (this.role === 'discard') return;
+    const max = (this.o.maxBufferedSpeechMs * 16_000) / 1000;
+    if (this.segmentSamples + pcm.length > max) {
+      this.capped = true;
+      return;
+    }
+    this.segmentSamples += pcm.length;
+    if (this.opts.stt.mode === 'batch') this.sttPush(pcm);
+  }
+
+  private endOfSpeech() {
+    this.speaking = false;
+    this.speechRunMs = 0;
+    this.ev.speaking?.(false);
+    const silence = this.silenceRunMs;
+    if (this.role === 'discard') {
+      this.segmentSamples = 0;
+      return;
+    }
+    this.lastSpeechAt = this.clock.now() - silence;
+    if (this.speechSinceFlush) this.flush();
+    // Batch STT: the silence after an early transcription is not kept for the next segment.
+    else if (this.opts.stt.mode === 'batch') void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
+    if (this.paused !== null) this.armResume();
+    this.scheduleCommit();
+  }
+
+  private dropSegment() {
+    this.speaking = false;
+    this.speechRunMs = 0;
+    this.silenceRunMs = 0;
+    this.prefix = [];
+    this.pendingLen = 0;
+    this.opts.vad.reset();
+    void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
+    this.finals = [];
+    this.interim = '';
+    this.turnSpeechMs = 0;
+    this.cancelCommit();
+    if (this.paused !== null) this.doResume();
+  }
+
+  // ─── STT ───
+
+  private session(): Promise<SttSession> {
+    this.sttSession ??= this.opts.stt.open(
+      {
+        languages: this.opts.sttLanguages?.length ? this.opts.sttLanguages : ['en-US'],
+        model: this.opts.sttModel,
+        phrases: this.opts.sttPhrases,
+        endpointingMs: this.o.minSilenceMs,
+        interim: true,
+        sampleRate: 16_000,
+        signal: this.abort.signal,
+      },
+      {
+        onResult: (r) => this.onResult(r),
+        onError: (err) => this.ev.error?.(err),
+      },
+    );
+    this.sttSession.catch((err: unknown) => this.ev.error?.(err instanceof Error ? err : new Error(String(err))));
+    return this.sttSession;
+  }
+
+  private sttPush(pcm: Int16Array) {
+    void this.session()
+      .then((s) => s.push(pcm))
+      .catch(() => undefined);
+  }
+
+  /** Asks the STT for the final text of what it has; the commit waits for every flush. */
+  private flush() {
+    this.speechSinceFlush = false;
+    const started = this.clock.now();
+    const done = this.session()
+      .then((s) => s.finalize())
+      .then(
+        () => {
+          this.lastSttMs = this.clock.now() - started;
+        },
+        () => undefined,
+      );
+    this.flushes.push(done);
+  }
+
+  private onResult(r: SttResult) {
+    if (this.closed) return;
+    const text = r.text.trim();
+    if (r.final) {
+      if (text) this.finals.push(text);
+      this.interim = '';
+    } else this.interim = text;
+    const all = this.turnText();
+    if (all) this.ev.transcript(all, false);
+    this.checkInterruption();
+  }
+
+  private turnText(): string {
+    return [...this.finals, this.interim].filter(Boolean).join(' ').trim();
+  }
+
+  // ─── endpointing ───
+
+  private cancelCommit() {
+    this.generation++;
+    if (this.commitTimer !== null) {
+      this.clock.clearTimeout(this.commitTimer);
+      this.commitTimer = null;
+    }
+  }
+
+  /** Commit at last speech + min_endpointing_delay (max_… when unfinished), once the STT has answered. */
+  private scheduleCommit() {
+    this.cancelCommit();
+    const gen = this.generation;
+    const flushes = this.flushes.splice(0);
+    void Promise.all(flushes).then(() => {
+      if (gen !== this.generation || this.closed || this.lastSpeechAt === null) return;
+      const text = this.turnText();
+      const delay = looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+      const wait = Math.max(0, this.lastSpeechAt + delay - this.clock.now());
+      this.commitTimer = this.clock.setTimeout(() => {
+        this.commitTimer = null;
+        if (gen === this.generation) this.commit();
+      }, wait);
+    });
+  }
+
+  private commit() {
+    const text = this.turnText();
+    const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
+    const speechMs = this.turnSpeechMs;
+    this.finals = [];
+    this.interim = '';
+    this.turnSpeechMs = 0;
+    this.lastSpeechAt = null;
+    if (this.paused !== null) {
+      // Over the avatar: words that make an interruption stop it; anything else is not a turn
+      // (a cough, a "mm-hm", its own echo) and it resumes when the false-interruption time is up.
+      if (!this.interrupts(text, speechMs)) {
+        if (this.resumeTimer === null) this.doResume();
+        return;
+      }
+      this.confirmInterruption();
+    } else if (this.agentUtt !== null && text && looksLikeEcho(text, this.agentText)) return;
+    if (!text) return;
+    const committedAt = this.clock.now();
+    this.ev.transcript(text, true);
+    this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs });
+  }
+
+  // ─── interruptions ───
+
+  /** Speech long enough and with enough words (at least one: the avatar's echo has none that are new). */
+  private interrupts(text: string, speechMs: number): boolean {
+    if (speechMs < this.o.minInterruptionMs) return false;
+    const words = wordsOf(text).length;
+    if (words < Math.max(1, this.o.minInterruptionWords)) return false;
+    return !looksLikeEcho(text, this.agentText);
+  }
+
+  private checkInterruption() {
+    if (this.paused === null || this.role !== 'turn') return;
+    if (this.interrupts(this.turnText(), this.turnSpeechMs)) this.confirmInterruption();
+  }
+
+  private confirmInterruption() {
+    const utt = this.paused;
+    if (utt === null) return;
+    this.paused = null;
+    if (this.resumeTimer !== null) {
+      this.clock.clearTimeout(this.resumeTimer);
+      this.resumeTimer = null;
+    }
+    this.agentUtt = null;
+    this.agentText = '';
+    this.ev.interrupt(utt);
+  }
+
+  /** No words after the pause: the avatar goes on after falseInterruptionMs. */
+  private armResume() {
+    if (this.resumeTimer !== null) this.clock.clearTimeout(this.resumeTimer);
+    this.resumeTimer = this.clock.setTimeout(() => {
+      this.resumeTimer = null;
+      if (this.paused === null || this.speaking) return;
+      if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
+        this.confirmInterruption();
+        return;
+      }
+      this.finals = [];
+      this.interim = '';
+      this.turnSpeechMs = 0;
+      this.cancelCommit();
+      this.doResume();
+    }, this.o.falseInterruptionMs);
+  }
+
+  private doResume() {
+    const utt = this.paused;
+    if (utt === null) return;
+    this.paused = null;
+    if (this.resumeTimer !== null) {
+      this.clock.clearTimeout(this.resumeTimer);
+      this.resumeTimer = null;
+    }
+    this.ev.resume(utt);
+  }
+
+  private clearTimers() {
+    this.cancelCommit();
+    if (this.resumeTimer !== null) this.clock.clearTimeout(this.resumeTimer);
+    this.resumeTimer = null;
+  }
+}

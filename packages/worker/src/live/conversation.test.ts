@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { LiveCode, LiveMessages, LiveProtocol, type TLiveCode, type TWorkerFrame } from '@persona/contract';
+import { ProviderError, type Brain } from '../brains/types.js';
+import { sessionConfig } from '../test/brain-deps.js';
+import { loadWorkerConfig } from '../config.js';
+import { createSpeechPipeline } from '../speech/pipeline.js';
+import { scriptedTts } from '../test/scripted-tts.js';
+import { Conversation, type PageSocket } from './conversation.js';
+
+function fakeSocket() {
+  const frames: TWorkerFrame[] = [];
+  const audio: Uint8Array[] = [];
+  let closed: number | null = null;
+  const socket: PageSocket & { frames: TWorkerFrame[]; audio: Uint8Array[]; closed: () => number | null } = {
+    frames,
+    audio,
+    closed: () => closed,
+    send: (data) => frames.push(JSON.parse(data) as TWorkerFrame),
+    sendBinary: (data) => audio.push(data),
+    close: (code) => (closed = code),
+    get isOpen() {
+      return closed === null;
+    },
+  };
+  return socket;
+}
+
+function portal(answer: { echo: boolean; end: TLiveCode | null } = { echo: false, end: null }) {
+  const calls = { heartbeats: 0, histories: [] as number[], ends: [] as string[] };
+  return {
+    calls,
+    answer,
+    link: {
+      heartbeat: async () => {
+        calls.heartbeats++;
+        return answer;
+      },
+      history: async (h: unknown[]) => void calls.histories.push(h.length),
+      end: async (code: TLiveCode) => void calls.ends.push(code),
+    },
+  };
+}
+
+const until = async (check: () => boolean, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+const finals = (s: { frames: TWorkerFrame[] }) => s.frames.filter((f) => f.type === 'assistant' && f.final).map((f) => (f as { text: string }).text);
+const log = { info() {}, warn() {}, error() {} };
+
+describe('a conversation on the worker', () => {
+  it('says the wake-up message, answers turns in order, reports history and ends on bye', async () => {
+    const slow: Brain = {
+      kind: 'test',
+      async *reply(turn) {
+        await new Promise((r) => setTimeout(r, turn.text === 'first' ? 50 : 0));
+        yield { type: 'text', delta: `${turn.text}!` };
+        yield { type: 'text', delta: ` (${turn.history.length})` };
+      },
+    };
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain: slow, portal: p.link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'first' }));
+    c.onMessage(JSON.stringify({ type: 'text', id: 'b', text: 'second' }));
+    await until(() => finals(s).length === 3);
+    expect(finals(s)).toEqual(['Hello!', 'first! (1)', 'second! (3)']);
+    expect(p.calls.histories).toEqual([3, 5]);
+    c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => p.calls.ends.length === 1);
+    expect(p.calls.ends).toEqual([LiveCode.hangUp]);
+    expect(s.closed()).toBe(LiveProtocol.close.ended);
+    expect(s.frames.at(-1)).toEqual({ type: 'bye', code: LiveCode.hangUp, message: LiveMessages['hang-up'] });
+  });
+
+  it('a provider failure gives the apology and a non-fatal error; bad frames are answered, not fatal', async () => {
+    const failing: Brain = {
+      kind: 'test',
+      // eslint-disable-next-line require-yield
+      async *reply() {
+        throw new ProviderError('openai-compatible', 'HTTP 503', 503);
+      },
+    };
+    const lines: { msg: string; data?: object }[] = [];
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain: failing, portal: portal().link, log: { ...log, warn: (msg, data) => lines.push({ msg, data }) } });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage('{not json');
+    c.onMessage(JSON.stringify({ type: 'text', text: 'x'.repeat(3000) }));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'hello' }));
+    await until(() => finals(s).length === 1);
+    expect(finals(s)).toEqual([LiveMessages['provider-error']]);
+    expect(s.frames.filter((f) => f.type === 'error').map((f) => (f as { code: string }).code)).toEqual([LiveCode.badFrame, LiveCode.badFrame, LiveCode.providerError]);
+    expect(lines[0]?.data).toMatchObject({ avatarId: 42, status: 503, provider: 'openai-compatible' });
+    expect(s.closed()).toBeNull();
+    await c.finish(LiveCode.sessionEnded);
+  });
+
+  it('idle timeout ends it; the heartbeat can switch to echo-back or end it', async () => {
+    const p = portal();
+    const idle = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { idleTimeoutSeconds: 1 } }), brain: null, portal: p.link, log });
+    const s = fakeSocket();
+    idle.attach(s);
+    await until(() => s.closed() !== null, 3000);
+    expect(p.calls.ends).toEqual([LiveCode.idleTimeout]);
+
+    const q = portal();
+    const llm: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: 'model answer' };
+      },
+    };
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain: llm, portal: q.link, log, heartbeatMs: 30 });
+    const t = fakeSocket();
+    c.attach(t);
+    q.answer.echo = true;
+    await until(() => t.frames.some((f) => f.type === 'notice'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'repeat me' }));
+    await until(() => finals(t).includes('repeat me'));
+    q.answer.end = LiveCode.billingRefused;
+    await until(() => t.closed() !== null);
+    expect(t.frames.at(-1)).toMatchObject({ type: 'bye', code: LiveCode.billingRefused });
+    expect(q.calls.ends).toEqual([]); // the portal ended it itself
+  });
+});
+
+describe('the avatar speaks (issue 13)', () => {
+  const utterances = (s: { frames: TWorkerFrame[] }) => s.frames.filter((f) => f.type === 'utterance').map((f) => `${(f as { phase: string }).phase} ${(f as { utt: number }).utt}`);
+
+  it('says the wake-up message and each answer while it streams: audio frames, visemes, utterance start and end', async () => {
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const speech = createSpeechPipeline({ tts });
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: 'First sentence here. ' };
+        await new Promise((r) => setTimeout(r, 30));
+        yield { type: 'text', delta: 'And a second one.' };
+      },
+    };
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain, speech, portal: portal().link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    expect(s.frames[0]).toMatchObject({ type: 'ready', audioSampleRate: 16000 });
+    await until(() => utterances(s).includes('end 1'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'hi' }));
+    await until(() => utterances(s).includes('end 2'));
+    expect(utterances(s)).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+    // The answer's first piece was asked for before the brain had finished (spoken while generated).
+    expect(tts.calls.map((call) => call.text)).toEqual(['Hello!', 'First sentence here.', 'And a second one.']);
+    expect(s.audio.length).toBeGreaterThan(3);
+    // 8-byte header: kind (avatar), flags, then the utterance in bytes 2-3.
+    const utts = new Set(s.audio.map((frame) => new DataView(frame.buffer, frame.byteOffset).getUint16(2, true)));
+    expect([...utts].sort()).toEqual([1, 2]);
+    expect(s.frames.some((f) => f.type === 'visemes')).toBe(true);
+    // The next turn waits for the speech: 'listening' comes after the utterance's end.
+    const states = s.frames.map((f, i) => (f.type === 'state' ? `${i}:${(f as { state: string }).state}` : null)).filter(Boolean);
+    const endAt = s.frames.findIndex((f) => f.type === 'utterance' && (f as { phase: string; utt: number }).phase === 'end' && (f as { utt: number }).utt === 2);
+    expect(Number(String(states.at(-1)).split(':')[0])).toBeGreaterThan(endAt);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
+  it('sends no audio with the speaker off, and an interruption stops the voice at once', async () => {
+    const tts = scriptedTts({ delayMs: 40, chunks: 4, chunkDelayMs: 40 });
+    const speech = createSpeechPipeline({ tts });
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: 'A long answer that goes on. It has several sentences. Here is one more. And another.' };
+      },
+    };
+    const muted = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain, speech, speakerOn: false, portal: portal().link, log });
+    const m = fakeSocket();
+    muted.attach(m);
+    muted.onMessage(JSON.stringify({ type: 'text', text: 'hi' }));
+    await until(() => finals(m).length === 2);
+    expect(m.audio).toEqual([]);
+    expect(tts.calls).toEqual([]);
+    await muted.finish(LiveCode.sessionEnded);
+
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain, speech, portal: portal().link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'hi' }));
+    await until(() => s.audio.length > 0);
+    c.onMessage(JSON.stringify({ type: 'interrupt' }));
+    await until(() => s.frames.filter((f) => f.type === 'state').at(-1)?.state === 'listening');
+    const heard = s.audio.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.audio.length).toBe(heard);
+    expect(tts.calls.some((call) => call.abortedAt !== null)).toBe(true);
+    await c.finish(LiveCode.sessionEnded);
+  });
+});
+
+describe('worker configuration', () => {
+  const env = { WORKER_SECRET: 's'.repeat(20) };
+  it('reads --listen and --capacity (flags before the environment), with defaults', () => {
+    expect(loadWorkerConfig(env, { server: 'http://portal:3000' })).toMatchObject({ listen: { host: '0.0.0.0', port: 8090 }, capacity: 200 });
+    expect(loadWorkerConfig({ ...env, WORKER_LISTEN: '9000', WORKER_CAPACITY: '5' }, { server: 'http://p', listen: '127.0.0.1:0' })).toMatchObject({ listen: { host: '127.0.0.1', port: 0 }, capacity: 5 });
+    expect(() => loadWorkerConfig(env, { server: 'http://p', listen: 'x:99999' })).toThrow('--listen port');
+    expect(() => loadWorkerConfig(env, { server: 'http://p', capacity: '0' })).toThrow('--capacity must be at least 1');
+  });
+});

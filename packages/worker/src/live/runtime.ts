@@ -1,0 +1,361 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import { LiveCode, LiveMessages, LivePaths, LiveProtocol, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
+import { startWorker, RpcError, type WorkerHandle, type WorkerLogger, type WorkerOptions } from '../agent.js';
+import { createProviderBrain } from '../brains/registry.js';
+import type { BrainOptions } from '../brains/options.js';
+import type { Brain, ToolRunner } from '../brains/types.js';
+import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from '../sandbox/pool.js';
+import { createFunctionTools } from '../sandbox/tool-runner.js';
+import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.js';
+import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
+import { chooseTts, createTtsEngine, type OperatorTts, type TtsBaseUrls } from '../speech/tts-choice.js';
+import { Conversation, type ConversationListening, type PageSocket } from './conversation.js';
+import { createTicketVerifier, ticketKey } from './tickets.js';
+import { turnOptionsFrom } from '../listening/options.js';
+import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
+import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
+import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
+import { createOfflineRecognizer, findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
+
+export interface LiveRuntimeOptions {
+  /** The worker's link to the portal (registration, pings, RPC). */
+  agent: WorkerHandle;
+  secret: string;
+  log: WorkerLogger;
+  /** Live sessions this worker takes at most (default 200). */
+  capacity?: number;
+  heartbeatMs?: number;
+  brainOptions?: BrainOptions;
+  /** The python functions' sandbox (made on first use when not given). */
+  sandbox?: SandboxPool | SandboxPoolOptions;
+  /** Time a page has to send `hello` after opening the socket. */
+  helloTimeoutMs?: number;
+  /** The avatars' voices: the operator's hosted voices, provider URLs, the offline voice (made on first use). */
+  tts?: { operator?: OperatorTts; baseUrls?: TtsBaseUrls; offline?: OfflineVoice };
+  /** How the avatars listen: the operator's hosted speech to text (Simple mode, Default), provider URLs. */
+  stt?: { operator?: OperatorStt; baseUrls?: SttBaseUrls };
+  /**
+   * Listening (issue 14): the VAD model (default: Silero, loaded on first use) and the offline
+   * recogniser (default: pocketsphinx when installed; null: none). `false` turns listening off.
+   */
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null };
+}
+
+export interface LiveRuntime {
+  /** Takes one page socket of /avatar-ws (from our own listener or the portal's, embedded). */
+  accept(socket: WebSocket): void;
+  sessions(): number;
+  readonly capacity: number;
+  /** Closes every page socket with goingAway (pages resume elsewhere) and the sandbox. */
+  stop(): Promise<void>;
+}
+
+const unavailableBrain = (code: TLiveCode): Brain => ({
+  kind: 'unavailable',
+  async *reply() {
+    yield { type: 'text', delta: LiveMessages[code] };
+  },
+});
+
+function pageSocket(ws: WebSocket): PageSocket {
+  return {
+    send: (data) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(data);
+    },
+    sendBinary: (data) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(data, { binary: true });
+    },
+    close: (code, reason) => {
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason);
+    },
+    get isOpen() {
+      return ws.readyState === WebSocket.OPEN;
+    },
+  };
+}
+
+/**
+ * The live-session side of a worker (ADR 013): verifies each page's ticket (signature, expiry,
+ * this worker, single use), claims the session from the portal over the worker socket, builds the
+ * brain (echo, LLM with knowledge through the portal and python functions in the sandbox, REST,
+ * Dialogflow…) and runs the conversation. Shared by the embedded worker and `npm run worker`.
+ */
+export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
+  const { agent, log } = opts;
+  const capacity = opts.capacity ?? 200;
+  const verifier = createTicketVerifier(ticketKey(opts.secret), { workerId: agent.id });
+  const conversations = new Map<string, Conversation>();
+  const sockets = new Set<WebSocket>();
+  let pool: SandboxPool | null = opts.sandbox && 'call' in opts.sandbox ? opts.sandbox : null;
+  let stopping = false;
+
+  // Simple mode's platform model is the operator's endpoint (may be on a private network).
+  const operatorFetch = createGuardedFetch({ allowPrivate: true });
+  const sandbox = () => (pool ??= createSandboxPool({ prewarm: false, ...(opts.sandbox && !('call' in opts.sandbox) ? opts.sandbox : {}), log }));
+  const refuse = (ws: WebSocket, code: TLiveCode, closeCode: number) => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const frame: TWorkerFrame = closeCode === LiveProtocol.close.ended ? { type: 'bye', code, message: LiveMessages[code] } : { type: 'error', code, message: LiveMessages[code], fatal: true };
+    ws.send(JSON.stringify(frame));
+    ws.close(closeCode, code);
+  };
+  const updateStatus = () => agent.setStatus(conversations.size >= capacity ? 'BUSY' : 'AVAILABLE');
+
+  let offline: OfflineVoice | null = opts.tts?.offline ?? null;
+  const ownsOffline = !offline;
+
+  // The offline recogniser: one resident pocketsphinx per worker, started on first use.
+  const listenOpts = opts.listening === false ? null : (opts.listening ?? {});
+  const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
+  const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined ? listenOpts.offline : findPocketsphinx() ? createOfflineRecognizer() : null;
+  let vadModel: Promise<VadModel> | null = null;
+  const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
+
+  /** How the avatar listens (issue 14): its STT choice; null when it cannot here (typed chat only). */
+  function buildListening(config: TLiveSessionConfig): ConversationListening | null {
+    if (!listenOpts) return null;
+    const choice = chooseStt({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.stt?.operator ?? {});
+    const stt = createSttEngine(choice, {
+      offline: recognizer,
+      fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
+      operatorFetch,
+      baseUrls: opts.stt?.baseUrls,
+    });
+    if (!stt) {
+      if (choice.kind !== 'none') log.info('the avatar cannot listen on this worker (no speech-to-text engine)', { avatarId: config.avatar.id, stt: choice.kind, ...(choice.kind === 'offline' ? { reason: choice.reason } : {}) });
+      return null;
+    }
+    if (choice.kind === 'offline' && choice.reason) log.info('the avatar listens with the offline recogniser', { avatarId: config.avatar.id, reason: choice.reason });
+    const settings = choice.kind === 'none' ? null : choice.settings;
+    return {
+      stt,
+      vad: lazyVadStream(vad),
+      options: turnOptionsFrom(config.avatar.pipeline),
+      languages: settings?.languages ?? [],
+      model: choice.kind === 'network' ? settings?.model : undefined,
+      phrases: choice.kind === 'network' ? settings?.phrases : undefined,
+      // Loaded when a visitor first turns the mic on (most sessions never do).
+      warm: () => {
+        void vad().catch((err: unknown) => log.warn('the VAD model could not load', { error: String(err) }));
+        if (stt.provider === 'offline') void recognizer?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
+      },
+    };
+  }
+
+  /** The avatar's voice (issue 13): its TTS provider, or the offline voice when it has no keys. */
+  function buildSpeech(config: TLiveSessionConfig): SpeechPipeline | null {
+    const choice = chooseTts({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
+    if (choice.kind === 'offline' && choice.reason) log.info('the avatar speaks with the offline voice', { avatarId: config.avatar.id, reason: choice.reason });
+    const engine = createTtsEngine(choice, {
+      fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
+      operatorFetch,
+      offline: (offline ??= createOfflineVoice()),
+      baseUrls: opts.tts?.baseUrls,
+    });
+    return engine ? createSpeechPipeline({ tts: engine }) : null;
+  }
+
+  function buildBrain(config: TLiveSessionConfig): Brain | null {
+    if (config.brain.kind === 'echo') return null;
+    if (config.brain.kind === 'unavailable') {
+      log.warn('this avatar\u2019s engine cannot run here', { avatarId: config.avatar.id, code: config.brain.code, detail: config.brain.detail });
+      return unavailableBrain(config.brain.code);
+    }
+    const fetch = createGuardedFetch({ allowPrivate: config.allowPrivateUrls });
+    let tools: ToolRunner | null = null;
+    if (config.functions.length > 0) {
+      // Described once per session by the brain's tool catalogue, which starts as the session opens.
+      tools = createFunctionTools({ pool: sandbox(), functions: config.functions, isolationKey: `user:${config.avatar.ownerUserId}`, fetch, log });
+    }
+    const sessionId = config.sessionId;
+    return createProviderBrain(
+      {
+        config,
+        log,
+        tools,
+        fetch,
+        now: Date.now,
+        knowledge: async (query, signal) => {
+          if (!config.avatar.hasKnowledge || signal.aborted) return [];
+          const { passages } = await agent.rpc('knowledge.search', { sessionId, query: query.slice(0, 2000), k: opts.brainOptions?.knowledgePassages ?? 5 });
+          return passages;
+        },
+      },
+      { operatorFetch, ...opts.brainOptions },
+    );
+  }
+
+  async function open(ws: WebSocket, raw: string) {
+    let hello;
+    try {
+      const parsed = ZPageHello.safeParse(JSON.parse(raw));
+      hello = parsed.success ? parsed.data : null;
+    } catch {
+      hello = null;
+    }
+    if (!hello) return refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
+    const check = verifier.verify(hello.ticket);
+    if (!check.ok) {
+      log.warn('page ticket refused', { reason: check.reason });
+      return refuse(ws, LiveCode.ticketInvalid, LiveProtocol.close.ticketRefused);
+    }
+    if (conversations.size >= capacity && !conversations.has(check.claims.sid)) return refuse(ws, LiveCode.noWorker, LiveProtocol.close.goingAway);
+    let config: TLiveSessionConfig;
+    try {
+      config = await agent.rpc('session.claim', { sessionId: check.claims.sid, jti: check.claims.jti });
+    } catch (err) {
+      const code = err instanceof RpcError ? err.code : 'error';
+      log.warn('session claim refused', { sessionId: check.claims.sid, code });
+      if (code === LiveCode.sessionNotFound || code === LiveCode.avatarNotFound) return refuse(ws, code, LiveProtocol.close.ended);
+      return refuse(ws, LiveCode.serverError, LiveProtocol.close.goingAway);
+    }
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const previous = conversations.get(config.sessionId);
+    if (previous) {
+      conversations.delete(config.sessionId);
+      previous.replaced();
+    }
+    const socket = pageSocket(ws);
+    const sessionId = config.sessionId;
+    const conversation = new Conversation({
+      config,
+      brain: buildBrain(config),
+      // Text-only clients (the chat widget) get no audio.
+      speech: hello.textOnly || config.textOnly ? null : buildSpeech(config),
+      speakerOn: hello.speaker,
+      // Text-only clients (the chat widget) send no audio.
+      listening: hello.textOnly || config.textOnly ? null : buildListening(config),
+      micOn: hello.mic,
+      log,
+      heartbeatMs: opts.heartbeatMs,
+      portal: {
+        heartbeat: (lastUserActivityAt) => agent.rpc('session.heartbeat', { sessionId, lastUserActivityAt }),
+        history: async (history) => {
+          await agent.rpc('session.history', { sessionId, history: history.slice(-200) });
+        },
+        end: async (code, summary, turns) => {
+          await agent.rpc('session.end', { sessionId, code, summary, ...(turns?.length ? { turns } : {}) });
+        },
+      },
+      onClosed: () => {
+        if (conversations.get(sessionId) === conversation) conversations.delete(sessionId);
+        updateStatus();
+      },
+    });
+    conversations.set(sessionId, conversation);
+    updateStatus();
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        // Mic audio (16 kHz PCM16LE in 20 ms frames) for the listener.
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+        conversation.onAudio(buf);
+        return;
+      }
+      conversation.onMessage(data.toString());
+    });
+    ws.on('close', () => conversation.onSocketClosed(socket));
+    conversation.attach(socket);
+    log.info('live session started', { sessionId, avatarId: config.avatar.id, brain: config.brain.kind, resumed: config.resumed });
+  }
+
+  return {
+    capacity,
+    sessions: () => conversations.size,
+    accept(ws) {
+      if (stopping) {
+        ws.close(LiveProtocol.close.goingAway, 'worker shutting down');
+        return;
+      }
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      ws.on('error', () => undefined);
+      const timer = setTimeout(() => refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame), opts.helloTimeoutMs ?? 10_000);
+      timer.unref();
+      ws.once('message', (data, isBinary) => {
+        clearTimeout(timer);
+        if (isBinary || (data as Buffer).length > LiveProtocol.maxTextFrame) return refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
+        void open(ws, data.toString()).catch((err: unknown) => {
+          log.error('a page socket failed to open', { error: String(err) });
+          refuse(ws, LiveCode.serverError, LiveProtocol.close.goingAway);
+        });
+      });
+    },
+    async stop() {
+      stopping = true;
+      for (const c of [...conversations.values()]) await c.finish(LiveCode.workerLost, { tellPortal: false, closeCode: LiveProtocol.close.goingAway });
+      conversations.clear();
+      for (const ws of sockets) ws.close(LiveProtocol.close.goingAway, 'worker shutting down');
+      await pool?.close();
+      if (ownsOffline) await offline?.close();
+      if (ownsRecognizer) await recognizer?.close();
+    },
+  };
+}
+
+export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
+  capacity?: number;
+  heartbeatMs?: number;
+  brainOptions?: BrainOptions;
+  sandbox?: SandboxPool | SandboxPoolOptions;
+  /** Listen for page sockets on this port (separate workers); the embedded worker is handed them by the portal. */
+  listen?: { port: number; host?: string };
+}
+
+export interface LiveWorkerHandle extends WorkerHandle {
+  runtime: LiveRuntime;
+  /** Our own page-socket listener's port (when `listen` was given). */
+  port: number | null;
+}
+
+/**
+ * A worker that registers with the portal and runs live sessions: `npm run worker` (with its own
+ * page-socket listener) and the embedded one (the portal hands it the sockets of its own port).
+ */
+export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWorkerHandle> {
+  let server: http.Server | null = null;
+  let runtime: LiveRuntime | null = null;
+  let port: number | null = null;
+  let webSocketUrl = opts.webSocketUrl;
+  if (opts.listen) {
+    const wss = new WebSocketServer({ noServer: true, maxPayload: LiveProtocol.maxBinaryFrame });
+    const srv = http.createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Persona Studio worker: page sockets only');
+    });
+    srv.on('upgrade', (req, sock: Duplex, head) => {
+      if ((req.url ?? '').split('?')[0] !== LivePaths.workerSocket || !runtime) {
+        sock.destroy();
+        return;
+      }
+      wss.handleUpgrade(req, sock, head, (ws) => runtime!.accept(ws));
+    });
+    const host = opts.listen.host ?? '0.0.0.0';
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(opts.listen!.port, host, () => resolve());
+    });
+    server = srv;
+    const addr = srv.address();
+    port = typeof addr === 'object' && addr ? addr.port : opts.listen.port;
+    webSocketUrl ??= `ws://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}${LivePaths.workerSocket}`;
+  }
+  const agent = startWorker({ ...opts, webSocketUrl, load: () => ({ sessions: runtime?.sessions() ?? 0, capacity: runtime?.capacity ?? opts.capacity ?? 200 }) });
+  const log = opts.log ?? { info: () => undefined, warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''), error: (m, d) => console.error(`[worker] ${m}`, d ?? '') };
+  runtime = createLiveRuntime({ agent, secret: opts.secret, log, capacity: opts.capacity, heartbeatMs: opts.heartbeatMs, brainOptions: opts.brainOptions, sandbox: opts.sandbox });
+  const stopAgent = agent.stop.bind(agent);
+  const live = runtime;
+  return Object.assign(agent, {
+    runtime: live,
+    port,
+    async stop() {
+      await live.stop();
+      if (server) {
+        const srv = server;
+        srv.closeAllConnections();
+        await new Promise<void>((r) => srv.close(() => r()));
+      }
+      await stopAgent();
+    },
+  });
+}

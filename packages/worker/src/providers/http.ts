@@ -1,0 +1,116 @@
+import { ProviderError } from '../brains/types.js';
+import { GuardedFetchError } from '../net/guarded-fetch.js';
+
+/**
+ * What every provider client shares: a watchdog that turns "no bytes for N ms" into an abort the
+ * client can tell apart from the caller's own abort, and one translation of whatever went wrong
+ * into ProviderError (the caller's abort passes through untouched).
+ */
+export interface Watchdog {
+  /** Aborted by the caller's signal or by an expired timer. */
+  readonly signal: AbortSignal;
+  /** (Re)starts the timer: when it fires, `expired` names what was late. */
+  arm(ms: number, what: string): void;
+  disarm(): void;
+  readonly expired: string | null;
+  dispose(): void;
+}
+
+export function createWatchdog(caller: AbortSignal): Watchdog {
+  const ctl = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let expired: string | null = null;
+  const onAbort = () => ctl.abort(caller.reason);
+  if (caller.aborted) ctl.abort(caller.reason);
+  else caller.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ctl.signal,
+    arm(ms, what) {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        expired = `${what} (${ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`})`;
+        ctl.abort(new ProviderError('timeout', `timed out waiting for ${expired}`));
+      }, ms);
+    },
+    disarm() {
+      clearTimeout(timer);
+    },
+    get expired() {
+      return expired;
+    },
+    dispose() {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/**
+ * Whatever was thrown while talking to a provider → what the brain throws: the caller's abort
+ * reason as is (the visitor interrupted; not an error), else a ProviderError naming the provider.
+ */
+export function providerFailure(provider: string, err: unknown, caller: AbortSignal, dog?: Watchdog): unknown {
+  if (caller.aborted) return caller.reason;
+  if (dog?.expired) return new ProviderError(provider, `timed out waiting for ${dog.expired}`);
+  if (err instanceof ProviderError) return err.provider === provider ? err : new ProviderError(provider, err.message, err.status);
+  if (err instanceof GuardedFetchError) return new ProviderError(provider, err.message);
+  if (err instanceof SyntaxError) return new ProviderError(provider, `unreadable answer: ${err.message}`);
+  return new ProviderError(provider, err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * A short description of a provider's error body, the one parser for every client: Deepgram's
+ * `err_msg`, `message`, OpenAI/Google/Azure `error.message`, OAuth `error` + `error_description`,
+ * `detail` (also FastAPI's list of `{msg}`), `errors`, `title`, `msg`, `reason`; a string as is.
+ */
+export function errorDetail(body: unknown): string {
+  if (typeof body === 'string') return body.replace(/\s+/g, ' ').trim().slice(0, 300);
+  if (Array.isArray(body)) return body.length ? errorDetail(body[0]) : '';
+  if (!body || typeof body !== 'object') return '';
+  const o = body as Record<string, unknown>;
+  if (typeof o.error === 'string' && o.error && typeof o.error_description === 'string') return errorDetail(`${o.error}: ${o.error_description}`);
+  for (const key of ['err_msg', 'message', 'error', 'detail', 'errors', 'title', 'msg', 'reason']) {
+    const v = o[key];
+    if (typeof v === 'string' && v) return errorDetail(v);
+    if (v && typeof v === 'object') {
+      const inner = errorDetail(v);
+      if (inner) return inner;
+    }
+  }
+  return '';
+}
+
+/** An error body's text → its detail: the JSON's message when it has one, else the text itself (short). */
+export function errorBodyDetail(text: string): string {
+  try {
+    const detail = errorDetail(JSON.parse(text) as unknown);
+    if (detail) return detail;
+  } catch {
+    // not JSON: the text is the message
+  }
+  return errorDetail(text);
+}
+
+/** A non-2xx answer → ProviderError with the status and the provider's own message (short). */
+export async function httpFailure(provider: string, res: Response): Promise<ProviderError> {
+  let detail = '';
+  try {
+    detail = errorBodyDetail((await res.text()).slice(0, 4000));
+  } catch {
+    // unreadable body
+  }
+  return new ProviderError(provider, `HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status);
+}
+
+/** Checks a value that goes into a host name or a path segment (regions, language codes). */
+export function safeToken(value: string, what: string, provider: string, pattern = /^[A-Za-z0-9-]{1,40}$/): string {
+  if (!pattern.test(value)) throw new ProviderError(provider, `${what} ${JSON.stringify(value.slice(0, 40))} is not valid`);
+  return value;
+}
+
+/** Joins a base URL and a relative path the way every OpenAI-style SDK does (base keeps its path). */
+export function joinUrl(base: string, path: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  return url.toString();
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { SetupMode } from '@persona/contract';
+import type { GuardedFetch } from '../../brains/types.js';
+import { chooseNetworkStt, createNetworkSttEngine, sttSettingsOf, type NetworkSttChoice } from './network.js';
+
+const composite = (stt: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { stt } });
+const fetch = async () => new Response('{}');
+
+describe('network STT registry (from the stored agent_pipeline_config.stt)', () => {
+  it('reads languages (first is main), context phrases (one per line), the model and an endpointing hint', () => {
+    expect(sttSettingsOf({ languages: 'fr-FR, en-US,bad lang,de-DE', context_phrases: 'Nova\n\n Persona Studio \r\nacme', model: 'nova-2-general', endpointing: '300' })).toEqual({
+      languages: ['fr-FR', 'en-US', 'de-DE'],
+      phrases: ['Nova', 'Persona Studio', 'acme'],
+      model: 'nova-2-general',
+      endpointingMs: 300,
+    });
+    expect(sttSettingsOf({})).toEqual({ languages: ['en-US'] });
+  });
+
+  it("picks the avatar's own provider by number or name, with its key", () => {
+    expect(chooseNetworkStt(composite({ provider: 3, api_key: 'dg', languages: 'multi' }))).toMatchObject({ choice: { kind: 'deepgram', apiKey: 'dg', operator: false }, settings: { languages: ['multi'] } });
+    expect(chooseNetworkStt(composite({ provider: '2', api_key: 'az', region: 'westeurope' })).choice).toEqual({ kind: 'azure', apiKey: 'az', region: 'westeurope', operator: false });
+    expect(chooseNetworkStt(composite({ provider: 'google', api_key: 'g', region: 'europe-west4' })).choice).toEqual({ kind: 'google', apiKey: 'g', region: 'europe-west4', operator: false });
+    expect(chooseNetworkStt(composite({ provider: 'openai', api_key: 'k', base_url: 'https://api.groq.com/openai/v1', model: 'whisper-large-v3' })).choice).toEqual({
+      kind: 'openai',
+      baseUrl: 'https://api.groq.com/openai/v1',
+      apiKey: 'k',
+      model: 'whisper-large-v3',
+      operator: false,
+    });
+  });
+
+  it('says why there is no network STT: missing keys, None, speech-to-speech, unknown provider', () => {
+    expect(chooseNetworkStt(composite({ provider: 3 }))).toMatchObject({ choice: null, reason: "the avatar's Deepgram key is missing" });
+    expect(chooseNetworkStt(composite({ provider: 2, api_key: 'x' })).reason).toContain('region');
+    expect(chooseNetworkStt(composite({ provider: 4, api_key: 'x' })).reason).toContain('None');
+    expect(chooseNetworkStt({ setupMode: SetupMode.SpeechToSpeech, pipeline: { stt: { provider: 3, api_key: 'x' } } }).choice).toBeNull();
+    expect(chooseNetworkStt(composite({ provider: 'whisperx', api_key: 'x' })).reason).toContain('unknown');
+  });
+
+  it("Simple mode and Default use the operator's hosted STT that default_stt names, else any configured", () => {
+    const op = { azure: { apiKey: 'op-az', region: 'eastus' }, deepgram: { apiKey: 'op-dg' } };
+    expect(chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: { stt: { provider: 3, api_key: 'mine' } } }, op).choice).toEqual({ kind: 'azure', apiKey: 'op-az', region: 'eastus', operator: true });
+    expect(chooseNetworkStt(composite({ provider: 0, default_stt: 'deepgram' }), op).choice).toEqual({ kind: 'deepgram', apiKey: 'op-dg', operator: true });
+    expect(chooseNetworkStt(composite({ provider: 0 }), {})).toMatchObject({ choice: null, reason: expect.stringContaining('no hosted speech to text') });
+  });
+
+  it('makes the engine for each choice', () => {
+    const deps = { fetch };
+    expect(createNetworkSttEngine({ kind: 'deepgram', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'deepgram', mode: 'stream' });
+    expect(createNetworkSttEngine({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: false }, deps)).toMatchObject({ provider: 'azure', mode: 'batch' });
+    expect(createNetworkSttEngine({ kind: 'google', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'google', mode: 'batch' });
+    expect(createNetworkSttEngine({ kind: 'openai', baseUrl: 'https://x.example/v1', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'openai-compatible', mode: 'batch' });
+  });
+
+  it("an avatar's own endpoint never goes through the operator's fetch (which may reach private addresses); the operator's does", async () => {
+    const calls: { via: 'fetch' | 'operatorFetch'; url: string }[] = [];
+    const spy =
+      (via: 'fetch' | 'operatorFetch'): GuardedFetch =>
+      async (url) => {
+        calls.push({ via, url });
+        return new Response('{"error":"spy"}', { status: 500, headers: { 'content-type': 'application/json' } });
+      };
+    const deps = { fetch: spy('fetch'), operatorFetch: spy('operatorFetch') };
+    const choices: Omit<NetworkSttChoice, 'operator'>[] = [
+      { kind: 'azure', apiKey: 'k', region: 'eastus' } as Omit<NetworkSttChoice, 'operator'>,
+      { kind: 'google', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
+      { kind: 'openai', baseUrl: 'http://10.0.0.5/v1', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
+    ];
+    const transcribeOnce = async (choice: NetworkSttChoice) => {
+      const errors: Error[] = [];
+      const session = await createNetworkSttEngine(choice, deps).open(
+        { languages: ['en-US'], interim: false, sampleRate: 16_000, signal: new AbortController().signal },
+        { onResult() {}, onError: (e) => errors.push(e) },
+      );
+      session.push(new Int16Array(3200).fill(1000));
+      await session.finalize();
+      session.close();
+      expect(errors).toHaveLength(1); // the spy's 500
+    };
+    for (const c of choices) {
+      calls.length = 0;
+      await transcribeOnce({ ...c, operator: false } as NetworkSttChoice);
+      expect(calls.length, c.kind).toBeGreaterThan(0);
+      expect(calls.every((x) => x.via === 'fetch'), `${c.kind}: ${JSON.stringify(calls)}`).toBe(true);
+      calls.length = 0;
+      await transcribeOnce({ ...c, operator: true } as NetworkSttChoice);
+      expect(calls.length, c.kind).toBeGreaterThan(0);
+      expect(calls.every((x) => x.via === 'operatorFetch'), `${c.kind}: ${JSON.stringify(calls)}`).toBe(true);
+    }
+  });
+});

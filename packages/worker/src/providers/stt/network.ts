@@ -1,0 +1,170 @@
+import { SetupMode, SttProvider } from '@persona/contract';
+import type { GuardedFetch } from '../../brains/types.js';
+import { LANGUAGE_TAG, type SttTimeouts } from './batch.js';
+import { AZURE_STT, createAzureStt } from './azure.js';
+import { createDeepgramStt, DEEPGRAM } from './deepgram.js';
+import { createGoogleStt, GOOGLE_STT } from './google.js';
+import { createOpenAiStt, OPENAI_STT } from './openai-compatible.js';
+import type { SttEngine, SttOptions } from './types.js';
+
+/**
+ * The network speech-to-text providers, read from the avatar's stored `agent_pipeline_config.stt`
+ * (as the portal sends it, keys decrypted) — for the listening pipeline's chooser (choose.ts),
+ * which adds the offline recogniser and the browser fallback:
+ * - Speech to Speech and 3rd-party modes, provider None: no STT here (null, with the reason);
+ * - Simple mode or provider Default: the operator's hosted STT (`default_stt` picks azure /
+ *   google / deepgram / openai among the ones the operator configured), null when none is;
+ * - Google (1), Azure (2), Deepgram (3), or an OpenAI-compatible endpoint (`provider: "openai"`
+ *   with `base_url`): the avatar's own keys; missing keys → null with the reason.
+ * `languages` (comma-joined, the first is the main one), `model`, `context_phrases` (one per line)
+ * and an endpointing hint (`endpointing` ms, Deepgram) become the session's SttOptions.
+ */
+export interface OperatorStt {
+  azure?: { apiKey: string; region: string };
+  google?: { apiKey: string; region?: string };
+  deepgram?: { apiKey: string };
+  openai?: { baseUrl: string; apiKey: string; model?: string };
+}
+
+/** Provider base URLs (tests, proxies, sovereign clouds); `azure`/`google` may contain `{region}`. */
+export interface SttBaseUrls {
+  deepgram?: string;
+  azure?: string;
+  google?: string;
+}
+
+export type NetworkSttChoice =
+  | { kind: 'deepgram'; apiKey: string; operator: boolean }
+  | { kind: 'azure'; apiKey: string; region: string; operator: boolean }
+  | { kind: 'google'; apiKey: string; region?: string; operator: boolean }
+  | { kind: 'openai'; baseUrl: string; apiKey: string; model?: string; operator: boolean };
+
+export type SttSettings = Pick<SttOptions, 'languages' | 'model' | 'phrases' | 'endpointingMs'>;
+
+export interface NetworkSttPick {
+  /** null: no network STT for this avatar (see reason). */
+  choice: NetworkSttChoice | null;
+  reason: string;
+  settings: SttSettings;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+
+const PROVIDER_NAMES: Record<string, number | 'openai'> = {
+  default: SttProvider.Default,
+  google: SttProvider.Google,
+  azure: SttProvider.Azure,
+  microsoft: SttProvider.Azure,
+  deepgram: SttProvider.Deepgram,
+  none: SttProvider.None,
+  openai: 'openai',
+  'openai-compatible': 'openai',
+};
+
+/** The stored `stt.provider` (number, numeric string or name); null when unset, -1 when unknown. */
+export function providerOf(value: unknown): number | 'openai' | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'number') return value;
+  const s = String(value).trim().toLowerCase();
+  if (/^\d+$/.test(s)) return Number(s);
+  return PROVIDER_NAMES[s] ?? -1;
+}
+
+/** Languages, model, phrases and the endpointing hint of a stored STT config. */
+export function sttSettingsOf(stt: Record<string, unknown>, fallbackLanguage = 'en-US'): SttSettings {
+  const languages = [
+    ...new Set(
+      str(stt.languages)
+        .split(',')
+        .map((l) => l.trim())
+        .filter((l) => LANGUAGE_TAG.test(l)),
+    ),
+  ].slice(0, 11);
+  const phrases = str(stt.context_phrases)
+    .split(/\r?\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .slice(0, 500);
+  const endpointing = Number(stt.endpointing ?? stt.deepgramEndpoint ?? stt.deepgram_endpoint);
+  const model = str(stt.model);
+  return {
+    languages: languages.length ? languages : [fallbackLanguage],
+    ...(model ? { model } : {}),
+    ...(phrases.length ? { phrases } : {}),
+    ...(Number.isInteger(endpointing) && endpointing > 0 ? { endpointingMs: Math.min(endpointing, 10_000) } : {}),
+  };
+}
+
+export function chooseNetworkStt(input: { setupMode: number; pipeline: Record<string, unknown> | null | undefined }, operator: OperatorStt = {}): NetworkSttPick {
+  const raw = input.pipeline?.stt;
+  const stt = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const settings = sttSettingsOf(stt);
+  const none = (reason: string): NetworkSttPick => ({ choice: null, reason, settings });
+  if (input.setupMode === SetupMode.SpeechToSpeech || input.setupMode === SetupMode.None) return none('the realtime model or the agent listens');
+  const provider = providerOf(stt.provider);
+  const key = str(stt.api_key);
+  if (input.setupMode === SetupMode.Simple || provider === null || provider === SttProvider.Default) {
+    return hosted(str(stt.default_stt).toLowerCase(), operator, settings, provider === SttProvider.Default ? 'Default STT' : 'Simple mode');
+  }
+  switch (provider) {
+    case SttProvider.None:
+      return none('speech to text is off (None)');
+    case SttProvider.Deepgram:
+      if (!key) return none("the avatar's Deepgram key is missing");
+      return { choice: { kind: 'deepgram', apiKey: key, operator: false }, reason: '', settings };
+    case SttProvider.Azure:
+      if (!key || !str(stt.region)) return none("the avatar's Azure key or region is missing");
+      return { choice: { kind: 'azure', apiKey: key, region: str(stt.region), operator: false }, reason: '', settings };
+    case SttProvider.Google:
+      if (!key) return none("the avatar's Google key is missing");
+      return { choice: { kind: 'google', apiKey: key, ...(str(stt.region) ? { region: str(stt.region) } : {}), operator: false }, reason: '', settings };
+    case 'openai': {
+      const baseUrl = str(stt.base_url);
+      if (!baseUrl) return none("the avatar's transcription endpoint (base_url) is missing");
+      return { choice: { kind: 'openai', baseUrl, apiKey: key, ...(settings.model ? { model: settings.model } : {}), operator: false }, reason: '', settings };
+    }
+    default:
+      return none(`unknown speech-to-text provider ${JSON.stringify(String(stt.provider)).slice(0, 40)}`);
+  }
+}
+
+/** The product's own STT: the operator's provider that `default_stt` names, else any it configured. */
+function hosted(defaultStt: string, op: OperatorStt, settings: SttSettings, why: string): NetworkSttPick {
+  const all: Record<string, NetworkSttChoice | undefined> = {
+    azure: op.azure && { kind: 'azure', ...op.azure, operator: true },
+    google: op.google && { kind: 'google', ...op.google, operator: true },
+    deepgram: op.deepgram && { kind: 'deepgram', ...op.deepgram, operator: true },
+    openai: op.openai && { kind: 'openai', ...op.openai, operator: true },
+  };
+  const pick = all[defaultStt] ?? all.azure ?? all.google ?? all.deepgram ?? all.openai;
+  if (!pick) return { choice: null, reason: `${why}: no hosted speech to text is configured on this server`, settings };
+  // The stored model belongs to the avatar's provider list; the operator's own model wins for its endpoint.
+  return { choice: pick, reason: '', settings: pick.kind === 'openai' && pick.model ? { ...settings, model: pick.model } : settings };
+}
+
+export interface SttEngineDeps {
+  /** The guarded fetch (an OpenAI-compatible base URL is the avatar owner's). */
+  fetch: GuardedFetch;
+  /** The operator's endpoints may be private: their own fetch (default: `fetch`). */
+  operatorFetch?: GuardedFetch;
+  baseUrls?: SttBaseUrls;
+  timeouts?: Partial<SttTimeouts>;
+  /** Deepgram: KeepAlive after this long with nothing sent (default 3 s). */
+  keepAliveMs?: number;
+}
+
+/** Provider name → engine factory (the registry choose.ts plugs in). */
+export const networkSttFactories: { [K in NetworkSttChoice['kind']]: (choice: Extract<NetworkSttChoice, { kind: K }>, deps: SttEngineDeps) => SttEngine } = {
+  deepgram: (c, d) => createDeepgramStt({ apiKey: c.apiKey, ...(d.baseUrls?.deepgram ? { baseUrl: d.baseUrls.deepgram } : {}), ...(d.keepAliveMs ? { keepAliveMs: d.keepAliveMs } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  azure: (c, d) => createAzureStt({ apiKey: c.apiKey, region: c.region, fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.baseUrls?.azure ? { baseUrl: d.baseUrls.azure } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  google: (c, d) =>
+    createGoogleStt({ apiKey: c.apiKey, ...(c.region ? { region: c.region } : {}), fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.baseUrls?.google ? { baseUrl: d.baseUrls.google } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  openai: (c, d) => createOpenAiStt({ baseUrl: c.baseUrl, apiKey: c.apiKey, fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+};
+
+export function createNetworkSttEngine(choice: NetworkSttChoice, deps: SttEngineDeps): SttEngine {
+  const factory = networkSttFactories[choice.kind] as (c: NetworkSttChoice, d: SttEngineDeps) => SttEngine;
+  return factory(choice, deps);
+}
+
+export const NETWORK_STT_PROVIDERS = [DEEPGRAM, AZURE_STT, GOOGLE_STT, OPENAI_STT] as const;

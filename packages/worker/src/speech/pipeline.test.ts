@@ -1,0 +1,269 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loudSpans } from '../test/tts-helpers.js';
+import { scriptedTts, type ScriptedTtsOptions } from '../test/scripted-tts.js';
+import { FAKE_LEAD_MS } from '../test/fake-tts.js';
+import { bytesToSamples, concatSamples } from './audio.js';
+import { createOfflineTts, createOfflineVoice } from './offline-voice.js';
+import { LiveProtocol, ZWorkerFrame, readAudioFrame } from '@persona/contract';
+import { createSpeechPipeline, speechFrame, type SpeechEvent, type SpeechPipelineOptions, type SpeechTurn } from './pipeline.js';
+import type { VisemeItem, WordItem } from './visemes.js';
+
+const offline = createOfflineVoice({ threads: 1 });
+afterAll(() => offline.close());
+
+interface Run {
+  events: (SpeechEvent & { at: number })[];
+  turn: SpeechTurn;
+}
+
+function start(tts: ScriptedTtsOptions | SpeechPipelineOptions['tts'], opts: Partial<SpeechPipelineOptions> = {}, utt = 7): Run & { tts: ReturnType<typeof scriptedTts> | SpeechPipelineOptions['tts'] } {
+  const engine = 'synthesize' in tts ? tts : scriptedTts(tts);
+  const pipeline = createSpeechPipeline({ tts: engine, ...opts });
+  const events: Run['events'] = [];
+  const turn = pipeline.startTurn({ utt, onEvent: (ev) => events.push({ ...ev, at: performance.now() }) });
+  return { events, turn, tts: engine };
+}
+
+/** Streams text into a turn token by token, as a model would. */
+async function stream(turn: SpeechTurn, text: string, tokenMs = 0) {
+  for (const tok of text.match(/\S+\s*/g) ?? []) {
+    turn.push(tok);
+    if (tokenMs) await new Promise((r) => setTimeout(r, tokenMs));
+  }
+  turn.end();
+}
+
+const audioOf = (events: SpeechEvent[]) => concatSamples(events.filter((e): e is Extract<SpeechEvent, { type: 'audio' }> => e.type === 'audio').map((e) => bytesToSamples(e.pcm)));
+const wordsOf = (events: SpeechEvent[]) => events.flatMap((e) => (e.type === 'words' ? e.items : [])) as WordItem[];
+const visemesOf = (events: SpeechEvent[]) => events.flatMap((e) => (e.type === 'visemes' ? e.items : [])) as VisemeItem[];
+
+const THREE = 'The museum opens at nine. It closes at five in the evening. Tickets are sold at the door.';
+
+describe('speech pipeline: text stream → pieces → speech → utterance events', () => {
+  it('one utterance: start, audio frames in sequence, timings, an empty last frame, end', async () => {
+    const { events, turn } = start({ chunks: 3 });
+    await stream(turn, THREE);
+    const metrics = await turn.done;
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('utterance');
+    expect(events[0]).toMatchObject({ utt: 7, phase: 'start' });
+    expect(events[events.length - 1]).toMatchObject({ type: 'utterance', utt: 7, phase: 'end' });
+    const audio = events.filter((e) => e.type === 'audio') as Extract<SpeechEvent, { type: 'audio' }>[];
+    expect(audio.map((a) => a.seq)).toEqual(audio.map((_, k) => k));
+    expect(audio.every((a) => a.utt === 7)).toBe(true);
+    expect(audio.slice(0, -1).every((a) => !a.last && a.pcm.length > 0 && a.pcm.length <= 3200)).toBe(true);
+    expect(audio[audio.length - 1]).toMatchObject({ last: true, pcm: new Uint8Array(0) });
+    expect(types.indexOf('audio')).toBeLessThan(types.lastIndexOf('utterance'));
+    expect(metrics).toMatchObject({ pieces: 3, interrupted: false, error: null });
+    expect(metrics.audioMs).toBeCloseTo((audioOf(events).length * 1000) / 16000, 0);
+  });
+
+  it('words and visemes are timed from the utterance’s first sample: they sit on the sound, piece after piece', async () => {
+    const { events, turn } = start({ chunks: 4 });
+    await stream(turn, THREE);
+    await turn.done;
+    const audio = audioOf(events);
+    const spans = loudSpans(audio, 16000);
+    const words = wordsOf(events);
+    expect(words.map((w) => w.w)).toEqual(THREE.replace(/[.]/g, '').split(' '));
+    expect(spans).toHaveLength(words.length);
+    words.forEach((w, k) => {
+      expect(Math.abs(w.t - spans[k]!.startMs)).toBeLessThan(12);
+      expect(Math.abs(w.t + w.d - spans[k]!.endMs)).toBeLessThan(12);
+    });
+    for (const v of visemesOf(events).filter((x) => x.v !== 'sil')) expect(spans.some((s) => Math.abs(v.t - s.startMs) < 12)).toBe(true);
+  });
+
+  it('cuts the synthesizer’s leading silence and caps the pause between pieces', async () => {
+    const { events, turn } = start({});
+    await stream(turn, THREE);
+    await turn.done;
+    const spans = loudSpans(audioOf(events), 16000);
+    // The fake starts every piece with 150 ms of silence: at most the 30 ms pad is left.
+    expect(FAKE_LEAD_MS).toBe(150);
+    expect(spans[0]!.startMs).toBeLessThan(40);
+    // Between sentences: the kept tail (≤ 260 ms) + the next piece's pad, not 300 + 150 ms.
+    const gaps = spans.slice(1).map((s, k) => s.startMs - spans[k]!.endMs);
+    expect(Math.max(...gaps)).toBeLessThan(260 + 30 + 15);
+    expect(Math.max(...gaps)).toBeGreaterThan(200);
+  });
+
+  it('pieces come out in order even when a later one is synthesised first', async () => {
+    const { events, turn, tts } = start({ delayMs: (text) => (text.startsWith('The museum') ? 250 : 10) });
+    await stream(turn, THREE);
+    await turn.done;
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    expect(calls[1]!.finishedAt!).toBeLessThan(calls[0]!.finishedAt!);
+    expect(wordsOf(events).map((w) => w.w).join(' ')).toBe(THREE.replace(/[.]/g, ''));
+  });
+
+  it('synthesises the next piece while the current one is still streaming, never more than `lookahead` at once', async () => {
+    const { turn, tts } = start({ chunks: 4, chunkDelayMs: 60 }, { lookahead: 2 });
+    turn.push('First sentence here. Second sentence here. Third sentence here. Fourth sentence here. ');
+    turn.end();
+    await turn.done;
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    expect(calls).toHaveLength(4);
+    // Piece 2 was asked for before piece 1 finished; piece 3 only once piece 1 was done.
+    expect(calls[1]!.at).toBeLessThan(calls[0]!.finishedAt!);
+    expect(calls[2]!.at).toBeGreaterThanOrEqual(calls[0]!.finishedAt!);
+    expect(calls[3]!.at).toBeGreaterThanOrEqual(calls[1]!.finishedAt!);
+    expect(calls.map((c) => c.previousText ?? '')).toEqual(['', 'First sentence here.', 'Second sentence here.', 'Third sentence here.']);
+  });
+
+  it('interrupting stops every request at once and emits nothing more', async () => {
+    const { events, turn, tts } = start({ chunks: 6, chunkDelayMs: 80 });
+    turn.push(THREE);
+    turn.end();
+    while (!events.some((e) => e.type === 'audio')) await new Promise((r) => setTimeout(r, 5));
+    turn.cancel();
+    // "At once": every running request was aborted before cancel() returned (no timer involved).
+    const cancelReturnedAt = performance.now();
+    const count = events.length;
+    const metrics = await turn.done;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(events.length).toBe(count);
+    expect(events.some((e) => e.type === 'utterance' && e.phase === 'end')).toBe(false);
+    expect(metrics.interrupted).toBe(true);
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    const running = calls.filter((c) => c.finishedAt === null);
+    expect(running.length).toBeGreaterThan(0);
+    for (const c of running) {
+      expect(c.abortedAt).not.toBeNull();
+      expect(c.abortedAt!).toBeLessThanOrEqual(cancelReturnedAt);
+    }
+    // Later text is ignored.
+    turn.push('More text.');
+    expect(events.length).toBe(count);
+  });
+
+  it('a session’s abort signal interrupts too', async () => {
+    const ac = new AbortController();
+    const pipeline = createSpeechPipeline({ tts: scriptedTts({ delayMs: 100 }) });
+    const events: SpeechEvent[] = [];
+    const turn = pipeline.startTurn({ utt: 1, onEvent: (e) => events.push(e), signal: ac.signal });
+    turn.push('Hello there.');
+    ac.abort();
+    expect((await turn.done).interrupted).toBe(true);
+    expect(events).toEqual([]);
+  });
+
+  it('a provider failure: what was said stays, one error event, the rest is not spoken, the utterance ends', async () => {
+    const { events, turn, tts } = start({ failOn: (t) => t.startsWith('It closes') });
+    await stream(turn, THREE);
+    const metrics = await turn.done;
+    const errors = events.filter((e) => e.type === 'error') as Extract<SpeechEvent, { type: 'error' }>[];
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.error.provider).toBe('scripted');
+    expect(errors[0]!.error.status).toBe(500);
+    expect(wordsOf(events).map((w) => w.w)).toEqual(['The', 'museum', 'opens', 'at', 'nine']);
+    expect(events[events.length - 1]).toMatchObject({ type: 'utterance', phase: 'end' });
+    expect(metrics.error).toContain('refused');
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    expect(calls.filter((c) => c.text.startsWith('Tickets')).every((c) => c.abortedAt !== null)).toBe(true);
+  });
+
+  it('resamples a provider’s rate to the session’s, timings unchanged', async () => {
+    const { events, turn } = start({ sampleRate: 24000 }, { sampleRate: 16000 });
+    await stream(turn, 'One two three.');
+    await turn.done;
+    const audio = audioOf(events);
+    const spans = loudSpans(audio, 16000);
+    const words = wordsOf(events);
+    expect(spans).toHaveLength(3);
+    words.forEach((w, k) => expect(Math.abs(w.t - spans[k]!.startMs)).toBeLessThan(12));
+  });
+
+  it('without provider timings, visemes and word estimates come from the text, scaled to the audio', async () => {
+    const { events, turn } = start({ marks: 'none' });
+    await stream(turn, 'Good morning everyone.');
+    await turn.done;
+    const audio = audioOf(events);
+    const spans = loudSpans(audio, 16000);
+    const visemes = visemesOf(events);
+    const spoken = visemes.filter((v) => v.v !== 'sil');
+    expect(spoken[0]!.t).toBeCloseTo(spans[0]!.startMs, -1);
+    const last = spoken[spoken.length - 1]!;
+    expect(last.t + last.d).toBeCloseTo(spans[spans.length - 1]!.endMs, -1);
+    expect(visemes[visemes.length - 1]!.v).toBe('sil');
+    expect(wordsOf(events).map((w) => w.w)).toEqual(['Good', 'morning', 'everyone']);
+  });
+
+  it('measures the time from the first text to the first audio (here: a provider answering after 100 ms)', async () => {
+    const { turn } = start({ delayMs: 100 });
+    await stream(turn, 'Hello, world. This is a test.');
+    const m = await turn.done;
+    expect(m.firstAudioMs!).toBeGreaterThanOrEqual(95);
+    expect(m.firstAudioMs!).toBeLessThan(100 + 80);
+    expect(m.synthesisMs[0]!).toBeGreaterThanOrEqual(95);
+  });
+
+  it('tells what the visitor heard when playback stopped (for the history of an interrupted answer)', async () => {
+    const { events, turn } = start({});
+    await stream(turn, THREE);
+    await turn.done;
+    const words = wordsOf(events);
+    expect(turn.heardText(1e9)).toBe(THREE);
+    const museum = words.find((w) => w.w === 'closes')!;
+    expect(turn.heardText(museum.t + museum.d)).toBe('The museum opens at nine. It closes');
+    expect(turn.heardText(0)).toBe('');
+  });
+
+  it('an answer with nothing to say gives no utterance at all', async () => {
+    const { events, turn } = start({});
+    turn.push('😀 ');
+    turn.push('https://example.com');
+    turn.end();
+    expect((await turn.done).pieces).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it('every event becomes a protocol frame the page reads back (binary audio with its header, JSON that validates)', async () => {
+    const { events, turn } = start({});
+    await stream(turn, 'Hello there. How are you?');
+    await turn.done;
+    for (const ev of events) {
+      const frame = speechFrame(ev);
+      if (ev.type === 'audio') {
+        const bin = (frame as { binary: Uint8Array }).binary;
+        expect(bin.byteLength).toBeLessThanOrEqual(LiveProtocol.maxBinaryFrame);
+        const read = readAudioFrame(bin)!;
+        expect(read.header).toEqual({ kind: 2, flags: ev.last ? 1 : 0, utterance: 7, seq: ev.seq });
+        expect(Array.from(read.pcm)).toEqual(Array.from(ev.pcm));
+      } else {
+        const json = (frame as { json: unknown }).json;
+        expect(ZWorkerFrame.safeParse(JSON.parse(JSON.stringify(json))).success).toBe(true);
+        expect(JSON.stringify(json).length).toBeLessThan(LiveProtocol.maxTextFrame);
+      }
+    }
+  });
+
+  it('speaks a whole text at once (the wake-up message)', async () => {
+    const pipeline = createSpeechPipeline({ tts: scriptedTts({}) });
+    const events: SpeechEvent[] = [];
+    const turn = pipeline.speak('Hello! I am Ava, your guide today.', { utt: 0, onEvent: (e) => events.push(e) });
+    await turn.done;
+    expect(wordsOf(events).map((w) => w.w)).toEqual(['Hello', 'I', 'am', 'Ava', 'your', 'guide', 'today']);
+  });
+
+  it('with the offline voice: trimmed 16 kHz speech, phone-exact visemes, the first audio quickly', async () => {
+    await offline.warm();
+    const pipeline = createSpeechPipeline({ tts: createOfflineTts(offline) });
+    expect(pipeline.sampleRate).toBe(16000);
+    const events: SpeechEvent[] = [];
+    const turn = pipeline.startTurn({ utt: 3, onEvent: (e) => events.push(e) });
+    await stream(turn, 'Welcome to the museum. The first room shows paintings from the north.');
+    const m = await turn.done;
+    const audio = audioOf(events);
+    const spans = loudSpans(audio, 16000, 300);
+    // flite's ~160 ms lead is cut to the pad.
+    expect(spans[0]!.startMs).toBeLessThan(60);
+    const visemes = visemesOf(events).filter((v) => v.v !== 'sil');
+    expect(visemes.length).toBeGreaterThan(20);
+    expect(visemes[0]!.t).toBeLessThan(80);
+    const last = visemes[visemes.length - 1]!;
+    expect(Math.abs(last.t + last.d - spans[spans.length - 1]!.endMs)).toBeLessThan(150);
+    expect(m.firstAudioMs!).toBeLessThan(2000);
+    expect(m.pieces).toBe(2);
+  });
+});

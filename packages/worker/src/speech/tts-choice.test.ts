@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { SetupMode, TtsProvider } from '@persona/contract';
+import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { createOfflineVoice } from './offline-voice.js';
+import { chooseTts, createTtsEngine, type OperatorTts } from './tts-choice.js';
+
+const composite = (tts: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { tts } });
+const operator: OperatorTts = { azure: { apiKey: 'op-azure', region: 'westeurope' }, polly: { accessKeyId: 'AKID', secretAccessKey: 'secret', region: 'us-east-1' } };
+
+describe('which voice an avatar speaks with', () => {
+  it('Simple mode and the Default provider with nothing configured on the server: the offline voice', () => {
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} })).toMatchObject({ kind: 'offline', voice: 'slt', rate: 1 });
+    expect(chooseTts(composite({ provider: TtsProvider.Default, default_tts: 'azure', voice_id: 'en-US-GuyNeural' }))).toMatchObject({ kind: 'offline', voice: 'rms' });
+    expect(chooseTts({ setupMode: SetupMode.Composite, pipeline: null })).toMatchObject({ kind: 'offline' });
+  });
+
+  it('Simple mode and Default use the operator’s hosted voice named by default_tts when there is one', () => {
+    expect(chooseTts(composite({ provider: 3, default_tts: 'azure', voice_id: 'en-GB-SoniaNeural', speed: 0.5 }), operator)).toEqual({ kind: 'azure', apiKey: 'op-azure', region: 'westeurope', voice: 'en-GB-SoniaNeural', speed: 0.5 });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }, operator)).toMatchObject({ kind: 'polly', voice: 'Amy (neural)', accessKeyId: 'AKID' });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, { openai: { baseUrl: 'http://tts.internal/v1', apiKey: 'k' } })).toMatchObject({ kind: 'openai', operator: true });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'offline', voice_id: 'awb' } } }, operator)).toMatchObject({ kind: 'offline', voice: 'awb' });
+  });
+
+  it('the avatar’s own providers with their keys, voice, model, region, speed and language', () => {
+    expect(chooseTts(composite({ provider: 0, api_key: 'AK', secret_key: 'SK', region: 'eu-west-1', voice_id: 'Joanna', model: 'neural', speed: '0.2' }))).toEqual({
+      kind: 'polly',
+      accessKeyId: 'AK',
+      secretAccessKey: 'SK',
+      region: 'eu-west-1',
+      voice: 'Joanna',
+      engine: 'neural',
+      speed: 0.2,
+    });
+    expect(chooseTts(composite({ provider: 1, api_key: 'k', region: 'eastus', voice_id: 'en-US-AriaNeural' }))).toMatchObject({ kind: 'azure', region: 'eastus', voice: 'en-US-AriaNeural' });
+    expect(chooseTts(composite({ provider: 2, api_key: 'xi', voice_id: 'v1', model: 'eleven_flash_v2_5' }))).toMatchObject({ kind: 'elevenlabs', voiceId: 'v1', model: 'eleven_flash_v2_5' });
+    expect(chooseTts(composite({ provider: '5', api_key: 'c', voice_id: 'cv' }))).toMatchObject({ kind: 'cartesia', voiceId: 'cv' });
+    expect(chooseTts(composite({ provider: 6, api_key: 'n', lang_code: 'de', speed: 1.2 }))).toMatchObject({ kind: 'neuphonic', langCode: 'de', speed: 1.2 });
+    expect(chooseTts(composite({ provider: 'openai', base_url: 'https://api.openai.com/v1', api_key: 'sk', voice_id: 'coral' }))).toMatchObject({ kind: 'openai', voice: 'coral', operator: false });
+  });
+
+  it('a provider without its keys falls back to the offline voice and says why', () => {
+    const c = chooseTts(composite({ provider: TtsProvider.Polly, api_key: 'AK', voice_id: 'Matthew (neural)' }));
+    expect(c).toMatchObject({ kind: 'offline', voice: 'rms' });
+    expect((c as { reason: string }).reason).toContain('Polly keys');
+    expect(chooseTts(composite({ provider: 42 }))).toMatchObject({ kind: 'offline' });
+  });
+
+  it('no voice: provider None, Speech to Speech and third-party modes', () => {
+    expect(chooseTts(composite({ provider: TtsProvider.None }))).toMatchObject({ kind: 'none' });
+    expect(chooseTts({ setupMode: SetupMode.SpeechToSpeech, pipeline: { tts: { provider: 2, api_key: 'x', voice_id: 'v' } } })).toMatchObject({ kind: 'none' });
+    expect(chooseTts({ setupMode: SetupMode.None, pipeline: {} })).toMatchObject({ kind: 'none' });
+  });
+});
+
+describe('engines for the choices', () => {
+  const offline = createOfflineVoice({ threads: 1 });
+  const fetch = createGuardedFetch({ allowPrivate: false });
+  afterAll(async () => {
+    fetch.close();
+    await offline.close();
+  });
+
+  it('each choice gives its engine (and its sample rate) or none', () => {
+    const deps = { fetch, offline };
+    expect(createTtsEngine({ kind: 'none', reason: '' }, deps)).toBeNull();
+    expect(createTtsEngine(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }), deps)).toMatchObject({ provider: 'offline', sampleRate: 16000 });
+    expect(createTtsEngine(chooseTts(composite({ provider: 0, api_key: 'a', secret_key: 'b' })), deps)).toMatchObject({ provider: 'polly', sampleRate: 16000, marks: 'visemes' });
+    expect(createTtsEngine(chooseTts(composite({ provider: 1, api_key: 'a', region: 'eastus' })), deps)).toMatchObject({ provider: 'azure', sampleRate: 24000, marks: 'none' });
+    expect(createTtsEngine(chooseTts(composite({ provider: 2, api_key: 'a', voice_id: 'v' })), { ...deps, sampleRate: 16000 })).toMatchObject({ provider: 'elevenlabs', sampleRate: 16000 });
+    expect(createTtsEngine(chooseTts(composite({ provider: 5, api_key: 'a', voice_id: 'v' })), deps)).toMatchObject({ provider: 'cartesia', marks: 'visemes' });
+    expect(createTtsEngine(chooseTts(composite({ provider: 6, api_key: 'a' })), deps)).toMatchObject({ provider: 'neuphonic', sampleRate: 22050 });
+    expect(createTtsEngine(chooseTts(composite({ provider: 'openai', base_url: 'https://x/v1' })), deps)).toMatchObject({ provider: 'openai-compatible', sampleRate: 24000 });
+  });
+});

@@ -1,0 +1,19 @@
+// Types for the parts of make-personas.mjs that tests and benchmarks use.
+export const BUDGET: { vertices: number; triangles: number; bytes: number };
+export const VISEMES: string[];
+export const EXPRESSIONS: string[];
+export interface PersonaLook {
+  id: string;
+  skin: string;
+  hair: string;
+  shirt: string;
+  bg: string;
+  hairStyle: 'short' | 'long' | 'bun';
+  build: 'f' | 'm';
+  eyes?: string;
+  lip?: string;
+}
+export function personaGlb(
+  p: PersonaLook,
+  opts: { fullBody: boolean; rename?: Record<string, string | null> | null; vrm?: boolean },
+): Promise<{ bytes: Buffer; figures: { vertices: number; triangles: number; bytes: number; morphTargets: number } }>;
