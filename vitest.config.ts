@@ -25,6 +25,9 @@ const serverProject = (name: string, driver: 'pglite' | 'postgres', exclude: str
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker per core less one: a single worker on CI's two cores, which
+    // left a core idle while tests waited on servers, timers and PostgreSQL (945 s; 647 s with 2).
+    maxWorkers: 2,
     projects: [
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
       { resolve: { alias }, test: { name: 'worker', root: './packages/worker', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },

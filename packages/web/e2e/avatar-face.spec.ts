@@ -11,7 +11,7 @@ import { startFakeLive } from './support/fake-live-server.mjs';
 // the audio really played, transparency shows the host page, and every catalogue avatar is shot
 // in its environments.
 // No trace: its screencast throttles the frames this spec measures.
-test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 640, height: 480 } });
+test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 640, height: 480 }, reducedMotion: 'no-preference' });
 test.describe.configure({ mode: 'serial' });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -150,6 +150,29 @@ test('ARKit and VRM models are driven through their own targets', async ({ page 
   }
 });
 
+test('with reduced motion the silent avatar is drawn a few times a second, and speech at full rate', async ({ page }) => {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(`${server.url}/avatar/2`);
+  await waitForFrames(page, 2);
+  const rate = async (ms: number) => {
+    const before = (await readProbe(page))!.frames;
+    await page.waitForTimeout(ms);
+    return (((await readProbe(page))!.frames - before) * 1000) / ms;
+  };
+  const idle = await rate(2000);
+  expect(idle).toBeLessThanOrEqual(5);
+  const playback = await speak(page);
+  expect(playback.at(-1)!.playedMs).toBeGreaterThan(2000);
+  const after = (await readProbe(page))!;
+  const speaking = after.history.filter((h) => h.utt !== null);
+  const spokeFor = (speaking.at(-1)!.t - speaking[0]!.t) / 1000;
+  // Drawn at the display's rate while speaking (whatever this machine manages), well above the idle rate.
+  expect(speaking.length / spokeFor, `idle ${idle}/s`).toBeGreaterThan(Math.max(8, 2 * idle));
+  const segments = mouthBySegment(after.history, 70).filter((seg) => seg.frames > 0 && seg.voiced);
+  expect(segments.length).toBeGreaterThan(0);
+  for (const seg of segments) expect(seg.mean).toBeGreaterThan(0.2);
+});
+
 test('transparent: the host page shows through the avatar page in an iframe', async ({ page }) => {
   await page.goto(`http://localhost:${server.port}/test/host.html`);
   const frame = page.frameLocator('#f');
@@ -174,6 +197,8 @@ test('transparent: the host page shows through the avatar page in an iframe', as
 
 test('every catalogue avatar in its environments, at desktop and 390 px', async ({ page }) => {
   test.setTimeout(600_000);
+  // Still pictures: the avatars' idle life is not drawn at full rate while they load and are shot.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   fs.mkdirSync(shots, { recursive: true });
   const list = JSON.parse(process.env.FACE_SHOTS ?? '[]') as { id: number; name: string }[];
   for (const width of [1280, 390]) {

@@ -25,7 +25,8 @@ let server: ChildProcess;
 let site: TestSite;
 let work: string;
 
-test.describe.configure({ mode: 'serial' });
+// Each story waits on the server's extraction and indexing: 120 s on a busy machine (45 s did not do in CI).
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 test.use({ baseURL });
 
 test.beforeAll(async () => {

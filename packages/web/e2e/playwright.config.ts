@@ -32,7 +32,13 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     viewport: { width: 1280, height: 800 },
-    trace: 'retain-on-failure',
+    // Traces cost a screencast of every frame (a third of a 3D page's frame rate here), and CI
+    // keeps only the printed output: recorded when asked for (E2E_TRACE=1).
+    trace: process.env.E2E_TRACE ? 'retain-on-failure' : 'off',
+    // The portal's stories do not measure the avatar's idle life: with reduced motion a silent 3D
+    // avatar is drawn a few times a second instead of taking a whole core of a software WebGL
+    // (avatar-face.spec.ts tests full motion, and that reduced motion keeps speech at full rate).
+    reducedMotion: 'reduce',
     screenshot: 'only-on-failure',
     launchOptions: {
       // Debian's chromium: never a downloaded browser.

@@ -6,6 +6,9 @@ import { createProbe, recordFrame, resetFps, type AvatarProbe } from './test-hoo
 import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
 
+/** Frame interval of a silent avatar when the visitor prefers reduced motion. */
+export const REDUCED_MOTION_IDLE_FRAME_MS = 250;
+
 export interface StageSource {
   /** The avatar config JSON (root of the ParentConfig chain); null: none. */
   avatarConfigUrl: string | null;
@@ -57,6 +60,9 @@ export class AvatarStage {
   private subtitleHideAt = 0;
   readonly probe: AvatarProbe;
   private disposed = false;
+  /** The visitor asked for less motion: the silent avatar is redrawn a few times a second, not at the display's rate. */
+  private readonly reducedMotion = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
+  private lastDrawn = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly source: StageSource) {
     this.probe = createProbe(source.dhType === 3 ? 'full' : source.dhType === 2 ? 'upper' : 'image');
@@ -226,9 +232,14 @@ export class AvatarStage {
   private frame(now: number) {
     if (this.disposed || !this.renderer) return;
     this.raf = requestAnimationFrame((t) => this.frame(t));
+    const heard = this.audio?.now() ?? null;
+    // With reduced motion, idle life (sway, breathing, blinks) is drawn at a few frames a second:
+    // less movement on screen, and far less work (a 3D avatar drawn by a software WebGL takes a
+    // whole core at the display's rate). Speech is always drawn at full rate.
+    if (this.reducedMotion?.matches && !heard && now - this.lastDrawn < REDUCED_MOTION_IDLE_FRAME_MS) return;
+    this.lastDrawn = now;
     const dt = this.lastFrame ? now - this.lastFrame : 16;
     this.lastFrame = now;
-    const heard = this.audio?.now() ?? null;
     let speech: Float32Array | null = null;
     this.probe.lipSync = 'none';
     if (heard) {

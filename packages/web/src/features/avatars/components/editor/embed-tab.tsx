@@ -149,7 +149,9 @@ export function EmbedTab() {
             The avatar's look and environment: ParentConfig (the chosen appearance), panel, Scene, Environment, Lights. Changes here show in the
             Appearance and Environment tabs.
           </Typography>
-          <JsonEditor label="Avatar/Environment JSON" value={avatarText} onChange={onAvatarJson} readOnly={isAvatarSelfHosted} hasError={jsonInvalid.avatar} />
+          {/* Keyed: the two editors sit at the same place in the tree, and CodeMirror drops a new value
+              that arrives just after typing (its typing latch), so a reused one kept the other's text. */}
+          <JsonEditor key="avatar-json" label="Avatar/Environment JSON" value={avatarText} onChange={onAvatarJson} readOnly={isAvatarSelfHosted} hasError={jsonInvalid.avatar} />
           {jsonInvalid.avatar ? (
             <FormHelperText error role="alert">
               {AvatarMessages.jsonInvalid}
@@ -162,7 +164,7 @@ export function EmbedTab() {
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
             How the avatar page behaves for visitors: chat, buttons, locale.
           </Typography>
-          <JsonEditor label="Client JSON" value={clientText} onChange={onClientJson} readOnly={isClientSelfHosted} hasError={jsonInvalid.client} />
+          <JsonEditor key="client-json" label="Client JSON" value={clientText} onChange={onClientJson} readOnly={isClientSelfHosted} hasError={jsonInvalid.client} />
           {jsonInvalid.client ? (
             <FormHelperText error role="alert">
               {AvatarMessages.jsonInvalid}
