@@ -205,7 +205,10 @@ test('a save based on an older version (second tab) shows the StaleRequest messa
   await expect(first.getByText('Avatar data is outdated. It may have been updated from another instance.')).toBeVisible();
   await expect(first.getByRole('button', { name: 'Reload Page' })).toBeVisible();
   await shot(page, 'avatars-stale-1280');
+  // Edit only once the page has reloaded (a click before that lands on the page being replaced).
+  const loaded = page.waitForEvent('load');
   await first.getByRole('button', { name: 'Reload Page' }).click();
+  await loaded;
   const reloaded = await editAvatar(page, id);
   await reloaded.getByRole('tab', { name: 'ADVANCED' }).click();
   await expect(reloaded.getByRole('textbox', { name: 'Wake Up Message' })).toHaveValue('Saved from the second tab');

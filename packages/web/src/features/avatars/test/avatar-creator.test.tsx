@@ -6,7 +6,7 @@ import { renderApp, userSession } from '../../../test/render-app';
 import { agent, creatorApi, multipartJson } from './fixtures';
 
 // The editor's tabs are loaded on demand: give them time on a busy machine.
-configure({ asyncUtilTimeout: 8000 });
+configure({ asyncUtilTimeout: 15_000 });
 vi.setConfig({ testTimeout: 60_000 });
 
 const location = () => screen.getByTestId('location').textContent;

@@ -16,7 +16,7 @@ import { agent } from './fixtures';
 // The speech forms are another part's: a marker shows where they are rendered.
 vi.mock('../components/editor/brain/speech-forms', () => ({ SpeechForms: () => <div data-testid="speech-forms" /> }));
 
-configure({ asyncUtilTimeout: 8000 });
+configure({ asyncUtilTimeout: 15_000 });
 vi.setConfig({ testTimeout: 30_000 });
 
 beforeEach(() => {

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { renderApp, userSession } from '../../../test/render-app';
 import { agent, creatorApi } from './fixtures';
 
-configure({ asyncUtilTimeout: 8000 });
+configure({ asyncUtilTimeout: 15_000 });
 vi.setConfig({ testTimeout: 60_000 });
 
 /** A JWT-shaped token whose exp is the given time (the signature is not read by the page). */
@@ -44,3 +44,32 @@ describe('Embed tab', () => {
     expect(table).toHaveTextContent('speakerOffByDefault');
   });
 });
+
+describe('Embed tab JSON editors', () => {
+  it('shows each sub-tab its own JSON, even when switched right after typing', async () => {
+    const { EditorView } = await import('@codemirror/view');
+    const user = userEvent.setup();
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
+    const panel = await openEmbed(user);
+    await user.click(within(panel).getByRole('tab', { name: 'AVATAR/ENVIRONMENT JSON' }));
+    await waitForEditor(panel);
+    const avatarText = panel.querySelector('.cm-content')?.textContent ?? '';
+    expect(avatarText).toContain('ParentConfig');
+    await user.click(within(panel).getByRole('tab', { name: 'CLIENT JSON' }));
+    // Typed into (not set from outside): CodeMirror holds back outside values for a moment after typing.
+    const client = await waitForEditor(panel, (text) => !text.includes('ParentConfig'));
+    const view = EditorView.findFromDOM(client)!;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '{"locale": "de-DE"}' } });
+    await user.click(within(panel).getByRole('tab', { name: 'AVATAR/ENVIRONMENT JSON' }));
+    expect(panel.querySelector('.cm-content')?.textContent).toBe(avatarText);
+  });
+});
+
+async function waitForEditor(panel: HTMLElement, ready: (text: string) => boolean = () => true): Promise<HTMLElement> {
+  const { waitFor } = await import('@testing-library/react');
+  return waitFor(() => {
+    const el = panel.querySelector<HTMLElement>('.cm-editor');
+    if (!el || !ready(el.querySelector('.cm-content')?.textContent ?? '')) throw new Error('editor not ready');
+    return el;
+  });
+}
