@@ -6,8 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-// The real entry points, as `npm start` and `npm run admin` run them (from source via tsx).
+// The real entry points, as `npm start` and `npm run admin` run them: the built server (npm test
+// builds first; from source through tsx each start took seconds of compiling).
 const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.resolve(here, '../dist');
+if (!fs.existsSync(path.join(dist, 'main.js'))) throw new Error('packages/server/dist is missing: run `npm run build` first (npm test does)');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-main-'));
 /** A port the OS says is free now (a random pick could meet another run's server on a shared machine). */
 const freePort = () =>
@@ -30,8 +33,8 @@ afterEach(() => {
 });
 
 function startServer() {
-  // One process (node with tsx's loader), so signals reach main.ts's own handlers.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One process, so signals reach main.ts's own handlers.
+  const child = spawn(process.execPath, [path.join(dist, 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -83,7 +86,7 @@ describe('main.ts and the operator CLI', () => {
   }, 60_000);
 
   it('creates, lists, disables and resets users with npm run admin', () => {
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'cli/admin.ts'), ...args], { env, encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(dist, 'cli/admin.js'), ...args], { env, encoding: 'utf8' });
     const created = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass', '--admin');
     expect(created.stdout).toContain('Created ADMIN ops@example.com');
     const dup = cli('create-user', '--email', 'ops@example.com', '--password', 'operator-pass');

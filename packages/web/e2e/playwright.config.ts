@@ -25,7 +25,7 @@ export default defineConfig({
   fullyParallel: true,
   // One browser per core, at most 3: with 3 workers on this 2-core machine (plus the server) every
   // step of a long story test took seconds and one hit the 45 s limit (ERR_ABORTED on reload).
-  workers: Math.max(1, Math.min(3, os.availableParallelism())),
+  workers: Number(process.env.E2E_WORKERS) || Math.max(1, Math.min(3, os.availableParallelism())),
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [['list']],
