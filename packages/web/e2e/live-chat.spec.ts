@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
-import { signIn } from './support/pages';
+import { clickForNewTab, signIn } from './support/pages';
 import { WIDTHS } from './support/screenshots';
 
 // The live avatar, end to end on the built server and its embedded worker: from the avatar list,
@@ -40,7 +40,7 @@ test('Connect → chat with an echo avatar on /avatar/{id}: the answer appears i
   // The card as drawn (expanded with Connect, or collapsed with Expand) before choosing.
   await expect(card.getByRole('link', { name: 'Connect' }).or(card.getByRole('button', { name: /^Expand / })).first()).toBeVisible();
   if (!(await connect.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  const [avatarPage] = await Promise.all([context.waitForEvent('page'), connect.click()]);
+  const avatarPage = await clickForNewTab(context, connect);
   await avatarPage.waitForLoadState();
   expect(new URL(avatarPage.url()).pathname).toBe(`/avatar/${id}`);
 

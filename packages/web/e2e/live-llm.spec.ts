@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { adminAccount, apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
-import { signIn } from './support/pages';
+import { clickForNewTab, signIn } from './support/pages';
 import { WIDTHS } from './support/screenshots';
 
 /**
@@ -108,7 +108,7 @@ test('an LLM avatar answers from its knowledge collection and calls its approved
   await expect(card.getByRole('link', { name: 'Connect' }).or(card.getByRole('button', { name: /^Expand / })).first()).toBeVisible();
   const connect = card.getByRole('link', { name: 'Connect' });
   if (!(await connect.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  const [avatarPage] = await Promise.all([context.waitForEvent('page'), connect.click()]);
+  const avatarPage = await clickForNewTab(context, connect);
   await avatarPage.waitForLoadState();
   expect(new URL(avatarPage.url()).pathname).toBe(`/avatar/${id}`);
 

@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
 
 /** Fills the sign-in form and submits it. */
 export async function signIn(page: Page, email: string, password: string, { rememberMe = true } = {}) {
@@ -16,4 +16,21 @@ export async function mainMenu(page: Page): Promise<string[]> {
   await expect(nav).toBeVisible();
   // The external Docs link carries a visually hidden '(opens in a new tab)'.
   return (await nav.getByRole('link').allInnerTexts()).map((text) => text.replace('(opens in a new tab)', '').trim());
+}
+
+/**
+ * Clicks a link that opens a new tab and returns the tab. A click can be lost while the link is
+ * still moving into place (a card expanding on a busy machine: pressed on the link, released
+ * beside it, CI saw no tab in 2 minutes), so it is tried again.
+ */
+export async function clickForNewTab(context: BrowserContext, link: Locator): Promise<Page> {
+  for (let attempt = 1; ; attempt++) {
+    const opened = context.waitForEvent('page', { timeout: 15_000 });
+    await link.click();
+    try {
+      return await opened;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
