@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
@@ -27,7 +28,7 @@ export default defineConfig({
   test: {
     // Vitest's default is one worker per core less one: a single worker on CI's two cores, which
     // left a core idle while tests waited on servers, timers and PostgreSQL (945 s; 647 s with 2).
-    maxWorkers: 2,
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
       { resolve: { alias }, test: { name: 'worker', root: './packages/worker', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { configure, screen, within } from '@testing-library/react';
+import { EditorView } from '@codemirror/view';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderApp, userSession } from '../../../test/render-app';
 import { agent, creatorApi } from './fixtures';
@@ -47,7 +48,6 @@ describe('Embed tab', () => {
 
 describe('Embed tab JSON editors', () => {
   it('shows each sub-tab its own JSON, even when switched right after typing', async () => {
-    const { EditorView } = await import('@codemirror/view');
     const user = userEvent.setup();
     renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent()]) });
     const panel = await openEmbed(user);
@@ -65,8 +65,7 @@ describe('Embed tab JSON editors', () => {
   });
 });
 
-async function waitForEditor(panel: HTMLElement, ready: (text: string) => boolean = () => true): Promise<HTMLElement> {
-  const { waitFor } = await import('@testing-library/react');
+function waitForEditor(panel: HTMLElement, ready: (text: string) => boolean = () => true): Promise<HTMLElement> {
   return waitFor(() => {
     const el = panel.querySelector<HTMLElement>('.cm-editor');
     if (!el || !ready(el.querySelector('.cm-content')?.textContent ?? '')) throw new Error('editor not ready');
