@@ -53,7 +53,9 @@ export function providerFailure(provider: string, err: unknown, caller: AbortSig
   if (caller.aborted) return caller.reason;
   if (dog?.expired) return new ProviderError(provider, `timed out waiting for ${dog.expired}`);
   if (err instanceof ProviderError) return err.provider === provider ? err : new ProviderError(provider, err.message, err.status);
-  if (err instanceof GuardedFetchError) return new ProviderError(provider, err.message);
+  // The request's own deadline and the watchdog's are often the same length: whichever fires
+  // first, the error says it timed out.
+  if (err instanceof GuardedFetchError) return new ProviderError(provider, err.kind === 'timeout' ? `timed out: ${err.message}` : err.message);
   if (err instanceof SyntaxError) return new ProviderError(provider, `unreadable answer: ${err.message}`);
   return new ProviderError(provider, err instanceof Error ? err.message : String(err));
 }
