@@ -22,13 +22,16 @@ const WARMUP = 2;
 const CONNECTIONS = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const CALLS = [
+const ALL_CALLS = [
   { name: 'health', driver: 'pglite', path: '/api/health', auth: false },
   { name: 'list_vps (admin)', driver: 'postgres', path: '/api/list_vps', auth: true },
   { name: 'list_avatar (none)', driver: 'postgres', path: '/api/list_avatar', auth: true },
   { name: 'account_info', driver: 'postgres', path: '/api/account_info', auth: true },
   { name: 'account_info', driver: 'pglite', path: '/api/account_info', auth: true },
 ];
+// BENCH_CALLS=health,account_info: only the calls whose names start with one of these.
+const only = (process.env.BENCH_CALLS ?? '').split(',').filter(Boolean);
+const CALLS = only.length ? ALL_CALLS.filter((c) => only.some((o) => c.name.startsWith(o))) : ALL_CALLS;
 
 function cannon(url, headers = {}, duration = DURATION) {
   return new Promise((resolve, reject) => {

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { assertGuardsRunFirst, createAuthGuards } from './plugins/auth.js';
 import { createMemoryRevocationBus, createRedisRevocationBus } from './plugins/revocations.js';
+import { AccessLog } from './plugins/access-log.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { serializerCompiler } from './plugins/serializer.js';
@@ -17,7 +18,6 @@ import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
-import multipart from '@fastify/multipart';
 import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
 import { createAvatarsRepository } from './features/avatars/repository.js';
 import { createAvatarService } from './features/avatars/service.js';
@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Past 16 MB of unwritten lines (a stalled terminal or collector) lines are dropped.
     // Database errors are logged as code/table/constraint: never their bind values.
     logger: withSafeErrorLogging(deps.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }) }),
+    logController: new AccessLog(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -209,8 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const functionsService = createFunctionsService({ repo: createFunctionsRepository(database.db), mailer, log: app.log, publicUrl: config.publicUrl, now: deps.now });
   await app.register(functionRoutes({ functions: functionsService, guards }));
 
-  // Multipart for uploads; every file part is streamed to storage by the route that reads it.
-  await app.register(multipart, { limits: { fileSize: 26 * 1024 * 1024, files: 6, fields: 12, fieldSize: 2 * 1024 * 1024, parts: 20 } });
+  // Multipart is registered by the upload routes only (plugins/uploads.ts); every file part is
+  // streamed to storage by the route that reads it.
   // Private files (knowledge uploads, face photos) are served only through signed, short-lived URLs.
   const fileUrlKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-file-urls-v1').digest();
   const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), { key: fileUrlKey, now: deps.now });
@@ -251,12 +252,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
   await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
 
-  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
-  await app.register(workerRoutes({ hub: workerHub, guards, workerSecret: config.workerSecret }));
 
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
@@ -291,7 +290,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     liveSweeper.unref();
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
-  await app.register(liveSessionRoutes({ live, sockets: liveSockets, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
+  // The WebSocket routes (workers' sockets, the avatar page's) and the live pages, in a scope with
+  // the websocket plugin: it adds an onRequest and an onResponse hook to every route of its scope.
+  await app.register(async (scope) => {
+    await scope.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+    await scope.register(workerRoutes({ hub: workerHub, guards, workerSecret: config.workerSecret }));
+    await scope.register(liveSessionRoutes({ live, sockets: liveSockets, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
+  });
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
   await registerWebApp(app, config.webDistDir);

@@ -18,7 +18,7 @@ describe('the Content-Security-Policy', () => {
       STORAGE_URL: 's3://KEY:SECRET@files.example.com/knowledge?region=eu-west-1',
     });
     try {
-      const res = await t.app.inject('/api/health');
+      const res = await t.app.inject('/react/login');
       const csp = String(res.headers['content-security-policy']);
       expect(directive(csp, 'connect-src')).toEqual([
         "'self'",
@@ -42,8 +42,12 @@ describe('the Content-Security-Policy', () => {
   it('defaults to the portal alone (the embedded worker shares its port)', async () => {
     const t = await createTestApp();
     try {
-      const csp = String((await t.app.inject('/api/health')).headers['content-security-policy']);
+      const csp = String((await t.app.inject('/react/login')).headers['content-security-policy']);
       expect(directive(csp, 'connect-src')).toEqual(["'self'", 'ws://portal.test']);
+      // An API answer is no page: it may load and connect to nothing, nor be framed.
+      const api = String((await t.app.inject('/api/health')).headers['content-security-policy']);
+      expect(directive(api, 'default-src')).toEqual(["'none'"]);
+      expect(directive(api, 'frame-ancestors')).toEqual(["'none'"]);
     } finally {
       await t.close();
     }

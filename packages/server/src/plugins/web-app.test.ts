@@ -62,4 +62,23 @@ describe('security headers', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
     await secured.close();
   });
+
+  it("give API answers the API set, and an /api/ page the page's set", async () => {
+    const { registerSecurityHeaders, API_SECURITY_HEADERS } = await import('./security-headers.js');
+    const secured = Fastify();
+    const page = registerSecurityHeaders(secured, { contentSecurityPolicy: { directives: { defaultSrc: ["'self'"] } } });
+    secured.get('/api/x', async () => ({ ok: true }));
+    secured.get('/api/page', async (_req, reply) => reply.type('text/html; charset=utf-8').send('<p>done</p>'));
+    secured.get('/page', async (_req, reply) => reply.type('text/html').send('<p>page</p>'));
+    const api = await secured.inject('/api/x');
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) expect(api.headers[name]).toBe(value);
+    expect(api.headers['cross-origin-opener-policy']).toBeUndefined();
+    expect((await secured.inject('/api/missing')).headers['content-security-policy']).toBe(API_SECURITY_HEADERS['content-security-policy']);
+    for (const url of ['/api/page', '/page']) {
+      const res = await secured.inject(url);
+      for (const [name, value] of Object.entries(page)) expect(res.headers[name], `${url} ${name}`).toBe(value);
+    }
+    expect(page['cross-origin-opener-policy']).toBe('same-origin');
+    await secured.close();
+  });
 });

@@ -22,6 +22,7 @@ import { assertNoNul } from '../../plugins/input-guard.js';
 import type { Storage, UploadRule } from '../../plugins/storage.js';
 import { inspectModel } from './model-check.js';
 import type { AvatarService, UploadedMedia } from './service.js';
+import { uploadRoutes } from '../../plugins/uploads.js';
 
 const MB = 1024 * 1024;
 export const catalogDir = fileURLToPath(new URL('../../../catalog', import.meta.url));
@@ -81,45 +82,47 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
     }));
 
     /** Multipart: `json` (the full agent payload) plus files backgroundImage, scene, avatarModel, avatarPhoto. */
-    app.post('/api/add_avatar_v2', { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZSaveAvatarResponse } } }, async (req) => {
-      if (!req.isMultipart()) throw AppError.badRequest('Send multipart/form-data with a "json" field.');
-      const who = caller(req);
-      const files: UploadedMedia[] = [];
-      let json: string | undefined;
-      try {
-        for await (const part of req.parts()) {
-          if (part.type === 'file') {
-            const field = part.fieldname as UploadedMedia['field'];
-            const rule = RULES[field];
-            if (!rule) {
-              part.file.resume();
-              throw AppError.badRequest(`Unexpected file field "${part.fieldname}".`);
-            }
-            const stored = await storage.putUpload(part.file, `avatars/${who.userId}`, rule);
-            const upload: UploadedMedia = { ...stored, field, name: path.basename(part.filename || field) };
-            files.push(upload);
-            // An own avatar model is kept only if the avatar page can draw it (budget, container).
-            if (field === 'avatarModel') upload.model = inspectModel(await readStored(storage, stored.key));
-          } else if (part.fieldname === 'json') {
-            json = String(part.value);
-          }
-        }
-        if (!json) throw AppError.badRequest('The "json" field with the avatar is required.');
-        let payload: unknown;
+    await uploadRoutes(fastify, (uploads) =>
+      uploads.post('/api/add_avatar_v2', { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZSaveAvatarResponse } } }, async (req) => {
+        if (!req.isMultipart()) throw AppError.badRequest('Send multipart/form-data with a "json" field.');
+        const who = caller(req);
+        const files: UploadedMedia[] = [];
+        let json: string | undefined;
         try {
-          payload = JSON.parse(json);
-        } catch {
-          throw AppError.badRequest('The "json" field is not valid JSON.');
+          for await (const part of req.parts()) {
+            if (part.type === 'file') {
+              const field = part.fieldname as UploadedMedia['field'];
+              const rule = RULES[field];
+              if (!rule) {
+                part.file.resume();
+                throw AppError.badRequest(`Unexpected file field "${part.fieldname}".`);
+              }
+              const stored = await storage.putUpload(part.file, `avatars/${who.userId}`, rule);
+              const upload: UploadedMedia = { ...stored, field, name: path.basename(part.filename || field) };
+              files.push(upload);
+              // An own avatar model is kept only if the avatar page can draw it (budget, container).
+              if (field === 'avatarModel') upload.model = inspectModel(await readStored(storage, stored.key));
+            } else if (part.fieldname === 'json') {
+              json = String(part.value);
+            }
+          }
+          if (!json) throw AppError.badRequest('The "json" field with the avatar is required.');
+          let payload: unknown;
+          try {
+            payload = JSON.parse(json);
+          } catch {
+            throw AppError.badRequest('The "json" field is not valid JSON.');
+          }
+          assertNoNul(payload, ['json']);
+          const agent = await avatars.save(who, payload, files);
+          files.length = 0;
+          return { status: 'OK' as const, agent, errors: [] };
+        } finally {
+          // A refused request keeps nothing (save() deletes on its own failures).
+          await Promise.all(files.map((f) => storage.delete(f.key).catch(() => {})));
         }
-        assertNoNul(payload, ['json']);
-        const agent = await avatars.save(who, payload, files);
-        files.length = 0;
-        return { status: 'OK' as const, agent, errors: [] };
-      } finally {
-        // A refused request keeps nothing (save() deletes on its own failures).
-        await Promise.all(files.map((f) => storage.delete(f.key).catch(() => {})));
-      }
-    });
+      }),
+    );
 
     app.post('/api/del_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest, response: { 200: ZDeleteAvatarResponse } } }, async (req) => {
       await avatars.remove(requireAuth(req).userId, req.body.agentId);

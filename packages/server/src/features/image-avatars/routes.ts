@@ -14,6 +14,7 @@ import {
 import { AppError } from '../../lib/app-error.js';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import { assertNoNul } from '../../plugins/input-guard.js';
+import { uploadRoutes } from '../../plugins/uploads.js';
 import type { Storage, StoredFile, UploadRule } from '../../plugins/storage.js';
 import type { createImageAvatarService } from './service.js';
 
@@ -54,8 +55,10 @@ export function imageAvatarRoutes(deps: { service: ReturnType<typeof createImage
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
 
+    // The two multipart routes, in a scope with the multipart plugin.
+    await uploadRoutes(fastify, (uploads) => {
     /** The customer's request: multipart with `photo` and fields name, notes, permissionConfirmed=true. */
-    app.post(
+    uploads.post(
       '/api/image_avatar_requests',
       { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZImageAvatarRequestResponse } } },
       async (req) => {
@@ -65,6 +68,19 @@ export function imageAvatarRoutes(deps: { service: ReturnType<typeof createImage
         return { status: 'OK' as const, request };
       },
     );
+
+    /** multipart: fields requestId, decision (complete|decline), name, reason; file `thumbnail` when completing. */
+    uploads.post('/api/admin/image_avatar_requests/decide', { onRequest: guards.admin, schema: { tags: ['admin'], consumes: ['multipart/form-data'], response: { 200: ZImageAvatarRequestResponse } } }, async (req) => {
+      const { userId } = requireAuth(req);
+      const { fields, file } = await readForm(req, storage, 'thumbnail', 'custom-avatars');
+      const parsed = ZCompleteImageAvatarInput.safeParse(fields);
+      if (!parsed.success) {
+        if (file) await storage.delete(file.key).catch(() => {});
+        throw AppError.badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+      }
+      return { status: 'OK' as const, request: await service.decide(userId, parsed.data, file) };
+    });
+    });
 
     app.get('/api/image_avatar_requests', { onRequest: guards.session, schema: { tags: ['avatars'], response: { 200: ZImageAvatarRequestsResponse } } }, async (req) => ({
       status: 'OK' as const,
@@ -87,16 +103,5 @@ export function imageAvatarRoutes(deps: { service: ReturnType<typeof createImage
       async (req) => ({ status: 'OK' as const, requests: await service.list(req.query.status) }),
     );
 
-    /** multipart: fields requestId, decision (complete|decline), name, reason; file `thumbnail` when completing. */
-    app.post('/api/admin/image_avatar_requests/decide', { onRequest: guards.admin, schema: { tags: ['admin'], consumes: ['multipart/form-data'], response: { 200: ZImageAvatarRequestResponse } } }, async (req) => {
-      const { userId } = requireAuth(req);
-      const { fields, file } = await readForm(req, storage, 'thumbnail', 'custom-avatars');
-      const parsed = ZCompleteImageAvatarInput.safeParse(fields);
-      if (!parsed.success) {
-        if (file) await storage.delete(file.key).catch(() => {});
-        throw AppError.badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-      }
-      return { status: 'OK' as const, request: await service.decide(userId, parsed.data, file) };
-    });
   };
 }

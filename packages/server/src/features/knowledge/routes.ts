@@ -34,6 +34,7 @@ import {
   ZUpdateKnowledge,
   type TKnowledgeFileType,
 } from '@persona/contract';
+import { uploadRoutes } from '../../plugins/uploads.js';
 import { AppError } from '../../lib/app-error.js';
 import { markGuard, requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import { UploadTooLarge } from '../../plugins/storage.js';
@@ -170,40 +171,42 @@ export function knowledgeRoutes(deps: { service: KnowledgeService; tokens: Knowl
      * like S3 checks it, the content checked against its declared type, stored under the signed key.
      * Nothing is kept when anything is wrong. Answers 204 like S3.
      */
-    app.post('/knowledge/upload', { config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { hide: true } }, async (req, reply) => {
-      if (files.kind !== 'local') throw AppError.notFound();
-      if (!req.isMultipart()) throw AppError.badRequest(KnowledgeMessages.fileRequired);
-      const fields: Record<string, string> = {};
-      let stored = false;
-      for await (const part of req.parts({ limits: { fileSize: 26 * 1024 * 1024, files: 1, fields: 20 } })) {
-        if (part.type === 'field') {
-          fields[part.fieldname] = String(part.value);
-          continue;
+    await uploadRoutes(fastify, (uploads) =>
+      uploads.post('/knowledge/upload', { config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { hide: true } }, async (req, reply) => {
+        if (files.kind !== 'local') throw AppError.notFound();
+        if (!req.isMultipart()) throw AppError.badRequest(KnowledgeMessages.fileRequired);
+        const fields: Record<string, string> = {};
+        let stored = false;
+        for await (const part of req.parts({ limits: { fileSize: 26 * 1024 * 1024, files: 1, fields: 20 } })) {
+          if (part.type === 'field') {
+            fields[part.fieldname] = String(part.value);
+            continue;
+          }
+          if (part.fieldname !== 'file' || stored) {
+            part.file.resume();
+            continue;
+          }
+          let checked;
+          try {
+            checked = files.verifyPost(fields);
+          } catch (err) {
+            part.file.resume();
+            if (err instanceof PolicyError) throw new AppError(403, [KnowledgeMessages.uploadPolicyInvalid, err.message]);
+            throw err;
+          }
+          if (await files.exists(checked.key)) {
+            part.file.resume();
+            throw new AppError(403, [KnowledgeMessages.uploadPolicyInvalid, 'this form was already used']);
+          }
+          const quota = await service.arrivalLimit(checked.key);
+          const size = await receiveFile(part.file, checked, quota, files, deps.tmpDir);
+          await service.recordArrival(checked.key, size);
+          stored = true;
         }
-        if (part.fieldname !== 'file' || stored) {
-          part.file.resume();
-          continue;
-        }
-        let checked;
-        try {
-          checked = files.verifyPost(fields);
-        } catch (err) {
-          part.file.resume();
-          if (err instanceof PolicyError) throw new AppError(403, [KnowledgeMessages.uploadPolicyInvalid, err.message]);
-          throw err;
-        }
-        if (await files.exists(checked.key)) {
-          part.file.resume();
-          throw new AppError(403, [KnowledgeMessages.uploadPolicyInvalid, 'this form was already used']);
-        }
-        const quota = await service.arrivalLimit(checked.key);
-        const size = await receiveFile(part.file, checked, quota, files, deps.tmpDir);
-        await service.recordArrival(checked.key, size);
-        stored = true;
-      }
-      if (!stored) throw AppError.badRequest(KnowledgeMessages.fileRequired);
-      return reply.status(204).send();
-    });
+        if (!stored) throw AppError.badRequest(KnowledgeMessages.fileRequired);
+        return reply.status(204).send();
+      }),
+    );
   };
 }
 
