@@ -14,16 +14,21 @@ export function createAccountRepository(db: Db) {
     email: users.email,
     deciderEmail: decider.email,
   };
-  // The hot read of GET /api/account_info, prepared once: the user and a pending plan request.
+  // The hot read of GET /api/account_info, prepared once: the user, a pending plan request and
+  // the number of avatars, in one round trip.
   const userWithPending = db
-    .select({ user: users, pendingSubType: planRequests.requestedSubType })
+    .select({
+      user: users,
+      pendingSubType: planRequests.requestedSubType,
+      avatarCount: sql<number>`(select count(*)::int from ${avatars} where ${avatars.userId} = ${users.id})`.mapWith(Number),
+    })
     .from(users)
     .leftJoin(planRequests, and(eq(planRequests.userId, users.id), eq(planRequests.status, 'PENDING')))
     .where(eq(users.id, sql.placeholder('id')))
     .limit(1)
     .prepare('account_user_with_pending');
   return {
-    /** The user and the plan a pending request asks for (null when none is pending), in one query. */
+    /** The user, the plan a pending request asks for (null when none is pending) and the number of their avatars, in one query. */
     async findUserWithPending(id: number) {
       const [row] = await userWithPending.execute({ id });
       return row;
@@ -101,10 +106,6 @@ export function createAccountRepository(db: Db) {
     async avatarNames(userId: number): Promise<Map<number, string>> {
       const rows = await db.select({ id: avatars.id, name: avatars.name }).from(avatars).where(eq(avatars.userId, userId));
       return new Map(rows.map((r) => [r.id, r.name]));
-    },
-    async countAvatars(userId: number): Promise<number> {
-      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(avatars).where(eq(avatars.userId, userId));
-      return row?.n ?? 0;
     },
   };
 }

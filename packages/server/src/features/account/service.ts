@@ -107,13 +107,9 @@ export function createAccountService(deps: AccountServiceDeps) {
 
     async getAccountDetails(userId: number): Promise<TAccountDetails> {
       // Independent reads, in parallel (a PostgreSQL pool runs them at once).
-      const [row, encKeys, avatarCount] = await Promise.all([
-        repo.findUserWithPending(userId),
-        deps.encKeys ? deps.encKeys(userId) : Promise.resolve([]),
-        repo.countAvatars(userId),
-      ]);
+      const [row, encKeys] = await Promise.all([repo.findUserWithPending(userId), deps.encKeys ? deps.encKeys(userId) : Promise.resolve([])]);
       if (!row) throw AppError.unauthorized();
-      const { user, pendingSubType } = row;
+      const { user, pendingSubType, avatarCount } = row;
       return {
         Id: user.id,
         Name: `${user.firstName} ${user.lastName}`.trim(),
