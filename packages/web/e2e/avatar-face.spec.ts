@@ -136,6 +136,51 @@ for (const [id, kind, renderer] of [
   });
 }
 
+test('talked over: the voice holds where it is with the mouth at rest, then goes on without losing a word', async ({ page }) => {
+  await page.goto(`${server.url}/avatar/1`);
+  await waitForFrames(page);
+  await page.evaluate(() => (window as unknown as { __personaAvatar: { probe?: () => void } }).__personaAvatar.probe?.());
+  const before = server.playback.length;
+  await page.getByLabel('Message').fill('Say something');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect.poll(() => server.playback.slice(before).find((p) => p.state === 'started'), { timeout: 15_000 }).toBeTruthy();
+  const started = server.playback.slice(before).find((p) => p.state === 'started')!;
+  await page.waitForTimeout(350); // inside the first word ('Hello', 250–550 ms)
+  server.broadcast({ type: 'pause', utt: started.utt });
+  await page.waitForTimeout(200); // the fade and the loopback's delay
+  const heldFrom = await page.evaluate(() => performance.now());
+  const during: { audio: unknown; open: number }[] = [];
+  for (let i = 0; i < 8; i++) {
+    during.push(await page.evaluate(() => {
+      const p = (window as unknown as { __personaAvatar: { audio: unknown; mouthOpen: number } }).__personaAvatar;
+      return { audio: p.audio, open: p.mouthOpen };
+    }));
+    await page.waitForTimeout(120);
+  }
+  const heldTo = await page.evaluate(() => performance.now());
+  const progressBeforeResume = server.playback.slice(before).filter((p) => p.state === 'progress');
+  server.broadcast({ type: 'resume', utt: started.utt });
+  await expect.poll(() => server.playback.slice(before).some((p) => p.state === 'ended'), { timeout: 15_000 }).toBe(true);
+  const frames = server.playback.slice(before);
+  const ended = frames.find((p) => p.state === 'ended')!;
+
+  // While held: nothing heard, the mouth at rest, the sound silent.
+  for (const d of during) {
+    expect(d.audio).toBeNull();
+    expect(d.open).toBeLessThan(0.08);
+  }
+  const probe = await readProbe(page);
+  const heldLevels = probe!.levels.filter((l) => l.t > heldFrom && l.t < heldTo);
+  expect(heldLevels.length).toBeGreaterThan(3);
+  expect(Math.max(...heldLevels.map((l) => l.rms))).toBeLessThan(0.01);
+  // The position reported to the worker stood still, then the whole utterance was played: it
+  // went on from where it stopped (nothing skipped), and took the hold longer to end.
+  expect(progressBeforeResume.every((p) => p.playedMs < 700)).toBe(true);
+  expect(ended.utt).toBe(started.utt);
+  expect(ended.playedMs).toBeGreaterThan(2000);
+  expect(ended.at - started.at).toBeGreaterThan(2100 + 900);
+});
+
 test('ARKit and VRM models are driven through their own targets', async ({ page }) => {
   for (const [id, name] of [
     [5, 'jawOpen'],

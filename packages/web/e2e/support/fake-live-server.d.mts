@@ -16,6 +16,8 @@ export interface FakeLive {
   playback: { type: 'playback'; utt: number; state: 'started' | 'progress' | 'ended'; playedMs: number; at: number }[];
   mic: { kind: number; flags: number; seq: number; samples: number; rms: number; at: number }[];
   micSwitches: boolean[];
+  /** Sends a worker frame (JSON) to every open page socket. */
+  broadcast(frame: Record<string, unknown>): void;
   close(): Promise<void>;
 }
 export function startFakeLive(opts?: {

@@ -216,6 +216,10 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
     playback,
     mic,
     micSwitches,
+    /** Sends a worker frame (JSON) to every open page socket: e.g. `pause` / `resume` mid-utterance. */
+    broadcast(frame) {
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    },
     async close() {
       for (const ws of sockets) ws.terminate();
       wss.close();

@@ -367,6 +367,9 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   session.on('audio', (a) => audio?.push(a.utt, a.pcm, a.last));
   session.on('visemes', (v) => stage?.addVisemes(v.utt & 0xffff, v.items));
   session.on('words', (w) => stage?.addWords(w.utt & 0xffff, w.items));
+  // Talked over: the voice holds where it is (the mouth rests) until the worker decides.
+  session.on('pause', (p) => audio?.pauseUtterance(p.utt & 0xffff));
+  session.on('resume', (r) => audio?.resumeUtterance(r.utt & 0xffff));
   session.on('interrupted', (i) => {
     audio?.flush(i.utt & 0xffff);
     stage?.interrupt(i.utt & 0xffff, i.heardMs);

@@ -50,6 +50,10 @@ export interface LiveSessionEvents {
   words: (w: { utt: number; items: { t: number; d: number; w: string }[] }) => void;
   /** The worker cut an utterance off (the visitor spoke); heardMs as the worker knows it. */
   interrupted: (i: { utt: number; heardMs: number }) => void;
+  /** The visitor started talking over an utterance: hold it (it may go on, or be interrupted). */
+  pause: (p: { utt: number }) => void;
+  /** The visitor's sound was not a turn: the held utterance goes on. */
+  resume: (r: { utt: number }) => void;
   tool: (t: { name: string; status: 'started' | 'ok' | 'error' }) => void;
   notice: (n: { code: TLiveCode; message: string }) => void;
   error: (e: { code: TLiveCode; message: string; fatal: boolean }) => void;
@@ -321,6 +325,12 @@ export class LiveSession {
       case 'interrupted':
         this.emit('interrupted', { utt: frame.utt, heardMs: frame.heardMs });
         if (!this.playbackDriven) this.endSpeaking(true, frame.utt);
+        break;
+      case 'pause':
+        this.emit('pause', { utt: frame.utt });
+        break;
+      case 'resume':
+        this.emit('resume', { utt: frame.utt });
         break;
       case 'tool':
         this.emit('tool', { name: frame.name, status: frame.status });

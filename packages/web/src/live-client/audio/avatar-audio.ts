@@ -184,8 +184,27 @@ export class AvatarAudio {
 
   /** The visitor interrupted: drop the rest of it (or of everything). */
   flush(utt?: number) {
+    if (utt === undefined) this.held.clear();
+    else this.held.delete(utt);
     this.post(utt === undefined ? { type: 'flush' } : { type: 'flush', utt });
   }
+
+  /**
+   * The worker holds an utterance (the visitor started talking over it): it fades out and stays
+   * where it is, its clock still, until `resumeUtterance` — or `flush` when it was an interruption.
+   */
+  pauseUtterance(utt: number) {
+    this.held.add(utt);
+    if (this.held.size > 16) this.held.delete(this.held.values().next().value!);
+    this.post({ type: 'pause', utt });
+  }
+
+  resumeUtterance(utt: number) {
+    this.held.delete(utt);
+    this.post({ type: 'resume', utt });
+  }
+
+  private readonly held = new Set<number>();
 
   setMuted(muted: boolean) {
     this.muted = muted;
@@ -211,7 +230,8 @@ export class AvatarAudio {
   now(): { utt: number; ms: number } | null {
     if (!this.ctx || !this.clock) return null;
     const p = this.clock.positionAt(this.heardFrame());
-    return p ? { utt: p.utt, ms: (p.samples / this.ctx.sampleRate) * 1000 } : null;
+    // A held utterance is silent: the mouth rests until it goes on.
+    return p && !this.held.has(p.utt) ? { utt: p.utt, ms: (p.samples / this.ctx.sampleRate) * 1000 } : null;
   }
 
   private heardPosition() {

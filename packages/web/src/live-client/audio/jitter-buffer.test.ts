@@ -94,4 +94,82 @@ describe('JitterBuffer', () => {
     expect(buf.totalBuffered()).toBe(ms(100));
     expect(buf.dropped).toBe(ms(60));
   });
+
+  describe('a hold (the worker\'s pause / resume)', () => {
+    const FADE = 16; // samples (1 ms at 16 kHz)
+
+    it('fades out, then writes silence with the clock standing still; resume goes on from the same sample', () => {
+      const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0, fadeMs: 1 });
+      const ramp = Int16Array.from({ length: 2000 }, (_, i) => i); // each sample says where it is
+      buf.push(1, ramp);
+      readBlocks(buf, 2); // 256 played
+      buf.pause(1);
+      expect(buf.isHeld(1)).toBe(true);
+      let r = readBlocks(buf, 1);
+      // The fade: the next FADE samples, scaled down to silence; then nothing.
+      expect(r.samples[0]).toBeCloseTo((256 / 32768) * (1 - 1 / FADE), 6);
+      expect(r.samples.slice(FADE - 1).every((x) => x === 0)).toBe(true);
+      expect(buf.current?.played).toBe(256 + FADE);
+      r = readBlocks(buf, 10);
+      expect(r.samples.every((x) => x === 0)).toBe(true);
+      expect(r.events).toEqual([]);
+      expect(buf.current?.played).toBe(256 + FADE);
+      buf.resume(1);
+      expect(buf.isHeld(1)).toBe(false);
+      r = readBlocks(buf, 1);
+      // It fades back in from the sample after the last one written, then plays as before.
+      expect(r.samples[0]).toBeCloseTo(((256 + FADE) / 32768) * (1 / FADE), 6);
+      expect(r.samples[FADE]).toBeCloseTo((256 + 2 * FADE) / 32768, 6);
+      expect(buf.current?.played).toBe(256 + FADE + 128);
+    });
+
+    it('holds an utterance that has not started yet, and lets it start on resume', () => {
+      const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0, fadeMs: 1 });
+      buf.pause(2);
+      buf.push(2, pcm(500), true);
+      let r = readBlocks(buf, 3);
+      expect(r.events).toEqual([]);
+      expect(r.samples.every((x) => x === 0)).toBe(true);
+      buf.resume(2);
+      r = readBlocks(buf, 5);
+      expect(r.events.map((e) => e.type)).toEqual(['start', 'end']);
+      expect(r.events[1]).toMatchObject({ played: 500, interrupted: false });
+    });
+
+    it('an interruption while held ends the utterance with what was played', () => {
+      const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0, fadeMs: 1 });
+      buf.push(3, pcm(2000));
+      readBlocks(buf, 1);
+      buf.pause(3);
+      readBlocks(buf, 4);
+      expect(buf.flush(3)).toEqual([{ utt: 3, played: 128 + FADE }]);
+      const r = readBlocks(buf, 1);
+      expect(r.events).toEqual([{ type: 'end', utt: 3, offset: 0, played: 128 + FADE, interrupted: true, at: 0 }]);
+      expect(buf.isHeld(3)).toBe(false);
+    });
+
+    it('lets go by itself when the worker never says (maxHoldMs)', () => {
+      const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0, fadeMs: 1, maxHoldMs: 50 });
+      buf.push(4, pcm(4000));
+      readBlocks(buf, 1);
+      buf.pause(4);
+      readBlocks(buf, 6); // 112 + 5 × 128 = 752 samples held: less than 50 ms
+      const held = buf.current!.played;
+      expect(held).toBe(128 + FADE);
+      const r = readBlocks(buf, 3);
+      expect(buf.current!.played).toBeGreaterThan(held);
+      expect(r.samples.some((x) => x !== 0)).toBe(true);
+    });
+
+    it('a pause then resume within the fade continues without a gap', () => {
+      const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0, fadeMs: 1 });
+      buf.push(5, pcm(2000));
+      readBlocks(buf, 1);
+      buf.pause(5);
+      buf.resume(5);
+      const r = readBlocks(buf, 2);
+      expect(buf.current!.played).toBe(128 + 256);
+      expect(r.samples.every((x) => x > 0)).toBe(true);
+    });
+  });
 });

@@ -6,6 +6,11 @@
  * the utterance's clock stands still, and it resumes after a smaller prebuffer. The play position
  * of each utterance counts only samples really written, so the mouth (driven by it) and the
  * `playback` frames follow what was played, not what the server sent.
+ *
+ * The worker may hold an utterance (`pause`: the visitor started talking over it) and then let it
+ * go on (`resume`) or drop it (`interrupted` → flush). A held utterance fades out over a few ms,
+ * then writes silence with its clock standing still; on resume it fades back in from the sample
+ * where it stopped. A hold the worker never ends (a lost frame) lets go after `maxHoldMs`.
  */
 export interface JitterBufferOptions {
   sampleRate: number;
@@ -15,6 +20,10 @@ export interface JitterBufferOptions {
   rebufferMs?: number;
   /** Audio kept at most; older queued audio beyond it is dropped (ms). */
   maxBufferMs?: number;
+  /** A hold that is not released by then ends by itself (ms). */
+  maxHoldMs?: number;
+  /** Fade out before a hold and in after it, so the cut does not click (ms). */
+  fadeMs?: number;
 }
 
 export type JitterEvent =
@@ -36,6 +45,14 @@ interface Utterance {
   state: 'waiting' | 'playing' | 'rebuffering';
 }
 
+/** A hold of one utterance: fading out, then silent for `heldSamples`; after resume, fading in. */
+interface Hold {
+  phase: 'fading-out' | 'held' | 'fading-in';
+  /** Samples into the current fade. */
+  fade: number;
+  heldSamples: number;
+}
+
 export class JitterBuffer {
   readonly sampleRate: number;
   private readonly prebuffer: number;
@@ -43,6 +60,9 @@ export class JitterBuffer {
   private readonly maxBuffer: number;
   private readonly queue: Utterance[] = [];
   private readonly finished = new Set<number>();
+  private readonly holds = new Map<number, Hold>();
+  private readonly maxHold: number;
+  private readonly fade: number;
   underruns = 0;
   dropped = 0;
 
@@ -52,6 +72,40 @@ export class JitterBuffer {
     this.prebuffer = samples(opts.prebufferMs ?? 80);
     this.rebuffer = samples(opts.rebufferMs ?? 40);
     this.maxBuffer = samples(opts.maxBufferMs ?? 60_000);
+    this.maxHold = samples(opts.maxHoldMs ?? 5000);
+    this.fade = Math.max(1, samples(opts.fadeMs ?? 8));
+  }
+
+  /** Holds an utterance where it is (or before it starts, if it has not). */
+  pause(utt: number): void {
+    if (this.finished.has(utt)) return;
+    const h = this.holds.get(utt);
+    if (!h) this.holds.set(utt, { phase: 'fading-out', fade: 0, heldSamples: 0 });
+    else if (h.phase === 'fading-in') {
+      h.phase = 'fading-out';
+      h.fade = this.fade - h.fade;
+    }
+    this.holds.get(utt)!.heldSamples = 0;
+    if (this.holds.size > 16) this.holds.delete(this.holds.keys().next().value!);
+  }
+
+  /** Lets a held utterance go on from where it stopped. */
+  resume(utt: number): void {
+    const h = this.holds.get(utt);
+    if (!h) return;
+    if (h.phase === 'held') {
+      h.phase = 'fading-in';
+      h.fade = 0;
+    } else if (h.phase === 'fading-out') {
+      h.phase = 'fading-in';
+      h.fade = this.fade - h.fade;
+    }
+  }
+
+  /** Whether an utterance is held (silent, its clock standing still). */
+  isHeld(utt: number): boolean {
+    const h = this.holds.get(utt);
+    return h !== undefined && h.phase !== 'fading-in';
   }
 
   private find(utt: number): Utterance | undefined {
@@ -103,6 +157,7 @@ export class JitterBuffer {
       if (utt !== undefined && u.utt !== utt) continue;
       out.push({ utt: u.utt, played: u.played });
       this.queue.splice(i, 1);
+      this.holds.delete(u.utt);
       this.finished.add(u.utt);
       if (u.played > 0) this.pendingEnds.push({ utt: u.utt, played: u.played });
     }
@@ -140,6 +195,17 @@ export class JitterBuffer {
     while (pos < out.length) {
       const u = this.queue[0];
       if (!u) break;
+      const hold = this.holds.get(u.utt);
+      if (hold && (hold.phase === 'held' || (hold.phase === 'fading-out' && u.state === 'waiting'))) {
+        // Held: silence, and the utterance's clock stands still (until resume, or maxHold).
+        hold.phase = 'held';
+        hold.heldSamples += out.length - pos;
+        if (hold.heldSamples >= this.maxHold) {
+          hold.phase = 'fading-in';
+          hold.fade = 0;
+        }
+        break;
+      }
       if (u.state !== 'playing') {
         const need = u.state === 'waiting' ? this.prebuffer : this.rebuffer;
         if (u.buffered < need && !u.complete) break;
@@ -147,6 +213,7 @@ export class JitterBuffer {
           // Nothing (more) to play: the utterance is over.
           this.queue.shift();
           this.finished.add(u.utt);
+          this.holds.delete(u.utt);
           if (u.played > 0 || u.state === 'waiting') events.push({ type: 'end', utt: u.utt, offset: pos, played: u.played, interrupted: false });
           continue;
         }
@@ -157,6 +224,7 @@ export class JitterBuffer {
         if (u.complete) {
           this.queue.shift();
           this.finished.add(u.utt);
+          this.holds.delete(u.utt);
           events.push({ type: 'end', utt: u.utt, offset: pos, played: u.played, interrupted: false });
           continue;
         }
@@ -166,8 +234,10 @@ export class JitterBuffer {
         break;
       }
       const chunk = u.chunks[0]!;
-      const n = Math.min(out.length - pos, chunk.length - u.head);
+      let n = Math.min(out.length - pos, chunk.length - u.head);
+      if (hold) n = Math.min(n, this.fade - hold.fade);
       out.set(chunk.subarray(u.head, u.head + n), pos);
+      if (hold) this.applyFade(hold, u.utt, out, pos, n);
       pos += n;
       u.head += n;
       u.buffered -= n;
@@ -180,5 +250,22 @@ export class JitterBuffer {
     if (pos < out.length) out.fill(0, pos);
     this.trimFinished();
     return events;
+  }
+
+  /** Scales `n` samples written at `pos` by the hold's fade, and moves the fade on. */
+  private applyFade(hold: Hold, utt: number, out: Float32Array, pos: number, n: number) {
+    const out_ = hold.phase === 'fading-out';
+    for (let i = 0; i < n; i++) {
+      const x = (hold.fade + i + 1) / this.fade;
+      out[pos + i]! *= out_ ? 1 - x : x;
+    }
+    hold.fade += n;
+    if (hold.fade < this.fade) return;
+    if (out_) {
+      hold.phase = 'held';
+      hold.heldSamples = 0;
+    } else {
+      this.holds.delete(utt);
+    }
   }
 }

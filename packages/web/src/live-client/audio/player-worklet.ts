@@ -19,7 +19,9 @@ export interface PlayerOptions {
 export type PlayerInbound =
   | { type: 'pcm'; utt: number; pcm: Int16Array; last: boolean }
   | { type: 'end'; utt: number }
-  | { type: 'flush'; utt?: number };
+  | { type: 'flush'; utt?: number }
+  /** The worker holds the utterance (the visitor talks over it) or lets it go on. */
+  | { type: 'pause' | 'resume'; utt: number };
 
 export type PlayerOutbound =
   | { type: 'start'; utt: number; frame: number }
@@ -42,6 +44,8 @@ class PlayerProcessor extends AudioWorkletProcessor {
       if (m.type === 'pcm') this.buffer.push(m.utt, m.pcm, m.last);
       else if (m.type === 'end') this.buffer.end(m.utt);
       else if (m.type === 'flush') this.buffer.flush(m.utt);
+      else if (m.type === 'pause') this.buffer.pause(m.utt);
+      else if (m.type === 'resume') this.buffer.resume(m.utt);
     };
   }
 
