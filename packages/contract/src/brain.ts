@@ -40,3 +40,28 @@ export const EngineLimits = {
 
 /** An ElevenLabs agent id (the provider's ids are letters, digits, `_` and `-`). */
 export const ELEVENLABS_AGENT_ID = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * User-typed URLs the server or the worker will call (LLM base URL, REST endpoint, realtime URL,
+ * OpenAI-compatible STT/TTS endpoints, billing-auth URL), checked on save with the outbound-URL
+ * rule the calls themselves follow: http(s) (ws(s) for realtime), no user name or password, at
+ * most `OutboundUrlLimits.urlMax` characters, and no private, loopback or reserved address
+ * unless the server allows them (ALLOW_PRIVATE_URLS). Each message names the field.
+ */
+export const OutboundUrlFields = {
+  llmBaseUrl: 'LLM Base URL',
+  restEndpointUrl: 'REST Endpoint URL',
+  realtimeUrl: 'Realtime URL',
+  sttBaseUrl: 'Speech-to-text endpoint URL',
+  ttsBaseUrl: 'Text-to-speech endpoint URL',
+  billingAuthUrl: 'Billing Auth URL',
+} as const;
+
+export const OutboundUrlLimits = { urlMax: 2048 } as const;
+
+export const OutboundUrlMessages = {
+  invalid: (field: string, schemes = 'http(s)') => `${field} must be a valid ${schemes} URL`,
+  credentials: (field: string) => `${field} must not contain a user name or password`,
+  tooLong: (field: string) => `${field} is too long (at most ${OutboundUrlLimits.urlMax} characters)`,
+  privateAddress: (field: string) => `${field} must not point to a private, local or reserved address`,
+} as const;

@@ -236,6 +236,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       foreignCollectionIds: (userId, ids) => app.knowledge.service.foreignCollectionIds(userId, ids),
       mintToken: (ownerId, avatarId, sessionId) => encryptionKeysService.mintPortalToken(ownerId, avatarId, { sessionId }),
     },
+    allowPrivateUrls: config.allowPrivateUrls,
+    // Resolved at request time: the look-ups are built just below (they read the avatars' stored keys).
+    brainChecks: { elevenLabsAgent: (input) => providerLookups.elevenLabsAgentOnSave(input) },
   });
   await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
   // The Brain tab's provider look-ups (models, assistants, voices, languages, agent check), with the avatar's stored keys.

@@ -1,4 +1,14 @@
-import { ELEVENLABS_AGENT_ID, EngineLimits, EngineMessages as M, isMasked, NlpEngine, ProviderLookupLimits, SetupMode, type TAvatarInputParsed } from '@persona/contract';
+import {
+  ELEVENLABS_AGENT_ID,
+  EngineLimits,
+  EngineMessages as M,
+  isMasked,
+  NlpEngine,
+  ProviderLookupLimits,
+  ProviderLookupMessages,
+  SetupMode,
+  type TAvatarInputParsed,
+} from '@persona/contract';
 import { getPath } from './secrets.js';
 
 /**
@@ -131,6 +141,61 @@ export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | unde
     else if (third.is_public !== true && !hasSecret(keyPath)) errors.push(M.agentKeyRequired);
   }
   return errors;
+}
+
+const THIRD_PARTY_KEY = 'customData.agent_pipeline_config.third_party.api_key';
+const connectionOf = (v: unknown): 'webrtc' | 'websocket' => (v === 'websocket' ? 'websocket' : 'webrtc');
+
+/** What the save asks ElevenLabs about, and with which key: the save's new one, the stored one, or none. */
+export interface AgentToCheck {
+  agentId: string;
+  connectionType: 'webrtc' | 'websocket';
+  key: { from: 'save'; value: string } | { from: 'stored' } | { from: 'none' };
+}
+
+/**
+ * The ElevenLabs Conversational AI agent the save must have checked by ElevenLabs (the Brain
+ * tab's look-up, again), or null: only for that engine, and only when the save makes it the
+ * engine or changes the agent id, the connection type or the key. A save that sends them back as
+ * stored (another tab, the mask for the key, an empty key where none is stored) asks nothing.
+ * Called after engineErrors found nothing, so the id is well-formed.
+ */
+export function agentToCheck(input: TAvatarInputParsed, stored: { nlpEngine: number; config: Obj }): AgentToCheck | null {
+  if (input.nlpEngine !== NlpEngine.ElevenLabsConversationAI) return null;
+  const third = obj(obj(obj(input.customData).agent_pipeline_config).third_party);
+  const storedThird = obj(obj(obj(stored.config.customData).agent_pipeline_config).third_party);
+  const keyValue = getPath(input as unknown as Obj, THIRD_PARTY_KEY);
+  const keyState = secretState(keyValue);
+  const storedKey = getPath(stored.config, THIRD_PARTY_KEY);
+  const hasStoredKey = storedKey !== undefined && storedKey !== null && storedKey !== '';
+  const keyChanged = keyState === 'new' || (keyState === 'cleared' && hasStoredKey);
+  const changed =
+    stored.nlpEngine !== NlpEngine.ElevenLabsConversationAI ||
+    text(third.agent_id) !== text(storedThird.agent_id) ||
+    connectionOf(third.connection_type) !== connectionOf(storedThird.connection_type) ||
+    keyChanged;
+  if (!changed) return null;
+  const key: AgentToCheck['key'] = keyState === 'new' ? { from: 'save', value: String(keyValue).trim() } : keyState === 'kept' && hasStoredKey ? { from: 'stored' } : { from: 'none' };
+  return { agentId: text(third.agent_id), connectionType: connectionOf(third.connection_type), key };
+}
+
+/** ElevenLabs' verdict on an agent (the provider look-up's); `unverified` says why there is none. */
+export interface ElevenLabsAgentVerdict {
+  state: 'public' | 'private' | 'invalid_agent_id' | 'invalid_api_key';
+  message?: string;
+  unverified?: string;
+}
+
+/**
+ * The save's messages for ElevenLabs' verdict: the engine form's, as the editor shows them under
+ * the fields on submit. No verdict (ElevenLabs unreachable, 429, 5xx) refuses nothing: see the
+ * service for why.
+ */
+export function agentVerdictErrors(verdict: ElevenLabsAgentVerdict): string[] {
+  if (verdict.unverified) return [];
+  if (verdict.state === 'invalid_api_key') return [verdict.message === ProviderLookupMessages.agentKeyRequired ? M.agentKeyRequired : M.agentKeyInvalid];
+  if (verdict.state === 'invalid_agent_id') return [M.agentIdInvalid];
+  return [];
 }
 
 function isServiceAccountKey(value: string): boolean {

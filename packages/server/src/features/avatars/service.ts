@@ -29,9 +29,10 @@ import { jpegSize } from '../../lib/file-type.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { Storage, StoredFile } from '../../plugins/storage.js';
 import type { AvatarRow, AvatarsRepository, MediaRow } from './repository.js';
-import { engineErrors, touchesEngine } from './engine-validation.js';
-import { maskSecrets, openSecrets, sealSecrets } from './secrets.js';
+import { agentToCheck, agentVerdictErrors, engineErrors, touchesEngine, type ElevenLabsAgentVerdict } from './engine-validation.js';
+import { getPath, maskSecrets, openSecrets, sealSecrets } from './secrets.js';
 import { speechErrors } from './speech-validation.js';
+import { outboundUrlErrors } from './url-guard.js';
 
 export interface AvatarServiceDeps {
   repo: AvatarsRepository;
@@ -44,6 +45,15 @@ export interface AvatarServiceDeps {
   onlineCounts: (avatarIds: number[]) => Promise<Map<number, number>>;
   /** What the avatar links to in other features (functions, encryption keys, OAuth configs). */
   links: AvatarLinks;
+  /** ALLOW_PRIVATE_URLS: may the URLs the avatar has called (LLM, REST, realtime, billing…) be private addresses. */
+  allowPrivateUrls: boolean;
+  /** The Brain tab's provider checks, asked again by a save (the provider look-ups). */
+  brainChecks: AvatarBrainChecks;
+}
+
+export interface AvatarBrainChecks {
+  /** ElevenLabs' verdict on a Conversational AI agent, with this key (none: the public check only). */
+  elevenLabsAgent(input: { agentId: string; connectionType: 'webrtc' | 'websocket'; apiKey?: string }): Promise<ElevenLabsAgentVerdict>;
 }
 
 export interface AvatarLinks {
@@ -212,6 +222,40 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     return storage.url(key);
   }
 
+  /**
+   * Asks ElevenLabs about the agent the save sets (the Brain tab's check, again: a save is public
+   * API) and refuses an invalid agent or key with the engine form's message; otherwise records
+   * whether the agent is public, as ElevenLabs said.
+   *
+   * When ElevenLabs gives no verdict — no answer within PROVIDER_LOOKUP_TIMEOUT_MS, a 429 or a
+   * 5xx — the save goes through unchecked (a warning in the log; `is_public` as the editor sent
+   * it). Why: the editor checked the agent moments before and does not submit one it could not
+   * check, so a failure between that check and the save is ElevenLabs' outage, not a wrong agent.
+   * Refusing would block the whole save (everything else the user changed with it) for as long
+   * as ElevenLabs is down, with nothing the user could do about it; and since the agent can be
+   * changed or deleted at ElevenLabs at any time after a save, a passed check never was a
+   * guarantee the live session could skip. A definite answer (401/403, 404, another 4xx) refuses.
+   */
+  async function checkAgent(input: TAvatarInputParsed, stored: AvatarRow): Promise<void> {
+    const agent = agentToCheck(input, stored);
+    if (!agent) return;
+    let apiKey: string | undefined;
+    if (agent.key.from === 'save') apiKey = agent.key.value;
+    if (agent.key.from === 'stored') {
+      const sealed = getPath(stored.config, 'customData.agent_pipeline_config.third_party.api_key');
+      apiKey = box.isSealed(sealed) ? box.open(sealed) : typeof sealed === 'string' ? sealed : undefined;
+    }
+    const verdict = await deps.brainChecks.elevenLabsAgent({ agentId: agent.agentId, connectionType: agent.connectionType, apiKey });
+    const problems = agentVerdictErrors(verdict);
+    if (problems.length) throw AppError.badRequest(problems);
+    if (verdict.unverified) {
+      log.warn({ avatarId: stored.id, unverified: verdict.unverified }, 'ElevenLabs agent saved unchecked: ElevenLabs gave no verdict');
+      return;
+    }
+    const third = input.customData.agent_pipeline_config.third_party;
+    if (third) third.is_public = verdict.state === 'public';
+  }
+
   async function discard(files: UploadedMedia[]) {
     await Promise.all(files.map((f) => storage.delete(f.key).catch(() => {})));
   }
@@ -253,10 +297,14 @@ export function createAvatarService(deps: AvatarServiceDeps) {
         const stored = isCreate ? undefined : await repo.findOwned(input.id!, caller.userId);
         if (!isCreate && !stored) throw AppError.notFound(AvatarMessages.notFound);
         // The engine's settings (spec "Engine forms"); a create always starts in echo-back mode.
-        if (stored && touchesEngine(input, stored)) {
+        const engineTouched = !stored || touchesEngine(input, stored);
+        if (stored && engineTouched) {
           const engineProblems = engineErrors(input, stored.config);
           if (engineProblems.length) throw AppError.badRequest(engineProblems);
         }
+        // The URLs the worker or the server will call: the outbound-URL rule (url-guard.ts).
+        const urlProblems = outboundUrlErrors(input, stored?.config, { allowPrivate: deps.allowPrivateUrls, engineTouched });
+        if (urlProblems.length) throw AppError.badRequest(urlProblems);
 
         // Links to other features: only the user's own, and only approved functions (checked
         // for newly linked ones: a linked function sent back to Pending stays until unlinked).
@@ -287,6 +335,9 @@ export function createAvatarService(deps: AvatarServiceDeps) {
             throw new AppError(403, AvatarMessages.limitReached, FailReason.AvatarCreateLimitReached);
           }
         }
+
+        // Last before storing (it asks a provider): the ElevenLabs agent, when the save changes it.
+        if (stored) await checkAgent(input, stored);
 
         const rawObj = raw as Record<string, unknown>;
         const config: Record<string, unknown> = { ...input, encKey: encKey ? { id: encKey.id, name: encKey.name, defaultKey: encKey.defaultKey } : null };

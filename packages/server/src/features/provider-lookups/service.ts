@@ -250,39 +250,63 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
      * key) or not usable — the spec's states and messages.
      */
     async elevenLabsAgent(caller: LookupCaller, input: z.infer<typeof ZElevenLabsAgentCheckRequest>): Promise<Omit<TElevenLabsAgentCheckResponse, 'status'>> {
-      const connection = input.connection_type ?? 'webrtc';
-      const token = async (key?: string): Promise<LookupAnswer | null> => {
-        try {
-          return await api.elevenLabsAgentToken(http, providers.elevenlabs, input.agent_id, connection, key);
-        } catch (err) {
-          deps.log.info({ lookupFailure: err instanceof LookupTransportError ? err.reason : 'network', detail: err instanceof Error ? err.message.slice(0, 300) : '' }, 'elevenlabs agent check failed');
-          return null;
-        }
+      const keyOf = async () => {
+        const value = (input.api_key ?? '').trim();
+        if (!isMasked(value)) return value;
+        if (input.avatarId === undefined) return '';
+        return str(section(await deps.storedPipeline(caller.userId, input.avatarId), 'third_party').api_key, ProviderLookupLimits.keyMax);
       };
-      const judge = (answer: LookupAnswer | null, key: string | undefined): Omit<TElevenLabsAgentCheckResponse, 'status'> | 'needs-key' => {
-        if (!answer) return { state: 'invalid_agent_id', message: M.agentCheckFailed };
-        if (answer.status >= 200 && answer.status < 300) return { state: key ? 'private' : 'public' };
-        if (answer.status === 401 || answer.status === 403) {
-          if (!key) return 'needs-key';
-          return { state: 'invalid_api_key', message: key.length < ProviderLookupLimits.agentKeyMin ? M.agentKeyRequired : M.agentKeyInvalid };
-        }
-        if (answer.status === 404) return { state: 'invalid_agent_id', message: M.agentNotFound };
-        return { state: 'invalid_agent_id', message: errorText(answer.json) || M.agentInvalid };
-      };
-      const open = judge(await token(), undefined);
-      if (open !== 'needs-key') return open;
-      const value = (input.api_key ?? '').trim();
-      const key = isMasked(value)
-        ? input.avatarId === undefined
-          ? ''
-          : str(section(await deps.storedPipeline(caller.userId, input.avatarId), 'third_party').api_key, ProviderLookupLimits.keyMax)
-        : value;
-      if (key.length < ProviderLookupLimits.agentKeyMin) return { state: 'invalid_api_key', message: M.agentKeyRequired };
-      const withKey = judge(await token(key), key);
-      return withKey === 'needs-key' ? { state: 'invalid_api_key', message: M.agentKeyRequired } : withKey;
+      const { unverified: _unverified, ...answer } = await agentState(input.agent_id, input.connection_type ?? 'webrtc', keyOf);
+      return answer;
+    },
+
+    /**
+     * The same check for an avatar save, with the key in the clear (the save's new key or the
+     * stored one; none for a public agent). `unverified` is set when ElevenLabs gave no verdict.
+     */
+    async elevenLabsAgentOnSave(input: { agentId: string; connectionType: 'webrtc' | 'websocket'; apiKey?: string }): Promise<ElevenLabsAgentVerdict> {
+      return agentState(input.agentId, input.connectionType, async () => (input.apiKey ?? '').trim());
     },
   };
+
+  /**
+   * The agent's state: public (a conversation token without a key), private (a token only with
+   * the key `keyOf` gives, asked for only when the agent needs one), or not usable. When
+   * ElevenLabs gives no verdict on the agent — no answer in time, 429 or 5xx — the state is the
+   * look-up's own (the editor shows it) and `unverified` says why.
+   */
+  async function agentState(agentId: string, connection: 'webrtc' | 'websocket', keyOf: () => Promise<string>): Promise<ElevenLabsAgentVerdict> {
+    const token = async (key?: string): Promise<LookupAnswer | null> => {
+      try {
+        return await api.elevenLabsAgentToken(http, providers.elevenlabs, agentId, connection, key);
+      } catch (err) {
+        deps.log.info({ lookupFailure: err instanceof LookupTransportError ? err.reason : 'network', detail: err instanceof Error ? err.message.slice(0, 300) : '' }, 'elevenlabs agent check failed');
+        return null;
+      }
+    };
+    const judge = (answer: LookupAnswer | null, key: string | undefined): ElevenLabsAgentVerdict | 'needs-key' => {
+      if (!answer) return { state: 'invalid_agent_id', message: M.agentCheckFailed, unverified: 'no answer' };
+      if (answer.status >= 200 && answer.status < 300) return { state: key ? 'private' : 'public' };
+      if (answer.status === 401 || answer.status === 403) {
+        if (!key) return 'needs-key';
+        return { state: 'invalid_api_key', message: key.length < ProviderLookupLimits.agentKeyMin ? M.agentKeyRequired : M.agentKeyInvalid };
+      }
+      if (answer.status === 404) return { state: 'invalid_agent_id', message: M.agentNotFound };
+      const message = errorText(answer.json) || M.agentInvalid;
+      if (answer.status === 429 || answer.status >= 500) return { state: 'invalid_agent_id', message, unverified: `HTTP ${answer.status}` };
+      return { state: 'invalid_agent_id', message };
+    };
+    const open = judge(await token(), undefined);
+    if (open !== 'needs-key') return open;
+    const key = await keyOf();
+    if (key.length < ProviderLookupLimits.agentKeyMin) return { state: 'invalid_api_key', message: M.agentKeyRequired };
+    const withKey = judge(await token(key), key);
+    return withKey === 'needs-key' ? { state: 'invalid_api_key', message: M.agentKeyRequired } : withKey;
+  }
 }
+
+/** ElevenLabs' verdict on an agent; `unverified` (why) when it gave none: no answer, 429 or 5xx. */
+export type ElevenLabsAgentVerdict = Omit<TElevenLabsAgentCheckResponse, 'status'> & { unverified?: string };
 
 export type ProviderLookups = ReturnType<typeof createProviderLookups>;
 
