@@ -1,11 +1,14 @@
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 
 const contractSrc = fileURLToPath(new URL('../contract/src/index.ts', import.meta.url));
 const serverOrigin = 'http://127.0.0.1:3000';
 const avatarHtml = fileURLToPath(new URL('./avatar.html', import.meta.url));
+const portalTheme = fileURLToPath(new URL('./src/app/theme.ts', import.meta.url));
 
 /** npm run dev: /avatar/{id} is the avatar page's own entry, with hot reload (the server serves the build otherwise). */
 const avatarPageInDev: Plugin = {
@@ -24,10 +27,39 @@ const avatarPageInDev: Plugin = {
   },
 };
 
+/**
+ * Material UI's createTheme() and ThemeProvider pick their CSS-variables variant at run time (the
+ * cssVariables and colorSchemes options), so a bundler keeps both, and MUI's defaultTheme (behind
+ * every styled component) calls createTheme() too. The portal's theme (app/theme.ts) sets neither
+ * option, and for such a theme MUI itself returns createThemeNoVars() and renders
+ * ThemeProviderNoVars. The styles barrel's imports of the two are resolved to those variants, so
+ * the CSS-variables machinery (createThemeWithVars, CssVarsProvider, InitColorSchemeScript...),
+ * which never runs here, leaves every page: about 8 KB of gzipped JS, the sign-in page's included.
+ * The build stops if the theme turns CSS variables or colour schemes on: then this plugin must go.
+ */
+const MUI_NO_VARS_VARIANTS: Record<string, string> = { './createTheme.mjs': 'createThemeNoVars.mjs', './ThemeProvider.mjs': 'ThemeProviderNoVars.mjs' };
+const muiThemeWithoutCssVariables: Plugin = {
+  name: 'persona-mui-theme-without-css-variables',
+  apply: 'build',
+  enforce: 'pre',
+  async buildStart() {
+    if (/\b(cssVariables|colorSchemes)\b/.test(await readFile(portalTheme, 'utf8'))) {
+      this.error('app/theme.ts uses CSS variables or colour schemes: remove muiThemeWithoutCssVariables from vite.config.ts');
+    }
+  },
+  resolveId(source, importer) {
+    const variant = MUI_NO_VARS_VARIANTS[source];
+    if (!variant || !importer || !/[\\/]@mui[\\/]material[\\/]styles[\\/](index|defaultTheme)\.mjs$/.test(importer)) return null;
+    const resolved = path.join(path.dirname(importer), variant);
+    if (!existsSync(resolved)) throw new Error(`Material UI has no ${resolved} any more: review muiThemeWithoutCssVariables in vite.config.ts`);
+    return resolved;
+  },
+};
+
 // The server serves this build under /react (SPA fallback); hashed assets live in dist/assets.
 export default defineConfig({
   base: '/react/',
-  plugins: [react(), avatarPageInDev],
+  plugins: [react(), avatarPageInDev, muiThemeWithoutCssVariables],
   resolve: { alias: { '@persona/contract': contractSrc } },
   build: {
     outDir: 'dist',

@@ -7,7 +7,7 @@ import { RouteErrorBoundary } from './routes/route-error';
 
 // Every page is loaded on demand: the sign-in page downloads none of the others.
 const LoginRoute = lazyPage(() => import('../features/auth/routes/login'), 'LoginRoute', { usesQueries: false });
-const LoginAsRoute = lazyPage(() => import('../features/auth/routes/login'), 'LoginAsRoute', { usesQueries: false });
+const LoginAsRoute = lazyPage(() => import('../features/auth/routes/login-as'), 'LoginAsRoute', { usesQueries: false });
 const RegisterRoute = lazyPage(() => import('../features/auth/routes/register'), 'RegisterRoute');
 const EmailVerificationRoute = lazyPage(
   () => import('../features/auth/routes/email-verification'),

@@ -11,6 +11,9 @@ export const EDITOR_TABS: { value: EditorTab; label: string }[] = [
   { value: 'embed', label: 'EMBED' },
 ];
 
+/** The Brain tab's sub-tabs; every field with a rule (engine and speech forms) is on FOUNDATIONS. */
+export type BrainSubTab = 'foundations' | 'knowledge' | 'functions';
+
 /** Where a tab may put a right-hand panel, under the preview (lg and up): the Brain tab's field help. */
 export const EDITOR_SIDE_SLOT_ID = 'editor-side-slot';
 

@@ -256,9 +256,10 @@ function SwitchField({ name, label, helperText }: { name: 'realtime' | 'sendChat
 }
 
 export function AdvancedTab({ account }: { account: TCreatorAccount | undefined }) {
-  const { advancedForm, isAdminProxy, agent } = useEditorSession();
+  const { advancedForm, brainForm, isAdminProxy } = useEditorSession();
   const realtime = useWatch({ control: advancedForm.control, name: 'realtime' });
-  const isSpeechToSpeech = agent?.setupMode === SetupMode.SpeechToSpeech;
+  // The mode chosen on the Brain tab, saved or not: its groups are the ones saved with it.
+  const isSpeechToSpeech = useWatch({ control: brainForm.control, name: 'setupMode' }) === SetupMode.SpeechToSpeech;
   const encKeys = account?.encKeys ?? [];
 
   return (

@@ -9,24 +9,22 @@ import Tabs from '@mui/material/Tabs';
 import type { TInfoPanelItem } from '@persona/contract';
 import { InfoPanel, useInfoPanel } from '../../../../components/side-panel';
 import { BrainHelpContext } from './brain/fields';
-import { EDITOR_SIDE_SLOT_ID } from '../../lib/editor-model';
+import { EDITOR_SIDE_SLOT_ID, type BrainSubTab } from '../../lib/editor-model';
 import { useEditorSession } from './editor-session';
 import { Foundations } from './brain/foundations';
 import { FunctionsSubTab, functionsHelp } from './brain/functions-subtab';
 import { brainHelp, type BrainHelpKey } from './brain/help';
 import { KnowledgeSubTab, knowledgeHelp } from './brain/knowledge-subtab';
 
-type BrainSubTab = 'foundations' | 'knowledge' | 'functions';
-
 /**
  * The Brain tab (loaded on demand by the editor): FOUNDATIONS (mode, engine, speech), KNOWLEDGE
  * BASE and FUNCTIONS. Its form lives in the editor session (brainForm), so it survives tab
  * changes and is saved with the avatar; the speech forms and the sub-tabs read it as their
- * react-hook-form context.
+ * react-hook-form context. The sub-tab is the session's too: a save or a tab change refused for
+ * the Brain form's errors brings FOUNDATIONS up, where they are shown.
  */
 export function BrainTab() {
-  const { brainForm } = useEditorSession();
-  const [subTab, setSubTab] = useState<BrainSubTab>('foundations');
+  const { brainForm, brainSubTab: subTab, setBrainSubTab } = useEditorSession();
   const info = useInfoPanel(brainHelp, 'foundations');
   // The speech forms and the sub-tabs hand over their own help items; Foundations' fields a key.
   const [item, setItem] = useState<TInfoPanelItem | null>(null);
@@ -38,11 +36,11 @@ export function BrainTab() {
     },
     [show],
   );
-  const changeSubTab = (next: BrainSubTab) => {
-    setSubTab(next);
-    if (next === 'foundations') showKey('foundations');
-    else setItem(next === 'knowledge' ? knowledgeHelp : functionsHelp);
-  };
+  // Each sub-tab starts with its own help (also when the session switches it).
+  useEffect(() => {
+    if (subTab === 'foundations') showKey('foundations');
+    else setItem(subTab === 'knowledge' ? knowledgeHelp : functionsHelp);
+  }, [subTab, showKey]);
   const shown = item ?? info.item;
   // Wide screens: the help sits in the editor's right-hand column, under the preview.
   const isWide = useMediaQuery((theme: Theme) => theme.breakpoints.up('lg'));
@@ -60,7 +58,7 @@ export function BrainTab() {
       <Box>
         <Tabs
           value={subTab}
-          onChange={(_e, v: BrainSubTab) => changeSubTab(v)}
+          onChange={(_e, v: BrainSubTab) => setBrainSubTab(v)}
           aria-label="Brain"
           sx={{ mb: 2, borderBottom: 1, borderColor: 'divider', '& .MuiTab-root': { fontWeight: 700, fontSize: '0.78rem', minWidth: 0, px: 1.5 } }}
         >

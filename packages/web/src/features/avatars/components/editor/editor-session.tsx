@@ -9,7 +9,7 @@ import { applyBrainValues, brainIssues, brainValuesOf, type BrainValues } from '
 import { refineSpeech } from '../../lib/speech-form';
 import { advancedSchema, advancedValuesOf, applyAdvancedValues, NEW_AVATAR_DEFAULTS, type AdvancedValues } from '../../lib/advanced-form';
 import { parentConfigOf, prettyJson, type TAvatarConfig } from '../../lib/avatar-config';
-import { applyDraft, draftOf, ERROR_TOAST_MS, isSameDraft, storedPayload, SUCCESS_TOAST_MS, type EditorDraft, type EditorTab } from '../../lib/editor-model';
+import { applyDraft, draftOf, ERROR_TOAST_MS, isSameDraft, storedPayload, SUCCESS_TOAST_MS, type BrainSubTab, type EditorDraft, type EditorTab } from '../../lib/editor-model';
 import { isSelfHosted, productOriginOf } from '../../lib/hosting';
 import { saveFailureOf } from '../../lib/save-errors';
 import type { TAvatar } from '@persona/contract';
@@ -39,6 +39,9 @@ export interface EditorSession {
   tab: EditorTab;
   /** Validates the current tab, then switches. */
   changeTab: (tab: EditorTab) => Promise<boolean>;
+  /** The Brain tab's sub-tab: FOUNDATIONS whenever the Brain tab opens, and when its errors stop a save or a tab change. */
+  brainSubTab: BrainSubTab;
+  setBrainSubTab: (subTab: BrainSubTab) => void;
   /** JSON editors report whether their text is a JSON object. */
   setJsonInvalid: (which: 'avatar' | 'client', isInvalid: boolean) => void;
   jsonInvalid: { avatar: boolean; client: boolean };
@@ -97,6 +100,18 @@ const speechRules = z
   .loose()
   .superRefine((v, ctx) => refineSpeech(v as unknown as Parameters<typeof refineSpeech>[0], ctx));
 
+/**
+ * The Advanced form's rules for the mode chosen on the Brain tab, saved or not (speech to speech
+ * has its own VAD group and no interruptions).
+ */
+const advancedResolvers = {
+  speechToSpeech: zodResolver(advancedSchema(true)) as unknown as Resolver<AdvancedValues>,
+  other: zodResolver(advancedSchema(false)) as unknown as Resolver<AdvancedValues>,
+};
+function advancedResolver(setupMode: () => number): Resolver<AdvancedValues> {
+  return (values, context, options) => (setupMode() === SetupMode.SpeechToSpeech ? advancedResolvers.speechToSpeech : advancedResolvers.other)(values, context, options);
+}
+
 /** The Brain form's rules (lib/brain-form.ts and lib/speech-form.ts) as react-hook-form errors. */
 function brainResolver(isRealtime: () => boolean): Resolver<BrainValues> {
   return (values) => {
@@ -135,6 +150,7 @@ export function EditorSessionProvider({
   const [draft, setDraft] = useState<EditorDraft>(startDraft);
   const [savedDraft, setSavedDraft] = useState<EditorDraft>(startDraft);
   const [tab, setTab] = useState<EditorTab>('appearance');
+  const [brainSubTab, setBrainSubTab] = useState<BrainSubTab>('foundations');
   const [jsonInvalid, setJsonInvalidState] = useState({ avatar: false, client: false });
   const [hasTriedCreate, setHasTriedCreate] = useState(false);
   const [failure, setFailure] = useState<'limit' | 'stale' | null>(null);
@@ -147,11 +163,10 @@ export function EditorSessionProvider({
   const latestAgent = useRef(agent);
   latestAgent.current = agent;
 
-  const setupMode = agent?.setupMode ?? SetupMode.Simple;
-  const isSpeechToSpeech = setupMode === SetupMode.SpeechToSpeech;
   const advancedForm = useForm<AdvancedValues>({
     defaultValues: advancedValuesOf(agent ?? {}),
-    resolver: zodResolver(advancedSchema(isSpeechToSpeech)) as never,
+    // The Advanced tab follows the mode chosen on the Brain tab, saved or not.
+    resolver: advancedResolver((): number => brainForm.getValues('setupMode')),
     mode: 'onTouched',
   });
   const isAdvancedDirty = advancedForm.formState.isDirty;
@@ -193,8 +208,11 @@ export function EditorSessionProvider({
       if (next === tab) return true;
       if (!(await isTabValid(tab))) {
         void showToast(AvatarMessages.someFieldsInvalidTabs, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
+        // The Brain form's fields with rules (engine and speech) are all on FOUNDATIONS.
+        if (tab === 'brain') setBrainSubTab('foundations');
         return false;
       }
+      if (next === 'brain') setBrainSubTab('foundations');
       setTab(next);
       return true;
     },
@@ -241,6 +259,7 @@ export function EditorSessionProvider({
     if (brainForm.formState.isDirty && !(await brainForm.trigger())) {
       void showToast(AvatarMessages.someFieldsInvalidSubmit, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: SAVE_TOAST });
       setTab('brain');
+      setBrainSubTab('foundations');
       return false;
     }
     if (jsonInvalid.avatar || jsonInvalid.client) {
@@ -267,7 +286,8 @@ export function EditorSessionProvider({
     // Self-hosted files are not edited here: their URLs stay unless the hosting is transferred.
     if (isAvatarSelfHosted && !transferConfigHosting) delete payload.avatarJson;
     if (isClientSelfHosted && !transferConfigHosting) delete payload.clientJson;
-    payload = applyAdvancedValues(payload, values, current.setupMode);
+    // The VAD group of the mode saved: the one chosen on the Brain tab (the stored one while it is untouched).
+    payload = applyAdvancedValues(payload, values, brainForm.getValues('setupMode'));
     // The Brain form only when it was changed: an untouched brain is saved exactly as stored.
     if (brainForm.formState.isDirty) payload = applyBrainValues(payload, brainForm.getValues(), values.realtime);
     if (transferConfigHosting) payload.transferConfigHosting = true;
@@ -354,6 +374,8 @@ export function EditorSessionProvider({
     isSaving: saveMutation.isPending,
     tab,
     changeTab,
+    brainSubTab,
+    setBrainSubTab,
     setJsonInvalid,
     jsonInvalid,
     hasTriedCreate,

@@ -477,7 +477,7 @@ function voicesRequest(tts: TtsDetails, setupMode: number, avatarId: number | un
 
 /** Text to Speech (spec: providers, keys, region, model, voice list, speech speed). */
 function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
-  const { control, getValues, setValue, clearErrors } = useFormContext<BrainSpeechForm>();
+  const { control, getValues, setValue, clearErrors, getFieldState, resetField } = useFormContext<BrainSpeechForm>();
   const session = useOptionalEditorSession();
   const avatarId = session?.agent?.id;
   const tts = useWatch({ control, name: 'ttsDetails' }) as TtsDetails;
@@ -496,14 +496,18 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
   const voiceList = useMemo(() => (voices.isSuccess ? voices.data.ttsVoices : []), [voices.isSuccess, voices.data]);
 
   // The first voice is picked when none is chosen; a failed look-up clears the voice (spec section 8).
+  // Opening the tab changes nothing by itself: while the user has not changed the TTS group (provider,
+  // keys, region), a voice picked on load joins the form's baseline and a failed look-up keeps the
+  // stored voice; after their change, both are changes of theirs.
   useEffect(() => {
-    if (voices.isSuccess && voiceList.length > 0 && !getValues('ttsDetails.ttsVoice')) {
-      setValue('ttsDetails.ttsVoice', voiceList[0]!.id, { shouldDirty: true, shouldValidate: true });
-    }
-  }, [voices.isSuccess, voiceList, getValues, setValue]);
+    if (!voices.isSuccess || voiceList.length === 0 || getValues('ttsDetails.ttsVoice')) return;
+    const first = voiceList[0]!.id;
+    if (getFieldState('ttsDetails').isDirty) setValue('ttsDetails.ttsVoice', first, { shouldDirty: true, shouldValidate: true });
+    else resetField('ttsDetails.ttsVoice', { defaultValue: first });
+  }, [voices.isSuccess, voiceList, getValues, setValue, getFieldState, resetField]);
   useEffect(() => {
-    if (voices.isError && getValues('ttsDetails.ttsVoice')) setValue('ttsDetails.ttsVoice', '', { shouldDirty: true });
-  }, [voices.isError, getValues, setValue]);
+    if (voices.isError && getValues('ttsDetails.ttsVoice') && getFieldState('ttsDetails').isDirty) setValue('ttsDetails.ttsVoice', '', { shouldDirty: true });
+  }, [voices.isError, getValues, setValue, getFieldState]);
 
   const changeProvider = (value: string) => {
     const choice = choices.find((c) => c.value === value);
