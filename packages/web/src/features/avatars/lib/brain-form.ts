@@ -78,9 +78,8 @@ export interface ElevenLabsDetails {
   agent_id: string;
   api_key: string;
   connection_type: TConnectionType;
+  /** The agent check's state (its message is only shown: brain/engine-forms.tsx). */
   status: TElevenLabsAgentState;
-  /** The check's message (invalid states). */
-  message: string;
 }
 
 /**
@@ -191,7 +190,6 @@ export function brainValuesOf(agent: Partial<TAvatar>): BrainValues {
       // Default webrtc; websocket when a saved value says so.
       connection_type: third.connection_type === 'websocket' ? 'websocket' : 'webrtc',
       status: third.is_public === true ? 'public' : str(third.agent_id) && third.is_public === false ? 'private' : 'idle',
-      message: '',
     },
     ...speechValuesOf(agent),
     ...linkValuesOf(agent),

@@ -140,7 +140,7 @@ describe('saving', () => {
     const rest = applyBrainValues({}, { ...withEngine(saved(), NlpEngine.RestEndpoint), restEndpoint: { base_url: 'https://r.example', api_key: 'k1', custom_text: 'c', summary_enabled: false, agent_language: 'de' } }, false);
     expect(rest).toMatchObject({ restEndPointURL: 'https://r.example', restApiKey: 'k1', agentLanguage: 'de' });
     const el = withSetupMode(saved(), saved(), 3);
-    const eleven = applyBrainValues({}, { ...el, nlpEngine: NlpEngine.ElevenLabsConversationAI, elevenLabsConversationAI: { agent_id: 'agent_0123456789', api_key: 'stale', connection_type: 'websocket', status: 'public', message: '' } }, false);
+    const eleven = applyBrainValues({}, { ...el, nlpEngine: NlpEngine.ElevenLabsConversationAI, elevenLabsConversationAI: { agent_id: 'agent_0123456789', api_key: 'stale', connection_type: 'websocket', status: 'public' } }, false);
     expect((eleven.customData as { agent_pipeline_config: { third_party: unknown } }).agent_pipeline_config.third_party).toEqual({ agent_id: 'agent_0123456789', api_key: '', is_public: true, connection_type: 'websocket' });
   });
   it('reads connection type webrtc by default and websocket when saved', () => {

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ThemeProvider } from '@mui/material/styles';
 import { MemoryRouter } from 'react-router';
-import { AvatarMessages, ProviderLookupMessages, RealtimeBaseUrls, SpeechMessages, type TAvatar } from '@persona/contract';
+import { AvatarMessages, LlmBaseUrls, ProviderLookupMessages, RealtimeBaseUrls, SimpleModeLlmModels, SpeechMessages, type TAvatar } from '@persona/contract';
 import { theme } from '../../../app/theme';
 import { json, mockFetch, type Handler } from '../../../test/fetch-mock';
 import { authStore } from '../../../lib/auth-store';
@@ -125,6 +125,73 @@ describe('Brain tab in the editor: opening it changes nothing', () => {
     expect(await within(tts()).findByText(ProviderLookupMessages.voicesFailed)).toBeInTheDocument();
     expect(voice()).toHaveTextContent('rachel');
     expect(changes()).toHaveTextContent('No changes');
+  });
+});
+
+describe('Brain tab in the editor: the ElevenLabs agent check on open changes nothing', () => {
+  // A stored 3rd-party avatar: a private ElevenLabs agent with its (masked) key.
+  const storedAgent = () =>
+    withPipeline({ third_party: { agent_id: 'agent_private_001', api_key: '••••wxyz', is_public: false, connection_type: 'webrtc' } }, { setupMode: 3, nlpEngine: 11 });
+  const checkSays = (state: string, message?: string) => ({ 'POST /api/lookups/elevenlabs_agent': () => json({ status: 'OK', state, ...(message ? { message } : {}) }) });
+  const agentStatus = () => screen.getByTestId('elevenlabs-status');
+
+  it('takes the verdict on load as the saved state: a refused key is shown, and only the user’s changes count', async () => {
+    const fetch = await openEditor(storedAgent(), checkSays('invalid_api_key', ProviderLookupMessages.agentKeyInvalid));
+    await waitFor(() => expect(agentStatus()).toHaveAttribute('data-state', 'invalid_api_key'));
+    expect(agentStatus()).toHaveTextContent(ProviderLookupMessages.agentKeyInvalid);
+    expect(fetch.requests.find((r) => r.path === '/api/lookups/elevenlabs_agent')?.body).toMatchObject({ avatarId: 101, agent_id: 'agent_private_001', api_key: '••••wxyz' });
+    expect(changes()).toHaveTextContent('No changes');
+
+    // A change of theirs, undone: nothing is left to save.
+    await choose('Connection Type', 'WebSocket');
+    expect(changes()).toHaveTextContent('Unsaved changes');
+    await choose('Connection Type', 'WebRTC');
+    expect(changes()).toHaveTextContent('No changes');
+  });
+
+  it('an agent found public on load clears the key in the form without an unsaved change; saved with the user’s change', async () => {
+    const fetch = await openEditor(storedAgent(), checkSays('public'));
+    await waitFor(() => expect(agentStatus()).toHaveAttribute('data-state', 'public'));
+    expect(screen.queryByLabelText('API Key')).toBeNull();
+    expect(changes()).toHaveTextContent('No changes');
+
+    await choose('Connection Type', 'WebSocket');
+    expect(changes()).toHaveTextContent('Unsaved changes');
+    await userEvent.click(screen.getByRole('button', { name: 'save' }));
+    expect((await savedPayload(fetch)).customData.agent_pipeline_config.third_party).toEqual({ agent_id: 'agent_private_001', api_key: '', is_public: true, connection_type: 'websocket' });
+  });
+});
+
+describe('Brain tab in the editor: Simple mode’s Groq model on an older avatar', () => {
+  // Saved before Simple mode fixed Groq and its models: another provider's URL, key and model.
+  const openAi = LlmBaseUrls.find((b) => b.provider === 'openai')!.url;
+  const olderSimple = () =>
+    withPipeline({ llm: { provider: 'openai', base_url: openAi, api_key: '••••1234', model: 'gpt-4o', instructions: 'You are the museum guide.' } }, { setupMode: 0, nlpEngine: 10 });
+  const model = () => screen.getByRole('combobox', { name: 'Model' });
+
+  it('shows Groq and the first Simple model as the saved state: no unsaved changes, a save of the other tabs keeps the stored brain', async () => {
+    const fetch = await openEditor(olderSimple());
+    await waitFor(() => expect(model()).toHaveValue(SimpleModeLlmModels[0]));
+    expect(screen.getByRole('combobox', { name: 'Base URL' })).toHaveTextContent(/Groq/);
+    await waitFor(() => expect(voice()).toHaveTextContent('en-US-JennyNeural'));
+    expect(changes()).toHaveTextContent('No changes');
+
+    await userEvent.click(screen.getByRole('button', { name: 'save' }));
+    expect((await savedPayload(fetch)).customData.agent_pipeline_config.llm).toEqual({ provider: 'openai', base_url: openAi, api_key: '••••1234', model: 'gpt-4o', instructions: 'You are the museum guide.' });
+  });
+
+  it('a change of the user’s to the brain saves it with Groq and the Simple model shown', async () => {
+    const fetch = await openEditor(olderSimple());
+    await waitFor(() => expect(model()).toHaveValue(SimpleModeLlmModels[0]));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Prompt' }), ' Be brief.');
+    expect(changes()).toHaveTextContent('Unsaved changes');
+    await userEvent.click(screen.getByRole('button', { name: 'save' }));
+    expect((await savedPayload(fetch)).customData.agent_pipeline_config.llm).toMatchObject({
+      provider: 'groq',
+      base_url: 'https://api.groq.com/openai/v1',
+      model: SimpleModeLlmModels[0],
+      instructions: 'You are the museum guide. Be brief.',
+    });
   });
 });
 

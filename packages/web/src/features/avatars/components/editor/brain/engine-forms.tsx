@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type ChangeEvent } from 'react';
-import { Controller, useWatch } from 'react-hook-form';
+import { Controller, useController, useWatch } from 'react-hook-form';
 import Alert from '@mui/material/Alert';
 import Autocomplete from '@mui/material/Autocomplete';
 import Box from '@mui/material/Box';
@@ -68,7 +68,7 @@ function MemoryField({ name }: { name: 'llmDetails.summaryEnabled' | 'restEndpoi
 /** Large language model: base URL (catalogue or custom), key, model from the provider, prompt, interaction type, memory, max tokens. */
 export function LlmForm({ isRealtime }: { isRealtime: boolean }) {
   const { brainForm, agent } = useEditorSession();
-  const { control, getValues, setValue } = brainForm;
+  const { control, getValues, setValue, getFieldState, resetField } = brainForm;
   const mode = useWatch({ control, name: 'setupMode' });
   const url = useWatch({ control, name: 'llmDetails.url' });
   const interactionType = useWatch({ control, name: 'llmDetails.interactionType' });
@@ -81,14 +81,20 @@ export function LlmForm({ isRealtime }: { isRealtime: boolean }) {
   const known = knownBaseUrl(url);
   const selectValue = isSimple ? GROQ.url : known ? known.url : CUSTOM_URL;
 
-  // Simple mode: Groq, and the first model when none is chosen.
+  // Simple mode: Groq, and the first model when none of Simple's is chosen. A mode or engine change
+  // of the user's forces them already (withSetupMode, withEngine); what is left here is an avatar
+  // saved before Simple mode fixed Groq. Opening the tab changes nothing by itself (spec section 4
+  // forces Groq on a change, and Simple mode runs the operator's model whatever is stored): the
+  // forced values join the form's baseline, and are written when the user saves a change to the
+  // brain. After the user's own change to the LLM group (a model typed in), forcing is a change too.
   useEffect(() => {
     if (!isSimple) return;
     const l = getValues('llmDetails');
-    if (l.url !== GROQ.url || !l.llmModel || !(SimpleModeLlmModels as readonly string[]).includes(l.llmModel)) {
-      setValue('llmDetails', withBaseUrl(getValues(), GROQ.url).llmDetails, { shouldDirty: true });
-    }
-  }, [isSimple, getValues, setValue]);
+    if (l.url === GROQ.url && (SimpleModeLlmModels as readonly string[]).includes(l.llmModel)) return;
+    const forced = withBaseUrl(getValues(), GROQ.url).llmDetails;
+    if (getFieldState('llmDetails').isDirty) setValue('llmDetails', forced, { shouldDirty: true });
+    else resetField('llmDetails', { defaultValue: forced });
+  }, [isSimple, getValues, setValue, getFieldState, resetField]);
 
   const chooseBaseUrl = (value: string) => {
     const next = withBaseUrl(getValues(), value === CUSTOM_URL ? '' : value).llmDetails;
@@ -337,9 +343,11 @@ const STATE_TEXT: Record<TElevenLabsAgentState, string> = {
  */
 export function ElevenLabsForm() {
   const { brainForm, agent } = useEditorSession();
-  const { control, getValues, setValue, trigger, formState } = brainForm;
+  const { control, getValues, setValue, trigger, formState, getFieldState, resetField } = brainForm;
   const agentId = useWatch({ control, name: 'elevenLabsConversationAI.agent_id' });
-  const savedStatus = useWatch({ control, name: 'elevenLabsConversationAI.status' });
+  // The check's state is the form's (its rules and the saved is_public read it), registered so that
+  // it can be the baseline (below); the status text is only shown.
+  const savedStatus = useController({ control, name: 'elevenLabsConversationAI.status' }).field.value;
   const trimmed = agentId.trim();
   const [debounced, setDebounced] = useState(trimmed);
   const [checkKey, setCheckKey] = useState(() => getValues('elevenLabsConversationAI.api_key').trim());
@@ -363,11 +371,16 @@ export function ElevenLabsForm() {
   } else status = savedStatus === 'checking' ? 'idle' : savedStatus;
 
   const hasErrors = Boolean(formState.errors.elevenLabsConversationAI);
+  // The check's verdict follows the agent ID and key: those are the user's changes, the verdict never
+  // is one. It is always the form's baseline, so opening the tab on a stored agent (checked again on
+  // load) leaves no unsaved change, and undoing a change leaves none either.
   useEffect(() => {
-    if (getValues('elevenLabsConversationAI.status') !== status) setValue('elevenLabsConversationAI.status', status);
-    if (getValues('elevenLabsConversationAI.message') !== message) setValue('elevenLabsConversationAI.message', message);
-    // Public: the key is cleared.
-    if (status === 'public' && getValues('elevenLabsConversationAI.api_key')) setValue('elevenLabsConversationAI.api_key', '', { shouldDirty: true });
+    if (getValues('elevenLabsConversationAI.status') !== status) resetField('elevenLabsConversationAI.status', { defaultValue: status });
+    // Public: the key is cleared (the user's change only when the key was theirs).
+    if (status === 'public' && getValues('elevenLabsConversationAI.api_key')) {
+      if (getFieldState('elevenLabsConversationAI.api_key').isDirty) setValue('elevenLabsConversationAI.api_key', '', { shouldDirty: true });
+      else resetField('elevenLabsConversationAI.api_key', { defaultValue: '' });
+    }
     if (status === 'public' || status === 'private' || hasErrors) void trigger('elevenLabsConversationAI');
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [status, message]);
