@@ -17,3 +17,12 @@ export function personaGlb(
   p: PersonaLook,
   opts: { fullBody: boolean; rename?: Record<string, string | null> | null; vrm?: boolean },
 ): Promise<{ bytes: Buffer; figures: { vertices: number; triangles: number; bytes: number; morphTargets: number } }>;
+/** A persona's meshes and where its head sits on the body (the thumbnail and the GLB read the same numbers). */
+export interface Person {
+  neckY: number;
+  headScale: number;
+  headLift: number;
+  [part: string]: unknown;
+}
+export function buildPerson(p: PersonaLook, opts: { fullBody: boolean }): Person;
+export function renderThumbnail(person: Person, opts: { fullBody: boolean; background: string; width?: number; height?: number }): Buffer;

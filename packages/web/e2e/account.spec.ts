@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { adminAccount, apiLogin, callApi, createVerifiedAccount } from './support/accounts';
+import { expectAccessible } from './support/axe';
 import { linkIn, waitForMail } from './support/mailbox';
 import { signIn } from './support/pages';
 
@@ -14,6 +15,8 @@ async function shot(page: Page, name: string) {
   fs.mkdirSync(shots, { recursive: true });
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  // Each page shot is also checked with axe-core (ADR 050).
+  await expectAccessible(page, name);
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

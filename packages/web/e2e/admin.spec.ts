@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { adminAccount, apiLogin, baseUrl, callApi, createVerifiedAccount, type Account } from './support/accounts';
+import { expectAccessible } from './support/axe';
 import { waitForMail } from './support/mailbox';
 import { signIn } from './support/pages';
 
@@ -17,6 +18,8 @@ async function shot(page: Page, name: string) {
   fs.mkdirSync(shots, { recursive: true });
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  // Each page shot is also checked with axe-core (ADR 050).
+  await expectAccessible(page, name);
 }
 
 async function signInAdmin(page: Page) {

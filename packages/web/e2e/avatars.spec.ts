@@ -2,11 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { createVerifiedAccount, type Account } from './support/accounts';
+import { buildPerson, renderThumbnail } from '../../../scripts/make-personas.mjs';
+import { apiLogin, baseUrl, callApi, createVerifiedAccount, type Account } from './support/accounts';
+import { figureGap } from './support/avatar-face';
+import { expectAccessible } from './support/axe';
+import { expectToastClearOf, toast } from './support/layout';
 import { signIn } from './support/pages';
 
 // The avatar creator: create from the grid, edit every tab, Confirm Update, reload and find every
-// value kept; a stale save from a second tab; the Unsaved Changes prompt; screenshots.
+// value kept; a stale save from a second tab; the Unsaved Changes prompt; screenshots, each page
+// shot also checked with axe-core (serious or critical WCAG A/AA violations fail).
 const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
 async function openCreator(page: Page, account: Account) {
@@ -66,6 +71,7 @@ async function shot(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  await expectAccessible(page, name);
 }
 
 test('create from the grid, edit every tab, save with Confirm Update, and find every value after a reload', async ({ page }) => {
@@ -126,6 +132,9 @@ test('create from the grid, edit every tab, save with Confirm Update, and find e
   await panel.getByRole('tab', { name: 'EMBED' }).click();
   await expect(page.getByText('Some fields are invalid. Please correct them before changing tabs.')).toBeVisible();
   await expect(panel.getByText('Wake Up Message is required')).toBeVisible();
+  // The toast stays clear of the field error it is about (issue 12).
+  await expectToastClearOf(toast(page, 'Some fields are invalid'), panel.getByText('Wake Up Message is required'));
+  await shot(page, 'avatars-tab-advanced-invalid-1280');
   await wakeUp.fill('Hi, I am the e2e avatar.');
   await panel.getByRole('textbox', { name: 'Daily Limit Per Session' }).fill('1200');
   await panel.getByRole('checkbox', { name: 'Demo duration Unlimited' }).check();
@@ -257,4 +266,81 @@ test('the list on a phone (390 px): Your Avatars with Connect only', async ({ pa
   await page.getByRole('link', { name: 'Add Avatar' }).click();
   await expect(page.getByRole('heading', { name: 'Add Avatar' })).toBeVisible();
   await shot(page, 'avatars-add-390');
+});
+
+test('the Embed snippet with an access token stays inside its box (1280 and 760 px)', async ({ page }) => {
+  test.setTimeout(120_000);
+  const account = await createVerifiedAccount('avatar-embed');
+  const session = await apiLogin(account.email, account.password);
+  const info = await callApi('/api/account_info', undefined, session);
+  const keys = (info.json.accountDetails as { encKeys: { id: number; defaultKey: boolean }[] }).encKeys;
+  expect(keys.length, 'a new account has its default encryption key').toBeGreaterThan(0);
+  // An avatar with an encryption key: its snippet carries a long token (issue 12: it ran out of its box).
+  const form = new FormData();
+  form.set(
+    'json',
+    JSON.stringify({
+      name: 'Token Tara',
+      nlpEngine: 0,
+      dhType: 2,
+      setupMode: 0,
+      wakeUpMessage: 'Hello!',
+      dailyLimitPerSession: -1,
+      dailyLimitPerIP: -1,
+      dailyLimits: { Demo: -1 },
+      idleTimeout: 300,
+      encKeyId: (keys.find((k) => k.defaultKey) ?? keys[0])!.id,
+      avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
+    }),
+  );
+  const appKey = ((await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string }).appKey;
+  const created = await fetch(`${baseUrl()}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${appKey}:${session}` }, body: form });
+  const answer = (await created.json()) as { agent?: { id: number } };
+  expect(created.status, JSON.stringify(answer)).toBe(200);
+  const id = answer.agent!.id;
+
+  await openCreator(page, account);
+  const panel = await editAvatar(page, id);
+  await panel.getByRole('tab', { name: 'EMBED' }).click();
+  const snippet = panel.getByTestId('embed-snippet');
+  await expect(snippet).toContainText('token=');
+  for (const width of [1280, 760]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expect(snippet).toBeVisible();
+    // Nothing scrolls or spills sideways: the snippet wraps inside its box, and its box inside the panel.
+    const sizes = await snippet.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+    expect(sizes.scrollWidth, JSON.stringify(sizes)).toBeLessThanOrEqual(sizes.clientWidth);
+    const [box, panelBox] = [await snippet.boundingBox(), await panel.boundingBox()];
+    expect(box!.x + box!.width).toBeLessThanOrEqual(panelBox!.x + panelBox!.width + 0.5);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await snippet.scrollIntoViewIfNeeded();
+    await shot(page, `avatars-embed-token-${width}`);
+  }
+});
+
+test('full-body 3D thumbnails: the head sits on the body, not floating apart from it', async ({ page }) => {
+  const account = await createVerifiedAccount('avatar-thumbs');
+  await openCreator(page, account);
+  await page.getByRole('button', { name: 'START' }).click();
+  const panel = page.getByRole('region', { name: 'Create avatar' });
+  await panel.getByRole('tab', { name: 'FULL BODY 3D' }).click();
+  const pictures = panel.getByRole('radiogroup').locator('img');
+  await expect(pictures.first()).toBeAttached();
+  const sources = await pictures.evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).src));
+  expect(sources.length).toBeGreaterThanOrEqual(6);
+  for (const src of sources) {
+    const png = await (await page.request.get(src)).body();
+    const figure = await figureGap(page, png);
+    // A figure from near the top to near the bottom, in one piece down its middle (the legs meet at the hips).
+    expect(figure.bottom - figure.top, `${src}: ${JSON.stringify(figure)}`).toBeGreaterThan(figure.height * 0.6);
+    expect(figure.longestGap, `${src}: ${JSON.stringify(figure)}`).toBeLessThanOrEqual(1);
+  }
+  await shot(page, 'avatars-create-full-body-1280');
+
+  // The check sees the fault it guards against: the same renderer with the head lifted off the neck.
+  const person = buildPerson({ id: 'check', skin: '#f1c9a5', hair: '#3b2314', shirt: '#4f46e5', bg: '#e0e7ff', hairStyle: 'short', build: 'm' }, { fullBody: true });
+  const floating = await figureGap(page, renderThumbnail({ ...person, headLift: person.headLift + 0.15 }, { fullBody: true, background: '#e0e7ff' }));
+  expect(floating.longestGap).toBeGreaterThan(5);
+  const attached = await figureGap(page, renderThumbnail(person, { fullBody: true, background: '#e0e7ff' }));
+  expect(attached.longestGap).toBeLessThanOrEqual(1);
 });

@@ -1,7 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { adminAccount, createVerifiedAccount } from './support/accounts';
+import { expectAccessible } from './support/axe';
+import { expectToastClearOf, toast } from './support/layout';
 import { signIn } from './support/pages';
-import { shot, useWidth, WIDTHS } from './support/screenshots';
+import { shot as screenshot, useWidth, WIDTHS } from './support/screenshots';
 
 const TEMPLATES = [
   { title: 'Empty function canvas', name: 'my_function' },
@@ -9,6 +11,12 @@ const TEMPLATES = [
   { title: 'Weather', name: 'get_weather' },
   { title: 'SSML', name: 'speak_with_emphasis' },
 ];
+
+/** A screenshot for the visual review, and the page as it is checked with axe-core. */
+async function shot(page: Page, name: string) {
+  await screenshot(page, name);
+  await expectAccessible(page, `${name}-${page.viewportSize()?.width ?? 0}`);
+}
 
 const card = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name, exact: true }) });
 
@@ -24,6 +32,17 @@ for (const width of WIDTHS) {
     await page.getByRole('button', { name: 'Use Template' }).click();
     await expect(page.getByText('Please select a function template to create a custom function.')).toBeVisible();
     await shot(page, 'functions-chooser');
+    // The template cards' titles line up: every title in a row of cards starts at the same height
+    // (issue 12: a card with a shorter description had its content centred lower down).
+    const titles = await page.getByRole('radiogroup', { name: 'Function template' }).getByRole('radio').evaluateAll((cards) =>
+      cards.map((c) => ({ top: c.getBoundingClientRect().top, title: c.querySelector('p')!.getBoundingClientRect().top - c.getBoundingClientRect().top })),
+    );
+    expect(titles.length).toBeGreaterThanOrEqual(TEMPLATES.length);
+    for (const row of new Set(titles.map((t) => Math.round(t.top)))) {
+      const inRow = titles.filter((t) => Math.round(t.top) === row).map((t) => t.title);
+      expect(Math.max(...inRow) - Math.min(...inRow), `title offsets in the row at ${row}: ${inRow.join(', ')}`).toBeLessThanOrEqual(1);
+    }
+    if (width > 760) expect(new Set(titles.map((t) => Math.round(t.top))).size, 'two cards a row at desktop width').toBeLessThan(titles.length);
 
     for (const [index, template] of TEMPLATES.entries()) {
       await page.getByRole('radio', { name: new RegExp(template.title) }).click();
@@ -51,6 +70,9 @@ for (const width of WIDTHS) {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText(/Syntax error on line \d+, column \d+/)).toBeVisible();
     await expect(page.getByText('Error updating item')).toBeVisible();
+    // The toast and the field error it is about are both readable (issue 12: toasts covered the errors).
+    await expectToastClearOf(toast(page, 'Error updating item'), page.getByText(/Syntax error on line \d+, column \d+/));
+    await page.screenshot({ path: test.info().outputPath(`functions-toast-and-error-${width}.png`) });
     await shot(page, 'functions-syntax-error');
     await page.getByRole('button', { name: 'Close' }).click();
 
@@ -61,6 +83,26 @@ for (const width of WIDTHS) {
     await signIn(admin, email, password);
     await expect(admin).toHaveURL(/\/react\/onlineusers$/);
     await admin.goto('/react/functionsreview');
+    // (With its code drawn: the editor loads after the card.)
+    await expect(admin.getByRole('listitem', { name: 'Function split_bill' }).filter({ hasText: user.email }).getByRole('textbox', { name: 'Code of split_bill' })).toBeVisible();
+    // Every status tab can be reached on a phone: 'All' is inside the window, or the strip scrolls to it (issue 12: clipped).
+    const all = admin.getByRole('tab', { name: 'All' });
+    await expect(all).toBeVisible();
+    const reach = await all.evaluate((tab) => {
+      // The strip's visible part: its scroller (MUI Tabs clips it) within the window.
+      const scroller = tab.closest('.MuiTabs-scroller') as HTMLElement;
+      const clip = scroller.getBoundingClientRect();
+      const shown = (r: DOMRect) => r.left >= Math.max(0, clip.left) - 0.5 && r.right <= Math.min(window.innerWidth, clip.right) + 0.5;
+      const before = shown(tab.getBoundingClientRect());
+      // Otherwise a person must be able to scroll the strip to it (a strip that clips without scrolling hides it).
+      const overflowX = getComputedStyle(scroller).overflowX;
+      const isScrollable = (overflowX === 'auto' || overflowX === 'scroll') && scroller.scrollWidth > scroller.clientWidth;
+      if (isScrollable) scroller.scrollLeft = scroller.scrollWidth;
+      return { before, isScrollable, after: shown(tab.getBoundingClientRect()) };
+    });
+    expect(reach.before || (reach.isScrollable && reach.after), `the All tab: ${JSON.stringify(reach)}`).toBe(true);
+    // Nor does the page scroll sideways: each card's code scrolls inside its editor.
+    expect(await admin.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 'the page does not scroll sideways').toBeLessThanOrEqual(0);
     for (const template of TEMPLATES) {
       const item = admin.getByRole('listitem', { name: `Function ${template.name}` }).filter({ hasText: user.email });
       await expect(item).toBeVisible();

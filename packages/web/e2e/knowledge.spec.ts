@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { KnowledgeMessages } from '@persona/contract';
 import { makePdf } from '../../server/src/features/knowledge/sample-documents';
 import { startTestSite, type TestSite } from '../../server/src/features/knowledge/test-site';
+import { expectAccessible } from './support/axe';
 
 /**
  * The Knowledge Base end to end, against its own server started with ALLOW_PRIVATE_URLS=true so
@@ -314,10 +315,13 @@ for (const width of [1280, 390]) {
     await openCollection(page, 'Harbour Museum Guide');
     await expect(page.getByRole('row').filter({ hasText: 'harbour-wall' })).toBeVisible();
     await shot(page, 'builder');
+    // The Collection Builder with its items, and each Add Knowledge tab, checked with axe-core (ADR 050).
+    await expectAccessible(page, `knowledge-builder-${width}`);
     await page.getByRole('button', { name: 'Add Knowledge' }).click();
     for (const tab of ['Text', 'Url', 'Crawl', 'File']) {
       await dialog(page).getByRole('tab', { name: tab }).click();
       await shot(page, `dialog-${tab.toLowerCase()}`);
+      await expectAccessible(page, `knowledge-dialog-${tab.toLowerCase()}-${width}`);
     }
   });
 }

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
+import { expectAccessible } from './support/axe';
 import { clickForNewTab, signIn } from './support/pages';
 import { WIDTHS } from './support/screenshots';
 
@@ -79,7 +80,23 @@ test('Connect → chat with an echo avatar on /avatar/{id}: the answer appears i
   for (const width of WIDTHS) {
     await avatarPage.setViewportSize({ width, height: width > 760 ? 800 : 844 });
     await avatarPage.screenshot({ path: test.info().outputPath(`live-chat-${width}.png`), fullPage: true });
+    // The live avatar page in a conversation, checked with axe-core (ADR 050).
+    await expectAccessible(avatarPage, `live-avatar-${width}`);
   }
   await avatarPage.getByRole('button', { name: 'End conversation' }).click();
   await expect.poll(async () => ((await callApi('/api/list_avatar_users', { agentId: id, mode: 'get' }, session)).json.onlineUsers as unknown[]).length, { timeout: 15_000 }).toBe(0);
+  await avatarPage.close();
+
+  // The owner's chat-only widget of the same avatar (navbar and footer hidden), in a conversation.
+  await page.goto(`/react/chatWidget/${id}`);
+  const widgetLog = page.getByRole('log', { name: 'Conversation' });
+  await expect(widgetLog).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
+  await page.getByRole('textbox', { name: 'Message' }).fill('Low tide at six');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(widgetLog.getByText('Low tide at six')).toHaveCount(2, { timeout: 15_000 });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: width > 760 ? 800 : 844 });
+    await page.screenshot({ path: test.info().outputPath(`chat-widget-${width}.png`), fullPage: true });
+    await expectAccessible(page, `chat-widget-${width}`);
+  }
 });

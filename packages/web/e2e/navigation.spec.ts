@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Response } from '@playwright/test';
 import { createVerifiedAccount, type Account } from './support/accounts';
+import { focusIndicator, tabTo } from './support/layout';
 import { signIn } from './support/pages';
 
 let user: Account;
@@ -45,6 +46,44 @@ test('the drawer appears below 760 px and the top-bar menu from 760 px', async (
   await page.setViewportSize({ width: 760, height: 800 });
   await expect(page.getByRole('button', { name: 'Open menu' })).toBeHidden();
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+});
+
+test('keyboard focus is visible: a menu link and an icon button show a ring of 3:1 or more', async ({ page }) => {
+  // Issue 12: focus on menu links and icon buttons was a faint grey fill.
+  await signIn(page, user.email, user.password);
+  await expect(page).toHaveURL(/\/react\/avatars$/);
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Functions' });
+  await tabTo(page, link);
+  await expect(link).toBeFocused();
+  const onLink = await focusIndicator(link);
+  expect(onLink.widthPx, JSON.stringify(onLink)).toBeGreaterThanOrEqual(2);
+  expect(onLink.contrast, JSON.stringify(onLink)).toBeGreaterThanOrEqual(3);
+  await link.screenshot({ path: test.info().outputPath('focus-menu-link.png') });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  const menuButton = page.getByRole('button', { name: 'Open menu' });
+  await expect(menuButton).toBeVisible();
+  await tabTo(page, menuButton);
+  const onIcon = await focusIndicator(menuButton);
+  expect(onIcon.widthPx, JSON.stringify(onIcon)).toBeGreaterThanOrEqual(2);
+  expect(onIcon.contrast, JSON.stringify(onIcon)).toBeGreaterThanOrEqual(3);
+
+  // In the drawer too: its links and its Close icon button.
+  await page.keyboard.press('Enter');
+  const drawer = page.getByRole('navigation', { name: 'Menu' });
+  await expect(drawer).toBeVisible();
+  const close = page.getByRole('button', { name: 'Close menu' });
+  await tabTo(page, close, 12);
+  const onClose = await focusIndicator(close);
+  expect(onClose.widthPx, JSON.stringify(onClose)).toBeGreaterThanOrEqual(2);
+  expect(onClose.contrast, JSON.stringify(onClose)).toBeGreaterThanOrEqual(3);
+  const drawerLink = drawer.getByRole('link', { name: 'Account' });
+  await tabTo(page, drawerLink, 12);
+  const onDrawerLink = await focusIndicator(drawerLink);
+  expect(onDrawerLink.widthPx, JSON.stringify(onDrawerLink)).toBeGreaterThanOrEqual(2);
+  expect(onDrawerLink.contrast, JSON.stringify(onDrawerLink)).toBeGreaterThanOrEqual(3);
+  await page.screenshot({ path: test.info().outputPath('focus-drawer-390.png') });
 });
 
 test('the footer shows the year and the company', async ({ page }) => {

@@ -76,6 +76,47 @@ export async function averageColour(page: Page, png: Buffer): Promise<[number, n
 }
 
 /**
+ * Whether a thumbnail's figure hangs together down its middle: for each row, is any pixel near
+ * the centre line (within 12 % of the width) unlike that row's background (the thumbnails'
+ * background is a vertical gradient, so the row's left edge is its colour)? Answers the figure's
+ * top and bottom rows and the longest run of empty rows between them: a head floating apart
+ * from its body leaves such a run under the chin.
+ */
+export async function figureGap(page: Page, png: Buffer): Promise<{ top: number; bottom: number; longestGap: number; height: number }> {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const { data: d, width: w, height: h } = ctx.getImageData(0, 0, c.width, c.height);
+    const band = Math.round(w * 0.12);
+    const rows: boolean[] = [];
+    for (let y = 0; y < h; y++) {
+      const bg = (y * w + 1) * 4;
+      let isFigure = false;
+      for (let x = Math.floor(w / 2) - band; x <= Math.floor(w / 2) + band && !isFigure; x++) {
+        const i = (y * w + x) * 4;
+        isFigure = Math.max(Math.abs(d[i]! - d[bg]!), Math.abs(d[i + 1]! - d[bg + 1]!), Math.abs(d[i + 2]! - d[bg + 2]!)) > 40;
+      }
+      rows.push(isFigure);
+    }
+    const top = rows.indexOf(true);
+    const bottom = rows.lastIndexOf(true);
+    let longestGap = 0;
+    let run = 0;
+    for (let y = top; y <= bottom; y++) {
+      run = rows[y] ? 0 : run + 1;
+      longestGap = Math.max(longestGap, run);
+    }
+    return { top, bottom, longestGap, height: h };
+  }, png.toString('base64'));
+}
+
+/**
  * The mouth against the audio: for each scripted segment, the mean mouth openness while that
  * part of the utterance was being heard (by the page's audio clock), away from the edges.
  */

@@ -26,6 +26,8 @@ export function JsonEditor(props: JsonEditorProps) {
         bgcolor: props.readOnly ? 'grey.50' : 'background.paper',
         '& .cm-editor': { fontSize: 13 },
         '& .cm-editor.cm-focused': { outline: 'none' },
+        // Focus shows on the box (CodeMirror's own outline is turned off above).
+        '&:focus-within': { borderColor: props.hasError ? 'error.main' : 'primary.main' },
       }}
     >
       <Suspense fallback={<Skeleton variant="rectangular" height={props.minHeight ?? 320} />}>

@@ -21,7 +21,7 @@ export function FunctionCardDetails({ fn }: { fn: TFunction }) {
             <Typography component="dt" variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap', fontSize: 11.5 }}>
               {label}:
             </Typography>
-            <Typography component="dd" variant="caption" sx={{ m: 0, fontSize: 11.5, textAlign: 'right', color: value === PLACEHOLDER ? 'text.disabled' : 'text.primary' }}>
+            <Typography component="dd" variant="caption" sx={{ m: 0, fontSize: 11.5, textAlign: 'right', color: value === PLACEHOLDER ? 'text.secondary' : 'text.primary', fontStyle: value === PLACEHOLDER ? 'italic' : undefined }}>
               {value}
             </Typography>
           </Box>

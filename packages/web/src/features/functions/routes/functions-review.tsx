@@ -136,7 +136,8 @@ export function FunctionsReviewRoute() {
           <Typography color="text.secondary">{status === ApprovalStatus.Pending ? 'No functions are waiting for review.' : 'No functions here.'}</Typography>
         </Paper>
       ) : (
-        <Box component="ul" sx={{ listStyle: 'none', p: 0, m: 0, display: 'grid', gap: 2 }}>
+        // minmax(0, 1fr): a card is as wide as the page, and long code lines scroll inside its editor (phones scrolled sideways).
+        <Box component="ul" sx={{ listStyle: 'none', p: 0, m: 0, display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2 }}>
           {queue.data.map((fn) => (
             <Paper component="li" key={fn.id} variant="outlined" sx={{ p: { xs: 2, sm: 2.5 } }} aria-label={`Function ${fn.name}`}>
               <Box sx={{ display: 'flex', gap: 1.5, alignItems: 'flex-start', flexWrap: 'wrap', mb: 1.5 }}>

@@ -56,7 +56,8 @@ export function VpsDetailsDialog({ vpsId, onClose }: { vpsId: number | null; onC
         </Tooltip>
       </DialogTitle>
       {vps.isFetching && !vps.isPending ? <LinearProgress aria-label="Refreshing" /> : null}
-      <DialogContent dividers>
+      {/* Focusable: on a phone the details scroll, and a keyboard must reach them (WCAG 2.1.1). */}
+      <DialogContent dividers tabIndex={0}>
         {vps.isPending ? (
           <Box role="status" sx={{ py: 5, display: 'grid', placeItems: 'center', gap: 1.5, color: 'text.secondary' }}>
             <CircularProgress size={28} aria-hidden />

@@ -119,7 +119,8 @@ export function EmbedTab() {
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
             Add them to the src address, for example <code>?hideChatHistory=true&amp;micOn=false</code>.
           </Typography>
-          <TableContainer sx={{ border: 1, borderColor: 'divider', borderRadius: 2 }}>
+          {/* Scrolls sideways in a narrow panel: focusable, so a keyboard can scroll it too (WCAG 2.1.1). */}
+          <TableContainer tabIndex={0} role="group" aria-label="URL parameters, scrollable" sx={{ border: 1, borderColor: 'divider', borderRadius: 2 }}>
             <Table size="small" aria-label="URL parameters">
               <TableHead>
                 <TableRow sx={{ '& th': { fontWeight: 700, bgcolor: 'grey.50' } }}>

@@ -10,6 +10,8 @@ import { ERROR_TOAST_MS, storedPayload, SUCCESS_TOAST_MS } from '../../lib/edito
 import { useEditorSession } from './editor-session';
 
 const MB = 1024 * 1024;
+/** One toast for the media actions: 'Uploading...' / 'Removing...' give way to their outcome. */
+const MEDIA_TOAST = 'avatar-media';
 
 export type MediaField = 'backgroundImage' | 'scene' | 'avatarModel';
 export type MediaItem = TAvatar['mediaDetails']['scene'][number];
@@ -29,21 +31,22 @@ export function useMediaActions() {
 
   const send = async (field: MediaField, file: File, limit: { mb: number; label: string }, onUploaded: (added: MediaItem) => void) => {
     if (file.size > limit.mb * MB) {
-      void showToast(`❌ ${AvatarMessages.fileTooBig(limit.mb, limit.label)}`, 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(`❌ ${AvatarMessages.fileTooBig(limit.mb, limit.label)}`, 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: MEDIA_TOAST });
       return;
     }
     const before = new Set((session.agent?.mediaDetails[field] ?? []).map((m) => m.id));
     setProgress(0);
-    void showToast('Uploading...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
+    void showToast('Uploading...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS, id: MEDIA_TOAST });
     try {
       const saved = await upload.mutateAsync({ payload: basePayload(), field, file, onProgress: (p) => setProgress(Math.min(98, Math.round(p * 100))) });
       session.acceptServerAgent(saved);
       const added = (saved.mediaDetails[field] ?? []).find((m) => !before.has(m.id));
       if (added) onUploaded(added);
-      void showToast('File uploaded successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
+      void showToast('File uploaded successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS, id: MEDIA_TOAST });
     } catch (error) {
       void showToast(errorMessages(error).join(' ') || 'There was an error uploading the file. Please try submitting it again.', 'error', {
         autoHideDurationMs: ERROR_TOAST_MS,
+        id: MEDIA_TOAST,
       });
     } finally {
       setProgress(null);
@@ -54,14 +57,14 @@ export function useMediaActions() {
   const remove = async (onRemoved: (url: string) => void) => {
     if (!doomed) return;
     const item = doomed;
-    void showToast('Removing...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS });
+    void showToast('Removing...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS, id: MEDIA_TOAST });
     try {
       const saved = await upload.mutateAsync({ payload: { ...basePayload(), deleteMediaIds: [item.id] } });
       session.acceptServerAgent(saved);
       onRemoved(item.url);
-      void showToast('File removed successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS });
+      void showToast('File removed successfully', 'success', { autoHideDurationMs: SUCCESS_TOAST_MS, id: MEDIA_TOAST });
     } catch (error) {
-      void showToast(errorMessages(error).join(' '), 'error', { autoHideDurationMs: ERROR_TOAST_MS });
+      void showToast(errorMessages(error).join(' '), 'error', { autoHideDurationMs: ERROR_TOAST_MS, id: MEDIA_TOAST });
     } finally {
       setDoomed(null);
     }
