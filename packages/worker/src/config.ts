@@ -15,6 +15,9 @@ const ZWorkerEnv = z.object({
     .refine((v) => v.port <= 65535, '--listen port must be at most 65535')
     .default({ host: '0.0.0.0', port: 8090 }),
   capacity: z.coerce.number({ error: '--capacity must be a number' }).int('--capacity must be a whole number').min(1, '--capacity must be at least 1').max(100_000).default(200),
+  /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
+  realtimeApiKey: z.string().min(1).optional(),
+  realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
 });
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
@@ -26,6 +29,8 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     wsUrl: flags.wsUrl ?? env.WORKER_WS_URL,
     listen: flags.listen ?? env.WORKER_LISTEN,
     capacity: flags.capacity ?? env.WORKER_CAPACITY,
+    realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
+    realtimeUrl: env.REALTIME_URL?.trim() || undefined,
   });
   if (!parsed.success) throw new Error(`Invalid worker configuration:\n${parsed.error.issues.map((i) => `  - ${i.message}`).join('\n')}`);
   return parsed.data;

@@ -16,7 +16,8 @@ const USAGE = `Persona Studio worker (avatar server)
   --capacity  live sessions it takes at most (default 200) (or WORKER_CAPACITY)
 
 The shared secret comes from WORKER_SECRET (the server's value: set it on both, or copy the
-one the server generated into DATA_DIR/worker-secret).`;
+one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REALTIME_URL,
+default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.`;
 
 const { values } = parseArgs({
   options: {
@@ -46,6 +47,7 @@ const worker = await startLiveWorker({
   webSocketUrl: config.wsUrl,
   listen: config.listen,
   capacity: config.capacity,
+  realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl } },
 });
 console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);
 worker.onDeleted = () => process.exit(0);

@@ -53,6 +53,27 @@ export const ZLiveBrainConfig = z.discriminatedUnion('kind', [
     /** The service-account JSON key (client_email, private_key, token_uri). */
     serviceAccountJson: z.string(),
   }),
+  /**
+   * SpeechToSpeech (engine 9): a multimodal realtime model hears the visitor and answers aloud
+   * (OpenAI Realtime over WebSocket). `platform`: the product's own realtime — no key stored on
+   * the avatar, the worker uses the operator's key and URL from its configuration.
+   */
+  z.object({
+    kind: z.literal('realtime'),
+    provider: z.literal('openai'),
+    /** The avatar's realtime URL (wss://…/v1/realtime); '' with `platform`. */
+    url: z.string(),
+    /** The avatar's key; '' with `platform`. */
+    apiKey: z.string(),
+    platform: z.boolean(),
+    model: z.string(),
+    voice: z.string(),
+    instructions: z.string(),
+    /** Said first when the session opens (the realtime greeting, else the wake-up message). */
+    greeting: z.string(),
+    /** The provider's server VAD (vad_options.threshold, prefix_padding_ms, silence_duration_ms). */
+    vad: z.object({ threshold: z.number(), prefixPaddingMs: z.number(), silenceDurationMs: z.number() }),
+  }),
   /** The engine is configured but cannot run here (platform model unset, realtime not yet…). */
   z.object({ kind: z.literal('unavailable'), code: ZLiveCode, detail: z.string() }),
 ]);

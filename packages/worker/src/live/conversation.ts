@@ -20,6 +20,9 @@ import type { VadStream } from '../listening/vad.js';
 import type { SttEngine } from '../providers/stt/types.js';
 import { ProviderError, type Brain, type BrainEvent, type BrainLogger } from '../brains/types.js';
 import { speechFrame, type SpeechEvent, type SpeechPipeline, type SpeechTurn } from '../speech/pipeline.js';
+import type { RealtimeHost, RealtimeSession, RealtimeSessionFactory } from './realtime-session.js';
+import { ConversationHistory } from './history.js';
+import { SpeakingTracker } from './speaking.js';
 
 /** The page's socket as a session sees it (the transport seam: ws today, WebRTC data later). */
 export interface PageSocket {
@@ -61,6 +64,8 @@ export interface ConversationOptions {
   listening?: ConversationListening | null;
   /** The page's mic at hello. */
   micOn?: boolean;
+  /** SpeechToSpeech: a realtime model hears and answers instead of listener → brain → voice. */
+  realtime?: RealtimeSessionFactory | null;
   portal: PortalLink;
   log: BrainLogger;
   heartbeatMs?: number;
@@ -89,7 +94,7 @@ export class Conversation {
   private brain: Brain;
   /** Over a daily limit: echo-back, and the page is told (not for EchoTest avatars). */
   private echo: boolean;
-  private readonly history: TLiveHistoryEntry[];
+  private readonly history: ConversationHistory;
   private utt = 0;
   private queue: Promise<void> = Promise.resolve();
   private turnAbort: AbortController | null = null;
@@ -102,51 +107,47 @@ export class Conversation {
   private finished = false;
   private started = false;
   private readonly listener: Listener | null = null;
-  /** The avatar utterance the visitor hears now (first audio sent → playback ended). */
-  private speaking: { utt: number; startedAt: number; pausedAt: number | null; pausedMs: number; audioMs: number; ended: boolean } | null = null;
-  private speakingTimer: NodeJS.Timeout | undefined;
-  /** The page's last playback report. */
-  private playback: { utt: number; playedMs: number; at: number; state: 'started' | 'progress' | 'ended' } | null = null;
+  private realtime: RealtimeSession | null = null;
+  /** The avatar utterance the visitor hears now, and how much of it was heard. */
+  private readonly speaking: SpeakingTracker;
   /** What the visitor heard of an utterance they interrupted. */
   private interruption: { utt: number; heardMs: number } | null = null;
   private readonly turnMetrics: TLiveVoiceTurnMetrics[] = [];
   /** The last answer given in full, while it may still be cut short by an interruption. */
   private spoken: { utt: number; entry: TLiveHistoryEntry; speech: SpeechTurn } | null = null;
   private firstAudioAt = new Map<number, number>();
+  private speechTurn: SpeechTurn | null = null;
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.echo = opts.config.echo;
     this.brain = this.echo || opts.brain === null ? echoBrain : opts.brain;
-    this.history = [...opts.config.history];
+    this.history = new ConversationHistory(
+      opts.config.history,
+      (h) => opts.portal.history(h),
+      (err) => opts.log.warn('could not store the history', { sessionId: this.sessionId, error: String(err) }),
+      () => this.finished,
+    );
     this.speakerOn = opts.speakerOn ?? true;
+    this.speaking = new SpeakingTracker(this.now, (utt) => this.listener?.setAgentSpeaking(utt));
+    if (opts.realtime && !this.echo) this.realtime = opts.realtime(this.realtimeHost());
     const l = opts.listening;
     if (l) {
+      const { options, vad, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
       this.listener = new Listener({
-        options: l.options,
-        vad: l.vad,
-        stt: l.stt,
-        sttLanguages: l.languages,
-        sttModel: l.model,
-        sttPhrases: l.phrases,
-        clock: l.clock,
+        options, vad, stt, clock, sttLanguages, sttModel, sttPhrases,
         events: {
           transcript: (text, final) => {
             if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
           pause: (utt) => {
-            if (this.speaking?.utt === utt && this.speaking.pausedAt === null) this.speaking.pausedAt = this.now();
+            this.speaking.pause(utt);
             this.send({ type: 'pause', utt });
           },
           resume: (utt) => {
-            const sp = this.speaking;
-            if (sp?.utt === utt && sp.pausedAt !== null) {
-              sp.pausedMs += this.now() - sp.pausedAt;
-              sp.pausedAt = null;
-              if (sp.ended) this.armSpeakingEnd();
-            }
+            this.speaking.resume(utt);
             this.send({ type: 'resume', utt });
           },
           interrupt: () => this.interruptAvatar(),
@@ -177,11 +178,11 @@ export class Conversation {
     this.send({
       type: 'ready',
       sessionId: this.sessionId,
-      history: this.history,
-      audioSampleRate: this.opts.speech?.sampleRate ?? 0,
+      history: this.history.entries,
+      audioSampleRate: this.realtime ? this.realtime.sampleRate : (this.opts.speech?.sampleRate ?? 0),
       echo: this.echo,
       resumed: this.opts.config.resumed || this.started,
-      listening: this.listener !== null,
+      listening: this.listener !== null || this.realtime?.listening === true,
     });
     if (this.echo) this.send({ type: 'notice', code: LiveCode.dailyLimitEcho, message: LiveMessages['daily-limit-echo'] });
     this.armIdle();
@@ -191,6 +192,7 @@ export class Conversation {
     this.heartbeat = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? LiveLimits.heartbeatSeconds * 1000);
     this.heartbeat.unref();
     this.enqueue(async () => {
+      if (this.realtime) return this.realtime.start(this.opts.config.resumed);
       if (this.opts.brain?.start && this.brain === this.opts.brain) {
         try {
           await this.opts.brain.start(this.lifetime.signal);
@@ -226,10 +228,10 @@ export class Conversation {
       case 'text': {
         const text = frame.text.trim();
         if (!text) break;
-        this.lastUserActivityAt = this.now();
-        this.armIdle();
+        this.touch();
         this.send({ type: 'transcript', ...(frame.id !== undefined ? { id: frame.id } : {}), text, final: true });
-        if (frame.speak) this.enqueue(() => this.say(text));
+        if (this.realtime) this.realtime[frame.speak ? 'say' : 'userText'](text);
+        else if (frame.speak) this.enqueue(() => this.say(text));
         else this.enqueue(() => this.turn(text));
         break;
       }
@@ -241,7 +243,7 @@ export class Conversation {
         this.setMic(frame.enabled);
         break;
       case 'playback':
-        this.onPlayback(frame);
+        this.speaking.onPlayback(frame);
         break;
       case 'speaker':
         // Muted: what is being said stops, and nothing more is synthesised until it is back on.
@@ -267,44 +269,26 @@ export class Conversation {
     this.listener.setMic(on);
   }
 
-  /** A binary frame from the page: mic audio (16 kHz PCM16LE, 20 ms frames) for the listener. */
+  /** A binary frame from the page: mic audio (16 kHz PCM16LE, 20 ms frames) for the listener or the realtime model. */
   onAudio(data: Uint8Array) {
-    if (!this.listener || this.finished) return;
+    if ((!this.listener && !this.realtime) || this.finished) return;
     const frame = readAudioFrame(data);
     if (!frame || frame.header.kind !== AudioFrameKind.mic || frame.pcm.byteLength === 0) return;
     // Copied: the socket's buffer may be reused, and Int16Array wants an aligned offset.
     const pcm = new Int16Array(frame.pcm.byteLength / 2);
     new Uint8Array(pcm.buffer).set(frame.pcm);
-    void this.listener.push(pcm);
+    if (this.realtime) this.realtime.pushMic(pcm);
+    else void this.listener?.push(pcm);
   }
 
   /** The listener committed the visitor's spoken turn: answered like typed text. */
   private onSpokenTurn(text: string, m: ListenTurnMetrics) {
     if (this.finished) return;
-    this.lastUserActivityAt = this.now();
-    this.armIdle();
+    this.touch();
     this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
     this.enqueue(() => this.turn(text.slice(0, 2000), m));
-  }
-
-  private onPlayback(frame: Extract<TPageFrame, { type: 'playback' }>) {
-    if (!Number.isFinite(frame.playedMs) || frame.playedMs < 0) return;
-    this.playback = { utt: frame.utt, playedMs: Math.min(frame.playedMs, 3_600_000), at: this.now(), state: frame.state };
-    if (frame.state === 'ended' && this.speaking?.utt === frame.utt) this.stopSpeaking();
-  }
-
-  /** ms of utterance `utt` the visitor has heard: the page's report, carried on to now. */
-  private heardMs(utt: number): number {
-    const sp = this.speaking?.utt === utt ? this.speaking : null;
-    const pb = this.playback?.utt === utt ? this.playback : null;
-    const until = sp?.pausedAt ?? this.now();
-    let ms: number;
-    if (pb) ms = pb.state === 'ended' ? pb.playedMs : pb.playedMs + Math.max(0, until - pb.at);
-    else if (sp) ms = until - sp.startedAt - sp.pausedMs;
-    else return 0;
-    return Math.max(0, Math.round(sp ? Math.min(ms, sp.audioMs || ms) : ms));
   }
 
   /**
@@ -312,10 +296,9 @@ export class Conversation {
    * playback, the brain's and the voice's work stop, and history keeps what was heard.
    */
   private interruptAvatar(opts: { tellPage?: boolean } = {}) {
-    const sp = this.speaking;
-    const utt = sp?.utt ?? this.speechTurn?.utt ?? null;
-    if (utt !== null && this.opts.speech) {
-      const heardMs = this.heardMs(utt);
+    const utt = this.speaking.utt ?? this.speechTurn?.utt ?? this.realtime?.currentUtt ?? null;
+    if (utt !== null && (this.opts.speech || this.realtime)) {
+      const heardMs = this.speaking.heardMs(utt);
       this.interruption = { utt, heardMs };
       if (opts.tellPage !== false) this.send({ type: 'interrupted', utt, heardMs });
       // The answer was complete (still being spoken or played): history keeps what was heard.
@@ -324,30 +307,13 @@ export class Conversation {
         spoken.entry.text = spoken.speech.heardText(heardMs);
         spoken.entry.interrupted = true;
         this.spoken = null;
-        this.reportHistory();
+        this.history.report();
       }
+      this.realtime?.interrupted(utt, heardMs);
     }
-    this.stopSpeaking();
+    this.speaking.stop();
     this.speechTurn?.cancel();
     this.turnAbort?.abort();
-  }
-
-  private stopSpeaking() {
-    clearTimeout(this.speakingTimer);
-    this.speaking = null;
-    this.listener?.setAgentSpeaking(null);
-  }
-
-  /** Without playback reports, the utterance is taken as heard once its audio has had time to play. */
-  private armSpeakingEnd() {
-    const sp = this.speaking;
-    clearTimeout(this.speakingTimer);
-    if (!sp || sp.pausedAt !== null) return;
-    const left = sp.startedAt + sp.pausedMs + sp.audioMs + 1000 - this.now();
-    this.speakingTimer = setTimeout(() => {
-      if (this.speaking === sp) this.stopSpeaking();
-    }, Math.max(0, left));
-    this.speakingTimer.unref();
   }
 
   /** The page's socket closed. Without `bye` the session stays open on the portal for a resume. */
@@ -355,22 +321,14 @@ export class Conversation {
     if (socket !== this.socket) return;
     this.socket = null;
     if (this.finished) return;
-    this.listener?.close();
-    this.stopTimers();
-    this.turnAbort?.abort();
-    this.lifetime.abort();
-    this.finished = true;
+    this.teardown();
     this.opts.onClosed?.();
   }
 
   /** The same session opened again on this worker (a resume): this copy goes quietly. */
   replaced() {
     if (this.finished) return;
-    this.finished = true;
-    this.listener?.close();
-    this.stopTimers();
-    this.turnAbort?.abort();
-    this.lifetime.abort();
+    this.teardown();
     const socket = this.socket;
     this.socket = null;
     if (socket?.isOpen) socket.close(LiveProtocol.close.replaced, 'replaced');
@@ -379,11 +337,7 @@ export class Conversation {
   /** Ends the conversation: `bye` to the page, the portal told (it bills the session). */
   async finish(code: TLiveCode, opts: { tellPortal?: boolean; closeCode?: number } = {}) {
     if (this.finished) return;
-    this.finished = true;
-    this.listener?.close();
-    this.stopTimers();
-    this.turnAbort?.abort();
-    this.lifetime.abort();
+    this.teardown();
     const socket = this.socket;
     this.socket = null;
     if (socket?.isOpen) {
@@ -404,20 +358,32 @@ export class Conversation {
   /** Avatar memory: the brain's note about this visitor (LLM brains with memory on), at most 10 s. */
   private async summarize(): Promise<string | null> {
     const brain = this.opts.brain;
-    if (!brain?.summarize || this.brain !== brain || !this.history.some((h) => h.role === 'user')) return null;
+    if (!brain?.summarize || this.brain !== brain || !this.history.entries.some((h) => h.role === 'user')) return null;
     try {
-      return await brain.summarize([...this.history], AbortSignal.timeout(10_000));
+      return await brain.summarize([...this.history.entries], AbortSignal.timeout(10_000));
     } catch (err) {
       this.logProviderError(err, 'summary');
       return null;
     }
   }
 
-  private stopTimers() {
-    clearTimeout(this.speakingTimer);
+  /** Stops everything running for this conversation (ended, replaced or its socket gone). */
+  private teardown() {
+    this.finished = true;
+    this.listener?.close();
+    this.realtime?.close();
+    this.speaking.dispose();
     clearTimeout(this.idleTimer);
     clearTimeout(this.demoTimer);
     clearInterval(this.heartbeat);
+    this.turnAbort?.abort();
+    this.lifetime.abort();
+  }
+
+  /** The visitor did something: the idle timer starts again. */
+  private touch() {
+    this.lastUserActivityAt = this.now();
+    this.armIdle();
   }
 
   private armIdle() {
@@ -446,6 +412,8 @@ export class Conversation {
       if (answer.echo && !this.echo) {
         this.echo = true;
         this.brain = echoBrain;
+        this.realtime?.close();
+        this.realtime = null;
         this.send({ type: 'notice', code: LiveCode.dailyLimitEcho, message: LiveMessages['daily-limit-echo'] });
       }
     } catch (err) {
@@ -472,7 +440,7 @@ export class Conversation {
     const utt = ++this.utt;
     this.send({ type: 'assistant', utt, text, final: true });
     const entry: TLiveHistoryEntry = { role: 'assistant', text, at: this.now() };
-    this.remember(entry);
+    this.history.remember(entry);
     const abort = new AbortController();
     this.turnAbort = abort;
     this.listener?.setAgentText(utt, text);
@@ -487,47 +455,25 @@ export class Conversation {
     if (this.turnAbort === abort) this.turnAbort = null;
   }
 
-  private speechTurn: SpeechTurn | null = null;
-
   /** The voice of one utterance (null when text only or the speaker is off); `whole` speaks a line at once. */
   private startSpeech(utt: number, signal: AbortSignal, whole?: string): SpeechTurn | null {
     const speech = this.opts.speech;
     if (!speech || !this.speakerOn || this.finished) return null;
-    const onEvent = (ev: SpeechEvent) => {
-      if (ev.type === 'error') {
-        this.logProviderError(ev.error, 'speech');
-        return;
-      }
-      this.trackSpeaking(ev, speech.sampleRate);
-      const frame = speechFrame(ev);
-      if (!frame || !this.socket?.isOpen) return;
-      if ('binary' in frame) this.socket.sendBinary?.(frame.binary);
-      else this.send(frame.json);
-    };
+    const onEvent = (ev: SpeechEvent) => this.emitSpeech(ev, speech.sampleRate);
     const turn = whole === undefined ? speech.startTurn({ utt, onEvent, signal }) : speech.speak(whole, { utt, onEvent, signal });
     this.speechTurn = turn;
     return turn;
   }
 
-  /** Which utterance the visitor hears, for interruptions (the listener) and what was heard. */
-  private trackSpeaking(ev: SpeechEvent, rate: number) {
-    if (ev.type === 'utterance' && ev.phase === 'start') {
-      clearTimeout(this.speakingTimer);
-      this.speaking = { utt: ev.utt, startedAt: this.now(), pausedAt: null, pausedMs: 0, audioMs: 0, ended: false };
-      this.listener?.setAgentSpeaking(ev.utt);
-    } else if (ev.type === 'audio' && this.speaking?.utt === ev.utt) {
-      if (ev.pcm.byteLength > 0 && !this.firstAudioAt.has(ev.utt)) this.firstAudioAt.set(ev.utt, this.now());
-      this.speaking.audioMs += (ev.pcm.byteLength / 2 / rate) * 1000;
-    } else if (ev.type === 'utterance' && ev.phase === 'end' && this.speaking?.utt === ev.utt) {
-      this.speaking.ended = true;
-      this.armSpeakingEnd();
-    }
-  }
-
-  private remember(entry: TLiveHistoryEntry) {
-    this.history.push(entry);
-    const max = LiveLimits.historyMaxTurns * 2;
-    if (this.history.length > max) this.history.splice(0, this.history.length - max);
+  /** An utterance event to the page (audio at `rate`), tracked for interruptions and what was heard. */
+  private emitSpeech(ev: SpeechEvent, rate: number) {
+    if (ev.type === 'error') return this.logProviderError(ev.error, 'speech');
+    if (!this.realtime && ev.type === 'audio' && ev.pcm.byteLength > 0 && !this.firstAudioAt.has(ev.utt)) this.firstAudioAt.set(ev.utt, this.now());
+    this.speaking.track(ev, rate);
+    const frame = speechFrame(ev);
+    if (!frame || !this.socket?.isOpen) return;
+    if ('binary' in frame) this.socket.sendBinary?.(frame.binary);
+    else this.send(frame.json);
   }
 
   private logProviderError(err: unknown, phase: string) {
@@ -547,8 +493,8 @@ export class Conversation {
     if (this.finished) return;
     const startedAt = this.now();
     let firstTokenAt: number | null = null;
-    const history = [...this.history];
-    this.remember({ role: 'user', text, at: this.now() });
+    const history = [...this.history.entries];
+    this.history.remember({ role: 'user', text, at: this.now() });
     const utt = ++this.utt;
     const abort = new AbortController();
     this.turnAbort = abort;
@@ -598,7 +544,7 @@ export class Conversation {
       this.send({ type: 'assistant', utt, text: answer, final: true, ...(interrupted ? { interrupted: true } : {}) });
     }
     const entry: TLiveHistoryEntry | null = answer ? { role: 'assistant', text: answer, at: this.now(), ...(interrupted ? { interrupted: true } : {}) } : null;
-    if (entry) this.remember(entry);
+    if (entry) this.history.remember(entry);
     if (entry && speech && !interrupted) this.spoken = { utt, entry, speech };
     if (speech) {
       // The next turn waits until this one has been synthesised (or was interrupted).
@@ -612,7 +558,7 @@ export class Conversation {
     if (spoken) this.recordMetrics(utt, spoken, startedAt, firstTokenAt);
     this.firstAudioAt.delete(utt);
     this.setState('listening');
-    this.reportHistory();
+    this.history.report();
   }
 
   private recordMetrics(utt: number, m: ListenTurnMetrics, startedAt: number, firstTokenAt: number | null) {
@@ -627,28 +573,28 @@ export class Conversation {
       endToEndMs: firstAudio === null ? null : firstAudio - m.lastSpeechAt,
       interrupted: this.interruption?.utt === utt,
     };
+    this.keepMetrics(figures);
+  }
+
+  private keepMetrics(figures: TLiveVoiceTurnMetrics) {
     this.turnMetrics.push(figures);
     if (this.turnMetrics.length > 200) this.turnMetrics.shift();
     this.opts.log.info('turn metrics', { sessionId: this.sessionId, avatarId: this.opts.config.avatar.id, ...figures });
   }
 
-  private historyInFlight = false;
-  private historyDirty = false;
-
-  /** Sends the history to the portal (for a resume); one call at a time, later turns coalesced. */
-  private reportHistory() {
-    if (this.historyInFlight) {
-      this.historyDirty = true;
-      return;
-    }
-    this.historyInFlight = true;
-    this.historyDirty = false;
-    void this.opts.portal
-      .history([...this.history])
-      .catch((err: unknown) => this.opts.log.warn('could not store the history', { sessionId: this.sessionId, error: String(err) }))
-      .finally(() => {
-        this.historyInFlight = false;
-        if (this.historyDirty && !this.finished) this.reportHistory();
-      });
+  /** What the realtime model's session may do here (SpeechToSpeech: live/realtime-session.ts). */
+  private realtimeHost(): RealtimeHost {
+    return {
+      send: (frame) => this.send(frame),
+      speech: (ev, rate) => this.emitSpeech(ev, rate),
+      nextUtt: () => ++this.utt,
+      interrupt: () => this.interruptAvatar(),
+      history: this.history,
+      userActivity: () => this.touch(),
+      setState: (state) => this.setState(state),
+      speakerOn: () => this.speakerOn,
+      metrics: (figures) => this.keepMetrics(figures),
+      providerError: (err, phase) => this.logProviderError(err, phase),
+    };
   }
 }

@@ -13,6 +13,7 @@ import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.j
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { chooseTts, createTtsEngine, type OperatorTts, type TtsBaseUrls } from '../speech/tts-choice.js';
 import { Conversation, type ConversationListening, type PageSocket } from './conversation.js';
+import { createRealtimeSession, type OperatorRealtime } from './realtime-session.js';
 import { createTicketVerifier, ticketKey } from './tickets.js';
 import { turnOptionsFrom } from '../listening/options.js';
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
@@ -42,6 +43,8 @@ export interface LiveRuntimeOptions {
    * recogniser (default: pocketsphinx when installed; null: none). `false` turns listening off.
    */
   listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null };
+  /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
+  realtime?: { operator?: OperatorRealtime; sampleRate?: number };
 }
 
 export interface LiveRuntime {
@@ -158,7 +161,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   }
 
   function buildBrain(config: TLiveSessionConfig): Brain | null {
-    if (config.brain.kind === 'echo') return null;
+    // A realtime model answers by itself (live/realtime-session.ts).
+    if (config.brain.kind === 'echo' || config.brain.kind === 'realtime') return null;
     if (config.brain.kind === 'unavailable') {
       log.warn('this avatar\u2019s engine cannot run here', { avatarId: config.avatar.id, code: config.brain.code, detail: config.brain.detail });
       return unavailableBrain(config.brain.code);
@@ -219,15 +223,22 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     }
     const socket = pageSocket(ws);
     const sessionId = config.sessionId;
+    const textOnly = hello.textOnly === true || config.textOnly;
+    // SpeechToSpeech: the realtime model hears and speaks; no STT, brain or TTS of ours.
+    const realtime =
+      config.brain.kind === 'realtime'
+        ? createRealtimeSession({ brain: config.brain, operator: opts.realtime?.operator, allowPrivateUrls: config.allowPrivateUrls, textOnly, sampleRate: opts.realtime?.sampleRate })
+        : null;
     const conversation = new Conversation({
       config,
       brain: buildBrain(config),
       // Text-only clients (the chat widget) get no audio.
-      speech: hello.textOnly || config.textOnly ? null : buildSpeech(config),
+      speech: textOnly || realtime ? null : buildSpeech(config),
       speakerOn: hello.speaker,
       // Text-only clients (the chat widget) send no audio.
-      listening: hello.textOnly || config.textOnly ? null : buildListening(config),
+      listening: textOnly || realtime ? null : buildListening(config),
       micOn: hello.mic,
+      realtime,
       log,
       heartbeatMs: opts.heartbeatMs,
       portal: {
@@ -301,6 +312,7 @@ export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
   sandbox?: SandboxPool | SandboxPoolOptions;
   /** Listen for page sockets on this port (separate workers); the embedded worker is handed them by the portal. */
   listen?: { port: number; host?: string };
+  realtime?: LiveRuntimeOptions['realtime'];
 }
 
 export interface LiveWorkerHandle extends WorkerHandle {
@@ -342,7 +354,7 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
   }
   const agent = startWorker({ ...opts, webSocketUrl, load: () => ({ sessions: runtime?.sessions() ?? 0, capacity: runtime?.capacity ?? opts.capacity ?? 200 }) });
   const log = opts.log ?? { info: () => undefined, warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''), error: (m, d) => console.error(`[worker] ${m}`, d ?? '') };
-  runtime = createLiveRuntime({ agent, secret: opts.secret, log, capacity: opts.capacity, heartbeatMs: opts.heartbeatMs, brainOptions: opts.brainOptions, sandbox: opts.sandbox });
+  runtime = createLiveRuntime({ agent, secret: opts.secret, log, capacity: opts.capacity, heartbeatMs: opts.heartbeatMs, brainOptions: opts.brainOptions, sandbox: opts.sandbox, realtime: opts.realtime });
   const stopAgent = agent.stop.bind(agent);
   const live = runtime;
   return Object.assign(agent, {

@@ -88,26 +88,24 @@ export function dropUnsafeHeaders(headers: Headers): void {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandle {
+const blockedError = (host: string, address: string, reason: string) =>
+  new GuardedFetchError(`${host === address ? address : `${host} (${address})`} is not a public address: ${reason}.`, 'blocked');
+
+/**
+ * dns.lookup as a connection calls it, refusing answers that are not all global unicast (unless
+ * `allowPrivate`). Shared by the guarded fetch and the guarded WebSocket (net/guarded-socket.ts).
+ */
+export function createGuardedLookup(opts: Pick<GuardedFetchOptions, 'allowPrivate' | 'nonGlobalReason' | 'lookup'>) {
   const reasonFor = opts.nonGlobalReason ?? defaultNonGlobalReason;
   const resolve = opts.lookup ?? dnsLookup;
-  const maxRedirects = opts.maxRedirects ?? 5;
-  const userAgent = opts.userAgent ?? 'PersonaStudio/1.0 (live avatar)';
-  // One pool per guard: a connection checked under one rule is never reused under another.
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-
-  const blocked = (host: string, address: string, reason: string) =>
-    new GuardedFetchError(`${host === address ? address : `${host} (${address})`} is not a public address: ${reason}.`, 'blocked');
-
-  /** dns.lookup as the connection calls it, refusing answers that are not all global unicast. */
-  const lookup = (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback) => {
+  return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback) => {
     const o = typeof options === 'number' ? { family: options } : options;
     resolve(hostname, { ...o, all: true } as never, ((err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (err) return callback(err, []);
       if (!opts.allowPrivate) {
         for (const a of addresses) {
           const reason = reasonFor(a.address);
-          if (reason) return callback(blocked(hostname, a.address, reason) as never, []);
+          if (reason) return callback(blockedError(hostname, a.address, reason) as never, []);
         }
       }
       if (o.all) return callback(null, addresses);
@@ -116,6 +114,23 @@ export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandl
       callback(null, first.address, first.family);
     }) as never);
   };
+}
+
+/** An IP-literal host is connected to without DNS: checked here (null: it may be reached). */
+export function literalHostRefusal(hostname: string, opts: Pick<GuardedFetchOptions, 'allowPrivate' | 'nonGlobalReason'>): GuardedFetchError | null {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (opts.allowPrivate || !isIP(host)) return null;
+  const reason = (opts.nonGlobalReason ?? defaultNonGlobalReason)(host);
+  return reason ? blockedError(host, host, reason) : null;
+}
+
+export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandle {
+  const maxRedirects = opts.maxRedirects ?? 5;
+  const userAgent = opts.userAgent ?? 'PersonaStudio/1.0 (live avatar)';
+  // One pool per guard: a connection checked under one rule is never reused under another.
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+  const lookup = createGuardedLookup(opts);
 
   const checkUrl = (value: string | URL): URL => {
     let url: URL;
@@ -126,12 +141,9 @@ export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandl
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuardedFetchError('only http and https URLs can be called', 'invalid');
     if (url.username || url.password) throw new GuardedFetchError('URLs with a user name or password cannot be called', 'invalid');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
     // The connection skips DNS for IP literals: check them here.
-    if (!opts.allowPrivate && isIP(host)) {
-      const reason = reasonFor(host);
-      if (reason) throw blocked(host, host, reason);
-    }
+    const refused = literalHostRefusal(url.hostname, opts);
+    if (refused) throw refused;
     return url;
   };
 

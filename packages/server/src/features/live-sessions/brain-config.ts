@@ -1,4 +1,4 @@
-import { DefaultLlmInstruction, LiveCode, NlpEngine, type TLiveBrainConfig } from '@persona/contract';
+import { DefaultLlmInstruction, LiveCode, NlpEngine, RealtimeBaseUrls, RealtimeModels, RealtimeVadDefaults, RealtimeVoices, type TLiveBrainConfig } from '@persona/contract';
 
 /** The operator's model for Simple mode (PLATFORM_LLM_*); null when not configured. */
 export interface PlatformLlm {
@@ -75,7 +75,43 @@ export function brainConfig(avatar: { nlpEngine: number; setupMode: number; conf
         serviceAccountJson,
       };
     }
+    case NlpEngine.TrulienceRealtime:
+      return realtimeConfig(c);
     default:
       return { kind: 'unavailable', code: LiveCode.providerError, detail: `engine ${avatar.nlpEngine} does not run on this server yet` };
   }
+}
+
+const numberIn = (v: unknown, min: number, max: number, fallback: number): number => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : Number.NaN;
+  return Number.isFinite(n) && n >= min && n <= max ? n : fallback;
+};
+
+/**
+ * SpeechToSpeech (engine 9) from `speech_to_speech` and the realtime part of `vad_options`. No key
+ * stored: the product's own realtime (the worker's operator key). Gemini Live is not built yet.
+ */
+function realtimeConfig(c: Obj): TLiveBrainConfig {
+  const pipeline = obj(obj(c.customData).agent_pipeline_config);
+  const s2s = obj(pipeline.speech_to_speech);
+  const vad = obj(pipeline.vad_options);
+  const apiKey = str(s2s.api_key);
+  const url = str(s2s.url);
+  if (/generativelanguage\.googleapis\.com/i.test(url)) return { kind: 'unavailable', code: LiveCode.providerError, detail: 'Gemini Live does not run on this server yet' };
+  return {
+    kind: 'realtime',
+    provider: 'openai',
+    url: apiKey ? url || RealtimeBaseUrls[0].url : '',
+    apiKey,
+    platform: !apiKey,
+    model: str(s2s.model) || RealtimeModels.openai[0],
+    voice: str(s2s.voice_id) || RealtimeVoices.openai[0],
+    instructions: str(s2s.instructions) || DefaultLlmInstruction,
+    greeting: str(s2s.greeting) || str(c.wakeUpMessage),
+    vad: {
+      threshold: numberIn(vad.threshold, 0, 1, RealtimeVadDefaults.threshold),
+      prefixPaddingMs: Math.round(numberIn(vad.prefix_padding_ms, 0, 10_000, RealtimeVadDefaults.prefix_padding_ms)),
+      silenceDurationMs: Math.round(numberIn(vad.silence_duration_ms, 0, 10_000, RealtimeVadDefaults.silence_duration_ms)),
+    },
+  };
 }

@@ -1,0 +1,47 @@
+import { LiveLimits, type TLiveHistoryEntry } from '@persona/contract';
+
+/**
+ * A conversation's history as both sides keep it: capped at LiveLimits.historyMaxTurns turns,
+ * sent to the portal (for a resume) one call at a time, later changes coalesced into the next.
+ */
+export class ConversationHistory {
+  readonly entries: TLiveHistoryEntry[];
+  private inFlight = false;
+  private dirty = false;
+
+  constructor(
+    initial: readonly TLiveHistoryEntry[],
+    private readonly store: (history: TLiveHistoryEntry[]) => Promise<void>,
+    private readonly onStoreError: (err: unknown) => void,
+    private readonly isOver: () => boolean,
+  ) {
+    this.entries = [...initial];
+  }
+
+  remember(entry: TLiveHistoryEntry) {
+    this.entries.push(entry);
+    const max = LiveLimits.historyMaxTurns * 2;
+    if (this.entries.length > max) this.entries.splice(0, this.entries.length - max);
+  }
+
+  /** Takes back an entry that turned out empty (a spoken turn without words). */
+  forget(entry: TLiveHistoryEntry) {
+    const at = this.entries.indexOf(entry);
+    if (at >= 0) this.entries.splice(at, 1);
+  }
+
+  report() {
+    if (this.inFlight) {
+      this.dirty = true;
+      return;
+    }
+    this.inFlight = true;
+    this.dirty = false;
+    void this.store([...this.entries])
+      .catch(this.onStoreError)
+      .finally(() => {
+        this.inFlight = false;
+        if (this.dirty && !this.isOver()) this.report();
+      });
+  }
+}

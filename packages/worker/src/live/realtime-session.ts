@@ -1,0 +1,433 @@
+import {
+  LiveCode,
+  LiveMessages,
+  LiveProtocol,
+  RealtimeBaseUrls,
+  type TLiveBrainConfig,
+  type TLiveHistoryEntry,
+  type TLiveState,
+  type TLiveVoiceTurnMetrics,
+  type TWorkerFrame,
+} from '@persona/contract';
+import type { ProviderError } from '../brains/types.js';
+import { connectOpenAiRealtime, REALTIME_SAMPLE_RATE, type RealtimeConnection, type RealtimeEvent, type RealtimeSettings } from '../providers/realtime/openai.js';
+import { Resampler, samplesToBytes } from '../speech/audio.js';
+import type { SpeechEvent } from '../speech/pipeline.js';
+import type { ConversationHistory } from './history.js';
+
+export type RealtimeBrainConfig = Extract<TLiveBrainConfig, { kind: 'realtime' }>;
+
+/** The product's own realtime (avatars without a key of their own): the operator's key and URL. */
+export interface OperatorRealtime {
+  apiKey?: string;
+  /** Default: OpenAI's wss://api.openai.com/v1/realtime. */
+  url?: string;
+}
+
+/** What the realtime session may do to its conversation (live/conversation.ts gives it). */
+export interface RealtimeHost {
+  send(frame: TWorkerFrame): void;
+  /** An utterance event (start, audio at `rate`, end) to the page, tracked for what was heard. */
+  speech(ev: SpeechEvent, rate: number): void;
+  nextUtt(): number;
+  /** The visitor spoke over the avatar: the conversation's interruption (`interrupted` to the page, then `interrupted()` here). */
+  interrupt(): void;
+  readonly history: ConversationHistory;
+  userActivity(): void;
+  setState(state: TLiveState): void;
+  speakerOn(): boolean;
+  metrics(figures: TLiveVoiceTurnMetrics): void;
+  providerError(err: unknown, phase: string): void;
+}
+
+/** A SpeechToSpeech conversation's model: mic audio and typed text in, the avatar's voice and words out. */
+export interface RealtimeSession {
+  /** The rate of the avatar audio sent to the page (`ready.audioSampleRate`; 0: text only). */
+  readonly sampleRate: number;
+  /** The page may send mic audio. */
+  readonly listening: boolean;
+  /** The utterance of the answer being generated (null: none). */
+  readonly currentUtt: number | null;
+  /** Connects, gives the model the conversation so far, and says the greeting (not on a resume). */
+  start(resumed: boolean): Promise<void>;
+  /** 16 kHz PCM16 from the page's mic. */
+  pushMic(pcm: Int16Array): void;
+  userText(text: string): void;
+  say(text: string): void;
+  /** The conversation interrupted utterance `utt` after the visitor heard `heardMs` of it. */
+  interrupted(utt: number, heardMs: number): void;
+  close(): void;
+}
+
+export type RealtimeSessionFactory = (host: RealtimeHost) => RealtimeSession;
+
+export interface RealtimeSessionOptions {
+  brain: RealtimeBrainConfig;
+  operator?: OperatorRealtime;
+  /** ALLOW_PRIVATE_URLS for the avatar's own URL (the operator's may always be private). */
+  allowPrivateUrls: boolean;
+  textOnly: boolean;
+  /** The page's avatar audio rate (default the provider's 24 kHz). */
+  sampleRate?: number;
+  connectTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** The connection settings, or null for the product's realtime without an operator key. */
+export function realtimeSettings(o: Pick<RealtimeSessionOptions, 'brain' | 'operator' | 'allowPrivateUrls' | 'textOnly' | 'connectTimeoutMs'>): RealtimeSettings | null {
+  const b = o.brain;
+  const common = { model: b.model, voice: b.voice, instructions: b.instructions, vad: b.vad, textOnly: o.textOnly, connectTimeoutMs: o.connectTimeoutMs };
+  if (!b.platform) return { ...common, url: b.url || RealtimeBaseUrls[0].url, apiKey: b.apiKey, allowPrivate: o.allowPrivateUrls };
+  if (!o.operator?.apiKey) return null;
+  return { ...common, url: o.operator.url || RealtimeBaseUrls[0].url, apiKey: o.operator.apiKey, allowPrivate: true };
+}
+
+/** What the visitor heard of `text` after `heardMs` of `audioMs` (no word timings: by length, to the end of a word). */
+export function heardPart(text: string, heardMs: number, audioMs: number): string {
+  if (audioMs <= 0 || heardMs <= 0) return '';
+  if (heardMs >= audioMs) return text;
+  const cut = Math.round((text.length * heardMs) / audioMs);
+  const space = text.slice(cut).search(/\s/);
+  return (space < 0 ? text : text.slice(0, cut + space)).trim();
+}
+
+interface Answer {
+  utt: number;
+  responseId: string;
+  itemId: string | null;
+  text: string;
+  /** Samples of the provider's audio (24 kHz) received for its item. */
+  samples: number;
+  started: boolean;
+  seq: number;
+  sentSamples: number;
+  resampler: Resampler | null;
+  /** Interrupted: nothing more goes to the page; the visitor heard this much. */
+  heardMs: number | null;
+  entry: TLiveHistoryEntry | null;
+  done: boolean;
+  /** A spoken turn's end of speech (for metrics), first words and first audio. */
+  speechStoppedAt: number | null;
+  firstTextAt: number | null;
+  firstAudioAt: number | null;
+}
+
+const RECONNECT_MS = 5_000;
+const SEEDED_TURNS = 40;
+
+/**
+ * The SpeechToSpeech mode of a conversation: OpenAI Realtime hears the visitor (server VAD) and
+ * answers aloud. Each answer is one utterance (`utterance start`, PCM at the page's rate,
+ * `assistant` deltas from the audio transcript, `utterance end`); the visitor's words come back
+ * as transcripts; both go into the history. When the visitor speaks over the avatar the
+ * conversation's interruption runs (`interrupted` with what was heard) and the provider's item is
+ * truncated at that point, so the model knows what the visitor actually heard.
+ */
+export function createRealtimeSession(opts: RealtimeSessionOptions): RealtimeSessionFactory {
+  return (host) => new OpenAiRealtimeSession(opts, host);
+}
+
+class OpenAiRealtimeSession implements RealtimeSession {
+  readonly sampleRate: number;
+  readonly listening: boolean;
+  private readonly settings: RealtimeSettings | null;
+  private readonly now: () => number;
+  private readonly lifetime = new AbortController();
+  private conn: Promise<RealtimeConnection | null> | null = null;
+  private live: RealtimeConnection | null = null;
+  private generation = 0;
+  private lastAttemptAt = -Infinity;
+  private mic: Resampler | null = null;
+  private current: Answer | null = null;
+  private last: Answer | null = null;
+  private speechStoppedAt: number | null = null;
+  private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string }>();
+  private closed = false;
+
+  constructor(
+    private readonly opts: RealtimeSessionOptions,
+    private readonly host: RealtimeHost,
+  ) {
+    this.settings = realtimeSettings(opts);
+    this.now = opts.now ?? Date.now;
+    this.sampleRate = opts.textOnly ? 0 : (opts.sampleRate ?? REALTIME_SAMPLE_RATE);
+    this.listening = !opts.textOnly && this.settings !== null;
+  }
+
+  get currentUtt(): number | null {
+    const a = this.current;
+    return a && a.heardMs === null ? a.utt : null;
+  }
+
+  async start(resumed: boolean) {
+    if (!this.settings) {
+      this.host.send({ type: 'notice', code: LiveCode.platformNotConfigured, message: LiveMessages['platform-not-configured'] });
+      this.host.setState('listening');
+      return;
+    }
+    const c = await this.connect();
+    const greeting = this.opts.brain.greeting.trim();
+    if (c && !resumed && greeting) c.say(greeting);
+    this.host.setState('listening');
+  }
+
+  pushMic(pcm: Int16Array) {
+    if (this.closed || !this.settings || this.opts.textOnly) return;
+    if (!this.live) {
+      // Lost or never made: try again now and then while the visitor talks (audio meanwhile is dropped).
+      if (!this.conn && this.now() - this.lastAttemptAt > RECONNECT_MS) void this.connect();
+      return;
+    }
+    this.mic ??= new Resampler(LiveProtocol.micSampleRate, REALTIME_SAMPLE_RATE);
+    this.live.appendAudio(this.mic.push(pcm));
+  }
+
+  userText(text: string) {
+    if (this.closed) return;
+    this.host.history.remember({ role: 'user', text, at: this.now() });
+    this.host.history.report();
+    if (!this.settings) {
+      // The product's realtime without the operator's key: say so in the chat.
+      const utt = this.host.nextUtt();
+      const message = LiveMessages['platform-not-configured'];
+      this.host.send({ type: 'assistant', utt, text: message, final: true });
+      this.host.history.remember({ role: 'assistant', text: message, at: this.now() });
+      return;
+    }
+    void this.connect().then((c) => c?.sendUserText(text));
+  }
+
+  say(text: string) {
+    if (this.closed || !this.settings) return;
+    void this.connect().then((c) => c?.say(text));
+  }
+
+  interrupted(utt: number, heardMs: number) {
+    const a = this.current?.utt === utt ? this.current : this.last?.utt === utt ? this.last : null;
+    if (!a || a.heardMs !== null) return;
+    const audioMs = (a.samples * 1000) / REALTIME_SAMPLE_RATE;
+    a.heardMs = Math.min(heardMs, audioMs);
+    // The model forgets what was not heard (its item is cut at the page's playback position).
+    if (a.itemId && a.samples > 0) this.live?.truncate(a.itemId, a.heardMs);
+    if (!a.done) this.live?.cancelResponse();
+    else if (a.entry) {
+      a.entry.text = heardPart(a.text, a.heardMs, audioMs);
+      a.entry.interrupted = true;
+      this.host.history.report();
+    }
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.lifetime.abort();
+    this.live?.close();
+    this.live = null;
+  }
+
+  /** The open connection (made on first use, again after a loss); null when it cannot be made. */
+  private connect(): Promise<RealtimeConnection | null> {
+    if (this.conn) return this.conn;
+    if (!this.settings || this.closed) return Promise.resolve(null);
+    const generation = ++this.generation;
+    this.lastAttemptAt = this.now();
+    this.mic = null;
+    const conn = connectOpenAiRealtime(this.settings, (ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal).then(
+      (c) => {
+        if (this.closed) {
+          c.close();
+          return null;
+        }
+        this.live = c;
+        // A resume or a reconnect: the model hears the conversation so far.
+        c.seedHistory(this.host.history.entries.filter((h) => h.text).slice(-SEEDED_TURNS));
+        return c;
+      },
+      (err: unknown) => {
+        if (this.conn === conn) this.conn = null;
+        if (!this.closed) this.fail(err, 'connect');
+        return null;
+      },
+    );
+    this.conn = conn;
+    return conn;
+  }
+
+  private fail(err: unknown, phase: string) {
+    this.host.providerError(err, phase);
+    this.host.send({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
+  }
+
+  private onEvent(ev: RealtimeEvent) {
+    if (this.closed) return;
+    switch (ev.type) {
+      case 'speech-started':
+        this.host.userActivity();
+        this.host.setState('listening');
+        // Barge-in: the conversation tells the page and calls interrupted() with what was heard.
+        this.host.interrupt();
+        break;
+      case 'speech-stopped':
+        this.speechStoppedAt = this.now();
+        this.host.setState('thinking');
+        break;
+      case 'user-item': {
+        // Its place in the history is kept now: the transcript may come after the answer starts.
+        const entry: TLiveHistoryEntry = { role: 'user', text: '', at: this.now() };
+        this.host.history.remember(entry);
+        this.userItems.set(ev.itemId, { entry, interim: '' });
+        break;
+      }
+      case 'user-transcript':
+        this.onUserTranscript(ev.itemId, ev.text, ev.final);
+        break;
+      case 'user-transcript-failed': {
+        const item = this.userItems.get(ev.itemId);
+        if (item) this.host.history.forget(item.entry);
+        this.userItems.delete(ev.itemId);
+        break;
+      }
+      case 'response-start':
+        if (this.current) this.finishAnswer(this.current, 'cancelled', null);
+        this.current = this.newAnswer(ev.responseId);
+        this.host.setState('thinking');
+        break;
+      case 'audio':
+        this.onAudio(ev.responseId, ev.itemId, ev.pcm);
+        break;
+      case 'text': {
+        const a = this.answerOf(ev.responseId);
+        if (!a || a.heardMs !== null) break;
+        a.itemId ??= ev.itemId;
+        if (!a.text) this.host.setState('speaking');
+        a.firstTextAt ??= this.now();
+        a.text += ev.delta;
+        this.host.send({ type: 'assistant', utt: a.utt, delta: ev.delta, final: false });
+        break;
+      }
+      case 'response-done': {
+        const a = this.answerOf(ev.responseId);
+        if (a) this.finishAnswer(a, ev.status, ev.error);
+        break;
+      }
+      case 'error':
+        this.fail(ev.error, 'realtime');
+        break;
+      case 'closed':
+        this.live = null;
+        this.conn = null;
+        if (this.current) this.finishAnswer(this.current, 'incomplete', null);
+        if (ev.error) this.fail(ev.error, 'connection');
+        this.host.setState('listening');
+        break;
+    }
+  }
+
+  private onUserTranscript(itemId: string, text: string, final: boolean) {
+    const item = this.userItems.get(itemId);
+    this.host.userActivity();
+    if (!final) {
+      const interim = `${item?.interim ?? ''}${text}`;
+      if (item) item.interim = interim;
+      if (interim.trim()) this.host.send({ type: 'transcript', text: interim.trim().slice(0, 2000), final: false });
+      return;
+    }
+    this.userItems.delete(itemId);
+    const clean = text.slice(0, 2000);
+    if (!clean) {
+      if (item) this.host.history.forget(item.entry);
+      return;
+    }
+    if (item) item.entry.text = clean;
+    else this.host.history.remember({ role: 'user', text: clean, at: this.now() });
+    this.host.send({ type: 'transcript', text: clean, final: true });
+    this.host.history.report();
+  }
+
+  private newAnswer(responseId: string): Answer {
+    const spoken = this.speechStoppedAt;
+    this.speechStoppedAt = null;
+    return {
+      utt: this.host.nextUtt(),
+      responseId,
+      itemId: null,
+      text: '',
+      samples: 0,
+      started: false,
+      seq: 0,
+      sentSamples: 0,
+      resampler: this.sampleRate && this.sampleRate !== REALTIME_SAMPLE_RATE ? new Resampler(REALTIME_SAMPLE_RATE, this.sampleRate) : null,
+      heardMs: null,
+      entry: null,
+      done: false,
+      speechStoppedAt: spoken,
+      firstTextAt: null,
+      firstAudioAt: null,
+    };
+  }
+
+  private answerOf(responseId: string): Answer | null {
+    return this.current?.responseId === responseId ? this.current : null;
+  }
+
+  private onAudio(responseId: string, itemId: string, pcm: Int16Array) {
+    const a = this.answerOf(responseId);
+    if (!a || a.heardMs !== null || this.sampleRate === 0) return;
+    a.itemId ??= itemId;
+    a.samples += pcm.length;
+    if (!a.started) {
+      if (!this.host.speakerOn()) return;
+      a.started = true;
+      a.firstAudioAt = this.now();
+      this.host.speech({ type: 'utterance', utt: a.utt, phase: 'start' }, this.sampleRate);
+      this.host.setState('speaking');
+    }
+    this.sendPcm(a, a.resampler ? a.resampler.push(pcm) : pcm);
+  }
+
+  /** Audio frames of at most 100 ms (well under the page's 64 KB frame). */
+  private sendPcm(a: Answer, pcm: Int16Array) {
+    const frame = Math.round(this.sampleRate / 10);
+    for (let at = 0; at < pcm.length; at += frame) {
+      const part = pcm.subarray(at, at + frame);
+      a.sentSamples += part.length;
+      this.host.speech({ type: 'audio', utt: a.utt, seq: a.seq++, pcm: samplesToBytes(part), last: false }, this.sampleRate);
+    }
+  }
+
+  private finishAnswer(a: Answer, status: string, error: ProviderError | null) {
+    if (a.done) return;
+    a.done = true;
+    if (this.current === a) this.current = null;
+    this.last = a;
+    const interrupted = a.heardMs !== null;
+    if (a.started && !interrupted) {
+      if (a.resampler) this.sendPcm(a, a.resampler.flush());
+      this.host.speech({ type: 'audio', utt: a.utt, seq: a.seq++, pcm: new Uint8Array(0), last: true }, this.sampleRate);
+      this.host.speech({ type: 'utterance', utt: a.utt, phase: 'end', durationMs: (a.sentSamples * 1000) / this.sampleRate }, this.sampleRate);
+    }
+    let text = interrupted ? heardPart(a.text, a.heardMs!, (a.samples * 1000) / REALTIME_SAMPLE_RATE) : a.text;
+    if (error) {
+      this.fail(error, 'reply');
+      if (!text) text = LiveMessages['provider-error'];
+    }
+    this.host.send({ type: 'assistant', utt: a.utt, text, final: true, ...(interrupted || status === 'cancelled' ? { interrupted: true } : {}) });
+    if (text) {
+      a.entry = { role: 'assistant', text, at: this.now(), ...(interrupted ? { interrupted: true } : {}) };
+      this.host.history.remember(a.entry);
+    }
+    this.host.history.report();
+    if (a.speechStoppedAt !== null) {
+      this.host.metrics({
+        at: a.speechStoppedAt,
+        endOfUtteranceMs: null,
+        sttMs: null,
+        llmFirstTokenMs: a.firstTextAt === null ? null : a.firstTextAt - a.speechStoppedAt,
+        ttsFirstByteMs: null,
+        endToEndMs: a.firstAudioAt === null ? null : a.firstAudioAt - a.speechStoppedAt,
+        interrupted,
+      });
+    }
+    if (!this.current) this.host.setState('listening');
+  }
+}
