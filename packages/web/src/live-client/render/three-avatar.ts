@@ -79,17 +79,25 @@ function blobShadow(): Mesh {
   return mesh;
 }
 
+/** The WebGL implementation's name, from a throwaway context (released at once). */
+function webglRendererName(): string {
+  const gl = document.createElement('canvas').getContext('webgl2') ?? document.createElement('canvas').getContext('webgl');
+  if (!gl) return '';
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const name = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+  gl.getExtension('WEBGL_lose_context')?.loseContext();
+  return name;
+}
+
 export async function createThreeRenderer(config: StageConfig, opts: { onContextLost?: () => void } = {}): Promise<AvatarRenderer> {
   if (!config.model) throw new Error('no 3D model in the avatar config');
   const canvas = document.createElement('canvas');
   canvas.className = 'ps-canvas';
-  const renderer = new WebGLRenderer({ canvas, antialias: true, alpha: true, powerPreference: 'high-performance' });
+  // A software rasteriser (SwiftShader, llvmpipe: a machine without a usable GPU) pays per pixel:
+  // draw at CSS resolution and without multisampling (4× MSAA costs it a third of its frames).
+  const software = /swiftshader|llvmpipe|software/i.test(webglRendererName());
+  const renderer = new WebGLRenderer({ canvas, antialias: !software, alpha: true, powerPreference: 'high-performance' });
   renderer.setClearColor(0x000000, 0);
-  const gl = renderer.getContext();
-  const info = gl.getExtension('WEBGL_debug_renderer_info');
-  const gpu = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
-  // A software rasteriser (SwiftShader) pays per pixel: draw at CSS resolution.
-  const software = /swiftshader|llvmpipe|software/i.test(gpu);
   canvas.addEventListener('webglcontextlost', (e) => {
     e.preventDefault();
     opts.onContextLost?.();
