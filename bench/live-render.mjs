@@ -4,13 +4,19 @@
 //  - frames per second at 640×480 while idle and while speaking (target ≥ 30 for the defaults);
 //  - time from Connect to the first frame of the avatar (target ≤ 1.5 s on loopback);
 //  - the page's gzipped JS per kind (2D ≤ 80 KB, 3D ≤ 250 KB);
-//  - offset between the audio heard and the mouth (target within 45 ms early / 125 ms late).
+//  - offset between the audio heard and the mouth (target within 45 ms early / 125 ms late);
+//  - and through the real portal (the built server as `npm start` runs it, PGlite, its embedded
+//    worker): Connect → connected (admission, socket, the worker's `ready`) and Connect → the
+//    greeting heard (the offline voice's first audible sample at the page), for an upper-body
+//    avatar; page open → first frame there too. BENCH_CONNECTS (default 5) connections, each a
+//    fresh page.
 /* global window, document */
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { personaGlb } from '../scripts/make-personas.mjs';
 import { startFakeLive } from '../packages/web/e2e/support/fake-live-server.mjs';
-import { round } from './support.mjs';
+import { createAvatar } from './live.mjs';
+import { percentile, round, serverMain, startPortal } from './support.mjs';
 
 const ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'];
 
@@ -31,6 +37,7 @@ function offsets(history, levels) {
   const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
   const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
   const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
+  if (process.env.BENCH_OFFSETS_DEBUG) console.error("up", pair(s.up, m.up), "down", pair(s.down, m.down));
   return [...pair(s.up, m.up), ...pair(s.down, m.down)];
 }
 
@@ -93,6 +100,37 @@ async function measure(browser, server, id, kind) {
   };
 }
 
+/** Connect on the real portal and its embedded worker: Connect → connected, → greeting heard. */
+async function measureRealPortal(browser) {
+  const portal = await startPortal(serverMain, {});
+  try {
+    const id = await createAvatar(portal, { name: 'Bench Maya', nlpEngine: 0, wakeUpMessage: 'Hello, I am here.' });
+    const rows = [];
+    for (let i = 0; i < Number(process.env.BENCH_CONNECTS ?? 5); i++) {
+      const context = await browser.newContext({ viewport: { width: 640, height: 480 } });
+      const page = await context.newPage();
+      await page.goto(`${portal.base}/avatar/${id}?autoConnect=false&hideChatHistory=true`);
+      await page.waitForFunction(() => window.__personaAvatar?.firstFrameAt != null || window.__personaAvatar?.renderer === 'dom', null, { timeout: 30_000 });
+      const openToFirstFrame = await page.evaluate(() => window.__personaAvatar.firstFrameAt);
+      await page.waitForTimeout(300);
+      const t0 = await page.evaluate(() => performance.now());
+      await page.getByRole('button', { name: 'Connect' }).click();
+      const connected = await page.waitForFunction(
+        () => (document.querySelector('.ps-avatar')?.getAttribute('data-connection') === 'connected' ? performance.now() : null),
+        null,
+        { timeout: 15_000, polling: 5 },
+      );
+      const heard = await page.waitForFunction(() => (window.__personaAvatar?.audio ? performance.now() : null), null, { timeout: 15_000, polling: 5 });
+      rows.push({ openToFirstFrame, connected: (await connected.jsonValue()) - t0, greetingHeard: (await heard.jsonValue()) - t0 });
+      await context.close();
+    }
+    const s = (k) => ({ p50: round(percentile(rows.map((r) => r[k]), 50), 0), max: round(Math.max(...rows.map((r) => r[k])), 0) });
+    return { avatar: 'upper body (catalogue GLB), echo brain, offline voice', n: rows.length, pageOpenToFirstFrameMs: s('openToFirstFrame'), connectToConnectedMs: s('connected'), connectToGreetingHeardMs: s('greetingHeard') };
+  } finally {
+    await portal.stop();
+  }
+}
+
 export async function run() {
   const person = { id: 'bench', skin: '#e0ac69', hair: '#4a2f1b', shirt: '#0e7490', bg: '#e0f2fe', hairStyle: 'short', build: 'm' };
   const vrm = await personaGlb(person, { fullBody: false, vrm: true, rename: { viseme_aa: 'aa', viseme_I: 'ih', viseme_U: 'ou', viseme_E: 'ee', viseme_O: 'oh', eyeBlinkLeft: 'blinkLeft', eyeBlinkRight: 'blinkRight' } });
@@ -120,9 +158,11 @@ export async function run() {
     ]) {
       kinds.push(await measure(browser, server, id, kind));
     }
+    const realPortal = await measureRealPortal(browser);
     return {
       viewport: '640×480, headless Debian chromium, SwiftShader WebGL',
       kinds,
+      realPortal,
       targets: { fps: '≥ 30 (defaults)', connectToFirstFrameMs: '≤ 1500', jsGzipKB: '2D ≤ 80, 3D ≤ 250', audioMouthOffsetMs: '−45 … +125 (mouth early … late)' },
     };
   } finally {

@@ -17,7 +17,7 @@ const APP_KEY = 'persona-studio-web';
 const stats = (v) => ({ n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function createAvatar(portal, fields) {
+export async function createAvatar(portal, fields) {
   const form = new FormData();
   form.set(
     'json',

@@ -278,6 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     ticketKey: ticketKey(config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'))),
     allowPrivateUrls: config.allowPrivateUrls,
+    publicUrl: config.publicUrl,
     platformLlm: config.platformLlm,
     log: app.log,
     now: deps.now,

@@ -74,6 +74,15 @@ describe('live sessions: page config and admission', () => {
     expect((await start({ avatarId: 999_999 })).body).toMatchObject({ status: 'FAIL', code: 'avatar-not-found', failReason: FailReason.RoomNotFoundError });
   });
 
+  it("page config: the product's own URLs are same-origin paths (the page works at any address it is opened at), others as stored", async () => {
+    const own = await avatar({ avatarConfigURL: 'http://portal.test/config/avatars/42.json', avatarPhotoURL: 'https://cdn.example/maya.png' });
+    const a = (await t.app.inject({ url: LivePaths.pageConfig(own.id) })).json().avatar;
+    expect(a.avatarConfigUrl).toBe('/config/avatars/42.json');
+    expect(a.photoUrl).toBe('https://cdn.example/maya.png');
+    const foreign = await avatar({ avatarConfigURL: 'https://portal.test.evil.example/config/avatars/42.json' });
+    expect((await t.app.inject({ url: LivePaths.pageConfig(foreign.id) })).json().avatar.avatarConfigUrl).toBe('https://portal.test.evil.example/config/avatars/42.json');
+  });
+
   it('echo avatar: ticket → worker socket → wake-up message → echo round trip → bye → call record with its duration', async () => {
     const a = await avatar();
     const { status, body } = await start({ avatarId: a.id, visitorId: 'visitor-echo-1', client: { deviceOS: 'Linux', locale: 'en-GB' } });

@@ -71,6 +71,12 @@ export interface LiveSessionsDeps {
   searchKnowledge(ownerUserId: number, collectionIds: number[], query: string, k: number): Promise<TLivePassage[]>;
   ticketKey: Buffer;
   allowPrivateUrls: boolean;
+  /**
+   * PUBLIC_URL: the product's own URLs stored in an avatar (its hosted config, a photo) are handed
+   * to the page as same-origin paths, so the page works at whatever address it was opened
+   * (the CSP allows its own origin only).
+   */
+  publicUrl?: string;
   platformLlm: PlatformLlm | null;
   log: LiveLogger;
   now?: () => Date;
@@ -173,6 +179,9 @@ export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
 export function createLiveSessionsService(deps: LiveSessionsDeps) {
   const { repo, log } = deps;
   const now = deps.now ?? (() => new Date());
+  const own = deps.publicUrl?.replace(/\/+$/, '');
+  /** A URL of the product itself as a same-origin path; anything else as it is. */
+  const ownPath = (url: string | null): string | null => (url && own && url.startsWith(`${own}/`) ? url.slice(own.length) : url);
 
   async function loadAvatar(id: number) {
     const row = await repo.findAvatar(id);
@@ -383,9 +392,9 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         avatar: {
           id: avatar.id,
           name: avatar.name,
-          photoUrl: avatar.photoUrl ?? (typeof config.avatarPhotoURL === 'string' && config.avatarPhotoURL ? config.avatarPhotoURL : null),
+          photoUrl: ownPath(avatar.photoUrl ?? (typeof config.avatarPhotoURL === 'string' && config.avatarPhotoURL ? config.avatarPhotoURL : null)),
           dhType: avatar.dhType,
-          avatarConfigUrl: typeof config.avatarConfigURL === 'string' && config.avatarConfigURL ? config.avatarConfigURL : null,
+          avatarConfigUrl: ownPath(typeof config.avatarConfigURL === 'string' && config.avatarConfigURL ? config.avatarConfigURL : null),
           tokenRequired: rules.encKeyId !== null,
           oauth: app ? { appId: app.id, startUrl: `/api/oauth/start/${app.id}`, provider: app.name } : null,
           engineName: NlpEngineName[avatar.nlpEngine as TNlpEngine] ?? 'Unknown',

@@ -66,16 +66,26 @@ export async function openLoopback(stream: MediaStream, audio: HTMLAudioElement,
     audio.srcObject = remote;
     audio.autoplay = true;
     await audio.play().catch(() => undefined);
-    timer = setInterval(() => {
+    // The delay the jitter buffer adds, over the last interval (not the average since the start,
+    // which hides a change for minutes), checked often: the first words follow Connect at once,
+    // and a wrong guess puts the mouth ahead of the sound.
+    let last = { delay: 0, emitted: 0 };
+    const measure = () =>
       void b.getStats().then((stats) => {
         stats.forEach((s: { type?: string; kind?: string; jitterBufferDelay?: number; jitterBufferEmittedCount?: number }) => {
-          if (s.type === 'inbound-rtp' && s.kind === 'audio' && s.jitterBufferEmittedCount) {
-            // Average jitter-buffer delay plus half an Opus frame of packetisation.
-            latency = Math.min(400, ((s.jitterBufferDelay ?? 0) / s.jitterBufferEmittedCount) * 1000 + 10);
+          if (s.type !== 'inbound-rtp' || s.kind !== 'audio' || !s.jitterBufferEmittedCount) return;
+          const delay = s.jitterBufferDelay ?? 0;
+          const emitted = s.jitterBufferEmittedCount - last.emitted;
+          if (emitted > 0) {
+            // Mean jitter-buffer delay of the samples emitted since the last look, plus half an
+            // Opus frame of packetisation.
+            latency = Math.min(400, ((delay - last.delay) / emitted) * 1000 + 10);
           }
+          last = { delay, emitted: s.jitterBufferEmittedCount };
         });
       });
-    }, 1000);
+    measure();
+    timer = setInterval(measure, 250);
     return { latencyMs: () => latency, close };
   } catch {
     close();
