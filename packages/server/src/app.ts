@@ -38,7 +38,7 @@ import { createMemoryPresence, createRedisPresence, type PresenceRegistry } from
 import { presenceRoutes } from './features/presence/routes.js';
 import { createWorkersRepository } from './features/workers/repository.js';
 import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
-import { workerRoutes } from './features/workers/routes.js';
+import { workerRoutes, workerSocketRoutes } from './features/workers/routes.js';
 import { createAuthRepository } from './features/auth/repository.js';
 import { createAuthService } from './features/auth/service.js';
 import { authRoutes } from './features/auth/routes.js';
@@ -58,7 +58,7 @@ import { createProviderLookups } from './features/provider-lookups/service.js';
 import { providerLookupRoutes } from './features/provider-lookups/routes.js';
 import { createLiveSessionsRepository } from './features/live-sessions/repository.js';
 import { createLiveSessionsService, type LiveSessionsService } from './features/live-sessions/service.js';
-import { liveSessionRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
+import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { ticketKey } from '@persona/worker';
@@ -294,12 +294,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     liveSweeper.unref();
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
-  // The WebSocket routes (workers' sockets, the avatar page's) and the live pages, in a scope with
-  // the websocket plugin: it adds an onRequest and an onResponse hook to every route of its scope.
+  await app.register(workerRoutes({ hub: workerHub, guards }));
+  await app.register(liveSessionRoutes({ live, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
+  // The WebSocket routes (the workers' socket, the avatar page's) in a scope of their own with the
+  // websocket plugin: it adds an onRequest and an onResponse hook to every route of its scope.
   await app.register(async (scope) => {
     await scope.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-    await scope.register(workerRoutes({ hub: workerHub, guards, workerSecret: config.workerSecret }));
-    await scope.register(liveSessionRoutes({ live, sockets: liveSockets, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
+    await scope.register(workerSocketRoutes({ hub: workerHub, workerSecret: config.workerSecret }));
+    await scope.register(liveSocketRoutes({ sockets: liveSockets }));
   });
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());

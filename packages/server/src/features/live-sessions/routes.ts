@@ -16,7 +16,7 @@ export interface LiveSocketHost {
 const ZAvatarParam = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 const NO_STORE = 'no-store, max-age=0';
 
-export function liveSessionRoutes(deps: { live: LiveSessionsService; sockets: LiveSocketHost; publicUrl: string; csp: ConnectSources; webDistDir: string }) {
+export function liveSessionRoutes(deps: { live: LiveSessionsService; publicUrl: string; csp: ConnectSources; webDistDir: string }) {
   const { live } = deps;
   const portalOrigin = new URL(deps.publicUrl).origin;
   const avatarHtml = path.join(deps.webDistDir, 'avatar.html');
@@ -70,7 +70,12 @@ export function liveSessionRoutes(deps: { live: LiveSessionsService; sockets: Li
       return reply.type('text/html').send(fs.createReadStream(avatarHtml));
     });
 
-    // The embedded worker's page socket, on the portal's own port.
+  };
+}
+
+/** The embedded worker's page socket, on the portal's own port (in the websocket plugin's scope: see app.ts). */
+export function liveSocketRoutes(deps: { sockets: LiveSocketHost }) {
+  return async function plugin(app: FastifyInstance) {
     app.get(LivePaths.workerSocket, { websocket: true, schema: { hide: true } }, (socket, req) => {
       if (!deps.sockets.accept) {
         socket.close(LiveProtocol.close.goingAway, 'no embedded worker');

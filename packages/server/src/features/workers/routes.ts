@@ -6,11 +6,11 @@ import { safeEqual } from '../../lib/tokens.js';
 import type { AuthGuards } from '../../plugins/auth.js';
 import type { WorkerHub } from './hub.js';
 
-export function workerRoutes(deps: { hub: WorkerHub; guards: AuthGuards; workerSecret: string | undefined }) {
-  const { hub, guards } = deps;
+/** The workers' socket (registered in the scope of the websocket plugin: see app.ts). */
+export function workerSocketRoutes(deps: { hub: WorkerHub; workerSecret: string | undefined }) {
+  const { hub } = deps;
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
-
     app.get(
       WorkerProtocol.path,
       {
@@ -23,6 +23,14 @@ export function workerRoutes(deps: { hub: WorkerHub; guards: AuthGuards; workerS
       },
       (socket, req) => hub.accept(socket, req.ip),
     );
+  };
+}
+
+/** The administrators' list of workers. */
+export function workerRoutes(deps: { hub: WorkerHub; guards: AuthGuards }) {
+  const { hub, guards } = deps;
+  return async function plugin(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
 
     app.get('/api/list_vps', { onRequest: guards.admin, schema: { tags: ['admin'], response: { 200: ZListVpsResponse } } }, async () => ({
       status: 'OK' as const,
