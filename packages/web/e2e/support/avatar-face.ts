@@ -38,9 +38,9 @@ export async function waitForFrames(page: Page, frames = 5) {
   }, frames, { timeout: 30_000 });
 }
 
-/** How many distinct colours (quantised) a PNG screenshot holds: a blank frame has one or two. */
-export async function distinctColours(page: Page, png: Buffer): Promise<number> {
-  return page.evaluate(async (b64) => {
+/** A PNG's pixels (RGBA), decoded by the browser (no PNG decoder in the test's dependencies). */
+async function pixels(page: Page, png: Buffer): Promise<{ d: Uint8Array; w: number; h: number }> {
+  const { rgba, w, h } = await page.evaluate(async (b64) => {
     const img = new Image();
     img.src = `data:image/png;base64,${b64}`;
     await img.decode();
@@ -49,30 +49,29 @@ export async function distinctColours(page: Page, png: Buffer): Promise<number> 
     c.height = img.height;
     const ctx = c.getContext('2d')!;
     ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < d.length; i += 16) seen.add(((d[i]! >> 4) << 8) | ((d[i + 1]! >> 4) << 4) | (d[i + 2]! >> 4));
-    return seen.size;
+    const data = ctx.getImageData(0, 0, c.width, c.height).data;
+    let bin = '';
+    for (let i = 0; i < data.length; i += 0x8000) bin += String.fromCharCode(...data.subarray(i, i + 0x8000));
+    return { rgba: btoa(bin), w: c.width, h: c.height };
   }, png.toString('base64'));
+  return { d: new Uint8Array(Buffer.from(rgba, 'base64')), w, h };
+}
+
+/** How many distinct colours (quantised) a PNG screenshot holds: a blank frame has one or two. */
+export async function distinctColours(page: Page, png: Buffer): Promise<number> {
+  const { d } = await pixels(page, png);
+  const seen = new Set<number>();
+  for (let i = 0; i < d.length; i += 16) seen.add(((d[i]! >> 4) << 8) | ((d[i + 1]! >> 4) << 4) | (d[i + 2]! >> 4));
+  return seen.size;
 }
 
 /** The average colour of a PNG screenshot. */
 export async function averageColour(page: Page, png: Buffer): Promise<[number, number, number]> {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    const sum = [0, 0, 0];
-    for (let i = 0; i < d.length; i += 4) for (let k = 0; k < 3; k++) sum[k]! += d[i + k]!;
-    const n = d.length / 4;
-    return [sum[0]! / n, sum[1]! / n, sum[2]! / n] as [number, number, number];
-  }, png.toString('base64'));
+  const { d } = await pixels(page, png);
+  const sum = [0, 0, 0];
+  for (let i = 0; i < d.length; i += 4) for (let k = 0; k < 3; k++) sum[k]! += d[i + k]!;
+  const n = d.length / 4;
+  return [sum[0]! / n, sum[1]! / n, sum[2]! / n];
 }
 
 /**
@@ -83,37 +82,27 @@ export async function averageColour(page: Page, png: Buffer): Promise<[number, n
  * from its body leaves such a run under the chin.
  */
 export async function figureGap(page: Page, png: Buffer): Promise<{ top: number; bottom: number; longestGap: number; height: number }> {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const { data: d, width: w, height: h } = ctx.getImageData(0, 0, c.width, c.height);
-    const band = Math.round(w * 0.12);
-    const rows: boolean[] = [];
-    for (let y = 0; y < h; y++) {
-      const bg = (y * w + 1) * 4;
-      let isFigure = false;
-      for (let x = Math.floor(w / 2) - band; x <= Math.floor(w / 2) + band && !isFigure; x++) {
-        const i = (y * w + x) * 4;
-        isFigure = Math.max(Math.abs(d[i]! - d[bg]!), Math.abs(d[i + 1]! - d[bg + 1]!), Math.abs(d[i + 2]! - d[bg + 2]!)) > 40;
-      }
-      rows.push(isFigure);
+  const { d, w, h } = await pixels(page, png);
+  const band = Math.round(w * 0.12);
+  const rows: boolean[] = [];
+  for (let y = 0; y < h; y++) {
+    const bg = (y * w + 1) * 4;
+    let isFigure = false;
+    for (let x = Math.floor(w / 2) - band; x <= Math.floor(w / 2) + band && !isFigure; x++) {
+      const i = (y * w + x) * 4;
+      isFigure = Math.max(Math.abs(d[i]! - d[bg]!), Math.abs(d[i + 1]! - d[bg + 1]!), Math.abs(d[i + 2]! - d[bg + 2]!)) > 40;
     }
-    const top = rows.indexOf(true);
-    const bottom = rows.lastIndexOf(true);
-    let longestGap = 0;
-    let run = 0;
-    for (let y = top; y <= bottom; y++) {
-      run = rows[y] ? 0 : run + 1;
-      longestGap = Math.max(longestGap, run);
-    }
-    return { top, bottom, longestGap, height: h };
-  }, png.toString('base64'));
+    rows.push(isFigure);
+  }
+  const top = rows.indexOf(true);
+  const bottom = rows.lastIndexOf(true);
+  let longestGap = 0;
+  let run = 0;
+  for (let y = top; y <= bottom; y++) {
+    run = rows[y] ? 0 : run + 1;
+    longestGap = Math.max(longestGap, run);
+  }
+  return { top, bottom, longestGap, height: h };
 }
 
 /**

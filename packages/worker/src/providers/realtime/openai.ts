@@ -4,6 +4,7 @@ import { ProviderError } from '../../brains/types.js';
 import { GuardedFetchError } from '../../net/guarded-fetch.js';
 import { openGuardedSocket } from '../../net/guarded-socket.js';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
+import { jsonEvent, readRefusal } from '../ws.js';
 
 /**
  * OpenAI Realtime (GA protocol) over WebSocket: one socket per live session. The wire format stays
@@ -161,17 +162,9 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
       },
     };
 
-    ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= 8192) chunks.push(c);
-      });
-      const done = () => fail(new ProviderError(OPENAI_REALTIME, `HTTP ${res.statusCode}${errorDetail(Buffer.concat(chunks).toString('utf8'))}`, res.statusCode));
-      res.on('end', done);
-      res.on('error', done);
-    });
+    ws.on('unexpected-response', (_req, res) =>
+      readRefusal(res, (status, body) => fail(new ProviderError(OPENAI_REALTIME, `HTTP ${status}${errorDetail(body)}`, status))),
+    );
     ws.on('error', (err) => fail(new ProviderError(OPENAI_REALTIME, err.message)));
     ws.on('close', (code, reason) => {
       const why = reason.toString('utf8').slice(0, 200);
@@ -208,14 +201,8 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
       resolve(connection);
     });
     ws.on('message', (data, isBinary) => {
-      if (closed || isBinary) return;
-      let m: ServerEvent;
-      try {
-        m = JSON.parse(data.toString()) as ServerEvent;
-      } catch {
-        return;
-      }
-      if (!m || typeof m.type !== 'string') return;
+      const m = closed ? null : jsonEvent<ServerEvent>(data, isBinary);
+      if (!m) return;
       const type = m.type;
       if (AUDIO_DELTA.has(type)) {
         if (typeof m.delta === 'string' && m.response_id && m.item_id) {

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { ProviderError } from '../../brains/types.js';
 import { errorBodyDetail } from '../http.js';
+import { jsonEvent, readRefusal } from '../ws.js';
 import { languageTag, DEFAULT_STT_TIMEOUTS, type SttTimeouts } from './batch.js';
 import type { SttEngine, SttEvents, SttOptions, SttSession } from './types.js';
 
@@ -146,21 +147,13 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
     options.signal.addEventListener('abort', onAbort, { once: true });
     const handshake = setTimeout(() => fail(new ProviderError(DEEPGRAM, `timed out waiting for the connection (${timeouts.requestMs} ms)`)), timeouts.requestMs);
 
-    ws.on('unexpected-response', (_req, res) => {
-      // The handshake was refused with an HTTP answer: read Deepgram's reason (JSON err_msg).
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= 8192) chunks.push(c);
-      });
-      const done = () => {
-        const detail = errorBodyDetail(Buffer.concat(chunks).toString('utf8'));
-        fail(new ProviderError(DEEPGRAM, `HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}`, res.statusCode));
-      };
-      res.on('end', done);
-      res.on('error', done);
-    });
+    // The handshake was refused with an HTTP answer: read Deepgram's reason (JSON err_msg).
+    ws.on('unexpected-response', (_req, res) =>
+      readRefusal(res, (status, body) => {
+        const detail = errorBodyDetail(body);
+        fail(new ProviderError(DEEPGRAM, `HTTP ${status}${detail ? `: ${detail}` : ''}`, status));
+      }),
+    );
     ws.on('error', (err) => {
       if (!closed) fail(new ProviderError(DEEPGRAM, err.message));
     });
@@ -182,14 +175,8 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
       else if (!opened) reject(new ProviderError(DEEPGRAM, `the connection closed (${code}${why ? ` ${why}` : ''})`));
     });
     ws.on('message', (data, isBinary) => {
-      if (closed || isBinary) return;
-      let m: DeepgramMessage;
-      try {
-        m = JSON.parse(data.toString()) as DeepgramMessage;
-      } catch {
-        return;
-      }
-      if (!m || typeof m !== 'object') return;
+      const m = closed ? null : jsonEvent<DeepgramMessage>(data, isBinary);
+      if (!m) return;
       switch (m.type) {
         case 'Results': {
           const text = typeof m.channel?.alternatives?.[0]?.transcript === 'string' ? (m.channel.alternatives[0].transcript as string).trim() : '';
