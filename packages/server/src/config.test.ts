@@ -32,6 +32,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PROVIDER_AZURE_TTS_URL: 'not a url {region}' })).toThrow(/PROVIDER_AZURE_TTS_URL/);
   });
 
+  it("reads the product's realtime key and URL for the embedded worker (ws or wss only)", () => {
+    expect(loadConfig({}).realtimeOperator).toEqual({ apiKey: undefined, url: undefined });
+    expect(loadConfig({ REALTIME_API_KEY: 'sk-op', REALTIME_URL: 'wss://gateway.example/v1/realtime' }).realtimeOperator).toEqual({ apiKey: 'sk-op', url: 'wss://gateway.example/v1/realtime' });
+    expect(() => loadConfig({ REALTIME_URL: 'https://api.openai.com/v1/realtime' })).toThrow(/REALTIME_URL/);
+  });
+
   it('reads booleans and strips a trailing slash from PUBLIC_URL', () => {
     const c = loadConfig({ ALLOW_REGISTRATION: 'true', ALLOW_PRIVATE_URLS: '1', PUBLIC_URL: 'https://studio.example.com/' });
     expect(c.allowRegistration).toBe(true);

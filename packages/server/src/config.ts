@@ -131,6 +131,10 @@ export const ZEnv = z.object({
   PLATFORM_LLM_URL: optionalUrl(['http:', 'https:']),
   PLATFORM_LLM_API_KEY: z.string().optional().transform((v) => (v === '' ? undefined : v)),
   PLATFORM_LLM_MODEL: z.string().min(1).max(200).default('gpt-4o-mini'),
+  // The product's own speech-to-speech realtime (SpeechToSpeech avatars without a key of their
+  // own), for the embedded worker; `npm run worker` reads the same two names.
+  REALTIME_API_KEY: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  REALTIME_URL: optionalUrl(['ws:', 'wss:']),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4000).default(1536),
   // Provider look-ups of the avatar creator: each provider's API host (tests, gateways, sovereign clouds).
   PROVIDER_OPENAI_URL: optionalUrl(['http:', 'https:']),
@@ -188,6 +192,8 @@ export interface Config {
   webDistDir: string;
   /** Simple mode's platform model (null: not configured; Simple LLM avatars say so). */
   platformLlm: { baseUrl: string; apiKey: string; model: string } | null;
+  /** The product's realtime for the embedded worker: the operator's key and URL (default OpenAI's). */
+  realtimeOperator: { apiKey: string | undefined; url: string | undefined };
   /** Knowledge base embeddings (see ZEnv). */
   embeddings: { mode: 'local' | 'off'; url: string | undefined; model: string; apiKey: string | undefined; dimensions: number };
   /** Provider API hosts of the avatar creator's look-ups (operator's choice; `{region}` filled in for Azure). */
@@ -268,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
     platformLlm: e.PLATFORM_LLM_URL ? { baseUrl: e.PLATFORM_LLM_URL.replace(/\/+$/, ''), apiKey: e.PLATFORM_LLM_API_KEY ?? '', model: e.PLATFORM_LLM_MODEL } : null,
+    realtimeOperator: { apiKey: e.REALTIME_API_KEY, url: e.REALTIME_URL },
     embeddings: { mode: e.EMBEDDINGS, url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, dimensions: e.EMBEDDINGS_DIMENSIONS },
     providers: {
       openai: trimSlash(e.PROVIDER_OPENAI_URL ?? 'https://api.openai.com/v1'),

@@ -64,6 +64,7 @@ async function main() {
       name: 'embedded',
       vpsId: 'embedded',
       webSocketUrl: `${config.publicUrl.replace(/^http/, 'ws')}/avatar-ws`,
+      realtime: { operator: config.realtimeOperator },
       log: {
         info: (msg, data) => app.log.info(data ?? {}, `embedded worker: ${msg}`),
         warn: (msg, data) => app.log.warn(data ?? {}, `embedded worker: ${msg}`),
