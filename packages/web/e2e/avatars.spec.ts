@@ -7,7 +7,7 @@ import { apiLogin, baseUrl, callApi, createVerifiedAccount, type Account } from 
 import { figureGap } from './support/avatar-face';
 import { expectAccessible } from './support/axe';
 import { expectToastClearOf, toast } from './support/layout';
-import { signIn } from './support/pages';
+import { openEditor, signIn } from './support/pages';
 
 // The avatar creator: create from the grid, edit every tab, Confirm Update, reload and find every
 // value kept; a stale save from a second tab; the Unsaved Changes prompt; screenshots, each page
@@ -42,10 +42,7 @@ async function editAvatar(page: Page, id: number): Promise<Locator> {
   await expect(card.getByRole('button', { name: /^(Edit|Expand .*)$/ }).first()).toBeVisible();
   const edit = card.getByRole('button', { name: 'Edit' });
   if (!(await edit.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  await edit.click();
-  const panel = page.getByRole('region', { name: 'Edit avatar' });
-  await expect(panel).toBeVisible();
-  return panel;
+  return openEditor(page, edit);
 }
 
 async function saveWithConfirm(page: Page, panel: Locator) {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
 import { FAKE_PROVIDERS as P } from './support/fake-providers';
-import { signIn } from './support/pages';
+import { openEditor, signIn } from './support/pages';
 
 // The Brain tab's speech forms and its Knowledge Base / Functions sub-tabs (issue 11): their
 // states and messages in a real browser, shot at desktop and phone width for a visual review.
@@ -127,8 +127,7 @@ test('Composite + LLM with own STT and TTS keys and a linked collection: saved, 
     await expect(card.getByRole('button', { name: /^(Edit|Expand .*)$/ }).first()).toBeVisible();
     const edit = card.getByRole('button', { name: 'Edit' });
     if (!(await edit.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-    await edit.click();
-    const panel = page.getByRole('region', { name: 'Edit avatar' });
+    const panel = await openEditor(page, edit);
     await panel.getByRole('tab', { name: 'Brain' }).click();
     // The Brain tab is its own chunk: slow on a busy machine the first time.
     await expect(panel.getByRole('radiogroup', { name: 'Mode' })).toBeVisible({ timeout: 30_000 });

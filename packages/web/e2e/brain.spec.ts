@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { createVerifiedAccount } from './support/accounts';
 import { FAKE_PROVIDERS as P } from './support/fake-providers';
-import { signIn } from './support/pages';
+import { openEditor, signIn } from './support/pages';
 
 // The Brain tab's Foundations: an LLM avatar configured against the fake OpenAI models API
 // (PROVIDER_OPENAI_URL, started by global-setup), saved, reloaded, kept with its key masked; the
@@ -42,8 +42,7 @@ async function openBrain(page: Page, id: number): Promise<Locator> {
   await expect(card.getByRole('button', { name: /^(Edit|Expand .*)$/ }).first()).toBeVisible();
   const edit = card.getByRole('button', { name: 'Edit' });
   if (!(await edit.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  await edit.click();
-  const panel = page.getByRole('region', { name: 'Edit avatar' });
+  const panel = await openEditor(page, edit);
   await panel.getByRole('tab', { name: 'Brain' }).click();
   // The Brain tab is its own chunk: slow on a busy machine the first time.
   await expect(panel.getByRole('radiogroup', { name: 'Mode' })).toBeVisible({ timeout: 30_000 });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { personaGlb } from '../../../scripts/make-personas.mjs';
 import { createVerifiedAccount } from './support/accounts';
-import { signIn } from './support/pages';
+import { openEditor, signIn } from './support/pages';
 
 // Issue 13: a customer's own VRM uploaded in the Appearance tab, checked by the server, what was
 // found shown, chosen as the look, and written into the hosted avatar config the page reads.
@@ -26,8 +26,7 @@ async function createAndEdit(page: Page) {
   await expect(card.getByRole('button', { name: /^(Edit|Expand .*)$/ }).first()).toBeVisible();
   const edit = card.getByRole('button', { name: 'Edit' });
   if (!(await edit.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  await edit.click();
-  return { id: agent.id, panel: page.getByRole('region', { name: 'Edit avatar' }) };
+  return { id: agent.id, panel: await openEditor(page, edit) };
 }
 
 // Desktop only: on phones the portal only views and connects avatars (spec), no editor.

@@ -34,3 +34,22 @@ export async function clickForNewTab(context: BrowserContext, link: Locator): Pr
     }
   }
 }
+
+/**
+ * Clicks the card's Edit and waits for the editor; clicks again if it did not open. A click right
+ * after a page load can be lost to a layout shift under the pointer (mouse down on Edit, up on
+ * the card's details: no click on the button). The avatar list now waits for the plan so that its
+ * line and alert no longer push the cards down; this covers what may still move them.
+ */
+export async function openEditor(page: Page, edit: Locator): Promise<Locator> {
+  const panel = page.getByRole('region', { name: 'Edit avatar' });
+  for (let attempt = 1; ; attempt++) {
+    await edit.click();
+    try {
+      await expect(panel).toBeVisible({ timeout: attempt < 3 ? 5_000 : 15_000 });
+      return panel;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}

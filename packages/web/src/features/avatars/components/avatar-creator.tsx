@@ -120,6 +120,7 @@ export function AvatarCreator() {
       setMode={setMode}
       avatars={avatars}
       account={account.data}
+      isAccountPending={account.isPending}
       expanded={expanded}
       setExpanded={setExpanded}
       isEditorLoading={mode.kind !== 'none' && !isStarted}
@@ -153,12 +154,14 @@ interface CreatorLayoutProps {
   setMode: (mode: EditorMode) => void;
   avatars: ReturnType<typeof useAvatars>;
   account: TCreatorAccount | undefined;
+  /** The plan is not known yet: its usage line and limit alert would push the list down when it is. */
+  isAccountPending: boolean;
   expanded: Set<number>;
   setExpanded: (update: (current: Set<number>) => Set<number>) => void;
   isEditorLoading: boolean;
 }
 
-function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded, isEditorLoading }: CreatorLayoutProps) {
+function CreatorLayout({ mode, setMode, avatars, account, isAccountPending, expanded, setExpanded, isEditorLoading }: CreatorLayoutProps) {
   const session = useOptionalEditorSession();
   const client = useQueryClient();
   const [searchParams] = useSearchParams();
@@ -168,6 +171,7 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
   const [toDelete, setToDelete] = useState<TAvatar | null>(null);
   const [usersOf, setUsersOf] = useState<TAvatar | null>(null);
   const list = useMemo(() => filterById(avatars.data ?? [], query), [avatars.data, query]);
+  const isListPending = avatars.isPending || isAccountPending;
   // The cards show their appearance's picture (the lists the Appearance tab uses, cached).
   const defaults = useDefaultAvatars(account?.defaultAvatarsList ? toFetchable(account.defaultAvatarsList) : undefined);
   const custom = useCustomAvatars(account?.customAvatarsJsonUrl ? toFetchable(account.customAvatarsJsonUrl) : undefined);
@@ -230,14 +234,16 @@ function CreatorLayout({ mode, setMode, avatars, account, expanded, setExpanded,
             }}
           />
         ) : null}
+        {/* The cards wait for the plan too: its line and alert arriving later moved them under the
+            pointer (a click on Edit landed on the card's details). */}
         <AvatarListStatus
-          isPending={avatars.isPending}
+          isPending={isListPending}
           isError={avatars.isError}
           isEmpty={!avatars.isPending && !avatars.isError && list.length === 0}
           emptyText={query ? `No avatar ID contains "${query}".` : 'No avatars yet. Click START to create your first one.'}
         />
         <Stack spacing={1.25} sx={{ maxHeight: { md: 'calc(100vh - 260px)' }, overflowY: 'auto', pr: 0.5, pb: 0.5 }}>
-          {list.map((avatar) => (
+          {(isListPending ? [] : list).map((avatar) => (
             <AvatarCard
               key={avatar.id}
               avatar={avatar}
