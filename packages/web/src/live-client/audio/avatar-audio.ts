@@ -1,6 +1,7 @@
 import workletUrl from './player-worklet.ts?worker&url';
 import { openLoopback, type Loopback } from './loopback';
 import { PlayClock, type ClockEvent } from './play-clock';
+import { DEFAULT_MAX_HOLD_MS } from './jitter-buffer';
 import type { PlayerInbound, PlayerOutbound } from './player-worklet';
 
 export interface AvatarAudioEvents {
@@ -184,8 +185,7 @@ export class AvatarAudio {
 
   /** The visitor interrupted: drop the rest of it (or of everything). */
   flush(utt?: number) {
-    if (utt === undefined) this.held.clear();
-    else this.held.delete(utt);
+    for (const held of utt === undefined ? [...this.held.keys()] : [utt]) this.release(held);
     this.post(utt === undefined ? { type: 'flush' } : { type: 'flush', utt });
   }
 
@@ -194,17 +194,24 @@ export class AvatarAudio {
    * where it is, its clock still, until `resumeUtterance` — or `flush` when it was an interruption.
    */
   pauseUtterance(utt: number) {
-    this.held.add(utt);
-    if (this.held.size > 16) this.held.delete(this.held.values().next().value!);
+    this.release(utt);
+    // The worklet lets a hold go after DEFAULT_MAX_HOLD_MS by itself; so does the mouth's clock.
+    this.held.set(utt, setTimeout(() => this.held.delete(utt), DEFAULT_MAX_HOLD_MS));
     this.post({ type: 'pause', utt });
   }
 
   resumeUtterance(utt: number) {
-    this.held.delete(utt);
+    this.release(utt);
     this.post({ type: 'resume', utt });
   }
 
-  private readonly held = new Set<number>();
+  /** Held utterances, each with the timer that ends its hold as the worklet's does. */
+  private readonly held = new Map<number, ReturnType<typeof setTimeout>>();
+
+  private release(utt: number) {
+    clearTimeout(this.held.get(utt));
+    this.held.delete(utt);
+  }
 
   setMuted(muted: boolean) {
     this.muted = muted;
@@ -268,6 +275,7 @@ export class AvatarAudio {
 
   close() {
     clearInterval(this.ticker);
+    for (const utt of [...this.held.keys()]) this.release(utt);
     const heard = this.heardPosition();
     for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
     this.loopback?.close();

@@ -12,6 +12,9 @@
  * then writes silence with its clock standing still; on resume it fades back in from the sample
  * where it stopped. A hold the worker never ends (a lost frame) lets go after `maxHoldMs`.
  */
+/** A hold the worker does not release ends by itself after this long (ms). */
+export const DEFAULT_MAX_HOLD_MS = 5000;
+
 export interface JitterBufferOptions {
   sampleRate: number;
   /** Buffered audio an utterance needs before it starts (ms). */
@@ -72,7 +75,7 @@ export class JitterBuffer {
     this.prebuffer = samples(opts.prebufferMs ?? 80);
     this.rebuffer = samples(opts.rebufferMs ?? 40);
     this.maxBuffer = samples(opts.maxBufferMs ?? 60_000);
-    this.maxHold = samples(opts.maxHoldMs ?? 5000);
+    this.maxHold = samples(opts.maxHoldMs ?? DEFAULT_MAX_HOLD_MS);
     this.fade = Math.max(1, samples(opts.fadeMs ?? 8));
   }
 
