@@ -2,27 +2,20 @@ import {
   LiveCode,
   LiveMessages,
   LiveProtocol,
-  RealtimeBaseUrls,
-  type TLiveBrainConfig,
   type TLiveHistoryEntry,
   type TLiveState,
   type TLiveVoiceTurnMetrics,
   type TWorkerFrame,
 } from '@persona/contract';
 import type { ProviderError } from '../brains/types.js';
-import { connectOpenAiRealtime, REALTIME_SAMPLE_RATE, type RealtimeConnection, type RealtimeEvent, type RealtimeSettings } from '../providers/realtime/openai.js';
+import { REALTIME_SAMPLE_RATE } from '../providers/realtime/openai.js';
+import type { RealtimeConnection, RealtimeConnector, RealtimeEvent } from '../providers/realtime/types.js';
 import { Resampler, samplesToBytes } from '../speech/audio.js';
 import type { SpeechEvent } from '../speech/pipeline.js';
 import type { ConversationHistory } from './history.js';
+import { realtimeConnector, type ConnectorOptions } from './realtime-connectors.js';
 
-export type RealtimeBrainConfig = Extract<TLiveBrainConfig, { kind: 'realtime' }>;
-
-/** The product's own realtime (avatars without a key of their own): the operator's key and URL. */
-export interface OperatorRealtime {
-  apiKey?: string;
-  /** Default: OpenAI's wss://api.openai.com/v1/realtime. */
-  url?: string;
-}
+export { realtimeSettings, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-connectors.js';
 
 /** What the realtime session may do to its conversation (live/conversation.ts gives it). */
 export interface RealtimeHost {
@@ -61,25 +54,10 @@ export interface RealtimeSession {
 
 export type RealtimeSessionFactory = (host: RealtimeHost) => RealtimeSession;
 
-export interface RealtimeSessionOptions {
-  brain: RealtimeBrainConfig;
-  operator?: OperatorRealtime;
-  /** ALLOW_PRIVATE_URLS for the avatar's own URL (the operator's may always be private). */
-  allowPrivateUrls: boolean;
-  textOnly: boolean;
-  /** The page's avatar audio rate (default the provider's 24 kHz). */
+export interface RealtimeSessionOptions extends ConnectorOptions {
+  /** The page's avatar audio rate (default 24 kHz). */
   sampleRate?: number;
-  connectTimeoutMs?: number;
   now?: () => number;
-}
-
-/** The connection settings, or null for the product's realtime without an operator key. */
-export function realtimeSettings(o: Pick<RealtimeSessionOptions, 'brain' | 'operator' | 'allowPrivateUrls' | 'textOnly' | 'connectTimeoutMs'>): RealtimeSettings | null {
-  const b = o.brain;
-  const common = { model: b.model, voice: b.voice, instructions: b.instructions, vad: b.vad, textOnly: o.textOnly, connectTimeoutMs: o.connectTimeoutMs };
-  if (!b.platform) return { ...common, url: b.url || RealtimeBaseUrls[0].url, apiKey: b.apiKey, allowPrivate: o.allowPrivateUrls };
-  if (!o.operator?.apiKey) return null;
-  return { ...common, url: o.operator.url || RealtimeBaseUrls[0].url, apiKey: o.operator.apiKey, allowPrivate: true };
 }
 
 /** What the visitor heard of `text` after `heardMs` of `audioMs` (no word timings: by length, to the end of a word). */
@@ -96,8 +74,10 @@ interface Answer {
   responseId: string;
   itemId: string | null;
   text: string;
-  /** Samples of the provider's audio (24 kHz) received for its item. */
+  /** Samples of the provider's audio (at `rate`) received for its item. */
   samples: number;
+  /** The connection's output rate when the answer began. */
+  rate: number;
   started: boolean;
   seq: number;
   sentSamples: number;
@@ -130,7 +110,7 @@ export function createRealtimeSession(opts: RealtimeSessionOptions): RealtimeSes
 class OpenAiRealtimeSession implements RealtimeSession {
   readonly sampleRate: number;
   readonly listening: boolean;
-  private readonly settings: RealtimeSettings | null;
+  private readonly connector: RealtimeConnector | null;
   private readonly now: () => number;
   private readonly lifetime = new AbortController();
   private conn: Promise<RealtimeConnection | null> | null = null;
@@ -148,10 +128,10 @@ class OpenAiRealtimeSession implements RealtimeSession {
     private readonly opts: RealtimeSessionOptions,
     private readonly host: RealtimeHost,
   ) {
-    this.settings = realtimeSettings(opts);
+    this.connector = realtimeConnector(opts);
     this.now = opts.now ?? Date.now;
     this.sampleRate = opts.textOnly ? 0 : (opts.sampleRate ?? REALTIME_SAMPLE_RATE);
-    this.listening = !opts.textOnly && this.settings !== null;
+    this.listening = !opts.textOnly && this.connector !== null;
   }
 
   get currentUtt(): number | null {
@@ -160,7 +140,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
   }
 
   async start(resumed: boolean) {
-    if (!this.settings) {
+    if (!this.connector) {
       this.host.send({ type: 'notice', code: LiveCode.platformNotConfigured, message: LiveMessages['platform-not-configured'] });
       this.host.setState('listening');
       return;
@@ -172,13 +152,13 @@ class OpenAiRealtimeSession implements RealtimeSession {
   }
 
   pushMic(pcm: Int16Array) {
-    if (this.closed || !this.settings || this.opts.textOnly) return;
+    if (this.closed || !this.connector || this.opts.textOnly) return;
     if (!this.live) {
       // Lost or never made: try again now and then while the visitor talks (audio meanwhile is dropped).
       if (!this.conn && this.now() - this.lastAttemptAt > RECONNECT_MS) void this.connect();
       return;
     }
-    this.mic ??= new Resampler(LiveProtocol.micSampleRate, REALTIME_SAMPLE_RATE);
+    this.mic ??= new Resampler(LiveProtocol.micSampleRate, this.live.inputSampleRate);
     this.live.appendAudio(this.mic.push(pcm));
   }
 
@@ -186,7 +166,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     if (this.closed) return;
     this.host.history.remember({ role: 'user', text, at: this.now() });
     this.host.history.report();
-    if (!this.settings) {
+    if (!this.connector) {
       // The product's realtime without the operator's key: say so in the chat.
       const utt = this.host.nextUtt();
       const message = LiveMessages['platform-not-configured'];
@@ -198,14 +178,14 @@ class OpenAiRealtimeSession implements RealtimeSession {
   }
 
   say(text: string) {
-    if (this.closed || !this.settings) return;
+    if (this.closed || !this.connector) return;
     void this.connect().then((c) => c?.say(text));
   }
 
   interrupted(utt: number, heardMs: number) {
     const a = this.current?.utt === utt ? this.current : this.last?.utt === utt ? this.last : null;
     if (!a || a.heardMs !== null) return;
-    const audioMs = (a.samples * 1000) / REALTIME_SAMPLE_RATE;
+    const audioMs = (a.samples * 1000) / a.rate;
     a.heardMs = Math.min(heardMs, audioMs);
     // The model forgets what was not heard (its item is cut at the page's playback position).
     if (a.itemId && a.samples > 0) this.live?.truncate(a.itemId, a.heardMs);
@@ -228,11 +208,11 @@ class OpenAiRealtimeSession implements RealtimeSession {
   /** The open connection (made on first use, again after a loss); null when it cannot be made. */
   private connect(): Promise<RealtimeConnection | null> {
     if (this.conn) return this.conn;
-    if (!this.settings || this.closed) return Promise.resolve(null);
+    if (!this.connector || this.closed) return Promise.resolve(null);
     const generation = ++this.generation;
     this.lastAttemptAt = this.now();
     this.mic = null;
-    const conn = connectOpenAiRealtime(this.settings, (ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal).then(
+    const conn = this.connector((ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal).then(
       (c) => {
         if (this.closed) {
           c.close();
@@ -347,6 +327,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
   private newAnswer(responseId: string): Answer {
     const spoken = this.speechStoppedAt;
     this.speechStoppedAt = null;
+    const rate = this.live?.outputSampleRate ?? REALTIME_SAMPLE_RATE;
     return {
       utt: this.host.nextUtt(),
       responseId,
@@ -356,7 +337,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
       started: false,
       seq: 0,
       sentSamples: 0,
-      resampler: this.sampleRate && this.sampleRate !== REALTIME_SAMPLE_RATE ? new Resampler(REALTIME_SAMPLE_RATE, this.sampleRate) : null,
+      rate,
+      resampler: this.sampleRate && this.sampleRate !== rate ? new Resampler(rate, this.sampleRate) : null,
       heardMs: null,
       entry: null,
       done: false,
@@ -406,7 +388,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       this.host.speech({ type: 'audio', utt: a.utt, seq: a.seq++, pcm: new Uint8Array(0), last: true }, this.sampleRate);
       this.host.speech({ type: 'utterance', utt: a.utt, phase: 'end', durationMs: (a.sentSamples * 1000) / this.sampleRate }, this.sampleRate);
     }
-    let text = interrupted ? heardPart(a.text, a.heardMs!, (a.samples * 1000) / REALTIME_SAMPLE_RATE) : a.text;
+    let text = interrupted ? heardPart(a.text, a.heardMs!, (a.samples * 1000) / a.rate) : a.text;
     if (error) {
       this.fail(error, 'reply');
       if (!text) text = LiveMessages['provider-error'];

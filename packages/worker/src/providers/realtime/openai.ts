@@ -1,10 +1,12 @@
 import type WebSocket from 'ws';
-import type { TLiveHistoryEntry } from '@persona/contract';
 import { ProviderError } from '../../brains/types.js';
 import { GuardedFetchError } from '../../net/guarded-fetch.js';
 import { openGuardedSocket } from '../../net/guarded-socket.js';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
 import { jsonEvent, readRefusal } from '../ws.js';
+import type { RealtimeConnection, RealtimeEvent, RealtimeTool } from './types.js';
+
+export type { RealtimeConnection, RealtimeEvent } from './types.js';
 
 /**
  * OpenAI Realtime (GA protocol) over WebSocket: one socket per live session. The wire format stays
@@ -30,40 +32,8 @@ export interface RealtimeSettings {
   /** The operator's URL may be private; a user's only when the portal allows it. */
   allowPrivate: boolean;
   connectTimeoutMs?: number;
-}
-
-export type RealtimeEvent =
-  /** The visitor started speaking (server VAD): the avatar must stop. */
-  | { type: 'speech-started' }
-  | { type: 'speech-stopped' }
-  /** The visitor's audio became a conversation item (its transcript follows). */
-  | { type: 'user-item'; itemId: string }
-  | { type: 'user-transcript'; itemId: string; text: string; final: boolean }
-  /** A transcription failed: the item keeps no text. */
-  | { type: 'user-transcript-failed'; itemId: string }
-  | { type: 'response-start'; responseId: string }
-  /** Audio of the answer (24 kHz) for the assistant item `itemId`. */
-  | { type: 'audio'; responseId: string; itemId: string; pcm: Int16Array }
-  /** The answer's words as they are spoken (the audio transcript, or text in text-only mode). */
-  | { type: 'text'; responseId: string; itemId: string; delta: string }
-  | { type: 'response-done'; responseId: string; status: string; error: ProviderError | null }
-  /** The provider reported an error; the connection stays. */
-  | { type: 'error'; error: ProviderError }
-  /** The connection is gone (`error` null: we closed it). */
-  | { type: 'closed'; error: ProviderError | null };
-
-export interface RealtimeConnection {
-  appendAudio(pcm24k: Int16Array): void;
-  /** A typed message from the visitor, answered at once. */
-  sendUserText(text: string): void;
-  /** The model says `text` itself (the greeting, sendMessageToAvatar). */
-  say(text: string): void;
-  /** Earlier turns (a resume, a reconnect), as conversation items. */
-  seedHistory(history: readonly TLiveHistoryEntry[]): void;
-  /** The visitor heard `audioEndMs` of the item: the provider forgets the rest. */
-  truncate(itemId: string, audioEndMs: number): void;
-  cancelResponse(): void;
-  close(): void;
+  /** The avatar's linked functions and its knowledge search (none: no tools). */
+  tools?: readonly RealtimeTool[];
 }
 
 /** GA names first; the beta names are accepted too. */
@@ -133,6 +103,8 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
     });
 
     const connection: RealtimeConnection = {
+      inputSampleRate: REALTIME_SAMPLE_RATE,
+      outputSampleRate: REALTIME_SAMPLE_RATE,
       appendAudio(pcm) {
         if (pcm.length > 0) send({ type: 'input_audio_buffer.append', audio: Buffer.from(samplesToBytes(pcm)).toString('base64') });
       },
@@ -152,6 +124,9 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
       },
       cancelResponse() {
         if (responses.size > 0) send({ type: 'response.cancel' });
+      },
+      toolResult() {
+        // Tools are offered in a later slice (issue 15): no call can arrive yet.
       },
       close() {
         if (!shutdown()) return;

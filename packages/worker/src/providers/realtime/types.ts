@@ -1,0 +1,59 @@
+import type { TLiveHistoryEntry } from '@persona/contract';
+import type { ProviderError } from '../../brains/types.js';
+
+/**
+ * What every speech-to-speech or third-party agent connection gives a live session
+ * (live/realtime-session.ts), whatever its wire protocol: OpenAI Realtime, Gemini Live,
+ * ElevenLabs Conversational AI. Each provider's file keeps its wire format to itself and emits
+ * these events; the session never sees a provider's JSON.
+ */
+export type RealtimeEvent =
+  /** The visitor started speaking (the provider's VAD): the avatar must stop. */
+  | { type: 'speech-started' }
+  | { type: 'speech-stopped' }
+  /** The visitor's audio became a conversation item (its transcript follows). */
+  | { type: 'user-item'; itemId: string }
+  | { type: 'user-transcript'; itemId: string; text: string; final: boolean }
+  /** A transcription failed: the item keeps no text. */
+  | { type: 'user-transcript-failed'; itemId: string }
+  | { type: 'response-start'; responseId: string }
+  /** Audio of the answer (at the connection's `outputSampleRate`) for the assistant item `itemId`. */
+  | { type: 'audio'; responseId: string; itemId: string; pcm: Int16Array }
+  /** The answer's words as they are spoken (the audio transcript, or text in text-only mode). */
+  | { type: 'text'; responseId: string; itemId: string; delta: string }
+  /** The model calls a tool (a linked function or the knowledge search): answer with `toolResult`. */
+  | { type: 'tool-call'; callId: string; name: string; /** JSON text of the arguments. */ args: string }
+  | { type: 'response-done'; responseId: string; status: string; error: ProviderError | null }
+  /** The provider reported an error; the connection stays. */
+  | { type: 'error'; error: ProviderError }
+  /** The connection is gone (`error` null: we closed it). */
+  | { type: 'closed'; error: ProviderError | null };
+
+/** A tool offered to the model (JSON Schema parameters, as the LLM brain's tools). */
+export interface RealtimeTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface RealtimeConnection {
+  /** PCM16 mono rate the provider takes (`appendAudio`) and gives (`audio` events). */
+  readonly inputSampleRate: number;
+  readonly outputSampleRate: number;
+  appendAudio(pcm: Int16Array): void;
+  /** A typed message from the visitor, answered at once. */
+  sendUserText(text: string): void;
+  /** The model says `text` itself (the greeting, sendMessageToAvatar). */
+  say(text: string): void;
+  /** Earlier turns (a resume, a reconnect), as conversation items. */
+  seedHistory(history: readonly TLiveHistoryEntry[]): void;
+  /** The visitor heard `audioEndMs` of the item: the provider forgets the rest. */
+  truncate(itemId: string, audioEndMs: number): void;
+  cancelResponse(): void;
+  /** The result of a `tool-call` (JSON or text); the model goes on with its answer. */
+  toolResult(callId: string, name: string, output: string): void;
+  close(): void;
+}
+
+/** Opens one connection; events go to `onEvent` until it closes. Rejects with a ProviderError. */
+export type RealtimeConnector = (onEvent: (ev: RealtimeEvent) => void, signal: AbortSignal) => Promise<RealtimeConnection>;
