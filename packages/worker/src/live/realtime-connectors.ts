@@ -2,7 +2,13 @@ import { RealtimeBaseUrls, type TLiveBrainConfig } from '@persona/contract';
 import { connectOpenAiRealtime, type RealtimeSettings } from '../providers/realtime/openai.js';
 import type { RealtimeConnector, RealtimeTool } from '../providers/realtime/types.js';
 
-export type RealtimeBrainConfig = Extract<TLiveBrainConfig, { kind: 'realtime' }>;
+/** Brain kinds whose conversation is a connection that hears and speaks itself (no STT, brain or TTS of ours). */
+const CONNECTED_KINDS = ['realtime'] as const;
+export type RealtimeBrainConfig = Extract<TLiveBrainConfig, { kind: (typeof CONNECTED_KINDS)[number] }>;
+
+export function isConnectedBrain(brain: TLiveBrainConfig): brain is RealtimeBrainConfig {
+  return (CONNECTED_KINDS as readonly string[]).includes(brain.kind);
+}
 
 /** The product's own realtime (avatars without a key of their own): the operator's key and URL. */
 export interface OperatorRealtime {
@@ -36,7 +42,8 @@ export function realtimeSettings(o: ConnectorOptions): RealtimeSettings | null {
  * all — the product's realtime without the operator's key.
  */
 export function realtimeConnector(o: ConnectorOptions): RealtimeConnector | null {
-  switch (o.brain.provider) {
+  const b = o.brain;
+  switch (b.provider) {
     case 'openai': {
       const s = realtimeSettings(o);
       return s ? (onEvent, signal) => connectOpenAiRealtime(s, onEvent, signal) : null;

@@ -13,6 +13,7 @@ import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.j
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { chooseTts, createTtsEngine, type OperatorTts, type TtsBaseUrls } from '../speech/tts-choice.js';
 import { Conversation, type ConversationListening, type PageSocket } from './conversation.js';
+import { isConnectedBrain } from './realtime-connectors.js';
 import { createRealtimeSession, type OperatorRealtime } from './realtime-session.js';
 import { createTicketVerifier, ticketKey } from './tickets.js';
 import { turnOptionsFrom } from '../listening/options.js';
@@ -162,7 +163,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
 
   function buildBrain(config: TLiveSessionConfig): Brain | null {
     // A realtime model answers by itself (live/realtime-session.ts).
-    if (config.brain.kind === 'echo' || config.brain.kind === 'realtime') return null;
+    if (config.brain.kind === 'echo' || isConnectedBrain(config.brain)) return null;
     if (config.brain.kind === 'unavailable') {
       log.warn('this avatar\u2019s engine cannot run here', { avatarId: config.avatar.id, code: config.brain.code, detail: config.brain.detail });
       return unavailableBrain(config.brain.code);
@@ -226,7 +227,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     const textOnly = hello.textOnly === true || config.textOnly;
     // SpeechToSpeech: the realtime model hears and speaks; no STT, brain or TTS of ours.
     const realtime =
-      config.brain.kind === 'realtime'
+      isConnectedBrain(config.brain)
         ? createRealtimeSession({ brain: config.brain, operator: opts.realtime?.operator, allowPrivateUrls: config.allowPrivateUrls, textOnly, sampleRate: opts.realtime?.sampleRate })
         : null;
     const conversation = new Conversation({
