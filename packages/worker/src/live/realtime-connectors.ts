@@ -1,6 +1,6 @@
 import { RealtimeBaseUrls, type TLiveBrainConfig } from '@persona/contract';
 import { connectOpenAiRealtime, type RealtimeSettings } from '../providers/realtime/openai.js';
-import type { RealtimeConnector, RealtimeTool } from '../providers/realtime/types.js';
+import type { RealtimeConnector } from '../providers/realtime/types.js';
 
 /** Brain kinds whose conversation is a connection that hears and speaks itself (no STT, brain or TTS of ours). */
 const CONNECTED_KINDS = ['realtime'] as const;
@@ -24,14 +24,12 @@ export interface ConnectorOptions {
   allowPrivateUrls: boolean;
   textOnly: boolean;
   connectTimeoutMs?: number;
-  /** The avatar's linked functions and knowledge search, offered to the model. */
-  tools?: readonly RealtimeTool[];
 }
 
 /** The OpenAI connection settings, or null for the product's realtime without an operator key. */
 export function realtimeSettings(o: ConnectorOptions): RealtimeSettings | null {
   const b = o.brain;
-  const common = { model: b.model, voice: b.voice, instructions: b.instructions, vad: b.vad, textOnly: o.textOnly, connectTimeoutMs: o.connectTimeoutMs, tools: o.tools };
+  const common = { model: b.model, voice: b.voice, instructions: b.instructions, vad: b.vad, textOnly: o.textOnly, connectTimeoutMs: o.connectTimeoutMs };
   if (!b.platform) return { ...common, url: b.url || RealtimeBaseUrls[0].url, apiKey: b.apiKey, allowPrivate: o.allowPrivateUrls };
   if (!o.operator?.apiKey) return null;
   return { ...common, url: o.operator.url || RealtimeBaseUrls[0].url, apiKey: o.operator.apiKey, allowPrivate: true };
@@ -43,11 +41,16 @@ export function realtimeSettings(o: ConnectorOptions): RealtimeSettings | null {
  */
 export function realtimeConnector(o: ConnectorOptions): RealtimeConnector | null {
   const b = o.brain;
-  switch (b.provider) {
-    case 'openai': {
-      const s = realtimeSettings(o);
-      return s ? (onEvent, signal) => connectOpenAiRealtime(s, onEvent, signal) : null;
-    }
+  switch (b.kind) {
+    case 'realtime':
+      switch (b.provider) {
+        case 'openai': {
+          const s = realtimeSettings(o);
+          return s ? (onEvent, signal, tools) => connectOpenAiRealtime({ ...s, tools }, onEvent, signal) : null;
+        }
+        default:
+          return null;
+      }
     default:
       return null;
   }

@@ -212,7 +212,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     const generation = ++this.generation;
     this.lastAttemptAt = this.now();
     this.mic = null;
-    const conn = this.connector((ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal).then(
+    const conn = this.connector((ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal, []).then(
       (c) => {
         if (this.closed) {
           c.close();

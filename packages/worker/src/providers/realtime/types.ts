@@ -55,5 +55,8 @@ export interface RealtimeConnection {
   close(): void;
 }
 
-/** Opens one connection; events go to `onEvent` until it closes. Rejects with a ProviderError. */
-export type RealtimeConnector = (onEvent: (ev: RealtimeEvent) => void, signal: AbortSignal) => Promise<RealtimeConnection>;
+/**
+ * Opens one connection offering `tools` to the model (none: []); events go to `onEvent` until it
+ * closes. Rejects with a ProviderError.
+ */
+export type RealtimeConnector = (onEvent: (ev: RealtimeEvent) => void, signal: AbortSignal, tools: readonly RealtimeTool[]) => Promise<RealtimeConnection>;
