@@ -123,3 +123,22 @@ export const ZElevenLabsAgentCheckResponse = z.object({
   message: z.string().optional(),
 });
 export type TElevenLabsAgentCheckResponse = z.infer<typeof ZElevenLabsAgentCheckResponse>;
+
+/**
+ * GET /api/lookups/platform: whether this server runs the product's own services an avatar can
+ * use without keys of its own — the language model of Simple mode (PLATFORM_LLM_URL) and the
+ * speech-to-speech realtime (REALTIME_API_KEY on a connected worker). The Brain tab says so when
+ * an avatar relies on one that is missing.
+ */
+export const ZPlatformServicesResponse = z.object({
+  status: ZStatus,
+  llm: z.boolean(),
+  realtime: z.boolean(),
+});
+export type TPlatformServicesResponse = z.infer<typeof ZPlatformServicesResponse>;
+
+export const PlatformServiceMessages = {
+  llmMissing: 'Persona Studio’s own language model is not set up on this server yet, so this avatar cannot answer. Choose Composite mode and your own provider, or ask the administrator to configure it.',
+  realtimeMissing:
+    'Persona Studio’s own realtime is not set up on this server yet, so this avatar cannot answer without an API key. Enter your own key, or ask the administrator to configure it.',
+} as const;

@@ -29,6 +29,8 @@ export const ZWorkerRegister = z.object({
   sessions: z.number().int().min(0).max(100_000).optional(),
   /** Live sessions it accepts at most. */
   capacity: z.number().int().min(0).max(100_000).optional(),
+  /** It holds the operator's key for the product's own realtime (REALTIME_API_KEY). */
+  productRealtime: z.boolean().optional(),
 });
 export const ZWorkerPing = z.object({
   type: z.literal('ping'),

@@ -55,7 +55,7 @@ import { healthRoutes } from './features/health/routes.js';
 import { registerKnowledge } from './features/knowledge/feature.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
 import { createProviderLookups } from './features/provider-lookups/service.js';
-import { providerLookupRoutes } from './features/provider-lookups/routes.js';
+import { platformServicesRoute, providerLookupRoutes } from './features/provider-lookups/routes.js';
 import { createLiveSessionsRepository } from './features/live-sessions/repository.js';
 import { createLiveSessionsService, type LiveSessionsService } from './features/live-sessions/service.js';
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
@@ -259,6 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
+  await app.register(platformServicesRoute({ guards, platform: () => ({ llm: config.platformLlm !== null, realtime: workerHub.hasProductRealtime() }) }));
 
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({

@@ -30,6 +30,8 @@ export interface WorkerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   log?: WorkerLogger;
+  /** It holds the operator's key for the product's own realtime (reported on register). */
+  productRealtime?: boolean;
   /** Live sessions held now and at most (reported on register and in pings). */
   load?: () => { sessions: number; capacity: number };
 }
@@ -119,6 +121,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         webSocket: opts.webSocketUrl ?? wsUrl.replace(WorkerProtocol.path, '/avatar-ws'),
         status,
         ...(loadNow() ?? {}),
+        ...(opts.productRealtime ? { productRealtime: true } : {}),
       });
     });
     ws.on('message', (data) => {

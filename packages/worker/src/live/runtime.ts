@@ -353,7 +353,7 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
     port = typeof addr === 'object' && addr ? addr.port : opts.listen.port;
     webSocketUrl ??= `ws://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}${LivePaths.workerSocket}`;
   }
-  const agent = startWorker({ ...opts, webSocketUrl, load: () => ({ sessions: runtime?.sessions() ?? 0, capacity: runtime?.capacity ?? opts.capacity ?? 200 }) });
+  const agent = startWorker({ ...opts, webSocketUrl, productRealtime: Boolean(opts.realtime?.operator?.apiKey), load: () => ({ sessions: runtime?.sessions() ?? 0, capacity: runtime?.capacity ?? opts.capacity ?? 200 }) });
   const log = opts.log ?? { info: () => undefined, warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''), error: (m, d) => console.error(`[worker] ${m}`, d ?? '') };
   runtime = createLiveRuntime({ agent, secret: opts.secret, log, capacity: opts.capacity, heartbeatMs: opts.heartbeatMs, brainOptions: opts.brainOptions, sandbox: opts.sandbox, realtime: opts.realtime });
   const stopAgent = agent.stop.bind(agent);

@@ -10,6 +10,7 @@ import {
   ZLlmAssistantsResponse,
   ZLlmModelsRequest,
   ZLlmModelsResponse,
+  ZPlatformServicesResponse,
   ZSttLanguagesRequest,
   ZSttLanguagesResponse,
   ZTtsVoicesRequest,
@@ -70,6 +71,24 @@ export function providerLookupRoutes(deps: { lookups: ProviderLookups; guards: A
       '/api/lookups/elevenlabs_agent',
       { onRequest: guards.session, config: perUser, schema: { tags, body: ZElevenLabsAgentCheckRequest, response: { 200: ZElevenLabsAgentCheckResponse } } },
       async (req) => ({ status: 'OK' as const, ...(await lookups.elevenLabsAgent(caller(req), req.body)) }),
+    );
+  };
+}
+
+/**
+ * GET /api/lookups/platform: which of the product's own services this server runs (signed-in
+ * users; nothing secret — two booleans). Realtime: a worker connected to this instance reported
+ * the operator's key (with several instances, one whose workers are elsewhere may say no).
+ */
+export function platformServicesRoute(deps: { guards: AuthGuards; platform: () => { llm: boolean; realtime: boolean } }) {
+  return async function plugin(fastify: FastifyInstance) {
+    fastify.withTypeProvider<ZodTypeProvider>().get(
+      '/api/lookups/platform',
+      { onRequest: deps.guards.session, schema: { tags: ['provider look-ups'], response: { 200: ZPlatformServicesResponse } } },
+      async (_req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return { status: 'OK' as const, ...deps.platform() };
+      },
     );
   };
 }

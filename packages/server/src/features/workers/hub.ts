@@ -19,6 +19,8 @@ interface Connection {
   socket: WebSocket;
   workerId: number | null;
   sessionId: string;
+  /** Registered with the operator's key for the product's realtime. */
+  productRealtime: boolean;
 }
 
 export function presentWorker(row: WorkerRow): TVps {
@@ -79,6 +81,11 @@ export function createWorkerHub(opts: WorkerHubOptions) {
   }
 
   return {
+    /** A worker connected to this instance holds the operator's realtime key. */
+    hasProductRealtime(): boolean {
+      for (const c of byWorker.values()) if (c.productRealtime) return true;
+      return false;
+    },
     async start() {
       await repo.disconnectAll();
       sweeper = setInterval(() => void sweep().catch((err: unknown) => log.error({ err }, 'worker sweep failed')), opts.sweepIntervalMs ?? 5_000);
@@ -93,7 +100,7 @@ export function createWorkerHub(opts: WorkerHubOptions) {
 
     /** Handles one authenticated websocket from a worker. */
     accept(socket: WebSocket, remoteIp: string) {
-      const conn: Connection = { socket, workerId: null, sessionId: randomUUID() };
+      const conn: Connection = { socket, workerId: null, sessionId: randomUUID(), productRealtime: false };
       socket.on('message', (data) => {
         void (async () => {
           let parsed;
@@ -115,6 +122,7 @@ export function createWorkerHub(opts: WorkerHubOptions) {
             const previous = byWorker.get(row.id);
             if (previous && previous !== conn) previous.socket.close(WorkerProtocol.closeReplaced, 'replaced by a newer connection');
             conn.workerId = row.id;
+            conn.productRealtime = msg.productRealtime === true;
             byWorker.set(row.id, conn);
             log.info({ workerId: row.id, name: row.name, remoteIp }, 'worker registered');
             send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId });

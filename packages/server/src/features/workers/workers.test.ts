@@ -161,4 +161,19 @@ describe('workers (VPS)', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().errors).toEqual([AdminMessages.vpsInvalid]);
   });
+
+  it('the product\u2019s own services: realtime once a worker holding the operator key registers, gone when it leaves; the LLM by PLATFORM_LLM_URL', async () => {
+    const user = await createSignedInUser(t.app, t.database);
+    const platform = async () => (await t.app.inject({ url: '/api/lookups/platform', headers: user.headers })).json() as { status: string; llm: boolean; realtime: boolean };
+    expect((await t.app.inject({ url: '/api/lookups/platform' })).statusCode).toBe(401);
+    expect(await platform()).toEqual({ status: 'OK', llm: false, realtime: false });
+    const plain = spawn('delta');
+    await plain.registered;
+    expect((await platform()).realtime).toBe(false);
+    const keyed = spawn('epsilon', { productRealtime: true });
+    await keyed.registered;
+    expect((await platform()).realtime).toBe(true);
+    await keyed.stop();
+    await until(async () => !(await platform()).realtime);
+  });
 });

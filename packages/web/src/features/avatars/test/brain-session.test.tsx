@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { ThemeProvider } from '@mui/material/styles';
 import { MemoryRouter } from 'react-router';
-import { AvatarMessages, LlmBaseUrls, ProviderLookupMessages, RealtimeBaseUrls, SimpleModeLlmModels, SpeechMessages, type TAvatar } from '@persona/contract';
+import { AvatarMessages, LlmBaseUrls, PlatformServiceMessages, ProviderLookupMessages, RealtimeBaseUrls, SimpleModeLlmModels, SpeechMessages, type TAvatar } from '@persona/contract';
 import { theme } from '../../../app/theme';
 import { json, mockFetch, type Handler } from '../../../test/fetch-mock';
 import { authStore } from '../../../lib/auth-store';
@@ -241,5 +241,32 @@ describe('Advanced tab in the editor: the mode chosen on the Brain tab', () => {
     const sent = await savedPayload(fetch);
     expect(sent).toMatchObject({ setupMode: 2, nlpEngine: 9 });
     expect(sent.customData.agent_pipeline_config.vad_options).toMatchObject({ threshold: 0.7, prefix_padding_ms: 300, silence_duration_ms: 500 });
+  });
+});
+
+describe('Brain tab: the product’s own services this server lacks', () => {
+  const platform = (llm: boolean, realtime: boolean) => () => json({ status: 'OK', llm, realtime });
+  const simple = () => withPipeline({ llm: { api_key: '' } }, { setupMode: 0, nlpEngine: 10 });
+  const realtime = (apiKey: string) =>
+    withPipeline({ speech_to_speech: { url: RealtimeBaseUrls[0].url, api_key: apiKey, model: '', voice_id: '', instructions: '', greeting: '' } }, { setupMode: 2, nlpEngine: 9 });
+
+  it('Simple mode says so when the server has no language model of its own', async () => {
+    await openEditor(simple(), { 'GET /api/lookups/platform': platform(false, true) });
+    expect(await screen.findByTestId('platform-llm-missing')).toHaveTextContent(PlatformServiceMessages.llmMissing);
+  });
+
+  it('Simple mode with the server’s model configured: no notice', async () => {
+    const fetch = await openEditor(simple(), { 'GET /api/lookups/platform': platform(true, false) });
+    await waitFor(() => expect(fetch.requests.some((r) => r.path === '/api/lookups/platform')).toBe(true));
+    await screen.findByRole('combobox', { name: 'Base URL' });
+    expect(screen.queryByTestId('platform-llm-missing')).toBeNull();
+  });
+
+  it('a realtime avatar without a key says the server has no realtime of its own; with a key of its own, nothing', async () => {
+    await openEditor(realtime(''), { 'GET /api/lookups/platform': platform(true, false) });
+    expect(await screen.findByTestId('platform-realtime-missing')).toHaveTextContent(PlatformServiceMessages.realtimeMissing);
+    await userEvent.click(screen.getByLabelText('API Key'));
+    await userEvent.paste('sk-live-0123456789');
+    await waitFor(() => expect(screen.queryByTestId('platform-realtime-missing')).toBeNull());
   });
 });

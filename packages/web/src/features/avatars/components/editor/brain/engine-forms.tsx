@@ -36,6 +36,7 @@ import { agentCheckMessage, showsAgentKey } from '../../../lib/brain-agent-check
 import { lookupErrorMessage } from '../../../lib/provider-lookups';
 import { useEditorSession } from '../editor-session';
 import { BrainText, HelpArea } from './fields';
+import { PlatformNotice } from './platform-notice';
 
 const grid = { display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'repeat(2, minmax(0, 1fr))' } } as const;
 const LANGUAGE_OPTIONS = Languages.filter((l) => l.code !== 'aa').map((l) => ({ value: l.code, label: `${l.name} (${l.code})` }));
@@ -106,6 +107,7 @@ export function LlmForm({ isRealtime }: { isRealtime: boolean }) {
 
   return (
     <Box sx={grid}>
+      {isSimple ? <PlatformNotice service="llm" /> : null}
       <HelpArea help="llmBaseUrl">
         <TextField
           select
@@ -308,6 +310,8 @@ export function RealtimeForm() {
   const { brainForm } = useEditorSession();
   const { control, getValues, setValue } = brainForm;
   const url = useWatch({ control, name: 'trulienceRealtime.url' });
+  // No key of its own: the product's realtime (the operator's key).
+  const ownKey = useWatch({ control, name: 'trulienceRealtime.api_key' });
   const urls: { value: string; label: string }[] = RealtimeBaseUrls.map((b) => ({ value: b.url, label: `${b.name} — ${b.url}` }));
   if (url && !urls.some((u) => u.value === url)) urls.push({ value: url, label: url });
   const chooseUrl = (next: string) => {
@@ -324,6 +328,7 @@ export function RealtimeForm() {
       <BrainText name="trulienceRealtime.voice_id" label="Voice" help="rtVoice" options={[{ value: '', label: 'Select a voice' }, ...realtimeVoicesOf(url).map((v) => ({ value: v, label: v }))]} />
       <BrainText name="trulienceRealtime.instructions" label="Instructions" help="rtInstructions" multiline wide maxLength={EngineLimits.promptMax} />
       <BrainText name="trulienceRealtime.greeting" label="Greeting" help="rtGreeting" wide />
+      {ownKey?.trim() ? null : <PlatformNotice service="realtime" />}
     </Box>
   );
 }
