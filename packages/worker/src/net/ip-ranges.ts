@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 
 /**
  * Which addresses outbound calls to user-supplied URLs may reach: global unicast only.
@@ -11,7 +12,12 @@ import { BlockList, isIP } from 'node:net';
  * which covers ::, ::1, IPv4-mapped (::ffff:0:0/96), IPv4-compatible, NAT64 (64:ff9b::/96 and
  * 64:ff9b:1::/48), discard-only, ULA, link-local and multicast.
  *
- * Self-contained (node:net only) so the server's outbound guard can use the same rule.
+ * And, whatever its range, no address of this machine's own interfaces: a VPS's public IP is
+ * global unicast, yet a request to it reaches every service listening on all interfaces (a
+ * worker's port, metrics, a database bound to 0.0.0.0), past a firewall that guards them from
+ * outside.
+ *
+ * Self-contained (node only) so the server's outbound guard can use the same rule.
  */
 const IPV4_SPECIAL: readonly (readonly [string, number, string])[] = [
   ['0.0.0.0', 8, '"this network"'],
@@ -75,12 +81,8 @@ function normalise(address: string): string {
   return address.replace(/^\[|\]$/g, '');
 }
 
-/**
- * Why an address may not be reached (e.g. "loopback (127.0.0.0/8)"), or null when it is a global
- * unicast address. Anything that is not an IP address is refused ("not an IP address").
- */
-export function nonGlobalReason(address: string): string | null {
-  const ip = normalise(address);
+/** Why an address is outside global unicast by its range, or null. */
+function rangeReason(ip: string): string | null {
   const family = isIP(ip);
   if (family === 4) {
     if (ip === '255.255.255.255') return 'broadcast';
@@ -93,6 +95,58 @@ export function nonGlobalReason(address: string): string | null {
     return v6Special.find((b) => b.list.check(ip, 'ipv6'))?.name ?? null;
   }
   return 'not an IP address';
+}
+
+type Interfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
+
+/** Every address on the given interfaces, as a BlockList (it compares any textual form of an address). */
+function interfaceList(interfaces: Interfaces): BlockList {
+  const list = new BlockList();
+  for (const infos of Object.values(interfaces)) {
+    for (const info of infos ?? []) {
+      const ip = info.address.split('%')[0]!;
+      const family = isIP(ip);
+      if (family) list.addAddress(ip, family === 6 ? 'ipv6' : 'ipv4');
+    }
+  }
+  return list;
+}
+
+/** Interfaces change (DHCP, a new IPv6 address): re-read them at most this often. */
+const OWN_ADDRESSES_TTL_MS = 5_000;
+let own: { at: number; list: BlockList } | null = null;
+
+function ownList(): BlockList {
+  const now = Date.now();
+  if (!own || now - own.at > OWN_ADDRESSES_TTL_MS) {
+    let interfaces: Interfaces = {};
+    try {
+      interfaces = networkInterfaces();
+    } catch {
+      // Some sandboxes refuse to list interfaces: the ranges still apply.
+    }
+    own = { at: now, list: interfaceList(interfaces) };
+  }
+  return own.list;
+}
+
+/** "this machine's own address" when `address` is on one of its interfaces (default: the real ones), else null. */
+export function ownAddressReason(address: string, interfaces?: Interfaces): string | null {
+  const ip = normalise(address);
+  const family = isIP(ip);
+  if (!family || ip.includes('%')) return null;
+  const list = interfaces ? interfaceList(interfaces) : ownList();
+  return list.check(ip, family === 6 ? 'ipv6' : 'ipv4') ? "this machine's own address" : null;
+}
+
+/**
+ * Why an address may not be reached (e.g. "loopback (127.0.0.0/8)", "this machine's own
+ * address"), or null when it is a global unicast address of another machine. Anything that is
+ * not an IP address is refused ("not an IP address").
+ */
+export function nonGlobalReason(address: string): string | null {
+  const ip = normalise(address);
+  return rangeReason(ip) ?? ownAddressReason(ip);
 }
 
 /** True when outbound calls may connect to this address (see nonGlobalReason). */
