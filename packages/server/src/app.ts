@@ -61,7 +61,9 @@ import { createLiveSessionsService, type LiveSessionsService } from './features/
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
-import { ticketKey } from '@persona/worker';
+import { agentTicketKey, ticketKey } from '@persona/worker';
+import { createAgentsService, type AgentsService } from './features/agents/service.js';
+import { agentSocketRoutes } from './features/agents/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,6 +75,8 @@ declare module 'fastify' {
     live: LiveSessionsService;
     /** The embedded worker takes the page sockets of /avatar-ws here (main.ts sets it). */
     liveSockets: LiveSocketHost;
+    /** Bring your own agent: the connected agents (features/agents). */
+    agents: AgentsService;
   }
 }
 
@@ -261,6 +265,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => workerHub.stop());
   await app.register(platformServicesRoute({ guards, platform: () => ({ llm: config.platformLlm !== null, realtime: workerHub.hasProductRealtime() }) }));
 
+  // Bring your own agent (ADR 072): agents authenticated with the avatar's key, offered its sessions.
+  const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));
+  const liveRepo = createLiveSessionsRepository(database.db);
+  const workersRepo = createWorkersRepository(database.db);
+  const keysRepo = createEncryptionKeysRepository(database.db);
+  const agents = createAgentsService({
+    avatarAuth: async (avatarId) => {
+      const avatar = await liveRepo.findAvatar(avatarId);
+      if (!avatar) return null;
+      const keyId = typeof avatar.config.encKeyId === 'number' ? avatar.config.encKeyId : null;
+      const key = keyId ? await keysRepo.findOwned(avatar.userId, keyId) : undefined;
+      return { ownerUserId: avatar.userId, publicKey: key?.publicKey ?? null, nlpEngine: avatar.nlpEngine };
+    },
+    workerUrl: async (workerId) => (await workersRepo.find(workerId))?.webSocket ?? null,
+    ticketKey: agentTicketKey(workerSecret),
+    log: app.log,
+    now: deps.now,
+  });
+  app.decorate('agents', agents);
+  app.addHook('preClose', async () => agents.close());
+
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
     repo: createLiveSessionsRepository(database.db),
@@ -277,13 +302,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const { hits } = await app.knowledge.service.search(ownerUserId, { collection_ids: [...owned], query, k, mode: 'fused' });
       return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
     },
-    ticketKey: ticketKey(config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'))),
+    ticketKey: ticketKey(workerSecret),
     allowPrivateUrls: config.allowPrivateUrls,
     publicUrl: config.publicUrl,
     platformLlm: config.platformLlm,
     log: app.log,
     now: deps.now,
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
+    offerToAgent: (offer) => agents.offer(offer),
   });
   app.decorate('live', live);
   workerHub.setRpcHandler((workerId, method, params) => live.handleRpc(workerId, method, params));
@@ -303,6 +329,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(websocket, { options: { maxPayload: 1024 * 1024 } });
     await scope.register(workerSocketRoutes({ hub: workerHub, workerSecret: config.workerSecret }));
     await scope.register(liveSocketRoutes({ sockets: liveSockets }));
+    await scope.register(agentSocketRoutes({ agents }));
   });
 
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startFakeProviders } from './support/fake-providers';
 import { startMailSink } from './support/mail-sink';
 import { startFakeOpenAi } from '../../worker/src/test/fake-openai';
+import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime } from '../../worker/src/test/fake-openai-realtime';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const serverMain = path.join(root, 'packages/server/dist/main.js');
@@ -43,6 +44,16 @@ export default async function globalSetup() {
   // An OpenAI-compatible model on 127.0.0.1 for LLM avatars (the worker's scripted fake: answers
   // from knowledge passages, calls the function it is asked to call, reports tool results).
   const llm = await startFakeOpenAi({ apiKey: 'e2e-llm-key' });
+  // OpenAI Realtime on 127.0.0.1 for speech-to-speech avatars (live-realtime.spec.ts): its server
+  // VAD hears the fake microphone; each spoken turn is answered with a few seconds of voice, long
+  // enough to be talked over.
+  const realtime = await startFakeOpenAiRealtime();
+  realtime.knobs = {
+    transcripts: Array.from({ length: 100 }, () => 'Tell me about the harbour'),
+    answer: (asked) =>
+      asked.kind === 'audio' ? 'The harbour was dug in the twelfth century and its granite lighthouse still guides the ferries home every single night of the year.' : asked.kind === 'text' ? `You said ${asked.text}.` : asked.text,
+    msPerWord: 350,
+  };
   // The Brain tab's provider look-ups go here (brain.spec.ts).
   const providers = await startFakeProviders();
 
@@ -92,6 +103,8 @@ export default async function globalSetup() {
   process.env.E2E_WORKER_SECRET = workerSecret;
   process.env.E2E_LLM_URL = llm.url;
   process.env.E2E_LLM_KEY = 'e2e-llm-key';
+  process.env.E2E_REALTIME_URL = realtime.url;
+  process.env.E2E_REALTIME_KEY = OPENAI_REALTIME_KEY;
 
   return async () => {
     await new Promise<void>((resolve) => {
@@ -102,6 +115,7 @@ export default async function globalSetup() {
     });
     await sink.close();
     await llm.close();
+    await realtime.close();
     await providers.close();
     if (process.env.E2E_KEEP_DATA) console.log(`e2e data kept in ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 export { startWorker, type WorkerHandle, type WorkerOptions, type WorkerLogger } from './agent.js';
-export { ticketKey, signTicket, createTicketVerifier, type TicketCheck } from './live/tickets.js';
+export { ticketKey, agentTicketKey, signTicket, createTicketVerifier, type TicketCheck } from './live/tickets.js';
 export { createProviderBrain, type BrainOptions } from './brains/registry.js';
 export { createGuardedFetch, sharedGuardedFetch, GuardedFetchError, type GuardedFetchOptions } from './net/guarded-fetch.js';
 export { isGlobalUnicast, nonGlobalReason } from './net/ip-ranges.js';

@@ -34,6 +34,8 @@ export const LiveCode = {
   dailyLimitEcho: 'daily-limit-echo',
   providerError: 'provider-error',
   platformNotConfigured: 'platform-not-configured',
+  /** Bring your own agent: no agent is connected for the avatar, or it did not join in time. */
+  agentNotConnected: 'agent-not-connected',
   badFrame: 'bad-frame',
   serverError: 'server-error',
 } as const;
@@ -64,6 +66,7 @@ export const LiveMessages: Record<TLiveCode, string> = {
   'daily-limit-echo': 'The daily conversation limit was reached: the avatar will only repeat what you say.',
   'provider-error': 'Sorry, I could not answer that just now. Please try again.',
   'platform-not-configured': 'This avatar\u2019s language model is not configured on this server yet.',
+  'agent-not-connected': 'No agent is connected to this avatar right now. Please try again in a moment.',
   'bad-frame': 'The avatar server could not read a message from this page.',
   'server-error': 'Oops! Something went wrong on our end. Please try again later or contact support if the issue persists.',
 };

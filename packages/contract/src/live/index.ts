@@ -3,3 +3,4 @@ export * from './admission.js';
 export * from './protocol.js';
 export * from './worker-rpc.js';
 export * from './embed-api.js';
+export * from './agent-api.js';

@@ -140,7 +140,17 @@ export const ZWorkerReady = z.object({
 });
 export const ZWorkerStateFrame = z.object({ type: z.literal('state'), state: ZLiveState });
 /** What the visitor said (typed text is confirmed final at once; speech streams interim). */
-export const ZWorkerTranscript = z.object({ type: z.literal('transcript'), id: z.optional(shortText), text: z.string(), final: z.boolean() });
+export const ZWorkerTranscript = z.object({
+  type: z.literal('transcript'),
+  id: z.optional(shortText),
+  text: z.string(),
+  final: z.boolean(),
+  /**
+   * The turn came before the answer with this utterance number (a speech-to-speech model answers
+   * before its transcript of the question is ready): the page shows it above that answer.
+   */
+  beforeUtt: z.optional(z.number()),
+});
 /** The avatar's answer, streamed: deltas, then one final frame with the whole text. */
 export const ZWorkerAssistant = z.object({
   type: z.literal('assistant'),

@@ -55,13 +55,13 @@ export const ZLiveBrainConfig = z.discriminatedUnion('kind', [
   }),
   /**
    * SpeechToSpeech (engine 9): a multimodal realtime model hears the visitor and answers aloud
-   * (OpenAI Realtime over WebSocket). `platform`: the product's own realtime — no key stored on
-   * the avatar, the worker uses the operator's key and URL from its configuration.
+   * (OpenAI Realtime or Gemini Live over WebSocket). `platform`: the product's own realtime
+   * (always OpenAI) — no key stored on the avatar, the worker uses the operator's key and URL.
    */
   z.object({
     kind: z.literal('realtime'),
-    provider: z.literal('openai'),
-    /** The avatar's realtime URL (wss://…/v1/realtime); '' with `platform`. */
+    provider: z.enum(['openai', 'gemini']),
+    /** The avatar's realtime URL (wss://…/v1/realtime, wss://generativelanguage.googleapis.com/ws); '' with `platform`. */
     url: z.string(),
     /** The avatar's key; '' with `platform`. */
     apiKey: z.string(),
@@ -73,6 +73,32 @@ export const ZLiveBrainConfig = z.discriminatedUnion('kind', [
     greeting: z.string(),
     /** The provider's server VAD (vad_options.threshold, prefix_padding_ms, silence_duration_ms). */
     vad: z.object({ threshold: z.number(), prefixPaddingMs: z.number(), silenceDurationMs: z.number() }),
+  }),
+  /**
+   * None mode, engine ElevenLabsConversationAI (11): an ElevenLabs Conversational AI agent hears
+   * the visitor and answers aloud over one WebSocket per session (ADR 071). Public agents connect
+   * by id; private ones through a signed URL the worker fetches with `apiKey` (never sent on).
+   */
+  z.object({
+    kind: z.literal('elevenlabs'),
+    agentId: z.string(),
+    /** The avatar's ElevenLabs key (private agents); '' for a public agent. */
+    apiKey: z.string(),
+    isPublic: z.boolean(),
+    /** The editor's choice; the worker always connects by WebSocket (WebRTC needs ElevenLabs' media servers). */
+    connectionType: z.enum(['webrtc', 'websocket']),
+    /** Said first by asking the agent; '' (the default): the agent's own first message greets. */
+    greeting: z.string(),
+  }),
+  /**
+   * None mode, engines Ten (8) and CUSTOM_STT_LLM_TTS (12): the customer's own agent joins the
+   * session over the agent API (ADR 072) and answers with its own audio.
+   */
+  z.object({
+    kind: z.literal('agent'),
+    framework: z.enum(['ten', 'custom']),
+    /** The wake-up message: the agent is asked to say it first. */
+    greeting: z.string(),
   }),
   /** The engine is configured but cannot run here (platform model unset, realtime not yet…). */
   z.object({ kind: z.literal('unavailable'), code: ZLiveCode, detail: z.string() }),
@@ -178,6 +204,11 @@ export const LiveRpc = {
   'session.end': {
     params: z.object({ sessionId: z.string().max(64), code: ZLiveCode, summary: z.string().max(4000).nullable(), turns: z.array(ZLiveVoiceTurnMetrics).max(200).optional() }),
     result: z.object({}),
+  },
+  /** Bring your own agent: offer this session to an agent connected for its avatar (ADR 072). */
+  'agent.offer': {
+    params: z.object({ sessionId: z.string().max(64) }),
+    result: z.object({ offered: z.boolean() }),
   },
   'knowledge.search': {
     params: z.object({ sessionId: z.string().max(64), query: z.string().max(2000), k: z.number().int().min(1).max(10) }),

@@ -245,6 +245,22 @@ describe('listening in the avatar page', () => {
     expect(log.querySelector('[data-interim]')).toBeNull();
   });
 
+  it('a transcript that arrives after its answer began (speech to speech) is shown above that answer', async () => {
+    mount('', { transcriptionStreaming: true });
+    const socket = await ready(true);
+    const log = await screen.findByRole('log', { name: 'Conversation' });
+    socket.push({ type: 'assistant', utt: 4, delta: 'The last boat leaves', final: false });
+    socket.push({ type: 'transcript', text: 'what time is the', final: false });
+    socket.push({ type: 'transcript', text: 'What time is the last boat?', final: true, beforeUtt: 4 });
+    await waitFor(() => expect(log).toHaveTextContent('What time is the last boat?'));
+    socket.push({ type: 'assistant', utt: 4, text: 'The last boat leaves at nine.', final: true });
+    socket.push({ type: 'transcript', text: 'Thanks!', final: true, beforeUtt: 5 });
+    await waitFor(() => expect(log).toHaveTextContent('Thanks!'));
+    const order = [...log.querySelectorAll('.ps-msg')].map((m) => `${m.classList.contains('ps-user') ? 'user' : 'assistant'}: ${m.querySelector('.ps-msg-text')!.textContent}`);
+    // An answer not shown (yet) leaves the turn where it arrived.
+    expect(order).toEqual(['user: What time is the last boat?', 'assistant: The last boat leaves at nine.', 'user: Thanks!']);
+  });
+
   it('without transcriptionStreaming only the final transcript is shown', async () => {
     mount('');
     const socket = await ready(true);

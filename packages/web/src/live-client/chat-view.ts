@@ -62,6 +62,7 @@ export class ChatView {
   private readonly meter = el('div', { class: 'ps-meter', role: 'meter', 'aria-label': 'Microphone level', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', hidden: '' });
   private readonly meterBar = el('span', { class: 'ps-meter-bar', 'aria-hidden': 'true' });
   private interimBubble: HTMLElement | null = null;
+  private readonly answerBubbles = new Map<number, HTMLElement>();
   private lastMeterAria = 0;
   private readonly form = el('form', { class: 'ps-input' });
   private readonly input = el('input', { id: 'ps-message', name: 'message', type: 'text', autocomplete: 'off', maxlength: '2000', placeholder: 'Type a message…', 'aria-label': 'Message' });
@@ -256,6 +257,7 @@ export class ChatView {
     this.log.replaceChildren();
     this.interimBubble = null;
     this.assistantBubbles.clear();
+    this.answerBubbles.clear();
     this.userBubbles.clear();
     for (const entry of entries) this.appendBubble(entry.role, entry.text);
   }
@@ -296,8 +298,8 @@ export class ChatView {
     this.interimBubble = null;
   }
 
-  /** The worker confirmed (or transcribed) what the visitor said. */
-  confirmUser(text: string, id?: string) {
+  /** The worker confirmed (or transcribed) what the visitor said; `beforeUtt`: above that answer when it is shown. */
+  confirmUser(text: string, id?: string, beforeUtt?: number) {
     const pending = id ? this.userBubbles.get(id) : undefined;
     if (pending) {
       delete pending.dataset.pending;
@@ -308,11 +310,18 @@ export class ChatView {
       const bubble = this.interimBubble;
       this.interimBubble = null;
       delete bubble.dataset.interim;
-      if (text.trim()) bubble.querySelector('.ps-msg-text')!.textContent = text;
-      else bubble.remove();
+      if (!text.trim()) return bubble.remove();
+      bubble.querySelector('.ps-msg-text')!.textContent = text;
+      this.placeAbove(bubble, beforeUtt);
       return;
     }
-    if (text.trim()) this.appendBubble('user', text);
+    if (text.trim()) this.placeAbove(this.appendBubble('user', text), beforeUtt);
+  }
+
+  /** Moves a visitor's bubble above the answer `utt` when that answer is shown below it. */
+  private placeAbove(bubble: HTMLElement, utt: number | undefined) {
+    const answer = utt === undefined ? undefined : this.answerBubbles.get(utt);
+    if (answer?.isConnected && answer.compareDocumentPosition(bubble) & Node.DOCUMENT_POSITION_FOLLOWING) answer.before(bubble);
   }
 
   assistant(utt: number, part: { delta?: string; text?: string; final: boolean; interrupted?: boolean }) {
@@ -320,6 +329,9 @@ export class ChatView {
     if (!bubble) {
       bubble = this.appendBubble('assistant', '');
       this.assistantBubbles.set(utt, bubble);
+      // The last few answers, by utterance: a late transcript goes above its answer.
+      this.answerBubbles.set(utt, bubble);
+      if (this.answerBubbles.size > 20) this.answerBubbles.delete(this.answerBubbles.keys().next().value!);
     }
     const body = bubble.querySelector('.ps-msg-text')!;
     if (part.text !== undefined) body.textContent = part.text;

@@ -9,11 +9,12 @@ import {
 } from '@persona/contract';
 import type { ProviderError } from '../brains/types.js';
 import { REALTIME_SAMPLE_RATE } from '../providers/realtime/openai.js';
-import type { RealtimeConnection, RealtimeConnector, RealtimeEvent } from '../providers/realtime/types.js';
+import { RealtimeNoticeError, type RealtimeConnection, type RealtimeConnector, type RealtimeEvent } from '../providers/realtime/types.js';
 import { Resampler, samplesToBytes } from '../speech/audio.js';
 import type { SpeechEvent } from '../speech/pipeline.js';
 import type { ConversationHistory } from './history.js';
 import { realtimeConnector, type ConnectorOptions } from './realtime-connectors.js';
+import { RealtimeToolCalls, type RealtimeToolbox } from './realtime-tools.js';
 
 export { realtimeSettings, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-connectors.js';
 
@@ -58,6 +59,8 @@ export interface RealtimeSessionOptions extends ConnectorOptions {
   /** The page's avatar audio rate (default 24 kHz). */
   sampleRate?: number;
   now?: () => number;
+  /** The avatar's linked functions and knowledge search, offered to the model as tools (live/realtime-tools.ts). */
+  tools?: RealtimeToolbox | null;
 }
 
 /** What the visitor heard of `text` after `heardMs` of `audioMs` (no word timings: by length, to the end of a word). */
@@ -86,6 +89,8 @@ interface Answer {
   heardMs: number | null;
   entry: TLiveHistoryEntry | null;
   done: boolean;
+  /** Tools the model called in this answer. */
+  calls: number;
   /** A spoken turn's end of speech (for metrics), first words and first audio. */
   speechStoppedAt: number | null;
   firstTextAt: number | null;
@@ -121,7 +126,9 @@ class OpenAiRealtimeSession implements RealtimeSession {
   private current: Answer | null = null;
   private last: Answer | null = null;
   private speechStoppedAt: number | null = null;
-  private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string }>();
+  /** Spoken turns waiting for their transcript; `answerUtt`: the answer that followed (the page shows the turn above it). */
+  private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string; answerUtt: number | null }>();
+  private readonly tools: RealtimeToolCalls;
   private closed = false;
 
   constructor(
@@ -132,6 +139,10 @@ class OpenAiRealtimeSession implements RealtimeSession {
     this.now = opts.now ?? Date.now;
     this.sampleRate = opts.textOnly ? 0 : (opts.sampleRate ?? REALTIME_SAMPLE_RATE);
     this.listening = !opts.textOnly && this.connector !== null;
+    this.tools = new RealtimeToolCalls(opts.tools ?? null, (frame) => this.host.send(frame), (answered) => {
+      // All calls stopped: nothing more comes for this turn (after results, the model's answer does).
+      if (!answered && !this.current && !this.closed) this.host.setState('listening');
+    });
   }
 
   get currentUtt(): number | null {
@@ -183,6 +194,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
   }
 
   interrupted(utt: number, heardMs: number) {
+    this.tools.abortAll();
     const a = this.current?.utt === utt ? this.current : this.last?.utt === utt ? this.last : null;
     if (!a || a.heardMs !== null) return;
     const audioMs = (a.samples * 1000) / a.rate;
@@ -200,6 +212,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
   close() {
     if (this.closed) return;
     this.closed = true;
+    this.tools.abortAll();
     this.lifetime.abort();
     this.live?.close();
     this.live = null;
@@ -212,7 +225,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
     const generation = ++this.generation;
     this.lastAttemptAt = this.now();
     this.mic = null;
-    const conn = this.connector((ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal, []).then(
+    const connector = this.connector;
+    // The tools are resolved first (a cold sandbox is waited for a bounded time: the greeting waits with it).
+    const conn = this.tools
+      .offer()
+      .then((tools) => connector((ev) => generation === this.generation && this.onEvent(ev), this.lifetime.signal, tools))
+      .then(
       (c) => {
         if (this.closed) {
           c.close();
@@ -235,7 +253,9 @@ class OpenAiRealtimeSession implements RealtimeSession {
 
   private fail(err: unknown, phase: string) {
     this.host.providerError(err, phase);
-    this.host.send({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
+    // A refusal the visitor should read as such (no agent connected…) is a notice of its own.
+    if (err instanceof RealtimeNoticeError) this.host.send({ type: 'notice', code: err.code, message: LiveMessages[err.code] });
+    else this.host.send({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
   }
 
   private onEvent(ev: RealtimeEvent) {
@@ -244,7 +264,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
       case 'speech-started':
         this.host.userActivity();
         this.host.setState('listening');
-        // Barge-in: the conversation tells the page and calls interrupted() with what was heard.
+        // Barge-in: calls still running are stopped; the conversation tells the page and calls interrupted() with what was heard.
+        this.tools.abortAll();
         this.host.interrupt();
         break;
       case 'speech-stopped':
@@ -255,7 +276,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
         // Its place in the history is kept now: the transcript may come after the answer starts.
         const entry: TLiveHistoryEntry = { role: 'user', text: '', at: this.now() };
         this.host.history.remember(entry);
-        this.userItems.set(ev.itemId, { entry, interim: '' });
+        this.userItems.set(ev.itemId, { entry, interim: '', answerUtt: null });
         break;
       }
       case 'user-transcript':
@@ -270,6 +291,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       case 'response-start':
         if (this.current) this.finishAnswer(this.current, 'cancelled', null);
         this.current = this.newAnswer(ev.responseId);
+        for (const item of this.userItems.values()) item.answerUtt ??= this.current.utt;
         this.host.setState('thinking');
         break;
       case 'audio':
@@ -290,12 +312,19 @@ class OpenAiRealtimeSession implements RealtimeSession {
         if (a) this.finishAnswer(a, ev.status, ev.error);
         break;
       }
+      case 'tool-call':
+        if (this.current) this.current.calls++;
+        this.host.setState('thinking');
+        if (this.live) this.tools.run(ev, this.live);
+        break;
       case 'error':
         this.fail(ev.error, 'realtime');
         break;
       case 'closed':
         this.live = null;
         this.conn = null;
+        // The provider forgets its calls with the connection.
+        this.tools.abortAll();
         if (this.current) this.finishAnswer(this.current, 'incomplete', null);
         if (ev.error) this.fail(ev.error, 'connection');
         this.host.setState('listening');
@@ -320,7 +349,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     }
     if (item) item.entry.text = clean;
     else this.host.history.remember({ role: 'user', text: clean, at: this.now() });
-    this.host.send({ type: 'transcript', text: clean, final: true });
+    this.host.send({ type: 'transcript', text: clean, final: true, ...(item && item.answerUtt !== null ? { beforeUtt: item.answerUtt } : {}) });
     this.host.history.report();
   }
 
@@ -342,6 +371,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       heardMs: null,
       entry: null,
       done: false,
+      calls: 0,
       speechStoppedAt: spoken,
       firstTextAt: null,
       firstAudioAt: null,
@@ -383,6 +413,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
     if (this.current === a) this.current = null;
     this.last = a;
     const interrupted = a.heardMs !== null;
+    if (a.calls > 0 && !a.text && a.samples === 0 && !error && !interrupted) {
+      // Only tool calls: no message of its own. The answer with the results is the turn's answer (and its metrics).
+      this.speechStoppedAt ??= a.speechStoppedAt;
+      if (!this.current && !this.tools.busy) this.host.setState('listening');
+      return;
+    }
     if (a.started && !interrupted) {
       if (a.resampler) this.sendPcm(a, a.resampler.flush());
       this.host.speech({ type: 'audio', utt: a.utt, seq: a.seq++, pcm: new Uint8Array(0), last: true }, this.sampleRate);
@@ -410,6 +446,6 @@ class OpenAiRealtimeSession implements RealtimeSession {
         interrupted,
       });
     }
-    if (!this.current) this.host.setState('listening');
+    if (!this.current && !this.tools.busy) this.host.setState('listening');
   }
 }

@@ -60,7 +60,7 @@ beforeEach(() => {
   fake.knobs = {};
 });
 
-const brainFor = (extra: Partial<RealtimeBrainConfig> = {}): RealtimeBrainConfig => ({
+const brainFor = (extra: Partial<Extract<RealtimeBrainConfig, { kind: 'realtime' }>> = {}): RealtimeBrainConfig => ({
   kind: 'realtime',
   provider: 'openai',
   url: fake.url,
@@ -150,7 +150,8 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     // 8 words × 300 ms at the page's 16 kHz.
     expect(Math.abs(samplesOf(page, utt) - 38_400)).toBeLessThanOrEqual(2);
     await until(() => framesOf(page, 'transcript').some((f) => f.final));
-    expect(framesOf(page, 'transcript').filter((f) => f.final)).toEqual([{ type: 'transcript', text: 'what time is the last boat', final: true }]);
+    // Transcribed after the answer began: the page is told to show it above that answer.
+    expect(framesOf(page, 'transcript').filter((f) => f.final)).toEqual([{ type: 'transcript', text: 'what time is the last boat', final: true, beforeUtt: utt }]);
     expect(framesOf(page, 'transcript').filter((f) => !f.final).length).toBeGreaterThan(0);
     await until(() => histories.at(-1)?.length === 2);
     // The visitor's words keep their place before the answer, though they were transcribed after it began.

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
-import { LiveCode, LiveMessages, LivePaths, LiveProtocol, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, LivePaths, LiveProtocol, SetupMode, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
 import { startWorker, RpcError, type WorkerHandle, type WorkerLogger, type WorkerOptions } from '../agent.js';
 import { createProviderBrain } from '../brains/registry.js';
 import type { BrainOptions } from '../brains/options.js';
-import type { Brain, ToolRunner } from '../brains/types.js';
+import type { Brain, BrainDeps, ToolRunner } from '../brains/types.js';
 import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from '../sandbox/pool.js';
 import { createFunctionTools } from '../sandbox/tool-runner.js';
@@ -13,9 +13,12 @@ import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.j
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { chooseTts, createTtsEngine, type OperatorTts, type TtsBaseUrls } from '../speech/tts-choice.js';
 import { Conversation, type ConversationListening, type PageSocket } from './conversation.js';
-import { isConnectedBrain } from './realtime-connectors.js';
+import { isConnectedBrain, type ElevenLabsOptions } from './realtime-connectors.js';
 import { createRealtimeSession, type OperatorRealtime } from './realtime-session.js';
-import { createTicketVerifier, ticketKey } from './tickets.js';
+import { createRealtimeToolbox } from './realtime-tools.js';
+import { agentTicketKey, createTicketVerifier, ticketKey } from './tickets.js';
+import { createAgentBridge } from './agent-bridge.js';
+import type { TtsEngine } from '../providers/tts/types.js';
 import { turnOptionsFrom } from '../listening/options.js';
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
@@ -45,7 +48,7 @@ export interface LiveRuntimeOptions {
    */
   listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
-  realtime?: { operator?: OperatorRealtime; sampleRate?: number };
+  realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
 }
 
 export interface LiveRuntime {
@@ -91,6 +94,13 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const { agent, log } = opts;
   const capacity = opts.capacity ?? 200;
   const verifier = createTicketVerifier(ticketKey(opts.secret), { workerId: agent.id });
+  // Bring your own agent (ADR 072): external agents join their avatar's sessions on this socket too.
+  const agents = createAgentBridge({
+    key: agentTicketKey(opts.secret),
+    workerId: agent.id,
+    offer: async (sessionId) => (await agent.rpc('agent.offer', { sessionId })).offered,
+    log,
+  });
   const conversations = new Map<string, Conversation>();
   const sockets = new Set<WebSocket>();
   let pool: SandboxPool | null = opts.sandbox && 'call' in opts.sandbox ? opts.sandbox : null;
@@ -161,6 +171,42 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     return engine ? createSpeechPipeline({ tts: engine }) : null;
   }
 
+  /**
+   * Bring your own agent: the voice that says an agent's `speak` frames (ADR 072) — the avatar's
+   * stored TTS settings read as in Composite mode (None mode has no voice of its own), so the
+   * default voice when none is stored.
+   */
+  function buildAgentVoice(config: TLiveSessionConfig): TtsEngine | null {
+    const choice = chooseTts({ setupMode: SetupMode.Composite, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
+    return createTtsEngine(choice, { fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }), operatorFetch, offline: (offline ??= createOfflineVoice()), baseUrls: opts.tts?.baseUrls });
+  }
+
+  /**
+   * What a session's model may use (the brains' and the realtime tools'): the avatar's linked
+   * functions in the sandbox, its knowledge search through the portal, the session's guarded fetch.
+   */
+  function sessionDeps(config: TLiveSessionConfig): BrainDeps {
+    const fetch = createGuardedFetch({ allowPrivate: config.allowPrivateUrls });
+    let tools: ToolRunner | null = null;
+    if (config.functions.length > 0) {
+      // Described once per session by the tool catalogue, which starts as the session opens.
+      tools = createFunctionTools({ pool: sandbox(), functions: config.functions, isolationKey: `user:${config.avatar.ownerUserId}`, fetch, log });
+    }
+    const sessionId = config.sessionId;
+    return {
+      config,
+      log,
+      tools,
+      fetch,
+      now: Date.now,
+      knowledge: async (query, signal) => {
+        if (!config.avatar.hasKnowledge || signal.aborted) return [];
+        const { passages } = await agent.rpc('knowledge.search', { sessionId, query: query.slice(0, 2000), k: opts.brainOptions?.knowledgePassages ?? 5 });
+        return passages;
+      },
+    };
+  }
+
   function buildBrain(config: TLiveSessionConfig): Brain | null {
     // A realtime model answers by itself (live/realtime-session.ts).
     if (config.brain.kind === 'echo' || isConnectedBrain(config.brain)) return null;
@@ -168,28 +214,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       log.warn('this avatar\u2019s engine cannot run here', { avatarId: config.avatar.id, code: config.brain.code, detail: config.brain.detail });
       return unavailableBrain(config.brain.code);
     }
-    const fetch = createGuardedFetch({ allowPrivate: config.allowPrivateUrls });
-    let tools: ToolRunner | null = null;
-    if (config.functions.length > 0) {
-      // Described once per session by the brain's tool catalogue, which starts as the session opens.
-      tools = createFunctionTools({ pool: sandbox(), functions: config.functions, isolationKey: `user:${config.avatar.ownerUserId}`, fetch, log });
-    }
-    const sessionId = config.sessionId;
-    return createProviderBrain(
-      {
-        config,
-        log,
-        tools,
-        fetch,
-        now: Date.now,
-        knowledge: async (query, signal) => {
-          if (!config.avatar.hasKnowledge || signal.aborted) return [];
-          const { passages } = await agent.rpc('knowledge.search', { sessionId, query: query.slice(0, 2000), k: opts.brainOptions?.knowledgePassages ?? 5 });
-          return passages;
-        },
-      },
-      { operatorFetch, ...opts.brainOptions },
-    );
+    return createProviderBrain(sessionDeps(config), { operatorFetch, ...opts.brainOptions });
   }
 
   async function open(ws: WebSocket, raw: string) {
@@ -225,11 +250,32 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     const socket = pageSocket(ws);
     const sessionId = config.sessionId;
     const textOnly = hello.textOnly === true || config.textOnly;
-    // SpeechToSpeech: the realtime model hears and speaks; no STT, brain or TTS of ours.
-    const realtime =
-      isConnectedBrain(config.brain)
-        ? createRealtimeSession({ brain: config.brain, operator: opts.realtime?.operator, allowPrivateUrls: config.allowPrivateUrls, textOnly, sampleRate: opts.realtime?.sampleRate })
-        : null;
+    // Bring your own agent (ADR 072): the agent joins through the bridge; the avatar's voice says its `speak`s,
+    // and its STT (read as in Composite mode: None mode has none of its own) transcribes for agents that ask.
+    const agentJoiner =
+      config.brain.kind === 'agent'
+        ? agents.forSession(sessionId, config.avatar.id, config.resumed, {
+            voice: () => buildAgentVoice(config),
+            listening: () => buildListening({ ...config, avatar: { ...config.avatar, setupMode: SetupMode.Composite } }),
+          })
+        : undefined;
+    // SpeechToSpeech: the realtime model hears and speaks (with the avatar's functions and knowledge as its tools); no STT, brain or TTS of ours.
+    const realtime = isConnectedBrain(config.brain)
+      ? createRealtimeSession({
+          brain: config.brain,
+          operator: opts.realtime?.operator,
+          allowPrivateUrls: config.allowPrivateUrls,
+          textOnly,
+          sampleRate: opts.realtime?.sampleRate,
+          elevenLabs: opts.realtime?.elevenLabs,
+          agents: agentJoiner,
+          // An external agent (ADR 072) brings its own tools.
+          tools:
+            config.brain.kind === 'agent'
+              ? null
+              : createRealtimeToolbox(sessionDeps(config), { toolsWaitMs: opts.brainOptions?.toolsWaitMs, knowledgePassages: opts.brainOptions?.knowledgePassages }),
+        })
+      : null;
     const conversation = new Conversation({
       config,
       brain: buildBrain(config),
@@ -288,6 +334,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       ws.once('message', (data, isBinary) => {
         clearTimeout(timer);
         if (isBinary || (data as Buffer).length > LiveProtocol.maxTextFrame) return refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
+        if (agents.isAgentHello(data.toString())) return agents.accept(ws, data.toString());
         void open(ws, data.toString()).catch((err: unknown) => {
           log.error('a page socket failed to open', { error: String(err) });
           refuse(ws, LiveCode.serverError, LiveProtocol.close.goingAway);

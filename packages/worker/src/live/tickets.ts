@@ -11,6 +11,14 @@ export function ticketKey(workerSecret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', workerSecret, 'persona-studio', 'live-ticket v1', 32));
 }
 
+/**
+ * The key of the tickets that let an external agent join a session (ADR 072): the same format as
+ * the page's, under another derived key, so neither ticket is accepted in place of the other.
+ */
+export function agentTicketKey(workerSecret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', workerSecret, 'persona-studio', 'agent-ticket v1', 32));
+}
+
 export function signTicket(
   key: Buffer,
   claims: Omit<TLiveTicketClaims, 'exp' | 'jti'> & { ttlSeconds?: number },

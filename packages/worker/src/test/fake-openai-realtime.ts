@@ -10,7 +10,10 @@ import { sleep } from './http-fake.js';
  * the greeting's instruction) and, with its own server VAD on the appended audio's level
  * (speech above `LOUD`, silence_duration_ms from session.update), spoken turns: speech_started →
  * speech_stopped → committed → transcription → an answer. Speech during an answer cancels it
- * (`interrupt_response`). Knobs: failing answers, a disconnect mid-answer, the beta event names.
+ * (`interrupt_response`). Knobs: failing answers, a disconnect mid-answer, the beta event names,
+ * function calls: a scripted answer calls tools (`function_call` items, `response.done` with them as
+ * output); the client's `function_call_output` items join the conversation and its next
+ * `response.create` is answered from them (kind `tool`).
  */
 export const OPENAI_REALTIME_KEY = 'sk-realtime-test';
 export const LOUD = 2000;
@@ -26,18 +29,31 @@ export interface RealtimeConnectionRecord {
   /** The last session.update's session. */
   session: Record<string, unknown> | null;
   truncations: { item_id: string; content_index: number; audio_end_ms: number }[];
-  /** Items of the conversation (user text, system instructions, assistant answers). */
-  items: { id: string; role: string; text: string }[];
+  /** Items of the conversation (user text, system instructions, assistant answers, function calls and outputs: role `function_call` / `tool`, text the arguments / output). */
+  items: { id: string; role: string; text: string; callId?: string; name?: string }[];
   closed: boolean;
 }
 
+export interface FakeAsked {
+  /** `tool`: the answer after function outputs (`text`: the outputs, in order, joined by " | "). */
+  kind: 'text' | 'audio' | 'greeting' | 'tool';
+  text: string;
+}
+
 export interface FakeRealtimeKnobs {
-  /** The answer's words for what was asked (default: "You said …" / "I heard …" / the greeting). */
-  answer?: (asked: { kind: 'text' | 'audio' | 'greeting'; text: string }) => string;
+  /** The answer's words for what was asked (default: "You said …" / "I heard …" / the greeting / "The result is …"). */
+  answer?: (asked: FakeAsked) => string | undefined;
+  /**
+   * Function calls the answer makes (after its words, if `answer` gives any for it; by default a
+   * calling answer says nothing) — any name, offered or not, as a model may.
+   */
+  toolCalls?: (asked: FakeAsked) => { name: string; arguments: string }[] | undefined;
   /** Transcripts of the visitor's spoken turns, in order. */
   transcripts?: string[];
   /** Audio per word (ms, default 300) and per delta (ms, default 100); pause between deltas (ms, default 5). */
   msPerWord?: number;
+  /** Silence at the end of each word's audio (ms, default 0: one unbroken tone), so the voice has onsets and offsets. */
+  wordGapMs?: number;
   chunkMs?: number;
   deltaDelayMs?: number;
   /** The next answer fails (response.done status failed) with this error. */
@@ -109,7 +125,7 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
 
     send({ type: 'session.created', session: { type: 'realtime', id: 'sess_fake', model: url.searchParams.get('model'), output_modalities: ['audio'] } });
 
-    async function respond(asked: { kind: 'text' | 'audio' | 'greeting'; text: string }) {
+    async function respond(asked: FakeAsked) {
       const knobs = self.knobs;
       if (active) return send({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'Conversation already has an active response' } });
       const responseId = id('resp');
@@ -123,9 +139,15 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
         active = null;
         return send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'failed', status_details: { type: 'failed', error: { type: 'server_error', ...error } }, output: [] } });
       }
-      const words = (knobs.answer?.(asked) ?? (asked.kind === 'greeting' ? asked.text : asked.kind === 'text' ? `You said ${asked.text}.` : `I heard ${asked.text}.`)).split(/\s+/).filter(Boolean);
-      send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-      send({ type: 'response.content_part.added', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+      const calls = knobs.toolCalls?.(asked) ?? [];
+      const defaultAnswer = calls.length ? '' : asked.kind === 'greeting' ? asked.text : asked.kind === 'text' ? `You said ${asked.text}.` : asked.kind === 'tool' ? `The result is ${asked.text}.` : `I heard ${asked.text}.`;
+      const words = (knobs.answer?.(asked) ?? defaultAnswer).split(/\s+/).filter(Boolean);
+      // A response that only calls tools has no message item.
+      const message = words.length > 0 || calls.length === 0;
+      if (message) {
+        send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+        send({ type: 'response.content_part.added', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+      }
       const names = knobs.betaNames ? { audio: 'response.audio.delta', transcript: 'response.audio_transcript.delta' } : { audio: 'response.output_audio.delta', transcript: 'response.output_audio_transcript.delta' };
       const chunkMs = knobs.chunkMs ?? 100;
       let deltas = 0;
@@ -138,6 +160,7 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
         said += delta;
         send({ type: names.transcript, response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta });
         const audio = tone(knobs.msPerWord ?? 300);
+        if (knobs.wordGapMs) audio.fill(0, Math.max(0, audio.length - Math.round((knobs.wordGapMs * RATE) / 1000)));
         const per = Math.round((chunkMs * RATE) / 1000);
         for (let at = 0; at < audio.length; at += per) {
           if (me.cancelled || ws.readyState !== ws.OPEN) break;
@@ -153,13 +176,35 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
         }
         if (me.cancelled || ws.readyState !== ws.OPEN) break;
       }
+      if (said) conn.items.push({ id: itemId, role: 'assistant', text: said });
+      if (me.cancelled) {
+        active = null;
+        return send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [] } });
+      }
+      const output: Record<string, unknown>[] = [];
+      if (message) {
+        send({ type: 'response.output_audio.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 });
+        send({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: said });
+        send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'completed' } });
+        output.push({ id: itemId, type: 'message', role: 'assistant' });
+      }
+      // The calls, as the GA protocol streams them: the item, its arguments, the item done.
+      for (const call of calls) {
+        if (me.cancelled || ws.readyState !== ws.OPEN) break;
+        const item = { id: id('item'), object: 'realtime.item', type: 'function_call', status: 'in_progress', call_id: id('call'), name: call.name, arguments: '' };
+        const at = { response_id: responseId, output_index: output.length };
+        send({ type: 'response.output_item.added', ...at, item });
+        send({ type: 'response.function_call_arguments.delta', ...at, item_id: item.id, call_id: item.call_id, delta: call.arguments });
+        send({ type: 'response.function_call_arguments.done', ...at, item_id: item.id, call_id: item.call_id, name: call.name, arguments: call.arguments });
+        const done = { ...item, status: 'completed', arguments: call.arguments };
+        send({ type: 'response.output_item.done', ...at, item: done });
+        conn.items.push({ id: item.id, role: 'function_call', text: call.arguments, callId: item.call_id, name: call.name });
+        output.push(done);
+        await sleep(knobs.deltaDelayMs ?? 5);
+      }
       active = null;
-      conn.items.push({ id: itemId, role: 'assistant', text: said });
-      if (me.cancelled) return send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [] } });
-      send({ type: 'response.output_audio.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 });
-      send({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: said });
-      send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'completed' } });
-      send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'completed', output: [{ id: itemId, type: 'message', role: 'assistant' }] } });
+      const status = me.cancelled ? 'cancelled' : 'completed';
+      send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status, ...(me.cancelled ? { status_details: { type: 'cancelled', reason: 'turn_detected' } } : {}), output } });
     }
 
     const cancelActive = () => {
@@ -222,16 +267,25 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
           break;
         }
         case 'conversation.item.create': {
-          const item = ev.item as { role: string; content: { text: string }[] };
+          const item = ev.item as { type?: string; role: string; content: { text: string }[]; call_id?: string; output?: string };
           const itemId = id('item');
-          conn.items.push({ id: itemId, role: item.role, text: item.content?.[0]?.text ?? '' });
+          if (item.type === 'function_call_output') {
+            if (!conn.items.some((i) => i.role === 'function_call' && i.callId === item.call_id)) {
+              return send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: `No function call with call_id ${item.call_id}` } });
+            }
+            conn.items.push({ id: itemId, role: 'tool', text: String(item.output ?? ''), callId: item.call_id });
+          } else conn.items.push({ id: itemId, role: item.role, text: item.content?.[0]?.text ?? '' });
           send({ type: 'conversation.item.added', previous_item_id: null, item: { id: itemId, ...item } });
           send({ type: 'conversation.item.done', previous_item_id: null, item: { id: itemId, ...item } });
           break;
         }
         case 'response.create': {
           const last = conn.items.at(-1);
-          if (last?.role === 'system') {
+          if (last?.role === 'tool') {
+            // The outputs after the last message: what the answer is made from.
+            const from = conn.items.findLastIndex((i) => i.role !== 'tool' && i.role !== 'function_call');
+            void respond({ kind: 'tool', text: conn.items.slice(from + 1).filter((i) => i.role === 'tool').map((i) => i.text).join(' | ') });
+          } else if (last?.role === 'system') {
             const quoted = /: (".*")$/s.exec(last.text)?.[1];
             void respond({ kind: 'greeting', text: quoted ? (JSON.parse(quoted) as string) : last.text });
           } else void respond({ kind: 'text', text: last?.text ?? '' });

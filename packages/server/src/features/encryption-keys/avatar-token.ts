@@ -1,4 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { verifyEs256Jwt } from '../../lib/es256-jwt.js';
 import { EncryptionKeyLimits, ZAvatarTokenClaims, type TAvatarTokenClaims } from '@persona/contract';
 
 /**
@@ -49,16 +50,6 @@ export type TokenFailure = 'malformed' | 'algorithm' | 'signature' | 'claims' | 
 
 export type TokenVerification = { ok: true; claims: TAvatarTokenClaims } | { ok: false; reason: TokenFailure };
 
-const B64URL = /^[A-Za-z0-9_-]+$/;
-
-function parseJson(part: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Verifies an avatar token against a public key (SPKI PEM): the ES256 signature, then the claims
  * (exp required, nbf/iat honoured with a small clock skew) and, when given, the avatar it is for.
@@ -68,25 +59,9 @@ export function verifyAvatarToken(
   token: string,
   opts: { publicKey: string | KeyObject; avatarId?: number; now?: Date; clockSkewSeconds?: number },
 ): TokenVerification {
-  if (typeof token !== 'string' || token.length > 8192) return { ok: false, reason: 'malformed' };
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((p) => B64URL.test(p))) return { ok: false, reason: 'malformed' };
-  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-  const header = parseJson(headerPart) as { alg?: unknown } | undefined;
-  if (!header || typeof header !== 'object') return { ok: false, reason: 'malformed' };
-  // Only ES256: never "none", never an HMAC keyed with the public key.
-  if (header.alg !== 'ES256') return { ok: false, reason: 'algorithm' };
-  const signature = Buffer.from(signaturePart, 'base64url');
-  if (signature.length !== 64) return { ok: false, reason: 'signature' };
-  let isValid: boolean;
-  try {
-    const key = typeof opts.publicKey === 'string' ? createPublicKey(opts.publicKey) : opts.publicKey;
-    isValid = verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key, dsaEncoding: 'ieee-p1363' }, signature);
-  } catch {
-    return { ok: false, reason: 'signature' };
-  }
-  if (!isValid) return { ok: false, reason: 'signature' };
-  const parsed = ZAvatarTokenClaims.safeParse(parseJson(payloadPart));
+  const signed = verifyEs256Jwt(token, opts.publicKey);
+  if (!signed.ok) return signed;
+  const parsed = ZAvatarTokenClaims.safeParse(signed.payload);
   if (!parsed.success) return { ok: false, reason: 'claims' };
   const claims = parsed.data;
   const nowSeconds = Math.floor((opts.now ?? new Date()).getTime() / 1000);

@@ -77,6 +77,12 @@ export function brainConfig(avatar: { nlpEngine: number; setupMode: number; conf
     }
     case NlpEngine.TrulienceRealtime:
       return realtimeConfig(c);
+    // Bring your own agent (ADR 072): the customer's agent joins over the agent API.
+    case NlpEngine.Ten:
+    case NlpEngine.CUSTOM_STT_LLM_TTS:
+      return { kind: 'agent', framework: avatar.nlpEngine === NlpEngine.Ten ? 'ten' : 'custom', greeting: str(c.wakeUpMessage) };
+    case NlpEngine.ElevenLabsConversationAI:
+      return elevenLabsConfig(c);
     default:
       return { kind: 'unavailable', code: LiveCode.providerError, detail: `engine ${avatar.nlpEngine} does not run on this server yet` };
   }
@@ -89,7 +95,9 @@ const numberIn = (v: unknown, min: number, max: number, fallback: number): numbe
 
 /**
  * SpeechToSpeech (engine 9) from `speech_to_speech` and the realtime part of `vad_options`. No key
- * stored: the product's own realtime (the worker's operator key). Gemini Live is not built yet.
+ * stored: the product's own realtime (OpenAI, the worker's operator key). A Gemini URL with a key
+ * is Gemini Live. A voice or model of the other provider's catalogue (the URL was switched and the
+ * rest left) falls back to this provider's first.
  */
 function realtimeConfig(c: Obj): TLiveBrainConfig {
   const pipeline = obj(obj(c.customData).agent_pipeline_config);
@@ -97,15 +105,18 @@ function realtimeConfig(c: Obj): TLiveBrainConfig {
   const vad = obj(pipeline.vad_options);
   const apiKey = str(s2s.api_key);
   const url = str(s2s.url);
-  if (/generativelanguage\.googleapis\.com/i.test(url)) return { kind: 'unavailable', code: LiveCode.providerError, detail: 'Gemini Live does not run on this server yet' };
+  const provider = apiKey && /generativelanguage\.googleapis\.com/i.test(url) ? 'gemini' : 'openai';
+  const other = provider === 'gemini' ? 'openai' : 'gemini';
+  const own = (value: string, lists: Record<'openai' | 'gemini', readonly string[]>, foreign?: RegExp) =>
+    value && !lists[other].some((v) => v.toLowerCase() === value.toLowerCase()) && !foreign?.test(value) ? value : lists[provider][0]!;
   return {
     kind: 'realtime',
-    provider: 'openai',
+    provider,
     url: apiKey ? url || RealtimeBaseUrls[0].url : '',
     apiKey,
     platform: !apiKey,
-    model: str(s2s.model) || RealtimeModels.openai[0],
-    voice: str(s2s.voice_id) || RealtimeVoices.openai[0],
+    model: own(str(s2s.model), RealtimeModels, provider === 'gemini' ? /^gpt-/i : /^(models\/)?gemini-/i),
+    voice: own(str(s2s.voice_id), RealtimeVoices),
     instructions: str(s2s.instructions) || DefaultLlmInstruction,
     greeting: str(s2s.greeting) || str(c.wakeUpMessage),
     vad: {
@@ -113,5 +124,25 @@ function realtimeConfig(c: Obj): TLiveBrainConfig {
       prefixPaddingMs: Math.round(numberIn(vad.prefix_padding_ms, 0, 10_000, RealtimeVadDefaults.prefix_padding_ms)),
       silenceDurationMs: Math.round(numberIn(vad.silence_duration_ms, 0, 10_000, RealtimeVadDefaults.silence_duration_ms)),
     },
+  };
+}
+
+/**
+ * None mode with ElevenLabs Conversational AI (engine 11) from `third_party`. A public agent needs
+ * no key; without a key there is nothing else to try. The agent's own first message (set at
+ * ElevenLabs) is the greeting: the wake-up message is not asked for on top of it.
+ */
+function elevenLabsConfig(c: Obj): TLiveBrainConfig {
+  const third = obj(obj(obj(c.customData).agent_pipeline_config).third_party);
+  const agentId = str(third.agent_id);
+  if (!agentId) return { kind: 'unavailable', code: LiveCode.providerError, detail: 'no ElevenLabs agent id is set' };
+  const apiKey = str(third.api_key);
+  return {
+    kind: 'elevenlabs',
+    agentId,
+    apiKey,
+    isPublic: third.is_public === true || !apiKey,
+    connectionType: third.connection_type === 'websocket' ? 'websocket' : 'webrtc',
+    greeting: '',
   };
 }

@@ -82,6 +82,8 @@ export interface LiveSessionsDeps {
   now?: () => Date;
   /** A session whose worker has not reported for this long is closed by the sweep (default LiveLimits). */
   staleSessionSeconds?: number;
+  /** Bring your own agent (features/agents): offers a session to an agent connected for its avatar. */
+  offerToAgent?: (offer: { sessionId: string; avatarId: number; workerId: number }) => Promise<boolean>;
 }
 
 export class LiveRefusal extends AppError {
@@ -367,6 +369,13 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         }
       }
       return {};
+    },
+
+    async 'agent.offer'(workerId, params: { sessionId: string }) {
+      // Only for an open session of this worker; the agents feature picks an agent of its avatar.
+      const row = await openSessionFor(workerId, params.sessionId);
+      const offered = deps.offerToAgent ? await deps.offerToAgent({ sessionId: row.id, avatarId: row.avatarId, workerId }) : false;
+      return { offered };
     },
 
     async 'knowledge.search'(workerId, params: { sessionId: string; query: string; k: number }) {

@@ -13,7 +13,10 @@ export type { RealtimeConnection, RealtimeEvent } from './types.js';
  * in this file; the session sees `RealtimeEvent`s. Audio both ways is PCM16 mono at 24 kHz.
  * `wss://…/v1/realtime?model=…` with `Authorization: Bearer`; `session.update` sets the
  * instructions, voice, audio formats, input transcription and server VAD (`interrupt_response`:
- * the provider stops its answer itself when the visitor starts speaking).
+ * the provider stops its answer itself when the visitor starts speaking) and the tools offered.
+ * A function call (`response.output_item.done` of a `function_call` item) becomes a `tool-call`
+ * event; its result goes back as a `function_call_output` item, and the model answers once all
+ * calls of its response have their outputs and that response is done (one `response.create`).
  */
 export const OPENAI_REALTIME = 'openai-realtime';
 export const REALTIME_SAMPLE_RATE = 24_000;
@@ -46,7 +49,7 @@ interface ServerEvent {
   transcript?: string;
   item_id?: string;
   response_id?: string;
-  item?: { id?: string; role?: string; type?: string };
+  item?: { id?: string; role?: string; type?: string; call_id?: string; name?: string; arguments?: string };
   response?: { id?: string; status?: string; status_details?: { type?: string; reason?: string; error?: { type?: string; code?: string; message?: string } } };
   error?: { type?: string; code?: string; message?: string; param?: string };
 }
@@ -75,6 +78,15 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
     let opened = false;
     let closed = false;
     const responses = new Set<string>();
+    /** Responses that called tools: the calls still without output, and whether the response is done. */
+    const toolTurns = new Map<string, { pending: Set<string>; done: boolean }>();
+    /** The model answers with the results once every call of the response has its output and the response is done. */
+    const followUp = (responseId: string) => {
+      const turn = toolTurns.get(responseId);
+      if (!turn || !turn.done || turn.pending.size > 0) return;
+      toolTurns.delete(responseId);
+      send({ type: 'response.create' });
+    };
     const shutdown = () => {
       if (closed) return false;
       closed = true;
@@ -125,8 +137,11 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
       cancelResponse() {
         if (responses.size > 0) send({ type: 'response.cancel' });
       },
-      toolResult() {
-        // Tools are offered in a later slice (issue 15): no call can arrive yet.
+      toolResult(callId, _name, output) {
+        send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
+        for (const [responseId, turn] of toolTurns) {
+          if (turn.pending.delete(callId)) return followUp(responseId);
+        }
       },
       close() {
         if (!shutdown()) return;
@@ -171,6 +186,9 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
             },
             output: { format: { type: 'audio/pcm', rate: REALTIME_SAMPLE_RATE }, voice: s.voice },
           },
+          ...(s.tools?.length
+            ? { tools: s.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters })), tool_choice: 'auto' }
+            : {}),
         },
       });
       resolve(connection);
@@ -199,8 +217,17 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
         const id = m.response?.id;
         if (id) {
           responses.add(id);
+          // A newer answer (typed text, the visitor's speech): the model has moved on; results that come later join the conversation without an answer of their own.
+          toolTurns.clear();
           onEvent({ type: 'response-start', responseId: id });
         }
+      } else if (type === 'response.output_item.done') {
+        const item = m.item;
+        if (item?.type !== 'function_call' || !item.call_id || !item.name || !m.response_id) return;
+        const turn = toolTurns.get(m.response_id) ?? { pending: new Set<string>(), done: false };
+        toolTurns.set(m.response_id, turn);
+        turn.pending.add(item.call_id);
+        onEvent({ type: 'tool-call', callId: item.call_id, name: item.name, args: typeof item.arguments === 'string' && item.arguments.trim() ? item.arguments : '{}' });
       } else if (type === 'response.done') {
         const id = m.response?.id;
         if (!id) return;
@@ -209,6 +236,13 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
         const detail = m.response?.status_details?.error;
         const error = status === 'failed' ? new ProviderError(OPENAI_REALTIME, `the answer failed${detail?.code ? ` (${detail.code})` : ''}${detail?.message ? `: ${detail.message}` : ''}`) : null;
         onEvent({ type: 'response-done', responseId: id, status, error });
+        const turn = toolTurns.get(id);
+        if (turn) {
+          turn.done = true;
+          // A cancelled or failed answer's calls get no answer of their own (the visitor interrupted, or it failed).
+          if (status === 'completed') followUp(id);
+          else toolTurns.delete(id);
+        }
       } else if (type === 'error') {
         const e = m.error ?? {};
         // Cancelling an answer that just ended is a race, not a failure.

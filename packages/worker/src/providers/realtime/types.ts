@@ -1,5 +1,5 @@
-import type { TLiveHistoryEntry } from '@persona/contract';
-import type { ProviderError } from '../../brains/types.js';
+import type { TLiveCode, TLiveHistoryEntry } from '@persona/contract';
+import { ProviderError } from '../../brains/types.js';
 
 /**
  * What every speech-to-speech or third-party agent connection gives a live session
@@ -60,3 +60,18 @@ export interface RealtimeConnection {
  * closes. Rejects with a ProviderError.
  */
 export type RealtimeConnector = (onEvent: (ev: RealtimeEvent) => void, signal: AbortSignal, tools: readonly RealtimeTool[]) => Promise<RealtimeConnection>;
+
+/**
+ * A connection refused for a reason the visitor should read as a notice (its LiveCode), not as the
+ * generic provider error: e.g. no external agent is connected for the avatar (ADR 072).
+ */
+export class RealtimeNoticeError extends ProviderError {
+  constructor(
+    provider: string,
+    readonly code: TLiveCode,
+    message: string,
+  ) {
+    super(provider, message);
+    this.name = 'RealtimeNoticeError';
+  }
+}

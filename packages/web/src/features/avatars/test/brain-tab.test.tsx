@@ -294,6 +294,7 @@ describe('Brain tab: REST, Dialogflow, Realtime', () => {
 });
 
 describe('Brain tab: ElevenLabs agent check', () => {
+  const WEBRTC_NOTE = 'The live avatar connects to ElevenLabs by WebSocket here: WebRTC needs ElevenLabs\u2019 own media servers, so WebSocket is what runs.';
   const answers: Record<string, () => Response> = {
     agent_public_0001: () => json({ status: 'OK', state: 'public' }),
     agent_private_001: () => json({ status: 'OK', state: 'private' }),
@@ -317,6 +318,8 @@ describe('Brain tab: ElevenLabs agent check', () => {
     const id = screen.getByRole('textbox', { name: 'Agent ID' });
     expect(status()).toHaveAttribute('data-state', 'idle');
     expect(screen.getByRole('combobox', { name: 'Connection Type' })).toHaveTextContent('WebRTC');
+    // Issue 15: the live avatar runs the WebSocket protocol whatever is chosen; WebRTC says so.
+    expect(screen.getByText(WEBRTC_NOTE)).toBeInTheDocument();
     await user.click(id);
     await user.paste('agent_1');
     await user.click(screen.getByRole('button', { name: 'probe-save' }));
@@ -353,6 +356,7 @@ describe('Brain tab: ElevenLabs agent check', () => {
 
     await user.click(screen.getByRole('combobox', { name: 'Connection Type' }));
     await user.click(await screen.findByRole('option', { name: 'WebSocket' }));
+    await waitFor(() => expect(screen.queryByText(WEBRTC_NOTE)).not.toBeInTheDocument());
     await user.click(screen.getByRole('button', { name: 'probe-save' }));
     const sent = await savedPayload(fetch);
     expect(sent).toMatchObject({ nlpEngine: 11, setupMode: 3 });

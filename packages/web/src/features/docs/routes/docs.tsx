@@ -26,6 +26,7 @@ const sections: readonly Section[] = [
   { id: 'knowledge', title: 'Knowledge base' },
   { id: 'functions', title: 'Functions' },
   { id: 'encryption', title: 'Encryption keys' },
+  { id: 'agents', title: 'Bring your own agent' },
   { id: 'embed', title: 'Embedding an avatar' },
   { id: 'oauth', title: 'Visitor sign-in (OAuth)' },
   { id: 'account', title: 'Account & billing' },
@@ -348,6 +349,28 @@ export function DocsRoute() {
                 <>Keep tokens short-lived (minutes to hours): a token opens the avatar for whoever holds it until it expires.</>,
                 <>A token for one avatar does not open another, and a token signed with another key is refused.</>,
                 <>The portal signs its own tokens (Connect, preview) with your default key, whose private key never leaves the server.</>,
+              ]}
+            />
+          </DocSection>
+
+          <DocSection id="agents" title="Bring your own agent">
+            <P>
+              In <strong>None (3rd Party AI)</strong> mode with the engine <strong>Ten</strong> or{' '}
+              <strong>Custom STT/LLM/TTS</strong>, the avatar is the face of an agent you run yourself. Give the avatar an
+              encryption key of its own; your agent signs a short-lived token with its private key (<code>ES256</code>,{' '}
+              <code>aud</code> <code>persona-agent</code>, <code>sub</code> the avatar id, <code>exp</code> at most an hour
+              ahead) and keeps a WebSocket open to <code>{origin}/api/agent/ws</code> with{' '}
+              <code>Authorization: Bearer &lt;token&gt;</code>.
+            </P>
+            <Bullets
+              items={[
+                <>When a visitor opens a session, your agent receives a <code>session</code> offer with an address and a single-use ticket, and joins it.</>,
+                <>It receives the visitor&apos;s microphone (16 kHz PCM) and typed messages, and answers with its own audio plus the words to show; the avatar lip-syncs to that audio.</>,
+                <>If no agent is connected, the visitor is told so; an agent that connects later gets the visitor&apos;s next message.</>,
+                <>
+                  The full protocol and an example agent are in the repository: <code>docs/agent-api.md</code> and{' '}
+                  <code>docs/examples/echo-agent.mjs</code>.
+                </>,
               ]}
             />
           </DocSection>

@@ -342,6 +342,9 @@ const STATE_TEXT: Record<TElevenLabsAgentState, string> = {
   invalid_agent_id: '',
 };
 
+/** Under Connection Type when WebRTC is chosen: what the live avatar actually runs (ADR 071). */
+const ELEVENLABS_WEBRTC_NOTE = 'The live avatar connects to ElevenLabs by WebSocket here: WebRTC needs ElevenLabs\u2019 own media servers, so WebSocket is what runs.';
+
 /**
  * ElevenLabs Conversational AI: the agent ID is checked 500 ms after typing stops (from 12
  * characters); the API key is asked for only when the agent is private or the key was refused.
@@ -350,6 +353,7 @@ export function ElevenLabsForm() {
   const { brainForm, agent } = useEditorSession();
   const { control, getValues, setValue, trigger, formState, getFieldState, resetField } = brainForm;
   const agentId = useWatch({ control, name: 'elevenLabsConversationAI.agent_id' });
+  const connectionType = useWatch({ control, name: 'elevenLabsConversationAI.connection_type' });
   // The check's state is the form's (its rules and the saved is_public read it), registered so that
   // it can be the baseline (below); the status text is only shown.
   const savedStatus = useController({ control, name: 'elevenLabsConversationAI.status' }).field.value;
@@ -410,6 +414,7 @@ export function ElevenLabsForm() {
         name="elevenLabsConversationAI.connection_type"
         label="Connection Type"
         help="elConnection"
+        helperText={connectionType === 'webrtc' ? ELEVENLABS_WEBRTC_NOTE : undefined}
         options={[
           { value: 'webrtc', label: 'WebRTC' },
           { value: 'websocket', label: 'WebSocket' },

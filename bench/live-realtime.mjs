@@ -1,0 +1,165 @@
+// Speech to speech (issue 15): `npm run bench -- realtime`, on the built server as `npm start` runs
+// it (PGlite, its embedded worker; ALLOW_PRIVATE_URLS so the avatar may use the provider below),
+// with a SpeechToSpeech avatar whose realtime URL is the local fake of OpenAI Realtime (the real
+// client, wire protocol and socket; the fake runs in this process).
+// 1. Worker latency, BENCH_TURNS (default 40) typed turns after 5 of warm-up: the moment the fake
+//    provider sent an answer's first audio delta → the moment the page's socket (a ws client in
+//    this process, the same clock) received that answer's first audio frame. That frame is
+//    audible (the fake's voice is a tone from its first sample): this is all the worker adds —
+//    two loopback hops, JSON + base64 decode, framing. Target p95 ≤ 20 ms. Left out: the page's
+//    own jitter buffer (a fixed 60–100 ms of prebuffer, the same for every brain; see live-render).
+// 2. Audio/mouth offset in headless Debian chromium on that avatar (audio-driven lips: the page
+//    meters what it plays): the fake speaks words of 300 ms with 120 ms gaps; at each onset and
+//    offset, when the heard level crosses half its peak vs when the mouth's openness does
+//    (positive: mouth late). Target as for the voice: within 45 ms early / 125 ms late.
+/* global window, document */
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { tsImport } from 'tsx/esm/api';
+import WebSocket from 'ws';
+import { createAvatar } from './live.mjs';
+import { percentile, root, round, serverMain, startPortal } from './support.mjs';
+
+const APP_KEY = 'persona-studio-web';
+const TARGET_P95_MS = 20;
+const stats = (v) => ({ n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Records when the fake sent each response's first audio delta (wraps the server side's send). */
+function stampFirstAudio(connection, sentAt) {
+  const send = connection.socket.send.bind(connection.socket);
+  connection.socket.send = (data, ...rest) => {
+    if (typeof data === 'string' && data.includes('"response.output_audio.delta"')) {
+      const id = /"response_id":"([^"]+)"/.exec(data)?.[1];
+      if (id && !sentAt.has(id)) sentAt.set(id, performance.now());
+    }
+    return send(data, ...rest);
+  };
+}
+
+/** A page: admission, the socket (speaker on), and per utterance the first audio frame's arrival. */
+async function openPage(portal, avatarId) {
+  const res = await fetch(`${portal.base}/api/live/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${APP_KEY}` }, body: JSON.stringify({ avatarId }) });
+  const answer = await res.json();
+  if (answer.status !== 'OK') throw new Error(`admission refused: ${JSON.stringify(answer)}`);
+  const ws = new WebSocket(answer.wsUrl);
+  const firstAudio = new Map();
+  const finals = [];
+  let ready;
+  const isReady = new Promise((r) => (ready = r));
+  ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, ticket: answer.ticket, mic: false, speaker: true })));
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      const utt = data.readUInt16LE(2);
+      if (data.length > 8 && !firstAudio.has(utt)) firstAudio.set(utt, performance.now());
+      return;
+    }
+    const f = JSON.parse(String(data));
+    if (f.type === 'ready') ready(f);
+    else if (f.type === 'assistant' && f.final) finals.push(f.utt);
+  });
+  const hello = await isReady;
+  return { ws, hello, firstAudio, finals };
+}
+
+async function workerLatency(portal, fake, avatarId, turns, warmup) {
+  const before = fake.connections.length;
+  const page = await openPage(portal, avatarId);
+  for (let i = 0; i < 200 && fake.connections.length === before; i++) await sleep(25);
+  const connection = fake.connections.at(-1);
+  const sentAt = new Map();
+  stampFirstAudio(connection, sentAt);
+  // Each turn's answer is the provider's first response not seen before (the greeting's is seen).
+  const seen = new Set();
+  const delays = [];
+  await sleep(1500); // the greeting
+  for (const k of sentAt.keys()) seen.add(k);
+  for (let i = 0; i < warmup + turns; i++) {
+    const done = page.finals.length;
+    page.ws.send(JSON.stringify({ type: 'text', id: `b${i}`, text: `question ${i}` }));
+    const end = Date.now() + 10_000;
+    while (page.finals.length === done && Date.now() < end) await sleep(5);
+    const utt = page.finals.at(-1);
+    const id = [...sentAt.keys()].find((k) => !seen.has(k));
+    if (id === undefined || utt === undefined) throw new Error('no answer');
+    seen.add(id);
+    if (i >= warmup) delays.push(page.firstAudio.get(utt) - sentAt.get(id));
+  }
+  page.ws.close();
+  return { audioSampleRate: page.hello.audioSampleRate, firstAudioDelayMs: stats(delays) };
+}
+
+function offsets(history, levels) {
+  const cross = (series) => {
+    const peak = Math.max(...series.map((s) => s.v));
+    const half = peak / 2;
+    const up = [];
+    const down = [];
+    for (let i = 1; i < series.length; i++) {
+      const a = series[i - 1];
+      const b = series[i];
+      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
+      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
+    }
+    return { up, down };
+  };
+  const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
+  const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
+  const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
+  return [...pair(s.up, m.up), ...pair(s.down, m.down)];
+}
+
+async function mouthOffset(portal, avatarId) {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'],
+  });
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 640, height: 480 } })).newPage();
+    await page.goto(`${portal.base}/avatar/${avatarId}?autoConnect=true&hideChatHistory=true`);
+    await page.waitForFunction(() => document.querySelector('.ps-avatar')?.getAttribute('data-connection') === 'connected', null, { timeout: 30_000 });
+    await page.waitForTimeout(3000); // the greeting
+    await page.evaluate(() => window.__personaAvatar.probe?.());
+    await page.evaluate(() => {
+      const input = document.querySelector('#ps-message');
+      input.value = 'tell me a story';
+      input.closest('form').requestSubmit();
+    });
+    await page.waitForTimeout(6000);
+    const probe = await page.evaluate(() => window.__personaAvatar);
+    const diffs = offsets(probe.history, probe.levels);
+    return { lipSync: probe.lipSync, fps: round(probe.fps, 1), audioMouthOffsetMs: diffs.length ? { n: diffs.length, min: round(Math.min(...diffs), 0), max: round(Math.max(...diffs), 0), mean: round(diffs.reduce((a, b) => a + b, 0) / diffs.length, 0) } : null };
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function run() {
+  const { startFakeOpenAiRealtime, OPENAI_REALTIME_KEY } = await tsImport(path.join(root, 'packages/worker/src/test/fake-openai-realtime.ts'), import.meta.url);
+  const fake = await startFakeOpenAiRealtime();
+  // Answers of 8 words; deltas of 100 ms sent at 10 ms intervals (faster than real time, as providers do).
+  fake.knobs = { answer: (a) => (a.kind === 'greeting' ? a.text : 'one two three four five six seven eight'), msPerWord: 300, deltaDelayMs: 10 };
+  const portal = await startPortal(serverMain, { ALLOW_PRIVATE_URLS: 'true' });
+  try {
+    const avatarId = await createAvatar(portal, {
+      name: 'Bench Realtime',
+      nlpEngine: 9,
+      setupMode: 2,
+      wakeUpMessage: 'Hello.',
+      customData: { agent_pipeline_config: { speech_to_speech: { url: fake.url, api_key: OPENAI_REALTIME_KEY, model: 'gpt-realtime', voice_id: 'verse', instructions: 'Bench.', greeting: '' } } },
+    });
+    const latency = await workerLatency(portal, fake, avatarId, Number(process.env.BENCH_TURNS ?? 40), 5);
+    fake.knobs = { ...fake.knobs, msPerWord: 420, wordGapMs: 120, deltaDelayMs: 40 };
+    const mouth = await mouthOffset(portal, avatarId);
+    return {
+      setup: 'built server (npm start settings, PGlite, embedded worker), OpenAI Realtime fake in the bench process, page socket in the bench process',
+      ...latency,
+      target: { firstAudioDelayP95Ms: TARGET_P95_MS, met: latency.firstAudioDelayMs.p95 <= TARGET_P95_MS },
+      page: mouth,
+      mouthTarget: '−45 … +125 ms (mouth early … late)',
+    };
+  } finally {
+    await portal.stop();
+    await fake.close();
+  }
+}

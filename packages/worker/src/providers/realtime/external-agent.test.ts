@@ -1,0 +1,124 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { TURN_DEFAULTS, type TurnOptions } from '../../listening/options.js';
+import type { VadStream } from '../../listening/vad.js';
+import type { AgentJoiner } from '../../live/agent-bridge.js';
+import { scriptedTts } from '../../test/scripted-tts.js';
+import type { SttEngine } from '../stt/types.js';
+import { connectExternalAgent } from './external-agent.js';
+import type { RealtimeEvent } from './types.js';
+
+let wss: WebSocketServer;
+let url: string;
+const accepted: WebSocket[] = [];
+beforeAll(async () => {
+  wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  wss.on('connection', (ws) => accepted.push(ws));
+  await new Promise((r) => wss.once('listening', r));
+  url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => wss.close(() => r())));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (check: () => boolean, ms = 8000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(10);
+  }
+};
+
+/** The agent's end (a client) and the worker's end (the server side, as the bridge hands it over). */
+async function pair() {
+  const n = accepted.length;
+  const agent = new WebSocket(url);
+  const frames: Record<string, unknown>[] = [];
+  let mic = 0;
+  agent.on('message', (d, isBinary) => (isBinary ? mic++ : frames.push(JSON.parse(String(d)) as Record<string, unknown>)));
+  await new Promise((r) => agent.once('open', r));
+  await until(() => accepted.length > n);
+  return { agent, worker: accepted[n]!, frames, mic: () => mic };
+}
+
+const levelVad: VadStream = {
+  probability: async (w) => (w.reduce((m, x) => Math.max(m, Math.abs(x)), 0) > 0.05 ? 0.95 : 0.02),
+  reset: () => undefined,
+};
+function scriptedStt(texts: string[]): SttEngine {
+  return {
+    provider: 'scripted',
+    mode: 'batch',
+    async open(_o, events) {
+      let samples = 0;
+      return {
+        push: (pcm) => void (samples += pcm.length),
+        async finalize() {
+          if (!samples) return;
+          samples = 0;
+          events.onResult({ text: texts.shift() ?? '', final: true });
+        },
+        reset: () => void (samples = 0),
+        close: () => undefined,
+      };
+    },
+  };
+}
+const options: TurnOptions = { ...TURN_DEFAULTS, minSilenceMs: 160, minEndpointingMs: 100, echoGuardMs: 0, earlyTranscriptMs: 100 };
+const tone = (ms: number) => Int16Array.from({ length: ms * 16 }, (_, i) => Math.round(8000 * Math.sin(i / 3)));
+
+describe('an external agent as a realtime connection', () => {
+  it('transcripts by the worker (hello transcripts: true): the visitor’s words go to the agent and into the session', async () => {
+    const { agent, worker, frames, mic } = await pair();
+    const joiner: AgentJoiner = {
+      join: async () => ({ socket: worker, sampleRate: 16_000, sessionId: 's1', transcripts: true }),
+      listening: () => ({ stt: scriptedStt(['what time is it']), vad: levelVad, options }),
+    };
+    const events: RealtimeEvent[] = [];
+    const conn = await connectExternalAgent(joiner, (ev) => events.push(ev), new AbortController().signal);
+    const speech = [...Array.from({ length: 30 }, () => tone(20)), ...Array.from({ length: 40 }, () => new Int16Array(320))];
+    for (const pcm of speech) {
+      conn.appendAudio(pcm);
+      await sleep(2);
+    }
+    await until(() => frames.some((f) => f.type === 'transcript' && f.final === true));
+    expect(frames.find((f) => f.type === 'transcript' && f.final === true)).toEqual({ type: 'transcript', text: 'what time is it', final: true });
+    expect(events.filter((e) => e.type === 'user-item')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'user-transcript' && e.final)).toMatchObject({ text: 'what time is it' });
+    await until(() => mic() === speech.length);
+    conn.close();
+    agent.close();
+  });
+
+  it('speak: the avatar’s voice says it as one answer; an interruption stops it and drops what waits', async () => {
+    const { agent, worker, frames } = await pair();
+    const tts = scriptedTts({ sampleRate: 22_050, chunks: 5, chunkDelayMs: 40 });
+    const joiner: AgentJoiner = { join: async () => ({ socket: worker, sampleRate: 16_000, sessionId: 's2', transcripts: false }), voice: () => tts };
+    const events: RealtimeEvent[] = [];
+    const conn = await connectExternalAgent(joiner, (ev) => events.push(ev), new AbortController().signal);
+    agent.send(JSON.stringify({ type: 'speak', text: 'First sentence.' }));
+    await until(() => events.some((e) => e.type === 'response-done'));
+    const first = events.find((e) => e.type === 'response-start') as Extract<RealtimeEvent, { type: 'response-start' }>;
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta)).toEqual(['First sentence.']);
+    const samples = events.filter((e) => e.type === 'audio').reduce((n, e) => n + (e as { pcm: Int16Array }).pcm.length, 0);
+    expect(samples).toBeGreaterThan(0);
+    expect(events.find((e) => e.type === 'response-done')).toMatchObject({ responseId: first.responseId, status: 'completed' });
+
+    events.length = 0;
+    agent.send(JSON.stringify({ type: 'speak', text: 'A long second sentence that will be cut.' }));
+    agent.send(JSON.stringify({ type: 'speak', text: 'Never said.' }));
+    await until(() => events.some((e) => e.type === 'audio'));
+    const second = events.find((e) => e.type === 'response-start') as Extract<RealtimeEvent, { type: 'response-start' }>;
+    conn.truncate(second.responseId, 100);
+    await until(() => events.some((e) => e.type === 'response-done'));
+    expect(events.find((e) => e.type === 'response-done')).toMatchObject({ status: 'cancelled' });
+    await until(() => frames.some((f) => f.type === 'interrupted'));
+    expect(frames.find((f) => f.type === 'interrupted')).toEqual({ type: 'interrupted', responseId: second.responseId, heardMs: 100 });
+    await sleep(400);
+    expect(tts.calls.map((c) => c.text)).toEqual(['First sentence.', 'A long second sentence that will be cut.']);
+    expect(tts.calls[1]!.abortedAt).not.toBeNull();
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta)).toEqual(['A long second sentence that will be cut.']);
+    conn.close();
+    agent.close();
+  });
+});

@@ -1,0 +1,45 @@
+import { expect } from 'vitest';
+import { AudioFrameFlag, AudioFrameKind, readAudioFrame, writeAudioFrame, type TWorkerFrame } from '@persona/contract';
+import type { Conversation, PageSocket } from '../live/conversation.js';
+
+/** The avatar page as a conversation sees it: JSON frames and avatar audio frames, recorded. */
+export function fakePage() {
+  const frames: TWorkerFrame[] = [];
+  const audio: { utt: number; seq: number; last: boolean; samples: number }[] = [];
+  let closed: number | null = null;
+  const socket: PageSocket & { frames: TWorkerFrame[]; audio: typeof audio } = {
+    frames,
+    audio,
+    send: (data) => frames.push(JSON.parse(data) as TWorkerFrame),
+    sendBinary: (data) => {
+      const f = readAudioFrame(data)!;
+      expect(f.header.kind).toBe(AudioFrameKind.avatar);
+      audio.push({ utt: f.header.utterance, seq: f.header.seq, last: (f.header.flags & AudioFrameFlag.last) !== 0, samples: f.pcm.byteLength / 2 });
+    },
+    close: (code) => (closed = code),
+    get isOpen() {
+      return closed === null;
+    },
+  };
+  return socket;
+}
+
+export const until = async (check: () => boolean, ms = 8000, what = 'condition') => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`${what}: timed out`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+type Of<T extends TWorkerFrame['type']> = Extract<TWorkerFrame, { type: T }>;
+export const framesOf = <T extends TWorkerFrame['type']>(page: { frames: TWorkerFrame[] }, type: T) => page.frames.filter((f): f is Of<T> => f.type === type);
+export const finals = (page: { frames: TWorkerFrame[] }) => framesOf(page, 'assistant').filter((f) => f.final);
+
+/** Mic audio as the page sends it: 16 kHz PCM16 in 20 ms binary frames (a loud tone, or silence). */
+export function sendMic(c: Conversation, ms: number, loud: boolean) {
+  for (let t = 0; t < ms; t += 20) {
+    const pcm = Int16Array.from({ length: 320 }, (_, i) => (loud ? Math.round(9000 * Math.sin(i / 3)) : 0));
+    c.onAudio(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: t / 20 }, new Uint8Array(pcm.buffer)));
+  }
+}
