@@ -9,10 +9,11 @@
 //    two loopback hops, JSON + base64 decode, framing. Target p95 ≤ 20 ms. Left out: the page's
 //    own jitter buffer (a fixed 60–100 ms of prebuffer, the same for every brain; see live-render).
 // 2. Audio/mouth offset in headless Debian chromium on that avatar (audio-driven lips: the page
-//    meters what it plays): the fake speaks words of 300 ms with 120 ms gaps; at each onset and
+//    meters what it plays): the fake speaks words by espeak-ng with 80 ms gaps; at each onset and
 //    offset, when the heard level crosses half its peak vs when the mouth's openness does
 //    (positive: mouth late). Target as for the voice: within 45 ms early / 125 ms late.
 /* global window, document */
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { tsImport } from 'tsx/esm/api';
@@ -89,6 +90,25 @@ async function workerLatency(portal, fake, avatarId, turns, warmup) {
   return { audioSampleRate: page.hello.audioSampleRate, firstAudioDelayMs: stats(delays) };
 }
 
+/** A word spoken by espeak-ng (Debian's), at 24 kHz, with 80 ms of silence after it. */
+const spoken = new Map();
+function speech(word) {
+  if (spoken.has(word)) return spoken.get(word);
+  const wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', '170', '--stdout', word]);
+  const from = wav.readUInt32LE(24);
+  const at = wav.indexOf('data', 12) + 8;
+  const src = new Int16Array(wav.buffer.slice(wav.byteOffset + at, wav.byteOffset + wav.length - ((wav.length - at) % 2)));
+  const n = Math.floor((src.length * 24_000) / from);
+  const out = new Int16Array(n + 1920);
+  for (let i = 0; i < n; i++) {
+    const x = (i * from) / 24_000;
+    const j = Math.floor(x);
+    out[i] = Math.round(src[j] + ((src[Math.min(j + 1, src.length - 1)] ?? 0) - src[j]) * (x - j));
+  }
+  spoken.set(word, out);
+  return out;
+}
+
 function offsets(history, levels) {
   const cross = (series) => {
     const peak = Math.max(...series.map((s) => s.v));
@@ -149,7 +169,8 @@ export async function run() {
       customData: { agent_pipeline_config: { speech_to_speech: { url: fake.url, api_key: OPENAI_REALTIME_KEY, model: 'gpt-realtime', voice_id: 'verse', instructions: 'Bench.', greeting: '' } } },
     });
     const latency = await workerLatency(portal, fake, avatarId, Number(process.env.BENCH_TURNS ?? 40), 5);
-    fake.knobs = { ...fake.knobs, msPerWord: 420, wordGapMs: 120, deltaDelayMs: 40 };
+    // Real speech for the audio-driven lips (a tone is no speech to its viseme model).
+    fake.knobs = { ...fake.knobs, answer: (a) => (a.kind === 'greeting' ? a.text : 'the harbour opens early and the ferries leave at nine'), speech, deltaDelayMs: 40 };
     const mouth = await mouthOffset(portal, avatarId);
     return {
       setup: 'built server (npm start settings, PGlite, embedded worker), OpenAI Realtime fake in the bench process, page socket in the bench process',

@@ -52,6 +52,8 @@ export interface FakeRealtimeKnobs {
   transcripts?: string[];
   /** Audio per word (ms, default 300) and per delta (ms, default 100); pause between deltas (ms, default 5). */
   msPerWord?: number;
+  /** Each word's voice (24 kHz PCM16; default a tone of msPerWord): real speech for lip-sync measurements. */
+  speech?: (word: string) => Int16Array;
   /** Silence at the end of each word's audio (ms, default 0: one unbroken tone), so the voice has onsets and offsets. */
   wordGapMs?: number;
   chunkMs?: number;
@@ -159,7 +161,7 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
         const delta = i === 0 ? word : ` ${word}`;
         said += delta;
         send({ type: names.transcript, response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta });
-        const audio = tone(knobs.msPerWord ?? 300);
+        const audio = knobs.speech?.(word) ?? tone(knobs.msPerWord ?? 300);
         if (knobs.wordGapMs) audio.fill(0, Math.max(0, audio.length - Math.round((knobs.wordGapMs * RATE) / 1000)));
         const per = Math.round((chunkMs * RATE) / 1000);
         for (let at = 0; at < audio.length; at += per) {
