@@ -16,6 +16,7 @@ import { serializerCompiler } from './plugins/serializer.js';
 import { portalCspDirectives, registerSecurityHeaders } from './plugins/security-headers.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
+import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
@@ -57,7 +58,7 @@ import { publicConfigRoutes } from './features/public-config/routes.js';
 import { createProviderLookups } from './features/provider-lookups/service.js';
 import { platformServicesRoute, providerLookupRoutes } from './features/provider-lookups/routes.js';
 import { createLiveSessionsRepository } from './features/live-sessions/repository.js';
-import { createLiveSessionsService, type LiveSessionsService } from './features/live-sessions/service.js';
+import { createLiveSessionsService, LiveRefusal, type LiveSessionsService } from './features/live-sessions/service.js';
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
@@ -124,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   registerErrorHandler(app);
+  // GET /metrics (METRICS_TOKEN) and its HTTP hook, before the routes so that the hook sees them all.
+  const metrics = registerMetrics(app, { token: config.metricsToken, db: database.db });
   registerInputGuard(app);
 
   registerSecurityHeaders(app, {
@@ -311,7 +314,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
     offerToAgent: (offer) => agents.offer(offer),
   });
+  countAdmissions(live, metrics);
   app.decorate('live', live);
+  metrics.observe({ workersConnected: () => workerHub.connectedCount(), extraction: () => app.knowledge.extractor.stats() });
   workerHub.setRpcHandler((workerId, method, params) => live.handleRpc(workerId, method, params));
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
@@ -335,6 +340,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
   await registerWebApp(app, config.webDistDir);
   return app;
+}
+
+/** Counts the live sessions' admissions and refusals (by LiveCode) for /metrics. */
+function countAdmissions(live: LiveSessionsService, metrics: PortalMetrics): void {
+  const counted =
+    <A extends unknown[], R>(kind: 'start' | 'resume', call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        const answer = await call(...args);
+        metrics.admission(kind, null);
+        return answer;
+      } catch (err) {
+        metrics.admission(kind, err instanceof LiveRefusal ? err.code : 'error');
+        throw err;
+      }
+    };
+  live.start = counted('start', live.start);
+  live.resume = counted('resume', live.resume);
 }
 
 async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {

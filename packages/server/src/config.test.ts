@@ -38,6 +38,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REALTIME_URL: 'https://api.openai.com/v1/realtime' })).toThrow(/REALTIME_URL/);
   });
 
+  it("gives the embedded worker's Conversational AI the ElevenLabs API base only when the operator set one", () => {
+    expect(loadConfig({}).realtimeElevenLabs).toEqual({ baseUrl: undefined });
+    expect(loadConfig({ PROVIDER_ELEVENLABS_URL: 'http://10.0.0.9:8080/eleven/' }).realtimeElevenLabs).toEqual({ baseUrl: 'http://10.0.0.9:8080/eleven' });
+  });
+
   it('reads booleans and strips a trailing slash from PUBLIC_URL', () => {
     const c = loadConfig({ ALLOW_REGISTRATION: 'true', ALLOW_PRIVATE_URLS: '1', PUBLIC_URL: 'https://studio.example.com/' });
     expect(c.allowRegistration).toBe(true);
@@ -55,5 +60,12 @@ describe('loadConfig', () => {
     for (const bad of ['https://avatars.example.com', 'wss://', '*', 'ws:', 'wss://user:pw@a.example.com']) {
       expect(() => loadConfig({ WORKER_WS_ORIGINS: bad }), bad).toThrow(/WORKER_WS_ORIGINS/);
     }
+  });
+
+  it('turns /metrics on with METRICS_TOKEN (16+ characters); unset or blank it is off', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: '   ' }).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
   });
 });

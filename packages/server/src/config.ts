@@ -119,6 +119,12 @@ export const ZEnv = z.object({
       }
       return limits;
     }),
+  // Prometheus metrics at GET /metrics for `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics (404).
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim() : undefined))
+    .refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: z.string().optional(),
   // Knowledge base embeddings: the offline model by default, an OpenAI-compatible endpoint when
@@ -137,6 +143,7 @@ export const ZEnv = z.object({
   REALTIME_URL: optionalUrl(['ws:', 'wss:']),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4000).default(1536),
   // Provider look-ups of the avatar creator: each provider's API host (tests, gateways, sovereign clouds).
+  // PROVIDER_ELEVENLABS_URL also serves the embedded worker's Conversational AI (`npm run worker` reads the same name).
   PROVIDER_OPENAI_URL: optionalUrl(['http:', 'https:']),
   PROVIDER_GROQ_URL: optionalUrl(['http:', 'https:']),
   PROVIDER_GEMINI_URL: optionalUrl(['http:', 'https:']),
@@ -187,6 +194,8 @@ export interface Config {
   companyName: string;
   docsUrl: string;
   logLevel: TEnv['LOG_LEVEL'];
+  /** GET /metrics answers `Bearer <metricsToken>` only; undefined: off (404). */
+  metricsToken: string | undefined;
   /** Maximum avatars per plan name (null: unlimited). */
   planMaxAvatars: Record<string, number | null>;
   webDistDir: string;
@@ -194,6 +203,11 @@ export interface Config {
   platformLlm: { baseUrl: string; apiKey: string; model: string } | null;
   /** The product's realtime for the embedded worker: the operator's key and URL (default OpenAI's). */
   realtimeOperator: { apiKey: string | undefined; url: string | undefined };
+  /**
+   * ElevenLabs Conversational AI for the embedded worker: the operator's API base
+   * (PROVIDER_ELEVENLABS_URL; undefined: ElevenLabs' own). Set, it may be a private address.
+   */
+  realtimeElevenLabs: { baseUrl: string | undefined };
   /** Knowledge base embeddings (see ZEnv). */
   embeddings: { mode: 'local' | 'off'; url: string | undefined; model: string; apiKey: string | undefined; dimensions: number };
   /** Provider API hosts of the avatar creator's look-ups (operator's choice; `{region}` filled in for Azure). */
@@ -271,10 +285,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     companyName: e.COMPANY_NAME,
     docsUrl: e.DOCS_URL,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
     platformLlm: e.PLATFORM_LLM_URL ? { baseUrl: e.PLATFORM_LLM_URL.replace(/\/+$/, ''), apiKey: e.PLATFORM_LLM_API_KEY ?? '', model: e.PLATFORM_LLM_MODEL } : null,
     realtimeOperator: { apiKey: e.REALTIME_API_KEY, url: e.REALTIME_URL },
+    realtimeElevenLabs: { baseUrl: e.PROVIDER_ELEVENLABS_URL ? trimSlash(e.PROVIDER_ELEVENLABS_URL) : undefined },
     embeddings: { mode: e.EMBEDDINGS, url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, dimensions: e.EMBEDDINGS_DIMENSIONS },
     providers: {
       openai: trimSlash(e.PROVIDER_OPENAI_URL ?? 'https://api.openai.com/v1'),

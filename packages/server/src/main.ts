@@ -64,7 +64,7 @@ async function main() {
       name: 'embedded',
       vpsId: 'embedded',
       webSocketUrl: `${config.publicUrl.replace(/^http/, 'ws')}/avatar-ws`,
-      realtime: { operator: config.realtimeOperator },
+      realtime: { operator: config.realtimeOperator, elevenLabs: config.realtimeElevenLabs },
       log: {
         info: (msg, data) => app.log.info(data ?? {}, `embedded worker: ${msg}`),
         warn: (msg, data) => app.log.warn(data ?? {}, `embedded worker: ${msg}`),
@@ -73,6 +73,8 @@ async function main() {
     });
     // The pages' sockets of /avatar-ws on the portal's own port go to the embedded worker.
     const runtime = embedded.runtime;
+    // Its metrics are served by the portal's /metrics (METRICS_TOKEN), beside the portal's own.
+    app.metrics.include(runtime.metrics.registry);
     app.liveSockets.accept = (socket) => runtime.accept(socket);
   }
   const ms = Math.round(performance.now() - t0);

@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spokenWord } from './support/espeak';
 import { startFakeProviders } from './support/fake-providers';
 import { startMailSink } from './support/mail-sink';
 import { startFakeOpenAi } from '../../worker/src/test/fake-openai';
 import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime } from '../../worker/src/test/fake-openai-realtime';
+import { ELEVENLABS_AGENTS, ELEVENLABS_CONVAI_KEY, startFakeElevenLabsConvAi } from '../../worker/src/test/fake-elevenlabs-convai';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const serverMain = path.join(root, 'packages/server/dist/main.js');
@@ -54,8 +56,31 @@ export default async function globalSetup() {
       asked.kind === 'audio' ? 'The harbour was dug in the twelfth century and its granite lighthouse still guides the ferries home every single night of the year.' : asked.kind === 'text' ? `You said ${asked.text}.` : asked.text,
     msPerWord: 350,
   };
-  // The Brain tab's provider look-ups go here (brain.spec.ts).
-  const providers = await startFakeProviders();
+  // ElevenLabs Conversational AI for third-party avatars (live-elevenlabs.spec.ts), reached through
+  // the fake providers' /eleven (PROVIDER_ELEVENLABS_URL): its level VAD hears the fake microphone,
+  // the agent greets (~4.7 s), answers a spoken turn with ~8 s of voice streamed at about the pace it is
+  // played (so the agent is still speaking, and interrupted, when the visitor talks over it).
+  const convAi = await startFakeElevenLabsConvAi();
+  convAi.knobs = {
+    firstMessage: 'Welcome aboard! Ask me anything about the ferries, the timetable or the harbour.',
+    transcripts: (turn) => (turn === 0 ? 'When does the last ferry leave' : 'Wait, stop'),
+    answer: (asked) =>
+      asked.text.startsWith('Wait')
+        ? 'Of course.'
+        : 'The last ferry leaves the north quay at eleven, and on summer weekends a late boat runs after midnight for the festival crowds.',
+    // Spoken words (espeak-ng, ~350 ms each with a short gap): the page's lips follow real speech.
+    speech: (word, rate) => spokenWord(word, rate),
+    chunkMs: 100,
+    chunkDelayMs: 95,
+    // A pause between the question's words is not the end of its turn.
+    silenceMs: 700,
+  };
+  // Spoken now, not while a turn streams (the agent speaks pcm_16000).
+  for (const text of [convAi.knobs.firstMessage!, convAi.knobs.answer!({ kind: 'audio', text: '' }), convAi.knobs.answer!({ kind: 'audio', text: 'Wait, stop' })]) {
+    for (const word of text.split(/\s+/)) spokenWord(word, 16_000);
+  }
+  // The Brain tab's provider look-ups go here (brain.spec.ts); the ConvAI fake's agents' conversations go on to it.
+  const providers = await startFakeProviders({ convAi: { url: convAi.baseUrl, agents: Object.values(ELEVENLABS_AGENTS) } });
 
   const admin = { email: 'admin@e2e.test', password: 'admin-e2e-password-1' };
   const workerSecret = 'e2e-worker-secret-0123456789abcdef';
@@ -105,6 +130,8 @@ export default async function globalSetup() {
   process.env.E2E_LLM_KEY = 'e2e-llm-key';
   process.env.E2E_REALTIME_URL = realtime.url;
   process.env.E2E_REALTIME_KEY = OPENAI_REALTIME_KEY;
+  process.env.E2E_CONVAI_AGENT = ELEVENLABS_AGENTS.private;
+  process.env.E2E_CONVAI_KEY = ELEVENLABS_CONVAI_KEY;
 
   return async () => {
     await new Promise<void>((resolve) => {
@@ -117,6 +144,7 @@ export default async function globalSetup() {
     await llm.close();
     await realtime.close();
     await providers.close();
+    await convAi.close();
     if (process.env.E2E_KEEP_DATA) console.log(`e2e data kept in ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
   };

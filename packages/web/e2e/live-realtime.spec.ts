@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { apiLogin, baseUrl, createVerifiedAccount } from './support/accounts';
 import { FACE_ARGS, readProbe, waitForFrames } from './support/avatar-face';
 import { WIDTHS } from './support/screenshots';
+import { fakeMicArgs, visitorWav } from './support/espeak';
 
 /**
  * A speech-to-speech avatar end to end (issue 15): the built server's embedded worker connects the
@@ -15,46 +12,11 @@ import { WIDTHS } from './support/screenshots';
  * moving lips, and stop when talked over: its answer ends where it was cut, marked interrupted.
  */
 
-/** A 16-bit mono WAV of spoken parts (espeak-ng) and silences (ms), at espeak's 22050 Hz. */
-function visitorWav(parts: (string | number)[]): string {
-  const rate = 22_050;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    if (typeof part === 'number') {
-      chunks.push(Buffer.alloc(Math.round((part * rate) / 1000) * 2));
-      continue;
-    }
-    const wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', '160', '--stdout', part]);
-    // espeak's WAV: the samples follow the 'data' chunk header (its size field may be unset when streaming).
-    const at = wav.indexOf('data', 12);
-    if (wav.readUInt32LE(24) !== rate) throw new Error('espeak-ng did not speak at 22050 Hz');
-    chunks.push(wav.subarray(at + 8));
-  }
-  const pcm = Buffer.concat(chunks);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVE', 8);
-  header.write('fmt ', 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(pcm.length, 40);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'persona-s2s-')), 'visitor.wav');
-  fs.writeFileSync(file, Buffer.concat([header, pcm]));
-  return file;
-}
-
 // Made before the browser starts (its flags name the file). The fake model answers a spoken turn
 // with ~9 s of voice, starting ~0.5 s after the question ends: "wait, stop" lands ~3 s into it.
 const wav = visitorWav([5000, 'Hello there, tell me about the harbour please.', 3500, 'Wait, stop, stop.', 4000]);
 
-test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: [...FACE_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}%noloop`] }, trace: 'off' });
+test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: [...FACE_ARGS, ...fakeMicArgs(wav)] }, trace: 'off' });
 
 test('a speech-to-speech avatar hears the visitor, answers aloud with moving lips, and stops when talked over', async ({ page }) => {
   test.setTimeout(120_000);

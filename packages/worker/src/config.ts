@@ -18,6 +18,16 @@ const ZWorkerEnv = z.object({
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
+  /**
+   * ElevenLabs Conversational AI: the operator's API base (a gateway, a test fake; the server's
+   * variable of the same name). Set by the operator, it may be a private address.
+   */
+  elevenLabsUrl: z
+    .url({ protocol: /^https?$/, error: 'PROVIDER_ELEVENLABS_URL must be http(s)://…' })
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** Serve GET /metrics (Prometheus) to `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics (404). */
+  metricsToken: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
 });
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
@@ -31,6 +41,8 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     capacity: flags.capacity ?? env.WORKER_CAPACITY,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
+    elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,
+    metricsToken: env.METRICS_TOKEN?.trim() || undefined,
   });
   if (!parsed.success) throw new Error(`Invalid worker configuration:\n${parsed.error.issues.map((i) => `  - ${i.message}`).join('\n')}`);
   return parsed.data;

@@ -17,7 +17,11 @@ const USAGE = `Persona Studio worker (avatar server)
 
 The shared secret comes from WORKER_SECRET (the server's value: set it on both, or copy the
 one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REALTIME_URL,
-default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.`;
+default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.
+PROVIDER_ELEVENLABS_URL (default https://api.elevenlabs.io) is where ElevenLabs Conversational
+AI avatars connect: a gateway of the operator's (the server's variable of the same name).
+METRICS_TOKEN (16+ characters) serves Prometheus metrics at /metrics on the --listen port to
+"Authorization: Bearer <METRICS_TOKEN>"; unset, there is no /metrics.`;
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +51,8 @@ const worker = await startLiveWorker({
   webSocketUrl: config.wsUrl,
   listen: config.listen,
   capacity: config.capacity,
-  realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl } },
+  metricsToken: config.metricsToken,
+  realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl }, elevenLabs: { baseUrl: config.elevenLabsUrl } },
 });
 console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);
 worker.onDeleted = () => process.exit(0);

@@ -28,7 +28,10 @@ export const LiveProtocol = {
     ended: 4000,
     /** Ticket refused (invalid, expired, replayed, other worker). */
     ticketRefused: 4001,
-    /** Protocol violation (bad or oversized frames). */
+    /**
+     * Protocol violation: a bad hello, an oversized frame, too many unreadable frames, mic audio
+     * far faster than real time (worker/src/live/frame-guard.ts).
+     */
     badFrame: 4002,
     /** Worker shutting down: resume elsewhere. */
     goingAway: 4003,

@@ -30,7 +30,7 @@ const providerHosts = Object.fromEntries(['OPENAI', 'GROQ', 'GEMINI', 'ELEVENLAB
 let t: TestContext;
 let s: Security;
 beforeAll(async () => {
-  t = await createTestApp({ ALLOW_REGISTRATION: 'true', WEB_DIST_DIR: webDist, PLAN_MAX_AVATARS: 'FREE=unlimited,STARTER=unlimited,PRO=unlimited,ENTERPRISE=unlimited', ...providerHosts });
+  t = await createTestApp({ ALLOW_REGISTRATION: 'true', METRICS_TOKEN: 'matrix-metrics-token-0123456789', WEB_DIST_DIR: webDist, PLAN_MAX_AVATARS: 'FREE=unlimited,STARTER=unlimited,PRO=unlimited,ENTERPRISE=unlimited', ...providerHosts });
   s = await setUpSecurity(t.app, t.database);
 });
 afterAll(async () => {
@@ -52,6 +52,7 @@ function expectation(rule: RouteRule, role: Role, target: AccountName, withKey =
     case 'appKey':
       return role === 'anonymous' && !withKey ? { kind: 'unauthorized', statuses: [401] } : ok;
     case 'worker':
+    case 'metricsToken':
       return { kind: 'unauthorized', statuses: [401] };
     case 'agent':
       return { kind: 'unauthorized', statuses: [401, 403] };

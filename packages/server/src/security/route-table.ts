@@ -52,7 +52,9 @@ export type Access =
   /** An external agent's socket (ADR 072): its avatar's agent token only; portal sessions 401/403. */
   | 'agent'
   /** The avatar page's socket: a single-use ticket in its hello frame (never an HTTP answer with data). */
-  | 'ticket';
+  | 'ticket'
+  /** Prometheus metrics: `Bearer <METRICS_TOKEN>` only (404 when unset), 401 to every other caller, portal sessions included. */
+  | 'metricsToken';
 
 export interface RouteRule {
   access: Access;
@@ -96,6 +98,7 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/health': { access: 'public' },
   'GET /api/config': { access: 'public' },
   'GET /api/docs': { access: 'public' },
+  'GET /metrics': { access: 'metricsToken' },
   'GET /': { access: 'public', ok: 'any' },
   'GET /react': { access: 'public', ok: 'any' },
   'GET /react/': { access: 'public', ok: 'any' },

@@ -261,6 +261,16 @@ describe('listening in the avatar page', () => {
     expect(order).toEqual(['user: What time is the last boat?', 'assistant: The last boat leaves at nine.', 'user: Thanks!']);
   });
 
+  it('an answer cut while its voice still played is corrected in place: the heard part, marked interrupted', async () => {
+    mount('');
+    const socket = await ready(true);
+    const log = await screen.findByRole('log', { name: 'Conversation' });
+    socket.push({ type: 'assistant', utt: 7, text: 'The last boat leaves at nine from the north quay.', final: true });
+    socket.push({ type: 'assistant', utt: 7, text: 'The last boat', final: true, interrupted: true });
+    await waitFor(() => expect(log.querySelector('.ps-assistant[data-interrupted="true"]')).toHaveTextContent('The last boat'));
+    expect(log.querySelectorAll('.ps-assistant')).toHaveLength(1);
+  });
+
   it('without transcriptionStreaming only the final transcript is shown', async () => {
     mount('');
     const socket = await ready(true);

@@ -325,7 +325,8 @@ export class ChatView {
   }
 
   assistant(utt: number, part: { delta?: string; text?: string; final: boolean; interrupted?: boolean }) {
-    let bubble = this.assistantBubbles.get(utt);
+    // A correction of a finished answer (cut while its voice still played): the same bubble.
+    let bubble = this.assistantBubbles.get(utt) ?? (part.final && part.interrupted ? this.answerBubbles.get(utt) : undefined);
     if (!bubble) {
       bubble = this.appendBubble('assistant', '');
       this.assistantBubbles.set(utt, bubble);

@@ -23,6 +23,7 @@ import { speechFrame, type SpeechEvent, type SpeechPipeline, type SpeechTurn } f
 import type { RealtimeHost, RealtimeSession, RealtimeSessionFactory } from './realtime-session.js';
 import { ConversationHistory } from './history.js';
 import { SpeakingTracker } from './speaking.js';
+import type { ConversationMetrics } from './metrics.js';
 
 /** The page's socket as a session sees it (the transport seam: ws today, WebRTC data later). */
 export interface PageSocket {
@@ -70,6 +71,8 @@ export interface ConversationOptions {
   log: BrainLogger;
   heartbeatMs?: number;
   now?: () => number;
+  /** The worker's metrics (turns, per-stage latencies, provider errors): live/metrics.ts. */
+  metrics?: ConversationMetrics;
   /** Called once the conversation is over (ended or its socket dropped). */
   onClosed?: () => void;
 }
@@ -206,11 +209,11 @@ export class Conversation {
     });
   }
 
-  /** A text frame from the page. */
-  onMessage(raw: string) {
+  /** A text frame from the page; false when it could not be read (the page was told, non-fatally). */
+  onMessage(raw: string): boolean {
     if (raw.length > LiveProtocol.maxTextFrame) {
       this.send({ type: 'error', code: LiveCode.badFrame, message: LiveMessages['bad-frame'], fatal: false });
-      return;
+      return false;
     }
     let frame: TPageFrame;
     try {
@@ -219,7 +222,7 @@ export class Conversation {
       frame = parsed.data;
     } catch {
       this.send({ type: 'error', code: LiveCode.badFrame, message: LiveMessages['bad-frame'], fatal: false });
-      return;
+      return false;
     }
     switch (frame.type) {
       case 'ping':
@@ -257,6 +260,7 @@ export class Conversation {
         // hello again: ignored.
         break;
     }
+    return true;
   }
 
   private warmed = false;
@@ -306,6 +310,8 @@ export class Conversation {
       if (spoken?.utt === utt) {
         spoken.entry.text = spoken.speech.heardText(heardMs);
         spoken.entry.interrupted = true;
+        // The page showed it whole: it now shows what was heard, marked interrupted.
+        if (opts.tellPage !== false) this.send({ type: 'assistant', utt, text: spoken.entry.text, final: true, interrupted: true });
         this.spoken = null;
         this.history.report();
       }
@@ -479,6 +485,7 @@ export class Conversation {
   private logProviderError(err: unknown, phase: string) {
     const status = err instanceof ProviderError ? err.status : undefined;
     const provider = err instanceof ProviderError ? err.provider : this.brain.kind;
+    this.opts.metrics?.providerError(provider, phase);
     this.opts.log.warn('the avatar\u2019s provider failed', {
       avatarId: this.opts.config.avatar.id,
       sessionId: this.sessionId,
@@ -555,6 +562,8 @@ export class Conversation {
       if (this.turnAbort === abort) this.turnAbort = null;
       if (this.speechTurn === speech) this.speechTurn = null;
     }
+    this.opts.metrics?.turn(spoken ? 'voice' : 'text', failed ? 'failed' : interrupted ? 'interrupted' : 'answered');
+    if (!spoken && firstTokenAt !== null) this.opts.metrics?.latencies({ llmFirstTokenMs: firstTokenAt - startedAt });
     if (spoken) this.recordMetrics(utt, spoken, startedAt, firstTokenAt);
     this.firstAudioAt.delete(utt);
     this.setState('listening');
@@ -577,6 +586,7 @@ export class Conversation {
   }
 
   private keepMetrics(figures: TLiveVoiceTurnMetrics) {
+    this.opts.metrics?.latencies(figures);
     this.turnMetrics.push(figures);
     if (this.turnMetrics.length > 200) this.turnMetrics.shift();
     this.opts.log.info('turn metrics', { sessionId: this.sessionId, avatarId: this.opts.config.avatar.id, ...figures });
@@ -593,7 +603,10 @@ export class Conversation {
       userActivity: () => this.touch(),
       setState: (state) => this.setState(state),
       speakerOn: () => this.speakerOn,
-      metrics: (figures) => this.keepMetrics(figures),
+      metrics: (figures) => {
+        this.keepMetrics(figures);
+        this.opts.metrics?.turn('realtime', figures.interrupted ? 'interrupted' : 'answered');
+      },
       providerError: (err, phase) => this.logProviderError(err, phase),
     };
   }

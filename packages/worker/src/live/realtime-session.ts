@@ -205,6 +205,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
     else if (a.entry) {
       a.entry.text = heardPart(a.text, a.heardMs, audioMs);
       a.entry.interrupted = true;
+      // Its words were shown whole while the voice played on: the page now shows what was heard.
+      this.host.send({ type: 'assistant', utt: a.utt, text: a.entry.text, final: true, interrupted: true });
       this.host.history.report();
     }
   }

@@ -194,6 +194,29 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     await c.finish(LiveCode.hangUp);
   });
 
+  it('barge-in after the answer was streamed whole (its voice still playing): the page is sent the heard part, marked interrupted', async () => {
+    const long = Array.from({ length: 20 }, (_, i) => `word${i}`).join(' ');
+    fake.knobs = { answer: (a) => (a.kind === 'text' ? long : 'ok'), deltaDelayMs: 1 };
+    const { c, page, histories } = openSession({ brain: brainFor({ greeting: '' }) });
+    await until(() => framesOf(page, 'state').some((f) => f.state === 'listening'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'tell me everything' }));
+    await until(() => finals(page).length === 1, 8000, 'the whole answer');
+    const whole = finals(page)[0]!;
+    expect(whole).toMatchObject({ text: long });
+    expect(whole.interrupted).toBeUndefined();
+    // 6 s of voice sent at once; the page has played 700 ms of it when the visitor talks.
+    c.onMessage(JSON.stringify({ type: 'playback', utt: whole.utt, state: 'progress', playedMs: 700 }));
+    sendMic(c, 200, true);
+    await until(() => finals(page).length === 2, 8000, 'the correction');
+    expect(framesOf(page, 'interrupted')).toHaveLength(1);
+    const corrected = finals(page)[1]!;
+    expect(corrected).toMatchObject({ utt: whole.utt, interrupted: true });
+    expect(corrected.text).toMatch(/^word0 word1( word2)?$/);
+    await until(() => histories.some((h) => h.some((e) => e.interrupted)));
+    expect(histories.at(-1)!.at(-1)).toMatchObject({ role: 'assistant', text: corrected.text, interrupted: true });
+    await c.finish(LiveCode.hangUp);
+  });
+
   it('a provider error: the apology and a non-fatal error frame, the conversation goes on (beta event names accepted)', async () => {
     fake.knobs = { failNextAnswer: { code: 'server_error', message: 'The server had an error while processing your request.' }, betaNames: true };
     const { c, page, warnings } = openSession({ brain: brainFor({ greeting: '' }) });

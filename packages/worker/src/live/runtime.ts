@@ -13,10 +13,12 @@ import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.j
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { chooseTts, createTtsEngine, type OperatorTts, type TtsBaseUrls } from '../speech/tts-choice.js';
 import { Conversation, type ConversationListening, type PageSocket } from './conversation.js';
+import { FrameGuard, type FrameGuardOptions, type FrameVerdict } from './frame-guard.js';
 import { isConnectedBrain, type ElevenLabsOptions } from './realtime-connectors.js';
 import { createRealtimeSession, type OperatorRealtime } from './realtime-session.js';
 import { createRealtimeToolbox } from './realtime-tools.js';
 import { agentTicketKey, createTicketVerifier, ticketKey } from './tickets.js';
+import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics.js';
 import { createAgentBridge } from './agent-bridge.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { turnOptionsFrom } from '../listening/options.js';
@@ -38,6 +40,10 @@ export interface LiveRuntimeOptions {
   sandbox?: SandboxPool | SandboxPoolOptions;
   /** Time a page has to send `hello` after opening the socket. */
   helloTimeoutMs?: number;
+  /** Bytes queued for a page that does not read before its socket is dropped (default 4 MiB). */
+  maxBufferedBytes?: number;
+  /** What a page socket may send (sizes, unreadable frames, the mic's pace): live/frame-guard.ts. */
+  frameGuard?: FrameGuardOptions;
   /** The avatars' voices: the operator's hosted voices, provider URLs, the offline voice (made on first use). */
   tts?: { operator?: OperatorTts; baseUrls?: TtsBaseUrls; offline?: OfflineVoice };
   /** How the avatars listen: the operator's hosted speech to text (Simple mode, Default), provider URLs. */
@@ -49,6 +55,8 @@ export interface LiveRuntimeOptions {
   listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
+  /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
+  metrics?: WorkerMetrics;
 }
 
 export interface LiveRuntime {
@@ -56,6 +64,8 @@ export interface LiveRuntime {
   accept(socket: WebSocket): void;
   sessions(): number;
   readonly capacity: number;
+  /** Sessions, turns, latencies, provider errors, sandbox and queues (served on /metrics). */
+  readonly metrics: WorkerMetrics;
   /** Closes every page socket with goingAway (pages resume elsewhere) and the sandbox. */
   stop(): Promise<void>;
 }
@@ -67,13 +77,28 @@ const unavailableBrain = (code: TLiveCode): Brain => ({
   },
 });
 
-function pageSocket(ws: WebSocket): PageSocket {
+/** Bytes queued for a page that does not read them before its socket is dropped (see `maxBufferedBytes`). */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A page socket for a conversation. A page that stops reading (or cannot keep up) would make us
+ * queue its frames without bound: past `maxBuffered` queued bytes the socket is destroyed (a close
+ * frame would wait behind the queue); the session stays open for a resume, as after any drop.
+ */
+function pageSocket(ws: WebSocket, maxBuffered: number, onSlow: (buffered: number) => void): PageSocket {
+  const writable = () => {
+    if (ws.readyState !== WebSocket.OPEN) return false;
+    if (ws.bufferedAmount <= maxBuffered) return true;
+    onSlow(ws.bufferedAmount);
+    ws.terminate();
+    return false;
+  };
   return {
     send: (data) => {
-      if (ws.readyState === WebSocket.OPEN) ws.send(data);
+      if (writable()) ws.send(data);
     },
     sendBinary: (data) => {
-      if (ws.readyState === WebSocket.OPEN) ws.send(data, { binary: true });
+      if (writable()) ws.send(data, { binary: true });
     },
     close: (code, reason) => {
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason);
@@ -105,12 +130,18 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const sockets = new Set<WebSocket>();
   let pool: SandboxPool | null = opts.sandbox && 'call' in opts.sandbox ? opts.sandbox : null;
   let stopping = false;
+  // Metrics (issue 16): page sockets waiting for their hello, sessions being claimed from the portal.
+  const metrics = opts.metrics ?? createWorkerMetrics();
+  const helloPending = new Set<WebSocket>();
+  let claiming = 0;
+  metrics.observe({ sessions: () => conversations.size, capacity, waiting: () => ({ hello: helloPending.size, claim: claiming }), sandbox: () => pool?.stats() ?? null });
 
   // Simple mode's platform model is the operator's endpoint (may be on a private network).
   const operatorFetch = createGuardedFetch({ allowPrivate: true });
   const sandbox = () => (pool ??= createSandboxPool({ prewarm: false, ...(opts.sandbox && !('call' in opts.sandbox) ? opts.sandbox : {}), log }));
   const refuse = (ws: WebSocket, code: TLiveCode, closeCode: number) => {
     if (ws.readyState !== WebSocket.OPEN) return;
+    metrics.socketRefused(code);
     const frame: TWorkerFrame = closeCode === LiveProtocol.close.ended ? { type: 'bye', code, message: LiveMessages[code] } : { type: 'error', code, message: LiveMessages[code], fatal: true };
     ws.send(JSON.stringify(frame));
     ws.close(closeCode, code);
@@ -247,8 +278,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       conversations.delete(config.sessionId);
       previous.replaced();
     }
-    const socket = pageSocket(ws);
     const sessionId = config.sessionId;
+    const socket = pageSocket(ws, opts.maxBufferedBytes ?? MAX_BUFFERED_BYTES, (buffered) => log.warn('a page does not read its socket: dropped', { sessionId, buffered }));
     const textOnly = hello.textOnly === true || config.textOnly;
     // Bring your own agent (ADR 072): the agent joins through the bridge; the avatar's voice says its `speak`s,
     // and its STT (read as in Composite mode: None mode has none of its own) transcribes for agents that ask.
@@ -288,12 +319,14 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       realtime,
       log,
       heartbeatMs: opts.heartbeatMs,
+      metrics: metrics.conversation,
       portal: {
         heartbeat: (lastUserActivityAt) => agent.rpc('session.heartbeat', { sessionId, lastUserActivityAt }),
         history: async (history) => {
           await agent.rpc('session.history', { sessionId, history: history.slice(-200) });
         },
         end: async (code, summary, turns) => {
+          metrics.sessionEnded(code);
           await agent.rpc('session.end', { sessionId, code, summary, ...(turns?.length ? { turns } : {}) });
         },
       },
@@ -303,15 +336,27 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       },
     });
     conversations.set(sessionId, conversation);
+    metrics.sessionStarted(config.resumed);
     updateStatus();
+    // Hostile or broken pages (issue 16): oversized frames, garbage, mic audio faster than real time.
+    const guard = new FrameGuard(opts.frameGuard);
+    const judge = (verdict: FrameVerdict) => {
+      if (typeof verdict === 'object') {
+        log.warn('a page broke the protocol: socket closed', { sessionId, reason: verdict.close, droppedMicMs: Math.round(guard.droppedMs) });
+        refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
+      }
+      return verdict === 'ok';
+    };
     ws.on('message', (data, isBinary) => {
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       if (isBinary) {
+        const verdict = guard.binary(buf);
+        if (verdict === 'bad') socket.send(JSON.stringify({ type: 'error', code: LiveCode.badFrame, message: LiveMessages[LiveCode.badFrame], fatal: false } satisfies TWorkerFrame));
         // Mic audio (16 kHz PCM16LE in 20 ms frames) for the listener.
-        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-        conversation.onAudio(buf);
+        if (judge(verdict)) conversation.onAudio(buf);
         return;
       }
-      conversation.onMessage(data.toString());
+      if (judge(guard.text(buf.length)) && !conversation.onMessage(buf.toString())) judge(guard.unreadable());
     });
     ws.on('close', () => conversation.onSocketClosed(socket));
     conversation.attach(socket);
@@ -320,6 +365,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
 
   return {
     capacity,
+    metrics,
     sessions: () => conversations.size,
     accept(ws) {
       if (stopping) {
@@ -327,15 +373,22 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
         return;
       }
       sockets.add(ws);
-      ws.on('close', () => sockets.delete(ws));
+      helloPending.add(ws);
+      ws.on('close', () => {
+        sockets.delete(ws);
+        helloPending.delete(ws);
+      });
       ws.on('error', () => undefined);
+      // A socket that never says hello holds nothing for long (a flood of idle sockets).
       const timer = setTimeout(() => refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame), opts.helloTimeoutMs ?? 10_000);
       timer.unref();
       ws.once('message', (data, isBinary) => {
         clearTimeout(timer);
+        helloPending.delete(ws);
         if (isBinary || (data as Buffer).length > LiveProtocol.maxTextFrame) return refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
         if (agents.isAgentHello(data.toString())) return agents.accept(ws, data.toString());
-        void open(ws, data.toString()).catch((err: unknown) => {
+        claiming += 1;
+        void open(ws, data.toString()).finally(() => (claiming -= 1)).catch((err: unknown) => {
           log.error('a page socket failed to open', { error: String(err) });
           refuse(ws, LiveCode.serverError, LiveProtocol.close.goingAway);
         });
@@ -361,6 +414,12 @@ export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
   /** Listen for page sockets on this port (separate workers); the embedded worker is handed them by the portal. */
   listen?: { port: number; host?: string };
   realtime?: LiveRuntimeOptions['realtime'];
+  listening?: LiveRuntimeOptions['listening'];
+  helloTimeoutMs?: number;
+  maxBufferedBytes?: number;
+  frameGuard?: FrameGuardOptions;
+  /** Serve `GET /metrics` on the page-socket listener to `Authorization: Bearer <metricsToken>` (METRICS_TOKEN; unset: 404). */
+  metricsToken?: string;
 }
 
 export interface LiveWorkerHandle extends WorkerHandle {
@@ -380,7 +439,8 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
   let webSocketUrl = opts.webSocketUrl;
   if (opts.listen) {
     const wss = new WebSocketServer({ noServer: true, maxPayload: LiveProtocol.maxBinaryFrame });
-    const srv = http.createServer((_req, res) => {
+    const srv = http.createServer((req, res) => {
+      if (opts.metricsToken && runtime && (req.url ?? '').split('?')[0] === '/metrics') return serveMetrics(req, res, runtime.metrics.registry, opts.metricsToken);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Persona Studio worker: page sockets only');
     });
     srv.on('upgrade', (req, sock: Duplex, head) => {
@@ -402,7 +462,22 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
   }
   const agent = startWorker({ ...opts, webSocketUrl, productRealtime: Boolean(opts.realtime?.operator?.apiKey), load: () => ({ sessions: runtime?.sessions() ?? 0, capacity: runtime?.capacity ?? opts.capacity ?? 200 }) });
   const log = opts.log ?? { info: () => undefined, warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''), error: (m, d) => console.error(`[worker] ${m}`, d ?? '') };
-  runtime = createLiveRuntime({ agent, secret: opts.secret, log, capacity: opts.capacity, heartbeatMs: opts.heartbeatMs, brainOptions: opts.brainOptions, sandbox: opts.sandbox, realtime: opts.realtime });
+  runtime = createLiveRuntime({
+    agent,
+    secret: opts.secret,
+    log,
+    capacity: opts.capacity,
+    heartbeatMs: opts.heartbeatMs,
+    brainOptions: opts.brainOptions,
+    sandbox: opts.sandbox,
+    realtime: opts.realtime,
+    listening: opts.listening,
+    helloTimeoutMs: opts.helloTimeoutMs,
+    maxBufferedBytes: opts.maxBufferedBytes,
+    frameGuard: opts.frameGuard,
+  });
+  // A worker process of its own (not the embedded one, whose metrics the portal serves): Node's process metrics too.
+  if (opts.listen && opts.metricsToken) runtime.metrics.withProcessMetrics();
   const stopAgent = agent.stop.bind(agent);
   const live = runtime;
   return Object.assign(agent, {

@@ -128,7 +128,14 @@ export interface SandboxPoolStats {
   queued: number;
   /** Processes started since the pool was made (the first `size` included). */
   started: number;
+  /** Calls whose process was stopped or lost, by reason, since the pool was made (metrics). */
+  kills: Record<SandboxKillReason, number>;
+  /** Calls refused `busy` (queue full, or no process free in time) since the pool was made. */
+  busyRefusals: number;
 }
+
+export type SandboxKillReason = 'timeout' | 'memory' | 'crashed' | 'aborted';
+const KILL_REASONS = new Set<string>(['timeout', 'memory', 'crashed', 'aborted']);
 
 export interface SandboxPool {
   /** The tool definition of `entry` (or, without it, of the first public top-level def); the code is parsed, never run. */
@@ -245,6 +252,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let closed = false;
   let nextId = 1;
   let started = 0;
+  const kills: Record<SandboxKillReason, number> = { timeout: 0, memory: 0, crashed: 0, aborted: 0 };
+  let busyRefusals = 0;
   let startupFailures = 0;
   let pausedUntil = 0;
   let readyWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
@@ -407,6 +416,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       clearInterval(running.rssTimer);
       running.outbound.abort();
       settle(running.job, answer);
+      if ((kill || answer.fatal || answer.kind === 'crashed') && KILL_REASONS.has(answer.kind as string)) kills[answer.kind as SandboxKillReason] += 1;
     }
     if (kill || answer.fatal) {
       if (sandbox.state !== 'dead') retire(sandbox);
@@ -505,7 +515,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   function submit(job: Omit<Job, 'resolve'>): Promise<Record<string, unknown>> {
     if (closed) return Promise.resolve(fail('closed', 'The function sandbox is shut down.'));
     if (job.signal?.aborted) return Promise.resolve(fail('aborted', 'The call was cancelled.'));
-    if (queue.length >= maxQueue) return Promise.resolve(fail('busy', 'Too many functions are running; try again shortly.'));
+    if (queue.length >= maxQueue) {
+      busyRefusals += 1;
+      return Promise.resolve(fail('busy', 'Too many functions are running; try again shortly.'));
+    }
     return new Promise((resolve) => {
       const queued: Job = { ...job, resolve };
       const dequeue = (answer: SandboxFailure) => {
@@ -515,7 +528,9 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         settle(queued, answer);
         return true;
       };
-      queued.queueTimer = setTimeout(() => dequeue(fail('busy', 'No function sandbox became free in time; try again shortly.')), warm ? queueTimeoutMs : coldStartTimeoutMs);
+      queued.queueTimer = setTimeout(() => {
+        if (dequeue(fail('busy', 'No function sandbox became free in time; try again shortly.'))) busyRefusals += 1;
+      }, warm ? queueTimeoutMs : coldStartTimeoutMs);
       if (job.signal) {
         queued.onAbort = () => {
           const aborted = fail('aborted', 'The call was cancelled.');
@@ -622,7 +637,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
     stats() {
       const count = (state: Sandbox['state']) => sandboxes.filter((s) => s.state === state).length;
-      return { processes: sandboxes.length, starting: count('starting'), idle: count('idle'), busy: count('busy'), queued: queue.length, started };
+      return { processes: sandboxes.length, starting: count('starting'), idle: count('idle'), busy: count('busy'), queued: queue.length, started, kills: { ...kills }, busyRefusals };
     },
 
     async close() {

@@ -210,10 +210,13 @@ describe('limits', () => {
     const code = 'def spin(forever: bool):\n    while forever:\n        pass\n    return "done"\n';
     // A warm process of this code first, so that the time measured is the call's own.
     expect(await pool.call(code, 'spin', '{"forever": false}', shared)).toEqual({ ok: true, result: 'done', truncated: false });
+    const timeouts = pool.stats().kills.timeout;
     const t0 = Date.now();
     const answer = await pool.call(code, 'spin', '{"forever": true}', { ...shared, timeoutMs: 1000 });
     const took = Date.now() - t0;
     expect(answer).toEqual({ ok: false, kind: 'timeout', error: 'The function did not finish within 1 s and was stopped.' });
+    // Counted for /metrics (persona_worker_sandbox_kills_total{reason="timeout"}).
+    expect(pool.stats().kills.timeout).toBe(timeouts + 1);
     expect(took).toBeGreaterThanOrEqual(1000);
     expect(took).toBeLessThan(2500);
     expect(await pool.call(code, 'spin', '{"forever": false}', shared)).toEqual({ ok: true, result: 'done', truncated: false });

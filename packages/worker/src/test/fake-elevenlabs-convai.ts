@@ -44,12 +44,14 @@ export interface FakeConvAiKnobs {
   /** Default pcm_16000 both ways. */
   outputFormat?: string;
   inputFormat?: string;
-  /** Transcripts of the visitor's spoken turns, in order. */
-  transcripts?: string[];
+  /** Transcripts of the visitor's spoken turns, in order (shifted off); or by the turn's number in its conversation (from 0). */
+  transcripts?: string[] | ((turn: number) => string);
   /** The agent's words for what was asked (default "I heard …." / "You said …."). */
   answer?: (asked: { kind: 'audio' | 'text'; text: string }) => string;
   /** A question with this word makes the agent call `get_weather` first (default "weather"). */
   toolWord?: string;
+  /** A word's audio at the agent's output rate instead of a tone (real speech, for audio-driven lips); not changed by the fake. */
+  speech?: (word: string, rate: number) => Int16Array;
   /** Audio per word (ms, default 300), per chunk (ms, default 100); pause between chunks (ms, default 5). */
   msPerWord?: number;
   chunkMs?: number;
@@ -139,6 +141,7 @@ export async function startFakeElevenLabsConvAi(): Promise<FakeElevenLabsConvAi>
     // Level VAD.
     let speaking = false;
     let silenceMs = 0;
+    let spokenTurns = 0;
 
     const tone = (ms: number) => Int16Array.from({ length: Math.round((ms * outRate) / 1000) }, (_, i) => Math.round(6000 * Math.sin(i / 5)));
 
@@ -157,7 +160,7 @@ export async function startFakeElevenLabsConvAi(): Promise<FakeElevenLabsConvAi>
       let chunks = 0;
       for (const [i, word] of words.entries()) {
         me.said += i === 0 ? word : ` ${word}`;
-        const audio = tone(knobs.msPerWord ?? 300);
+        const audio = knobs.speech?.(word, outRate) ?? tone(knobs.msPerWord ?? 300);
         for (let at = 0; at < audio.length; at += per) {
           if (me.cancelled || ws.readyState !== ws.OPEN) break;
           const part = audio.subarray(at, at + per);
@@ -217,7 +220,8 @@ export async function startFakeElevenLabsConvAi(): Promise<FakeElevenLabsConvAi>
       silenceMs += ms;
       if (silenceMs < (self.knobs.silenceMs ?? 300)) return;
       speaking = false;
-      const transcript = self.knobs.transcripts?.shift() ?? '';
+      const transcripts = self.knobs.transcripts;
+      const transcript = (typeof transcripts === 'function' ? transcripts(spokenTurns++) : transcripts?.shift()) ?? '';
       send({ type: 'user_transcript', user_transcription_event: { user_transcript: transcript } });
       if (transcript) enqueue(() => respond({ kind: 'audio', text: transcript }));
     }

@@ -1,0 +1,313 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
+import { signTicket, ticketKey, type LiveWorkerHandle } from '@persona/worker';
+import { createTestApp, type TestContext } from '../test/build-app.js';
+import { createSignedInUser } from '../test/factories.js';
+import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../test/live.js';
+import { avatars, liveSessions } from '../db/schema/index.js';
+
+/**
+ * Issue 16: the live page and the worker under hostile clients. One well-behaved visitor holds a
+ * conversation (echo brain) on the embedded worker while each test attacks it from elsewhere; after
+ * every attack the visitor is still answered within a bound, the worker still runs, and nothing
+ * threw or rejected unhandled. The mechanisms: live/frame-guard.ts and the runtime's page socket
+ * (backpressure, hello timeout) in the worker, the admission's per-IP limits in the portal.
+ */
+
+const HELLO_TIMEOUT_MS = 300;
+const MAX_BUFFERED = 256 * 1024;
+/** A turn of the well-behaved visitor must be answered within this, whatever the attack. */
+const ANSWER_BOUND_MS = 2000;
+
+let t: TestContext;
+let base: string;
+let wsUrl: string;
+let owner: Awaited<ReturnType<typeof createSignedInUser>>;
+let embedded: LiveWorkerHandle;
+let avatarId: number;
+let visitor: PageClient;
+let nextIp = 1;
+let turn = 0;
+const pages: PageClient[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (err: unknown) => unhandled.push(err);
+/** The fake VAD's windows: what the worker really spent on mic audio. */
+let vadWindows = 0;
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  process.on('uncaughtException', onUnhandled);
+  t = await createTestApp();
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  wsUrl = `${base.replace(/^http/, 'ws')}${LivePaths.workerSocket}`;
+  owner = await createSignedInUser(t.app, t.database);
+  embedded = await startEmbeddedWorker(t, base, {
+    helloTimeoutMs: HELLO_TIMEOUT_MS,
+    maxBufferedBytes: MAX_BUFFERED,
+    // Listening with a counting VAD (never speech) and a recogniser that hears nothing.
+    listening: {
+      vad: {
+        name: 'counting',
+        stream: () => ({
+          probability: async () => {
+            vadWindows++;
+            return 0;
+          },
+          reset: () => undefined,
+        }),
+        close: async () => undefined,
+      },
+      offline: { transcribe: async () => '', warm: async () => undefined, close: async () => undefined },
+    },
+  });
+  const [row] = await t.database.db
+    .insert(avatars)
+    .values({ userId: owner.id, name: 'Ava', nlpEngine: 0, config: { wakeUpMessage: 'Hello!', idleTimeout: 300, dailyLimitPerSession: -1, dailyLimitPerIP: -1, dailyLimits: { Demo: -1 } } })
+    .returning();
+  avatarId = row!.id;
+  const first = await admit();
+  expect(first.body, JSON.stringify(first.body)).toMatchObject({ status: 'OK' });
+  visitor = page(first.body);
+  await visitor.waitFor('assistant', (f) => f.final && f.text === 'Hello!');
+});
+
+afterAll(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  process.off('uncaughtException', onUnhandled);
+  for (const p of pages) p.close();
+  await embedded?.stop();
+  await t?.close();
+});
+
+afterEach(async () => {
+  // After every attack: the visitor is answered within the bound, the worker runs, nothing threw.
+  const text = `still there? ${++turn}`;
+  const sent = Date.now();
+  visitor.text(text, `v${turn}`);
+  await visitor.waitFor('assistant', (f) => f.final && f.text === text, ANSWER_BOUND_MS);
+  expect(Date.now() - sent).toBeLessThan(ANSWER_BOUND_MS);
+  expect(visitor.closeCode).toBeNull();
+  expect(embedded.runtime.sessions()).toBeGreaterThanOrEqual(1);
+  expect(embedded.id()).not.toBeNull();
+  expect(unhandled).toEqual([]);
+});
+
+/** Each admission comes from its own address unless the test says otherwise. */
+async function admit(ip = `198.51.100.${nextIp++}`) {
+  const res = await t.app.inject({ method: 'POST', url: LivePaths.start, payload: { avatarId, visitorId: `visitor-${ip.replaceAll(".", "-")}` }, headers: { 'x-forwarded-for': ip }, remoteAddress: ip });
+  return { status: res.statusCode, body: res.json() as TLiveStartAnswer };
+}
+
+function page(answer: Pick<TLiveStartAnswer, 'wsUrl' | 'ticket'>, opts?: { hello?: boolean }) {
+  const p = new PageClient(answer as TLiveStartAnswer, opts);
+  p.open.catch(() => undefined);
+  pages.push(p);
+  return p;
+}
+
+/** A socket to the worker that says nothing yet. */
+async function raw() {
+  const p = page({ wsUrl, ticket: null } as unknown as TLiveStartAnswer, { hello: false });
+  await p.open;
+  return p;
+}
+
+/** A hostile client with a session of its own (typed chat; `mic` also listens). */
+async function hostileSession(opts: { mic?: boolean } = {}) {
+  const { body } = await admit();
+  const p = page(body, { hello: false });
+  await p.open;
+  p.send({ type: 'hello', protocol: 1, ticket: body.ticket, mic: opts.mic === true, speaker: false, textOnly: opts.mic !== true });
+  // Generous: CI runs every project at once on two cores.
+  const ready = await p.waitFor('ready', () => true, 15_000);
+  if (opts.mic) expect(ready.listening).toBe(true);
+  return { page: p, answer: body };
+}
+
+/** `ms` of mic audio as 20 ms frames of noise (loud enough that the VAD is asked). */
+function micFrames(ms: number, start = 0) {
+  const samples = (LiveProtocol.micSampleRate * LiveProtocol.micFrameMs) / 1000;
+  const frames: Uint8Array[] = [];
+  for (let i = 0; i < ms / LiveProtocol.micFrameMs; i++) {
+    const pcm = Buffer.alloc(samples * 2);
+    for (let s = 0; s < samples; s++) pcm.writeInt16LE(Math.round(Math.sin((start + i * samples + s) / 7) * 3000), s * 2);
+    frames.push(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: start + i }, pcm));
+  }
+  return frames;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fatalBadFrame = (p: PageClient) => p.of('error').find((e) => e.fatal && e.code === LiveCode.badFrame);
+
+describe('hostile clients: the live page and the worker', () => {
+  it('malformed JSON and frames of the wrong shape: a non-fatal error each, the session goes on; a stream of them closes the socket (badFrame)', async () => {
+    const { page: p } = await hostileSession();
+    for (const junk of ['not json', '{"type":', '[]', 'null', '{"type":"text"}', '{"type":"text","text":""}', '{"type":"text","text":42}', '{"type":"launch-missiles"}', `{"type":"text","text":"${'x'.repeat(LiveLimits.textMax + 1)}"}`]) p.socket.send(junk);
+    await until(() => p.of('error').length === 9, 3000, 'nine errors');
+    expect(p.of('error').every((e) => e.code === LiveCode.badFrame && !e.fatal)).toBe(true);
+    // The hostile session itself still works: the errors were not fatal.
+    p.text('fine now', 'h1');
+    await p.waitFor('assistant', (f) => f.final && f.text === 'fine now');
+    for (let i = 0; i < 30; i++) p.socket.send(`{garbage ${i}`);
+    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(fatalBadFrame(p)).toBeDefined();
+  });
+
+  it('hello: not JSON, the wrong shape, binary, no ticket → badFrame; a forged, foreign-key, other-worker or expired ticket → ticketRefused', async () => {
+    const expectClosed = async (first: string | Uint8Array, code: number) => {
+      const p = await raw();
+      p.socket.send(first);
+      expect(await p.waitClosed(3000)).toBe(code);
+      expect(p.of('error')[0]).toMatchObject({ code: code === LiveProtocol.close.badFrame ? LiveCode.badFrame : LiveCode.ticketInvalid, fatal: true });
+    };
+    const hello = (ticket?: string) => JSON.stringify({ type: 'hello', protocol: 1, mic: false, speaker: false, ...(ticket !== undefined ? { ticket } : {}) });
+    await expectClosed('hello?', LiveProtocol.close.badFrame);
+    await expectClosed('{"type":"text","text":"hi"}', LiveProtocol.close.badFrame);
+    await expectClosed(new Uint8Array(16), LiveProtocol.close.badFrame);
+    await expectClosed(hello(), LiveProtocol.close.badFrame);
+    await expectClosed(hello('x'.repeat(4000)), LiveProtocol.close.badFrame);
+
+    // Tickets: a real admission's claims, signed wrongly or for the wrong worker or time.
+    const { body } = await admit();
+    const [claimsPart] = body.ticket!.split('.');
+    const claims = JSON.parse(Buffer.from(claimsPart!, 'base64url').toString()) as { sid: string; wid: number; aid: number };
+    const key = ticketKey(TEST_WORKER_SECRET);
+    await expectClosed(hello('garbage'), LiveProtocol.close.ticketRefused);
+    await expectClosed(hello(`${claimsPart}.${'A'.repeat(43)}`), LiveProtocol.close.ticketRefused);
+    await expectClosed(hello(signTicket(ticketKey('another-secret-0123456789'), claims).ticket), LiveProtocol.close.ticketRefused);
+    await expectClosed(hello(signTicket(key, { ...claims, wid: claims.wid + 1000 }).ticket), LiveProtocol.close.ticketRefused);
+    await expectClosed(hello(signTicket(key, claims, Date.now() - (LiveLimits.ticketTtlSeconds + 5) * 1000).ticket), LiveProtocol.close.ticketRefused);
+    // None of them claimed the session: its own ticket still opens it.
+    const owner = page(body);
+    await owner.waitFor('ready');
+    owner.send({ type: 'bye' });
+    expect(await owner.waitClosed()).toBe(LiveProtocol.close.ended);
+  });
+
+  it('a replayed ticket is refused (ticketRefused) and does not take over the session it was issued for', async () => {
+    const { page: first, answer } = await hostileSession();
+    for (let i = 0; i < 3; i++) {
+      const replay = page(answer);
+      expect(await replay.waitClosed(3000)).toBe(LiveProtocol.close.ticketRefused);
+      expect(replay.of('error')[0]).toMatchObject({ code: LiveCode.ticketInvalid, fatal: true });
+    }
+    // The first socket was not replaced and still talks.
+    first.text('mine', 'r1');
+    await first.waitFor('assistant', (f) => f.final && f.text === 'mine');
+    expect(first.closeCode).toBeNull();
+    // Nor after it closed: the ticket is spent.
+    first.send({ type: 'bye' });
+    await first.waitClosed();
+    expect(await page(answer).waitClosed(3000)).toBe(LiveProtocol.close.ticketRefused);
+  });
+
+  it('binary frames with bad headers (short, odd PCM, unknown kind, the avatar\u2019s kind): a non-fatal error each; a stream of them closes the socket', async () => {
+    const { page: p } = await hostileSession({ mic: true });
+    const pcm = new Uint8Array(640);
+    const odd = writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 1 }, new Uint8Array(641));
+    const bad = [new Uint8Array(3), odd, writeAudioFrame({ kind: 9, flags: 0, utterance: 0, seq: 2 }, pcm), writeAudioFrame({ kind: AudioFrameKind.avatar, flags: 0, utterance: 0, seq: 3 }, pcm)];
+    for (const frame of bad) p.socket.send(frame);
+    await until(() => p.of('error').length === bad.length, 3000, 'an error per bad frame');
+    expect(p.of('error').every((e) => e.code === LiveCode.badFrame && !e.fatal)).toBe(true);
+    // A good mic frame is still taken.
+    const before = vadWindows;
+    for (const frame of micFrames(200)) p.socket.send(frame);
+    await until(() => vadWindows > before, 3000, 'the VAD to hear the mic');
+    for (let i = 0; i < 30; i++) p.socket.send(new Uint8Array(5));
+    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(fatalBadFrame(p)).toBeDefined();
+  });
+
+  it('oversized frames: text over maxTextFrame and binary over maxBinaryFrame close the socket (badFrame), before and after hello; beyond the portal\u2019s payload limit ws closes it (1009)', async () => {
+    const beforeHello = await raw();
+    beforeHello.socket.send('x'.repeat(LiveProtocol.maxTextFrame + 1));
+    expect(await beforeHello.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+
+    const text = (await hostileSession()).page;
+    text.socket.send(JSON.stringify({ type: 'text', text: 'y'.repeat(LiveProtocol.maxTextFrame) }));
+    expect(await text.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(fatalBadFrame(text)).toBeDefined();
+
+    const binary = (await hostileSession({ mic: true })).page;
+    binary.socket.send(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 0 }, new Uint8Array(LiveProtocol.maxBinaryFrame)));
+    expect(await binary.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+
+    const huge = (await hostileSession()).page;
+    huge.socket.send(Buffer.alloc(2 * 1024 * 1024, 0x61));
+    expect(await huge.waitClosed(5000)).toBe(1009);
+  });
+
+  it('mic audio faster than real time: 10 s sent in 100 ms is paced (the VAD sees about the burst), a sustained flood closes the socket (badFrame)', async () => {
+    const { page: p } = await hostileSession({ mic: true });
+    const before = vadWindows;
+    const tenSeconds = micFrames(10_000);
+    for (let batch = 0; batch < 5; batch++) {
+      for (const frame of tenSeconds.slice(batch * 100, (batch + 1) * 100)) p.socket.send(frame);
+      await sleep(20);
+    }
+    await sleep(300);
+    const windows = vadWindows - before;
+    // 10 s is 312 windows of 32 ms; the guard lets a 2 s burst through plus 1.25× the time it took.
+    expect(windows).toBeGreaterThan(30);
+    expect(windows).toBeLessThan(120);
+    expect(p.closeCode).toBeNull();
+    // Still a session: typed text is answered.
+    p.text('and now?', 'm1');
+    await p.waitFor('assistant', (f) => f.final && f.text === 'and now?');
+    // A minute of audio in a moment: no longer a page, a flood.
+    const minute = micFrames(60_000, tenSeconds.length);
+    for (let i = 0; i < minute.length && p.socket.readyState === p.socket.OPEN; i++) p.socket.send(minute[i]!);
+    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(fatalBadFrame(p)).toBeDefined();
+    expect(vadWindows - before).toBeLessThan(150);
+  });
+
+  it('a flood of admissions from one IP: LiveLimits.maxSessionsPerIp open sessions, then ip-concurrency (429), then the rate limit; other addresses are admitted', async () => {
+    const ip = '203.0.113.66';
+    const answers = [];
+    for (let i = 0; i < 40; i++) answers.push(await admit(ip));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok).toHaveLength(LiveLimits.maxSessionsPerIp);
+    expect(answers.slice(0, LiveLimits.maxSessionsPerIp).every((a) => a.status === 200)).toBe(true);
+    const refused = answers.slice(LiveLimits.maxSessionsPerIp);
+    expect(refused.every((a) => a.status === 429)).toBe(true);
+    expect(refused.filter((a) => a.body.status === 'FAIL' && a.body.code === LiveCode.ipConcurrency).length).toBeGreaterThan(0);
+    // The route's rate limit (30 a minute) answers the rest before any work is done.
+    expect(refused.at(-1)!.body).not.toMatchObject({ code: LiveCode.ipConcurrency });
+    // Refusals store nothing: only the admitted sessions exist for that address.
+    expect(await t.database.db.select().from(liveSessions).where(eq(liveSessions.clientIp, ip))).toHaveLength(LiveLimits.maxSessionsPerIp);
+    // Another address is not affected.
+    const other = await admit();
+    expect(other.status).toBe(200);
+    const p = page(other.body);
+    await p.waitFor('ready');
+    p.send({ type: 'bye' });
+    await p.waitClosed();
+  });
+
+  it('sockets that never say hello are closed after the hello timeout (badFrame) and hold nothing', async () => {
+    const sessions = embedded.runtime.sessions();
+    const idle = await Promise.all(Array.from({ length: 60 }, () => raw()));
+    await Promise.all(idle.map((p) => p.waitClosed(HELLO_TIMEOUT_MS + 3000)));
+    expect(idle.every((p) => p.closeCode === LiveProtocol.close.badFrame)).toBe(true);
+    expect(embedded.runtime.sessions()).toBe(sessions);
+  });
+
+  it('a page that never reads: the worker does not queue for it without bound, its socket is dropped past the limit', async () => {
+    const { page: p } = await hostileSession();
+    const sessions = embedded.runtime.sessions();
+    p.socket.pause();
+    const line = 'z'.repeat(LiveLimits.textMax);
+    // Each line comes back three times (transcript, delta, final): ~6 KB a turn, far past the kernel's buffers.
+    for (let i = 0; i < 4000 && embedded.runtime.sessions() === sessions; i++) {
+      p.text(line, `f${i}`);
+      if (i % 200 === 199) await sleep(5);
+    }
+    await until(() => embedded.runtime.sessions() === sessions - 1, 10_000, 'the silent page to be dropped');
+    // Dropped, not closed by a frame rule: reading again, the page finds its connection cut (no close frame).
+    p.socket.resume();
+    expect(await p.waitClosed(8000)).toBe(1006);
+    expect(fatalBadFrame(p)).toBeUndefined();
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from './config.js';
+
+const env = { WORKER_SECRET: 'a-worker-secret-of-some-length' };
+const flags = { server: 'http://portal:3000' };
+
+describe('loadWorkerConfig', () => {
+  it("reads the product's realtime key and URL (ws or wss only)", () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ realtimeApiKey: undefined, realtimeUrl: undefined });
+    expect(loadWorkerConfig({ ...env, REALTIME_API_KEY: ' sk-op ', REALTIME_URL: 'wss://gateway.example/v1/realtime' }, flags)).toMatchObject({ realtimeApiKey: 'sk-op', realtimeUrl: 'wss://gateway.example/v1/realtime' });
+    expect(() => loadWorkerConfig({ ...env, REALTIME_URL: 'https://api.openai.com/v1/realtime' }, flags)).toThrow('REALTIME_URL must be ws(s)://');
+  });
+
+  it("reads the ElevenLabs API base of Conversational AI from the server's variable name (http or https)", () => {
+    expect(loadWorkerConfig(env, flags).elevenLabsUrl).toBeUndefined();
+    expect(loadWorkerConfig({ ...env, PROVIDER_ELEVENLABS_URL: '  ' }, flags).elevenLabsUrl).toBeUndefined();
+    // An operator's gateway, on a private address too; without its trailing slash.
+    expect(loadWorkerConfig({ ...env, PROVIDER_ELEVENLABS_URL: 'http://10.0.0.9:8080/eleven/' }, flags).elevenLabsUrl).toBe('http://10.0.0.9:8080/eleven');
+    expect(loadWorkerConfig({ ...env, PROVIDER_ELEVENLABS_URL: 'https://api.elevenlabs.io' }, flags).elevenLabsUrl).toBe('https://api.elevenlabs.io');
+    for (const bad of ['wss://api.elevenlabs.io', 'api.elevenlabs.io', 'ftp://gateway.example']) {
+      expect(() => loadWorkerConfig({ ...env, PROVIDER_ELEVENLABS_URL: bad }, flags), bad).toThrow('PROVIDER_ELEVENLABS_URL must be http(s)://');
+    }
+  });
+
+  it('lists every bad setting at once', () => {
+    expect(() => loadWorkerConfig({ WORKER_SECRET: 'short', REALTIME_URL: 'http://x', PROVIDER_ELEVENLABS_URL: 'ws://x' }, flags)).toThrow(
+      /WORKER_SECRET must be at least 16 characters[\s\S]*REALTIME_URL[\s\S]*PROVIDER_ELEVENLABS_URL/,
+    );
+  });
+});
