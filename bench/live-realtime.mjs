@@ -19,7 +19,7 @@ import { chromium } from 'playwright-core';
 import { tsImport } from 'tsx/esm/api';
 import WebSocket from 'ws';
 import { createAvatar } from './live.mjs';
-import { percentile, root, round, serverMain, startPortal } from './support.mjs';
+import { audioMouthOffsets as offsets, percentile, root, round, serverMain, startPortal } from './support.mjs';
 
 const APP_KEY = 'persona-studio-web';
 const TARGET_P95_MS = 20;
@@ -109,25 +109,6 @@ function speech(word) {
   return out;
 }
 
-function offsets(history, levels) {
-  const cross = (series) => {
-    const peak = Math.max(...series.map((s) => s.v));
-    const half = peak / 2;
-    const up = [];
-    const down = [];
-    for (let i = 1; i < series.length; i++) {
-      const a = series[i - 1];
-      const b = series[i];
-      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
-      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
-    }
-    return { up, down };
-  };
-  const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
-  const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
-  const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
-  return [...pair(s.up, m.up), ...pair(s.down, m.down)];
-}
 
 async function mouthOffset(portal, avatarId) {
   const browser = await chromium.launch({

@@ -16,30 +16,10 @@ import { chromium } from 'playwright-core';
 import { personaGlb } from '../scripts/make-personas.mjs';
 import { startFakeLive } from '../packages/web/e2e/support/fake-live-server.mjs';
 import { createAvatar } from './live.mjs';
-import { percentile, round, serverMain, startPortal } from './support.mjs';
+import { audioMouthOffsets as offsets, percentile, round, serverMain, startPortal } from './support.mjs';
 
 const ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'];
 
-function offsets(history, levels) {
-  const cross = (series) => {
-    const peak = Math.max(...series.map((s) => s.v));
-    const half = peak / 2;
-    const up = [];
-    const down = [];
-    for (let i = 1; i < series.length; i++) {
-      const a = series[i - 1];
-      const b = series[i];
-      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
-      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
-    }
-    return { up, down };
-  };
-  const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
-  const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
-  const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
-  if (process.env.BENCH_OFFSETS_DEBUG) console.error("up", pair(s.up, m.up), "down", pair(s.down, m.down));
-  return [...pair(s.up, m.up), ...pair(s.down, m.down)];
-}
 
 async function measure(browser, server, id, kind) {
   const context = await browser.newContext({ viewport: { width: 640, height: 480 } });

@@ -154,3 +154,29 @@ export async function withScratchPostgres(label, fn) {
     await admin.end().catch(() => {});
   }
 }
+
+/**
+ * Offset between the sound heard and the mouth (ms; positive = mouth late), from the avatar page's
+ * probe: at each onset and offset, when the heard level crosses half its peak vs when the mouth's
+ * openness does (nearest crossing within 400 ms).
+ */
+export function audioMouthOffsets(history, levels) {
+  const cross = (series) => {
+    const peak = Math.max(...series.map((s) => s.v));
+    const half = peak / 2;
+    const up = [];
+    const down = [];
+    for (let i = 1; i < series.length; i++) {
+      const a = series[i - 1];
+      const b = series[i];
+      if (a.v < half && b.v >= half) up.push(a.t + ((half - a.v) / (b.v - a.v || 1)) * (b.t - a.t));
+      if (a.v >= half && b.v < half) down.push(a.t + ((a.v - half) / (a.v - b.v || 1)) * (b.t - a.t));
+    }
+    return { up, down };
+  };
+  const m = cross(history.map((h) => ({ t: h.t, v: h.open })));
+  const s = cross(levels.map((l) => ({ t: l.t, v: l.rms })));
+  const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
+  if (process.env.BENCH_OFFSETS_DEBUG) console.error("up", pair(s.up, m.up), "down", pair(s.down, m.down));
+  return [...pair(s.up, m.up), ...pair(s.down, m.down)];
+}

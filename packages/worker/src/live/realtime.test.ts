@@ -1,55 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AudioFrameFlag, AudioFrameKind, LiveCode, LiveMessages, readAudioFrame, writeAudioFrame, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, type TLiveHistoryEntry } from '@persona/contract';
 import { sessionConfig } from '../test/brain-deps.js';
 import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime, type FakeOpenAiRealtime } from '../test/fake-openai-realtime.js';
-import { Conversation, type PageSocket } from './conversation.js';
+import { Conversation } from './conversation.js';
 import { createRealtimeSession, heardPart, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-session.js';
+import { fakePage, finals, framesOf, samplesOf, sendMic, until } from '../test/live-page.js';
 
 // Issue 15, SpeechToSpeech with OpenAI Realtime: the session path against a local fake of the
 // provider's WebSocket protocol — what the page receives and what the provider is sent.
 
-function fakePage() {
-  const frames: TWorkerFrame[] = [];
-  const audio: { utt: number; seq: number; last: boolean; samples: number }[] = [];
-  let closed: number | null = null;
-  const socket: PageSocket & { frames: TWorkerFrame[]; audio: typeof audio } = {
-    frames,
-    audio,
-    send: (data) => frames.push(JSON.parse(data) as TWorkerFrame),
-    sendBinary: (data) => {
-      const f = readAudioFrame(data)!;
-      expect(f.header.kind).toBe(AudioFrameKind.avatar);
-      audio.push({ utt: f.header.utterance, seq: f.header.seq, last: (f.header.flags & AudioFrameFlag.last) !== 0, samples: f.pcm.byteLength / 2 });
-    },
-    close: (code) => (closed = code),
-    get isOpen() {
-      return closed === null;
-    },
-  };
-  return socket;
-}
-
 const log = { info() {}, warn() {}, error() {} };
-const until = async (check: () => boolean, ms = 8000, what = 'condition') => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: timed out`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Of<T extends TWorkerFrame['type']> = Extract<TWorkerFrame, { type: T }>;
-const framesOf = <T extends TWorkerFrame['type']>(page: { frames: TWorkerFrame[] }, type: T) => page.frames.filter((f): f is Of<T> => f.type === type);
-const finals = (page: { frames: TWorkerFrame[] }) => framesOf(page, 'assistant').filter((f) => f.final);
-const samplesOf = (page: ReturnType<typeof fakePage>, utt: number) => page.audio.filter((a) => a.utt === utt).reduce((n, a) => n + a.samples, 0);
-
-/** Mic audio as the page sends it: 16 kHz PCM16 in 20 ms binary frames. */
-function sendMic(c: Conversation, ms: number, loud: boolean) {
-  for (let t = 0; t < ms; t += 20) {
-    const pcm = Int16Array.from({ length: 320 }, (_, i) => (loud ? Math.round(9000 * Math.sin(i / 3)) : 0));
-    c.onAudio(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: t / 20 }, new Uint8Array(pcm.buffer)));
-  }
-}
 
 let fake: FakeOpenAiRealtime;
 beforeAll(async () => {

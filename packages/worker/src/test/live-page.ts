@@ -5,12 +5,18 @@ import type { Conversation, PageSocket } from '../live/conversation.js';
 /** The avatar page as a conversation sees it: JSON frames and avatar audio frames, recorded. */
 export function fakePage() {
   const frames: TWorkerFrame[] = [];
+  /** The JSON text as sent (to check what never reaches the page, e.g. a key). */
+  const raw: string[] = [];
   const audio: { utt: number; seq: number; last: boolean; samples: number }[] = [];
   let closed: number | null = null;
-  const socket: PageSocket & { frames: TWorkerFrame[]; audio: typeof audio } = {
+  const socket: PageSocket & { frames: TWorkerFrame[]; raw: string[]; audio: typeof audio } = {
     frames,
+    raw,
     audio,
-    send: (data) => frames.push(JSON.parse(data) as TWorkerFrame),
+    send: (data) => {
+      raw.push(data);
+      frames.push(JSON.parse(data) as TWorkerFrame);
+    },
     sendBinary: (data) => {
       const f = readAudioFrame(data)!;
       expect(f.header.kind).toBe(AudioFrameKind.avatar);
@@ -34,6 +40,8 @@ export const until = async (check: () => boolean, ms = 8000, what = 'condition')
 
 type Of<T extends TWorkerFrame['type']> = Extract<TWorkerFrame, { type: T }>;
 export const framesOf = <T extends TWorkerFrame['type']>(page: { frames: TWorkerFrame[] }, type: T) => page.frames.filter((f): f is Of<T> => f.type === type);
+/** Samples of avatar audio the page received for utterance `utt`. */
+export const samplesOf = (page: ReturnType<typeof fakePage>, utt: number) => page.audio.filter((a) => a.utt === utt).reduce((n, a) => n + a.samples, 0);
 export const finals = (page: { frames: TWorkerFrame[] }) => framesOf(page, 'assistant').filter((f) => f.final);
 
 /** Mic audio as the page sends it: 16 kHz PCM16 in 20 ms binary frames (a loud tone, or silence). */
