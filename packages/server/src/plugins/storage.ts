@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/app-error.js';
+import { writeFileStream } from '../lib/write-file-stream.js';
 import { SNIFF_BYTES, sniff, type SniffedType } from '../lib/file-type.js';
 
 export interface StoredFile {
@@ -136,7 +136,7 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
         },
       });
       try {
-        await pipeline(stream, check, fs.createWriteStream(tmp));
+        await writeFileStream(stream, check, tmp);
         // A multipart part cut at the plugin's own limit ends without an error: treat as too large.
         if ((stream as Readable & { truncated?: boolean }).truncated) throw new UploadTooLarge(`File size exceeds ${label}.`);
       } catch (err) {
@@ -159,7 +159,7 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
       const tmp = `${file}.${randomBytes(6).toString('hex')}.part`;
       let size = 0;
       try {
-        await pipeline(stream, new Transform({ transform(chunk: Buffer, _enc, done) { size += chunk.length; done(null, chunk); } }), fs.createWriteStream(tmp));
+        await writeFileStream(stream, new Transform({ transform(chunk: Buffer, _enc, done) { size += chunk.length; done(null, chunk); } }), tmp);
         await fsp.rename(tmp, file);
       } catch (err) {
         await fsp.rm(tmp, { force: true });

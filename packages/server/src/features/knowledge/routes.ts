@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -35,6 +34,7 @@ import {
   type TKnowledgeFileType,
 } from '@persona/contract';
 import { uploadRoutes } from '../../plugins/uploads.js';
+import { writeFileStream } from '../../lib/write-file-stream.js';
 import { AppError } from '../../lib/app-error.js';
 import { markGuard, requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import { UploadTooLarge } from '../../plugins/storage.js';
@@ -256,7 +256,7 @@ async function receiveFile(
     },
   });
   try {
-    await pipeline(stream, guard, fs.createWriteStream(tmp));
+    await writeFileStream(stream, guard, tmp);
     if (stream.truncated) throw tooLarge();
     if (checked.fileType === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' && !isDocx(await fsp.readFile(tmp))) throw wrongType();
     return await files.putStream(checked.key, fs.createReadStream(tmp));
