@@ -8,47 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type * as FastifyModule from 'fastify';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
+import type { Json, JsonSchema } from './security/schema-arbitrary.js';
 import { createTestApp } from './test/build-app.js';
 import { createSignedInUser, keyHeader, validAvatar } from './test/factories.js';
 
 const { routes } = vi.hoisted(() => ({ routes: [] as RouteOptions[] }));
-vi.mock('fastify', async (importOriginal) => {
-  const actual = await importOriginal<typeof FastifyModule>();
-  const make = actual.default as unknown as (opts: unknown) => FastifyInstance;
-  const wrapped = (opts: unknown) => {
-    const app = make(opts);
-    app.addHook('onRoute', (route) => {
-      routes.push(route);
-    });
-    return app;
-  };
-  return { ...actual, default: Object.assign(wrapped, make), fastify: wrapped };
-});
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type JsonSchema = {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  enum?: Json[];
-  const?: Json;
-  format?: string;
-  pattern?: string;
-  minimum?: number;
-  exclusiveMinimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  default?: Json;
-};
+vi.mock('fastify', async (importOriginal) => (await import('./security/route-capture.js')).captureRoutes(await importOriginal(), routes));
 
 /** A number that JSON cannot carry: written into the raw body as `1e309` (parsed as Infinity). */
 const HUGE_NUMBER = '\u0001HUGE\u0001';
