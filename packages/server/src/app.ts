@@ -262,7 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
   await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
 
-  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, ...deps.workerTimings });
+  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, shared: redis !== undefined, ...deps.workerTimings });
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());

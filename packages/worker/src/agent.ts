@@ -17,8 +17,11 @@ export interface WorkerLogger {
 }
 
 export interface WorkerOptions {
-  /** The portal server, e.g. http://127.0.0.1:3000 */
-  serverUrl: string;
+  /**
+   * The portal server, e.g. http://127.0.0.1:3000 — or several instances of it: the worker holds
+   * one connection, to the first that answers, and moves to the next when it is lost.
+   */
+  serverUrl: string | readonly string[];
   secret: string;
   name?: string;
   /** Stable id across restarts; defaults to the name. */
@@ -76,7 +79,11 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const log = opts.log ?? consoleLog;
   const name = opts.name ?? `worker-${os.hostname()}`;
   const vpsId = opts.vpsId ?? name;
-  const wsUrl = new URL(WorkerProtocol.path, opts.serverUrl.replace(/^http/, 'ws')).toString();
+  const wsUrls = (typeof opts.serverUrl === 'string' ? [opts.serverUrl] : opts.serverUrl).map((u) => new URL(WorkerProtocol.path, u.replace(/^http/, 'ws')).toString());
+  if (wsUrls.length === 0) throw new Error('startWorker: no server URL');
+  /** The instance tried now; a lost connection moves on to the next one. */
+  let urlIndex = 0;
+  let wsUrl = wsUrls[0]!;
   const pingIntervalMs = opts.pingIntervalMs ?? WorkerProtocol.pingIntervalMs;
   const minBackoff = opts.minBackoffMs ?? 500;
   const maxBackoff = opts.maxBackoffMs ?? 30_000;
@@ -88,6 +95,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   let pinger: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
   let backoff = minBackoff;
+  /** Connections lost or refused since the last registration (each instance tried once a round). */
+  let failedInRow = 0;
   let resolveRegistered!: (v: { id: number; sessionId: string }) => void;
   const registered = new Promise<{ id: number; sessionId: string }>((r) => (resolveRegistered = r));
   let nextRpcId = 1;
@@ -109,6 +118,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   function connect() {
     if (state === 'stopped') return;
     state = 'connecting';
+    wsUrl = wsUrls[urlIndex]!;
     const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${opts.secret}` }, handshakeTimeout: 10_000 });
     socket = ws;
     ws.on('open', () => {
@@ -136,7 +146,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         state = 'registered';
         workerId = msg.data.id;
         backoff = minBackoff;
-        log.info('registered', { id: msg.data.id, name });
+        failedInRow = 0;
+        log.info('registered', { id: msg.data.id, name, server: wsUrl });
         resolveRegistered({ id: msg.data.id, sessionId: msg.data.sessionId });
         clearInterval(pinger);
         pinger = setInterval(() => send({ type: 'ping', status, ...(loadNow() ? { sessions: loadNow()!.sessions } : {}) }), pingIntervalMs);
@@ -175,9 +186,17 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         return;
       }
       state = 'waiting';
-      log.warn(`disconnected (${code} ${reason.toString()}); reconnecting in ${backoff} ms`);
-      retry = setTimeout(connect, backoff);
-      backoff = Math.min(backoff * 2, maxBackoff);
+      // Another instance of the portal is tried at once; once every one failed in a row, the
+      // worker waits, longer each round (a portal restarting must not be hammered).
+      failedInRow += 1;
+      urlIndex = (urlIndex + 1) % wsUrls.length;
+      const delay = wsUrls.length > 1 && failedInRow < wsUrls.length ? minBackoff : backoff;
+      if (delay === backoff) {
+        failedInRow = 0;
+        backoff = Math.min(backoff * 2, maxBackoff);
+      }
+      log.warn(`disconnected (${code} ${reason.toString()}); reconnecting to ${wsUrls[urlIndex]} in ${delay} ms`);
+      retry = setTimeout(connect, delay);
     });
   }
 

@@ -22,6 +22,15 @@ describe('loadWorkerConfig', () => {
     }
   });
 
+  it('takes one portal URL or every instance, comma-separated, each http(s)', () => {
+    expect(loadWorkerConfig(env, flags).serverUrls).toEqual(['http://portal:3000']);
+    expect(loadWorkerConfig(env, { server: ' http://a:3000 , https://b.example ,' }).serverUrls).toEqual(['http://a:3000', 'https://b.example']);
+    expect(loadWorkerConfig({ ...env, WORKER_SERVER_URL: 'http://a:1,http://b:2' }, {}).serverUrls).toEqual(['http://a:1', 'http://b:2']);
+    expect(() => loadWorkerConfig(env, { server: 'http://a:3000,ws://b:1' })).toThrow('must be http(s)://');
+    expect(() => loadWorkerConfig(env, { server: ' , ' })).toThrow('the server URL (--server) is required');
+    expect(() => loadWorkerConfig(env, {})).toThrow('the server URL (--server) is required');
+  });
+
   it('lists every bad setting at once', () => {
     expect(() => loadWorkerConfig({ WORKER_SECRET: 'short', REALTIME_URL: 'http://x', PROVIDER_ELEVENLABS_URL: 'ws://x' }, flags)).toThrow(
       /WORKER_SECRET must be at least 16 characters[\s\S]*REALTIME_URL[\s\S]*PROVIDER_ELEVENLABS_URL/,

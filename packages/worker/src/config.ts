@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
 const ZWorkerEnv = z.object({
-  serverUrl: z.url({ protocol: /^https?$/, error: 'the server URL (--server) must be http(s)://…' }),
+  /** One portal URL, or every instance's, comma-separated (the worker moves to the next when one is lost). */
+  serverUrls: z
+    .string({ error: 'the server URL (--server) is required' })
+    .transform((v) => v.split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'the server URL (--server) must be http(s)://…' })).min(1, 'the server URL (--server) is required').max(16, 'at most 16 server URLs')),
   secret: z.string({ error: 'WORKER_SECRET is required' }).min(16, 'WORKER_SECRET must be at least 16 characters'),
   name: z.string().min(1).max(100).optional(),
   wsUrl: z.url({ protocol: /^wss?$/, error: '--ws-url must be ws(s)://…' }).optional(),
@@ -15,6 +19,8 @@ const ZWorkerEnv = z.object({
     .refine((v) => v.port <= 65535, '--listen port must be at most 65535')
     .default({ host: '0.0.0.0', port: 8090 }),
   capacity: z.coerce.number({ error: '--capacity must be a number' }).int('--capacity must be a whole number').min(1, '--capacity must be at least 1').max(100_000).default(200),
+  /** SIGTERM: how long the sessions held may go on before they are moved to another worker (their pages resume there). */
+  drainSeconds: z.coerce.number({ error: '--drain-seconds must be a number' }).int('--drain-seconds must be a whole number').min(0, '--drain-seconds must be at least 0').max(86_400).default(300),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -31,14 +37,15 @@ const ZWorkerEnv = z.object({
 });
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
-export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string }) {
+export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string; drainSeconds?: string }) {
   const parsed = ZWorkerEnv.safeParse({
-    serverUrl: flags.server ?? env.WORKER_SERVER_URL,
+    serverUrls: flags.server ?? env.WORKER_SERVER_URL,
     secret: env.WORKER_SECRET,
     name: flags.name ?? env.WORKER_NAME,
     wsUrl: flags.wsUrl ?? env.WORKER_WS_URL,
     listen: flags.listen ?? env.WORKER_LISTEN,
     capacity: flags.capacity ?? env.WORKER_CAPACITY,
+    drainSeconds: flags.drainSeconds ?? env.WORKER_DRAIN_SECONDS,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

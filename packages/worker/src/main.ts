@@ -7,13 +7,18 @@ const USAGE = `Persona Studio worker (avatar server)
 
   npm run worker -- --server <url> [--name NAME] [--listen [HOST:]PORT] [--ws-url URL] [--capacity N]
 
-  --server    the portal server, e.g. http://portal.example.com:3000   (or WORKER_SERVER_URL)
+  --server    the portal server, e.g. http://portal.example.com:3000   (or WORKER_SERVER_URL);
+              several instances comma-separated: it connects to one, and to the next when it is lost
   --name      the name shown on VPS Status (default: worker-<hostname>) (or WORKER_NAME)
   --listen    where avatar pages connect to this worker (default 0.0.0.0:8090) (or WORKER_LISTEN)
   --ws-url    the websocket URL avatar pages use to reach it, when not ws://<host>:<port>/avatar-ws
               (behind TLS or a proxy: wss://…/avatar-ws; add its origin to the portal's
               WORKER_WS_ORIGINS) (or WORKER_WS_URL)
   --capacity  live sessions it takes at most (default 200) (or WORKER_CAPACITY)
+  --drain-seconds
+              on SIGTERM it takes no new session and lets the ones it holds end; after this
+              long (default 300) their pages move to another worker (or WORKER_DRAIN_SECONDS).
+              A second SIGTERM or SIGINT stops at once (the pages move now).
 
 The shared secret comes from WORKER_SECRET (the server's value: set it on both, or copy the
 one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REALTIME_URL,
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     'ws-url': { type: 'string' },
     listen: { type: 'string' },
     capacity: { type: 'string' },
+    'drain-seconds': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -37,15 +43,15 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-let config;
+let config: ReturnType<typeof loadWorkerConfig>;
 try {
-  config = loadWorkerConfig(process.env, { server: values.server, name: values.name, wsUrl: values['ws-url'], listen: values.listen, capacity: values.capacity });
+  config = loadWorkerConfig(process.env, { server: values.server, name: values.name, wsUrl: values['ws-url'], listen: values.listen, capacity: values.capacity, drainSeconds: values['drain-seconds'] });
 } catch (err) {
   console.error(`${err instanceof Error ? err.message : err}\n\n${USAGE}`);
   process.exit(1);
 }
 const worker = await startLiveWorker({
-  serverUrl: config.serverUrl,
+  serverUrl: config.serverUrls,
   secret: config.secret,
   name: config.name,
   webSocketUrl: config.wsUrl,
@@ -56,8 +62,26 @@ const worker = await startLiveWorker({
 });
 console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);
 worker.onDeleted = () => process.exit(0);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    void worker.stop().then(() => process.exit(0));
+let stopping = false;
+const stopNow = () => {
+  if (stopping) return;
+  stopping = true;
+  void worker.stop().then(() => process.exit(0));
+};
+let draining = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (draining ? stopNow() : drain()));
+/** SIGTERM or Ctrl-C: no new sessions; the current ones end, or move after --drain-seconds. A second one: stop now. */
+function drain() {
+  draining = true;
+  const held = worker.runtime.sessions();
+  console.log(`[worker] draining: no new sessions; ${held} in progress${held ? ` (moved to another worker after ${config.drainSeconds} s)` : ''}`);
+  const deadline = setTimeout(() => {
+    console.log(`[worker] drain time over: ${worker.runtime.sessions()} session(s) move to another worker`);
+    stopNow();
+  }, config.drainSeconds * 1000);
+  void worker.runtime.drain().then(() => {
+    clearTimeout(deadline);
+    console.log('[worker] drained: stopping');
+    stopNow();
   });
 }

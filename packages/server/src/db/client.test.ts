@@ -1,11 +1,13 @@
 // The database layer on both drivers: parameterised queries run as named prepared statements
 // (parsed and planned once per connection), answer what they answered before, keep
 // PostgreSQL's error codes, and never run inside another caller's transaction.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import type { Database } from './client.js';
+import { openDatabase, type Database } from './client.js';
 import { users } from './schema/index.js';
-import { openTestDatabase } from '../test/db.js';
+import { openTestDatabase, testDriver } from '../test/db.js';
+import { withDatabase } from '../test/global-setup.js';
 
 let database: Database;
 beforeAll(async () => {
@@ -56,5 +58,27 @@ describe('queries through the database layer', () => {
     const seen = await database.db.select({ id: users.id }).from(users).where(eq(users.email, 'uncommitted@example.com'));
     expect(seen).toEqual([]);
     expect(await tx).toBe('rolled back');
+  });
+});
+
+describe.runIf(testDriver === 'postgres')('migrations on PostgreSQL', () => {
+  it('applied by instances starting together: one migrates, the others wait and find nothing to do', async () => {
+    const url = process.env.TEST_DATABASE_URL!;
+    const name = `persona_m_${randomBytes(4).toString('hex')}_${inject('postgresTemplate').replace('persona_tpl_', '')}`;
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    try {
+      // Pools of one: the lock and the migration share the only connection.
+      const opened = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: withDatabase(url, name), poolSize: 1 })));
+      const applied = await opened[0]!.db.execute(sql`select hash, count(*)::int as n from drizzle.__drizzle_migrations group by hash`);
+      expect(applied.rows.length).toBeGreaterThan(0);
+      expect(applied.rows.every((r) => r.n === 1)).toBe(true);
+      await Promise.all(opened.map((d) => d.close()));
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 });

@@ -152,10 +152,26 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
   };
 }
 
+/** The advisory lock key of migrations ("pers" in ASCII). */
+const MIGRATION_LOCK = 0x70_65_72_73;
+
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.driver === 'postgres') {
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    await migrate(database.db, { migrationsFolder });
+    const { drizzle } = await import('drizzle-orm/node-postgres');
+    // Instances starting together (a deploy, a restart of all of them) must not apply the same
+    // migration twice: one migrates under a session-level advisory lock, the others wait for it
+    // and find nothing left to do. The lock and the migration share one connection (a pool of
+    // one must not wait for itself).
+    const pool = (database.db as unknown as { $client: PgModule.Pool }).$client;
+    const client = await pool.connect();
+    try {
+      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await migrate(drizzle(client, { schema }), { migrationsFolder });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      client.release();
+    }
   } else {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     // Same query builder at run time; only the static type differs.

@@ -66,6 +66,11 @@ export interface LiveRuntime {
   readonly capacity: number;
   /** Sessions, turns, latencies, provider errors, sandbox and queues (served on /metrics). */
   readonly metrics: WorkerMetrics;
+  /**
+   * Takes no new session (reported BUSY, so the portal sends none; a page that comes anyway is
+   * closed with goingAway and resumes elsewhere) and resolves once the sessions held have ended.
+   */
+  drain(): Promise<void>;
   /** Closes every page socket with goingAway (pages resume elsewhere) and the sandbox. */
   stop(): Promise<void>;
 }
@@ -146,7 +151,12 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     ws.send(JSON.stringify(frame));
     ws.close(closeCode, code);
   };
-  const updateStatus = () => agent.setStatus(conversations.size >= capacity ? 'BUSY' : 'AVAILABLE');
+  let draining = false;
+  const drained: (() => void)[] = [];
+  const updateStatus = () => {
+    agent.setStatus(draining || conversations.size >= capacity ? 'BUSY' : 'AVAILABLE');
+    if (draining && conversations.size === 0) for (const done of drained.splice(0)) done();
+  };
 
   let offline: OfflineVoice | null = opts.tts?.offline ?? null;
   const ownsOffline = !offline;
@@ -261,6 +271,11 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     if (!check.ok) {
       log.warn('page ticket refused', { reason: check.reason });
       return refuse(ws, LiveCode.ticketInvalid, LiveProtocol.close.ticketRefused);
+    }
+    if (draining && !conversations.has(check.claims.sid)) {
+      // No error frame: the page asks the portal for another worker.
+      ws.close(LiveProtocol.close.goingAway, 'worker draining');
+      return;
     }
     if (conversations.size >= capacity && !conversations.has(check.claims.sid)) return refuse(ws, LiveCode.noWorker, LiveProtocol.close.goingAway);
     let config: TLiveSessionConfig;
@@ -394,8 +409,15 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
         });
       });
     },
+    drain() {
+      draining = true;
+      const done = new Promise<void>((resolve) => drained.push(resolve));
+      updateStatus();
+      return done;
+    },
     async stop() {
       stopping = true;
+      for (const done of drained.splice(0)) done();
       for (const c of [...conversations.values()]) await c.finish(LiveCode.workerLost, { tellPortal: false, closeCode: LiveProtocol.close.goingAway });
       conversations.clear();
       for (const ws of sockets) ws.close(LiveProtocol.close.goingAway, 'worker shutting down');

@@ -26,7 +26,8 @@ export function createLiveSessionsRepository(db: Db) {
     },
 
     /** AVAILABLE workers with their open sessions, fewest first (ties: the one that registered first). */
-    async availableWorkers(): Promise<{ id: number; webSocket: string; open: number }[]> {
+    /** AVAILABLE workers that pinged after `pingedSince` (a row another instance has not swept yet may be of a dead one), fewest open sessions first. */
+    async availableWorkers(pingedSince: Date): Promise<{ id: number; webSocket: string; open: number }[]> {
       const open = db
         .select({ workerId: liveSessions.workerId, n: sql<number>`count(*)::int`.as('n') })
         .from(liveSessions)
@@ -37,7 +38,7 @@ export function createLiveSessionsRepository(db: Db) {
         .select({ id: workers.id, webSocket: workers.webSocket, open: sql<number>`coalesce(${open.n}, 0)::int` })
         .from(workers)
         .leftJoin(open, eq(open.workerId, workers.id))
-        .where(and(isNull(workers.deletedAt), eq(workers.status, 'AVAILABLE')))
+        .where(and(isNull(workers.deletedAt), eq(workers.status, 'AVAILABLE'), gt(workers.lastPingTime, pingedSince)))
         .orderBy(sql`coalesce(${open.n}, 0)`, asc(workers.id));
       return rows;
     },

@@ -6,6 +6,7 @@ import {
   LiveMessages,
   LiveRpc,
   NlpEngineName,
+  WorkerProtocol,
   functionUsesNetwork,
   type TLiveCode,
   type TLivePageConfig,
@@ -211,7 +212,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
   const presenceTtl = () => LiveLimits.staleSessionSeconds * 1000 + 15_000;
 
   async function pickWorker(): Promise<{ id: number; webSocket: string }> {
-    const [best] = await repo.availableWorkers();
+    const [best] = await repo.availableWorkers(new Date(now().getTime() - WorkerProtocol.pingTimeoutMs));
     if (!best || !best.webSocket) throw refuse(LiveCode.noWorker);
     return best;
   }

@@ -11,6 +11,11 @@ export interface WorkerHubOptions {
   pingTimeoutMs?: number;
   sweepIntervalMs?: number;
   now?: () => Date;
+  /**
+   * Other instances of the portal share the database (REDIS_URL set): a starting instance must
+   * not mark their workers disconnected — only rows nobody pinged for pingTimeoutMs are.
+   */
+  shared?: boolean;
 }
 
 export type RpcHandler = (workerId: number, method: TWorkerRpcRequest['method'], params: unknown) => Promise<{ ok: true; result: unknown } | { ok: false; error: string }>;
@@ -87,7 +92,10 @@ export function createWorkerHub(opts: WorkerHubOptions) {
       return false;
     },
     async start() {
-      await repo.disconnectAll();
+      // Alone, nothing is connected to a fresh process; beside other instances, the sweep closes
+      // what is really gone (a worker of ours from before a restart reconnects and re-registers).
+      if (opts.shared) await sweep();
+      else await repo.disconnectAll();
       sweeper = setInterval(() => void sweep().catch((err: unknown) => log.error({ err }, 'worker sweep failed')), opts.sweepIntervalMs ?? 5_000);
       sweeper.unref();
     },

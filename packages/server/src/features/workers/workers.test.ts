@@ -1,4 +1,5 @@
 import { spawn as spawnProcess, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,25 @@ describe('workers (VPS)', () => {
     await until(async () => w.state() === 'waiting' || w.state() === 'connecting');
     await until(async () => w.state() === 'registered' && (await find('beta'))?.status === 'AVAILABLE');
     expect(w.id()).toBe(id);
+    await t.app.workerHub.start();
+  });
+
+  it('given several portal instances, connects to one that answers and moves to the next when it is lost', async () => {
+    // A port nothing listens on: an instance that is down.
+    const probe = await new Promise<Server>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => resolve(srv));
+    });
+    const dead = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((r) => probe.close(r));
+    const started = Date.now();
+    const w = spawn('failover', { serverUrl: [dead, base], minBackoffMs: 50, maxBackoffMs: 60_000 });
+    await w.registered;
+    expect(Date.now() - started).toBeLessThan(2000);
+    // Lost: the dead instance is tried next, then this one again — without the long backoff.
+    t.app.workerHub.stop();
+    await until(async () => w.state() !== 'registered');
+    await until(async () => w.state() === 'registered' && (await find('failover'))?.status === 'AVAILABLE', 3000);
     await t.app.workerHub.start();
   });
 
