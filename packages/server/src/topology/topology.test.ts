@@ -21,6 +21,7 @@ import { assertBuilt, freePort, startPortal, startWorkerProcess, type Proc } fro
 const enabled = process.env.TEST_DB_DRIVER === 'postgres' && Boolean(process.env.TEST_DATABASE_URL) && Boolean(process.env.TEST_REDIS_URL);
 const APP_KEY = 'persona-studio-web';
 const ADMIN = { email: 'operator@example.com', password: 'Operator-Password-1' };
+const METRICS_TOKEN = 'topology-metrics-token-0123456789';
 
 describe.runIf(enabled)('production topology: two portals, two workers, PostgreSQL and Redis', () => {
   const procs: Proc[] = [];
@@ -60,7 +61,7 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
     return proc;
   }
   async function bootWorker(name: string, servers: string[], extra: string[] = []) {
-    const proc = startWorkerProcess(name, servers, { WORKER_SECRET: 'topology-worker-secret-0123456789' }, extra);
+    const proc = startWorkerProcess(name, servers, { WORKER_SECRET: 'topology-worker-secret-0123456789', METRICS_TOKEN }, extra);
     procs.push(proc);
     const port = Number((await proc.waitFor(/page sockets on port (\d+)/))[1]);
     await proc.waitFor(/registered/);
@@ -123,6 +124,7 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
         ADMIN_PASSWORD: ADMIN.password,
         PLAN_MAX_AVATARS: 'FREE=unlimited,STARTER=unlimited,PRO=unlimited,ENTERPRISE=unlimited',
         LOG_LEVEL: 'warn',
+        METRICS_TOKEN,
       };
     };
     // Both at once, as a deploy starts them: one applies the migrations, the other waits for it.
@@ -221,6 +223,15 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
     const [row] = await oracle.db.select().from(liveSessions).where(eq(liveSessions.id, answer.sessionId!));
     expect(row).toMatchObject({ endCode: LiveCode.hangUp });
     console.log(`[topology] worker SIGKILL → page in a conversation on the other worker: ${back} ms`);
+    // Counted where an operator's Prometheus looks: the resume on the instance that granted it, the moved session on the survivor.
+    const scrape = async (url: string) => {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    expect(await scrape(`${B.base}/metrics`)).toMatch(/persona_portal_live_sessions_admitted_total\{kind="resume"\} [1-9]/);
+    expect(await scrape(`http://127.0.0.1:${workers.get(survivor)!.port}/metrics`)).toMatch(/persona_worker_sessions_started_total\{resumed="true"\} 1/);
+    expect((await fetch(`${A.base}/metrics`)).status).toBe(401);
     // A replacement, for the tests that follow.
     workers.delete(victim);
     await bootWorker(victim, victim === 'w1' ? [A.base, B.base] : [B.base, A.base]);
