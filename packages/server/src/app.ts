@@ -262,11 +262,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
   await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
 
-  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, shared: redis !== undefined, ...deps.workerTimings });
+  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, shared: redis !== undefined, redis, ...deps.workerTimings });
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
-  await app.register(platformServicesRoute({ guards, platform: () => ({ llm: config.platformLlm !== null, realtime: workerHub.hasProductRealtime() }) }));
+  await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime() }) }));
 
   // Bring your own agent (ADR 072): agents authenticated with the avatar's key, offered its sessions.
   const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));

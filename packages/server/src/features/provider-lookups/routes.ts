@@ -80,14 +80,14 @@ export function providerLookupRoutes(deps: { lookups: ProviderLookups; guards: A
  * users; nothing secret — two booleans). Realtime: a worker connected to this instance reported
  * the operator's key (with several instances, one whose workers are elsewhere may say no).
  */
-export function platformServicesRoute(deps: { guards: AuthGuards; platform: () => { llm: boolean; realtime: boolean } }) {
+export function platformServicesRoute(deps: { guards: AuthGuards; platform: () => Promise<{ llm: boolean; realtime: boolean }> }) {
   return async function plugin(fastify: FastifyInstance) {
     fastify.withTypeProvider<ZodTypeProvider>().get(
       '/api/lookups/platform',
       { onRequest: deps.guards.session, schema: { tags: ['provider look-ups'], response: { 200: ZPlatformServicesResponse } } },
       async (_req, reply) => {
         reply.header('cache-control', 'no-store');
-        return { status: 'OK' as const, ...deps.platform() };
+        return { status: 'OK' as const, ...(await deps.platform()) };
       },
     );
   };

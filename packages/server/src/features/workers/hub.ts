@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { WebSocket } from 'ws';
 import { AdminMessages, WorkerProtocol, ZWorkerMessage, type TServerToWorker, type TVps, type TWorkerRpcRequest, type TVpsRef } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
@@ -16,7 +17,12 @@ export interface WorkerHubOptions {
    * not mark their workers disconnected — only rows nobody pinged for pingTimeoutMs are.
    */
   shared?: boolean;
+  /** With several instances: which workers (of any instance) hold the operator's realtime key. */
+  redis?: Redis;
 }
+
+/** Sorted set: worker id → time of its last register or ping, for workers holding the operator's realtime key. */
+const PRODUCT_REALTIME_KEY = 'persona:workers:product-realtime';
 
 export type RpcHandler = (workerId: number, method: TWorkerRpcRequest['method'], params: unknown) => Promise<{ ok: true; result: unknown } | { ok: false; error: string }>;
 
@@ -72,8 +78,33 @@ export function createWorkerHub(opts: WorkerHubOptions) {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
 
+  /**
+   * The end of the last database outage the sweep met: pings could not be written during it, so
+   * a worker is silent only once it has had the whole timeout since to ping (ADR 078).
+   */
+  let readableSince = Number.NEGATIVE_INFINITY;
+  let sweepFailed = false;
+
+  /** Tells the other instances (Redis) that this worker holds the operator's realtime key, or no longer does. */
+  function shareRealtime(conn: Connection, present: boolean) {
+    if (!opts.redis || !conn.productRealtime || conn.workerId === null) return;
+    const done = present ? opts.redis.zadd(PRODUCT_REALTIME_KEY, now().getTime(), String(conn.workerId)) : opts.redis.zrem(PRODUCT_REALTIME_KEY, String(conn.workerId));
+    void done.catch((err: unknown) => log.warn({ err }, 'could not share the realtime key holder'));
+  }
+
   async function sweep() {
-    const silent = await repo.silentSince(new Date(now().getTime() - pingTimeoutMs));
+    let silent: WorkerRow[];
+    try {
+      silent = await repo.silentSince(new Date(now().getTime() - pingTimeoutMs));
+    } catch (err) {
+      sweepFailed = true;
+      throw err;
+    }
+    if (sweepFailed) {
+      sweepFailed = false;
+      readableSince = now().getTime();
+    }
+    if (now().getTime() - readableSince < pingTimeoutMs) return;
     for (const row of silent) {
       log.warn({ workerId: row.id, name: row.name }, 'worker missed its pings: disconnected');
       if (row.sessionId) await repo.disconnect(row.id, row.sessionId);
@@ -86,10 +117,15 @@ export function createWorkerHub(opts: WorkerHubOptions) {
   }
 
   return {
-    /** A worker connected to this instance holds the operator's realtime key. */
-    hasProductRealtime(): boolean {
+    /** A connected worker holds the operator's realtime key: one of this instance's, or (Redis) of another's that pinged lately. */
+    async hasProductRealtime(): Promise<boolean> {
       for (const c of byWorker.values()) if (c.productRealtime) return true;
-      return false;
+      if (!opts.redis) return false;
+      try {
+        return (await opts.redis.zcount(PRODUCT_REALTIME_KEY, now().getTime() - pingTimeoutMs, '+inf')) > 0;
+      } catch {
+        return false;
+      }
     },
     async start() {
       // Alone, nothing is connected to a fresh process; beside other instances, the sweep closes
@@ -132,12 +168,14 @@ export function createWorkerHub(opts: WorkerHubOptions) {
             conn.workerId = row.id;
             conn.productRealtime = msg.productRealtime === true;
             byWorker.set(row.id, conn);
+            shareRealtime(conn, true);
             log.info({ workerId: row.id, name: row.name, remoteIp }, 'worker registered');
             send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId });
           } else if (conn.workerId === null) {
             send(socket, { type: 'error', message: 'Register first' });
           } else if (msg.type === 'ping') {
             await repo.ping(conn.workerId, conn.sessionId, msg.status, now());
+            shareRealtime(conn, true);
             send(socket, { type: 'pong', at: now().getTime() });
           } else if (msg.type === 'rpc') {
             // Live-session calls: answered by the live-sessions feature.
@@ -151,7 +189,10 @@ export function createWorkerHub(opts: WorkerHubOptions) {
       });
       socket.on('close', () => {
         if (conn.workerId === null) return;
-        if (byWorker.get(conn.workerId) === conn) byWorker.delete(conn.workerId);
+        if (byWorker.get(conn.workerId) === conn) {
+          byWorker.delete(conn.workerId);
+          shareRealtime(conn, false);
+        }
         void repo.disconnect(conn.workerId, conn.sessionId).catch((err: unknown) => log.error({ err }, 'worker disconnect failed'));
         log.info({ workerId: conn.workerId }, 'worker disconnected');
       });
