@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // An example agent for Persona Studio's agent API (docs/agent-api.md): it signs an agent token with
 // the avatar's encryption key, waits for visitors' sessions, joins each one and answers every
-// typed message or transcript with "You said: …" — spoken as a tone (PCM16, 16 kHz) while the
-// words are shown. Only `ws` and node:crypto.
+// typed message (and, with TRANSCRIPTS=1, everything the visitor says, transcribed by Persona
+// Studio) with "You said: …" — spoken as a tone (PCM16, 16 kHz) while the words are shown. Only
+// `ws` and node:crypto.
 //
 //   PORTAL_URL=http://localhost:3000 AVATAR_ID=42 KEY_FILE=avatar-key.pem node docs/examples/echo-agent.mjs
 import { createPrivateKey, sign } from 'node:crypto';
@@ -45,10 +46,11 @@ function toneFor(text) {
 
 /**
  * Runs the agent: `{ close() }` stops it; `stats` counts what it saw (the tests read it).
- * `log` defaults to console.
- * @param {{ portalUrl: string, avatarId: number, privateKeyPem: string, log?: { info?: (m: string) => void, warn?: (m: string) => void } }} opts
+ * `transcripts`: Persona Studio transcribes the visitor (and handles barge-in) instead of an STT
+ * of the agent's own. `log` defaults to console.
+ * @param {{ portalUrl: string, avatarId: number, privateKeyPem: string, transcripts?: boolean, log?: { info?: (m: string) => void, warn?: (m: string) => void } }} opts
  */
-export function startEchoAgent({ portalUrl, avatarId, privateKeyPem, log = console }) {
+export function startEchoAgent({ portalUrl, avatarId, privateKeyPem, transcripts = false, log = console }) {
   const stats = { sessions: 0, joined: 0, micFrames: 0, heard: [], said: [], interrupted: 0 };
   const sockets = new Set();
   let stopped = false;
@@ -71,7 +73,7 @@ export function startEchoAgent({ portalUrl, avatarId, privateKeyPem, log = conso
     const ws = new WebSocket(offer.wsUrl);
     sockets.add(ws);
     let answers = 0;
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'agent.hello', protocol: 1, ticket: offer.ticket, sampleRate: SAMPLE_RATE })));
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'agent.hello', protocol: 1, ticket: offer.ticket, sampleRate: SAMPLE_RATE, transcripts })));
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         stats.micFrames++; // the visitor's microphone: 16 kHz PCM16 after the 8-byte header (a real agent runs its STT on it)
@@ -90,8 +92,17 @@ export function startEchoAgent({ portalUrl, avatarId, privateKeyPem, log = conso
           stats.heard.push(frame.text);
           speak(ws, `You said: ${frame.text}`, ++answers);
           break;
+        case 'transcript':
+          // Only with `transcripts`: interim hypotheses, then the final text to answer.
+          if (!frame.final || !frame.text) break;
+          stats.heard.push(frame.text);
+          speak(ws, `You said: ${frame.text}`, ++answers);
+          break;
         case 'interrupted':
+          // The visitor spoke over answer `responseId` (or the page stopped it) after hearing `heardMs`
+          // of it. A streaming agent stops generating it here; this one sent its audio at once.
           stats.interrupted++;
+          log.info?.(`answer ${frame.responseId} interrupted after ${frame.heardMs ?? '?'} ms`);
           break;
         case 'error':
           log.warn?.(`session error: ${frame.code} ${frame.message}`);
@@ -134,11 +145,11 @@ export function startEchoAgent({ portalUrl, avatarId, privateKeyPem, log = conso
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { PORTAL_URL, AVATAR_ID, KEY_FILE } = process.env;
+  const { PORTAL_URL, AVATAR_ID, KEY_FILE, TRANSCRIPTS } = process.env;
   if (!PORTAL_URL || !AVATAR_ID || !KEY_FILE) {
     console.error('usage: PORTAL_URL=… AVATAR_ID=… KEY_FILE=private-key.pem node echo-agent.mjs');
     process.exit(2);
   }
-  startEchoAgent({ portalUrl: PORTAL_URL, avatarId: Number(AVATAR_ID), privateKeyPem: readFileSync(KEY_FILE, 'utf8') });
+  startEchoAgent({ portalUrl: PORTAL_URL, avatarId: Number(AVATAR_ID), privateKeyPem: readFileSync(KEY_FILE, 'utf8'), transcripts: TRANSCRIPTS === '1' });
   console.log(`echo agent for avatar ${AVATAR_ID}: waiting for visitors`);
 }

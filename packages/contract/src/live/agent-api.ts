@@ -17,7 +17,7 @@ export const AgentApi = {
   audience: 'persona-agent',
   /** An agent token may live at most this long (exp − now, clock skew added). */
   maxTokenSeconds: 3600,
-  /** Dispatch sockets per avatar (one portal instance). */
+  /** Dispatch sockets per avatar, all portal instances together. */
   maxAgentsPerAvatar: 10,
   /** Largest JSON frame on the dispatch socket. */
   maxDispatchFrame: 1024,

@@ -33,6 +33,10 @@ export const LiveCode = {
   /** Non-fatal. */
   dailyLimitEcho: 'daily-limit-echo',
   providerError: 'provider-error',
+  /** The avatar's voice (TTS) failed: the answer goes on in the chat. */
+  voiceError: 'voice-error',
+  /** The speech recogniser (STT) failed: say it again, or type. */
+  listeningError: 'listening-error',
   platformNotConfigured: 'platform-not-configured',
   /** Bring your own agent: no agent is connected for the avatar, or it did not join in time. */
   agentNotConnected: 'agent-not-connected',
@@ -65,6 +69,8 @@ export const LiveMessages: Record<TLiveCode, string> = {
   'worker-lost': 'The connection to the avatar server was lost. Reconnecting…',
   'daily-limit-echo': 'The daily conversation limit was reached: the avatar will only repeat what you say.',
   'provider-error': 'Sorry, I could not answer that just now. Please try again.',
+  'voice-error': 'Sorry, my voice dropped out. My answer goes on here in the chat.',
+  'listening-error': 'Sorry, I could not hear that. Please say it again, or type your message.',
   'platform-not-configured': 'This avatar\u2019s language model is not configured on this server yet.',
   'agent-not-connected': 'No agent is connected to this avatar right now. Please try again in a moment.',
   'bad-frame': 'The avatar server could not read a message from this page.',

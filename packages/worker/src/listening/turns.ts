@@ -54,6 +54,8 @@ export interface ListenerEvents {
   /** VAD state for the page (listening indicator). */
   speaking?(speaking: boolean): void;
   error?(err: Error): void;
+  /** The visitor spoke while the recogniser was down (after `error`, before it works again). */
+  unheard?(): void;
 }
 
 export interface ListenerOptions {
@@ -73,12 +75,22 @@ type SegmentRole = 'turn' | 'discard';
 /** Peak level (−66 dBFS) under which a window is silence without asking the VAD model. */
 const SILENCE_PEAK = 0.0005;
 
+/**
+ * A recogniser that failed is opened again: at once after the first failure (a dropped connection
+ * is usually a passing thing), then after these waits (ms), while audio meanwhile is not
+ * transcribed; a result resets it. A wrong key thus costs a few attempts a minute, not one per frame.
+ */
+export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
+
 export class Listener {
   private readonly o: TurnOptions;
   private readonly clock: Clock;
   private readonly ev: ListenerEvents;
   private readonly abort = new AbortController();
   private sttSession: Promise<SttSession> | null = null;
+  /** Failures since the recogniser last gave a result, and when it may be opened again. */
+  private sttFailures = 0;
+  private sttRetryAt = 0;
 
   // ─── windowing and VAD ───
   private pending = new Int16Array(VAD_WINDOW_SAMPLES);
@@ -329,8 +341,14 @@ export class Listener {
 
   // ─── STT ───
 
-  private session(): Promise<SttSession> {
-    this.sttSession ??= this.opts.stt.open(
+  /**
+   * The recogniser's session, opened on first use and again after it failed (null while waiting
+   * to reopen; a streaming one also waits for a pause, so that it does not start mid-sentence).
+   */
+  private session(): Promise<SttSession> | null {
+    if (this.sttSession) return this.sttSession;
+    if (this.closed || this.clock.now() < this.sttRetryAt || (this.sttFailures > 0 && this.speaking && this.opts.stt.mode === 'stream')) return null;
+    const opening: Promise<SttSession> = this.opts.stt.open(
       {
         languages: this.opts.sttLanguages?.length ? this.opts.sttLanguages : ['en-US'],
         model: this.opts.sttModel,
@@ -342,16 +360,46 @@ export class Listener {
       },
       {
         onResult: (r) => this.onResult(r),
-        onError: (err) => this.ev.error?.(err),
+        // A streaming session that reports an error is over; a batch one failed one request.
+        onError: (err) => this.sttFailed(opening, err, this.opts.stt.mode === 'stream'),
       },
     );
-    this.sttSession.catch((err: unknown) => this.ev.error?.(err instanceof Error ? err : new Error(String(err))));
-    return this.sttSession;
+    this.sttSession = opening;
+    opening.catch((err: unknown) => this.sttFailed(opening, err instanceof Error ? err : new Error(String(err)), true));
+    return opening;
+  }
+
+  /**
+   * The recogniser failed: the visitor's turn in progress is dropped (its text would be partial),
+   * the error is reported once, and a session that is over is opened again later.
+   */
+  private sttFailed(which: Promise<SttSession>, err: Error, over: boolean) {
+    if (this.closed) return;
+    if (over && this.sttSession === which) {
+      this.sttSession = null;
+      const wait = STT_REOPEN_BACKOFF_MS[Math.min(this.sttFailures, STT_REOPEN_BACKOFF_MS.length - 1)]!;
+      this.sttFailures++;
+      this.sttRetryAt = this.clock.now() + wait;
+      void which.then((s) => s.close()).catch(() => undefined);
+    } else if (!over) {
+      // A batch request failed: audio buffered since belongs to the dropped turn.
+      void which.then((s) => s.reset?.()).catch(() => undefined);
+    }
+    this.finals = [];
+    this.interim = '';
+    this.turnSpeechMs = 0;
+    this.lastSpeechAt = null;
+    this.cancelCommit();
+    // The rest of a sentence being said is not a turn of its own; speech over the avatar can no
+    // longer be told from a cough, so the avatar goes on.
+    if (this.speaking) this.role = 'discard';
+    if (this.paused !== null) this.doResume();
+    this.ev.error?.(err);
   }
 
   private sttPush(pcm: Int16Array) {
     void this.session()
-      .then((s) => s.push(pcm))
+      ?.then((s) => s.push(pcm))
       .catch(() => undefined);
   }
 
@@ -359,7 +407,13 @@ export class Listener {
   private flush() {
     this.speechSinceFlush = false;
     const started = this.clock.now();
-    const done = this.session()
+    // No session: the audio went nowhere (the recogniser failed and is not open again yet).
+    const session = this.sttSession;
+    if (!session) {
+      if (this.sttFailures > 0 && this.role === 'turn') this.ev.unheard?.();
+      return;
+    }
+    const done = session
       .then((s) => s.finalize())
       .then(
         () => {
@@ -372,6 +426,7 @@ export class Listener {
 
   private onResult(r: SttResult) {
     if (this.closed) return;
+    this.sttFailures = 0;
     const text = r.text.trim();
     if (r.final) {
       if (text) this.finals.push(text);

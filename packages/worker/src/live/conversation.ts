@@ -8,74 +8,21 @@ import {
   readAudioFrame,
   type TLiveCode,
   type TLiveHistoryEntry,
-  type TLiveSessionConfig,
   type TLiveState,
   type TLiveVoiceTurnMetrics,
   type TPageFrame,
   type TWorkerFrame,
 } from '@persona/contract';
-import { Listener, type Clock, type ListenTurnMetrics } from '../listening/turns.js';
-import type { TurnOptions } from '../listening/options.js';
-import type { VadStream } from '../listening/vad.js';
-import type { SttEngine } from '../providers/stt/types.js';
-import { ProviderError, type Brain, type BrainEvent, type BrainLogger } from '../brains/types.js';
-import { speechFrame, type SpeechEvent, type SpeechPipeline, type SpeechTurn } from '../speech/pipeline.js';
-import type { RealtimeHost, RealtimeSession, RealtimeSessionFactory } from './realtime-session.js';
+import { Listener, type ListenTurnMetrics } from '../listening/turns.js';
+import type { Brain, BrainEvent } from '../brains/types.js';
+import { speechFrame, type SpeechEvent, type SpeechTurn } from '../speech/pipeline.js';
+import type { RealtimeHost, RealtimeSession } from './realtime-session.js';
+import type { ConversationOptions, PageSocket } from './conversation-types.js';
 import { ConversationHistory } from './history.js';
+import { ProviderFaults } from './provider-faults.js';
 import { SpeakingTracker } from './speaking.js';
-import type { ConversationMetrics } from './metrics.js';
 
-/** The page's socket as a session sees it (the transport seam: ws today, WebRTC data later). */
-export interface PageSocket {
-  send(data: string): void;
-  /** Audio frames (LiveProtocol's 8-byte header + PCM16LE). */
-  sendBinary?(data: Uint8Array): void;
-  close(code: number, reason?: string): void;
-  readonly isOpen: boolean;
-}
-
-/** What a conversation reports to the portal (worker RPC), injected so it runs alone in tests. */
-export interface PortalLink {
-  heartbeat(lastUserActivityAt: number | null): Promise<{ echo: boolean; end: TLiveCode | null }>;
-  history(history: TLiveHistoryEntry[]): Promise<void>;
-  end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
-}
-
-/** Listening (issue 14): the visitor's mic frames → VAD → STT → turns. Absent: typed chat only. */
-export interface ConversationListening {
-  stt: SttEngine;
-  vad: VadStream;
-  options: TurnOptions;
-  languages?: string[];
-  model?: string;
-  phrases?: string[];
-  clock?: Clock;
-  /** Called when the mic is first turned on: load the VAD model, start the recogniser. */
-  warm?: () => void;
-}
-
-export interface ConversationOptions {
-  config: TLiveSessionConfig;
-  /** The avatar's brain; null answers in echo-back (EchoTest, over the daily limit). */
-  brain: Brain | null;
-  /** The avatar's voice; null for text only (the chat widget, TTS None). */
-  speech?: SpeechPipeline | null;
-  /** The page's speaker at hello (off: nothing is synthesised until it is turned on). */
-  speakerOn?: boolean;
-  listening?: ConversationListening | null;
-  /** The page's mic at hello. */
-  micOn?: boolean;
-  /** SpeechToSpeech: a realtime model hears and answers instead of listener → brain → voice. */
-  realtime?: RealtimeSessionFactory | null;
-  portal: PortalLink;
-  log: BrainLogger;
-  heartbeatMs?: number;
-  now?: () => number;
-  /** The worker's metrics (turns, per-stage latencies, provider errors): live/metrics.ts. */
-  metrics?: ConversationMetrics;
-  /** Called once the conversation is over (ended or its socket dropped). */
-  onClosed?: () => void;
-}
+export type { ConversationListening, ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
 
 const echoBrain: Brain = {
   kind: 'echo',
@@ -120,6 +67,8 @@ export class Conversation {
   private spoken: { utt: number; entry: TLiveHistoryEntry; speech: SpeechTurn } | null = null;
   private firstAudioAt = new Map<number, number>();
   private speechTurn: SpeechTurn | null = null;
+  /** Provider failures: counted, logged, and the visitor told (provider-faults.ts). */
+  private readonly faults: ProviderFaults;
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
@@ -133,7 +82,18 @@ export class Conversation {
       () => this.finished,
     );
     this.speakerOn = opts.speakerOn ?? true;
-    this.speaking = new SpeakingTracker(this.now, (utt) => this.listener?.setAgentSpeaking(utt));
+    this.faults = new ProviderFaults({
+      metrics: opts.metrics,
+      log: opts.log,
+      context: () => ({ avatarId: opts.config.avatar.id, sessionId: this.sessionId }),
+      send: (frame) => this.send(frame),
+      nextUtt: () => ++this.utt,
+      now: this.now,
+    });
+    this.speaking = new SpeakingTracker(this.now, (utt) => {
+      this.listener?.setAgentSpeaking(utt);
+      this.realtime?.avatarHeard(utt);
+    });
     if (opts.realtime && !this.echo) this.realtime = opts.realtime(this.realtimeHost());
     const l = opts.listening;
     if (l) {
@@ -145,16 +105,11 @@ export class Conversation {
             if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
-          pause: (utt) => {
-            this.speaking.pause(utt);
-            this.send({ type: 'pause', utt });
-          },
-          resume: (utt) => {
-            this.speaking.resume(utt);
-            this.send({ type: 'resume', utt });
-          },
+          pause: (utt) => this.holdAvatar(utt, true),
+          resume: (utt) => this.holdAvatar(utt, false),
           interrupt: () => this.interruptAvatar(),
-          error: (err) => this.logProviderError(err, 'listening'),
+          error: (err) => this.faults.listeningFailed(err, stt.provider),
+          unheard: () => this.faults.unheard(),
         },
       });
       this.setMic(opts.micOn ?? false);
@@ -289,6 +244,7 @@ export class Conversation {
   private onSpokenTurn(text: string, m: ListenTurnMetrics) {
     if (this.finished) return;
     this.touch();
+    this.faults.listeningWorked();
     this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
@@ -320,6 +276,13 @@ export class Conversation {
     this.speaking.stop();
     this.speechTurn?.cancel();
     this.turnAbort?.abort();
+  }
+
+  /** Speech over the avatar that may not be an interruption: its playback is held (true), or goes on. */
+  private holdAvatar(utt: number, held: boolean) {
+    if (held) this.speaking.pause(utt);
+    else this.speaking.resume(utt);
+    this.send({ type: held ? 'pause' : 'resume', utt });
   }
 
   /** The page's socket closed. Without `bye` the session stays open on the portal for a resume. */
@@ -411,6 +374,8 @@ export class Conversation {
     if (this.finished) return;
     try {
       const answer = await this.opts.portal.heartbeat(this.lastUserActivityAt);
+      // The portal answers again after an outage: the history it missed goes now (for a resume).
+      this.history.retryUnsaved();
       if (answer.end) {
         await this.finish(answer.end, { tellPortal: false });
         return;
@@ -454,7 +419,7 @@ export class Conversation {
     if (speech) {
       this.setState('speaking');
       this.spoken = { utt, entry, speech };
-      await speech.done;
+      this.faults.voiceEnded(await speech.done);
       this.speechTurn = null;
     }
     this.firstAudioAt.delete(utt);
@@ -483,17 +448,7 @@ export class Conversation {
   }
 
   private logProviderError(err: unknown, phase: string) {
-    const status = err instanceof ProviderError ? err.status : undefined;
-    const provider = err instanceof ProviderError ? err.provider : this.brain.kind;
-    this.opts.metrics?.providerError(provider, phase);
-    this.opts.log.warn('the avatar\u2019s provider failed', {
-      avatarId: this.opts.config.avatar.id,
-      sessionId: this.sessionId,
-      provider,
-      status: status ?? null,
-      phase,
-      error: err instanceof Error ? err.message : String(err),
-    });
+    this.faults.report(err, phase, this.brain.kind);
   }
 
   private async turn(text: string, spoken?: ListenTurnMetrics) {
@@ -539,12 +494,13 @@ export class Conversation {
       return;
     }
     const interrupted = abort.signal.aborted;
-    if (failed && !answer) {
-      answer = LiveMessages['provider-error'];
-      // The apology is said as well as shown.
-      speech?.push(answer);
-      this.send({ type: 'assistant', utt, text: answer, final: true });
-      this.send({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
+    if (failed) {
+      // What was said stays (chat, voice, history); the apology follows it, said as well as shown.
+      const apology = LiveMessages['provider-error'];
+      speech?.push(answer ? `\n${apology}` : apology);
+      this.send({ type: 'assistant', utt, text: answer ? `${answer.trimEnd()}\u2026 ${apology}` : apology, final: true });
+      this.send({ type: 'error', code: LiveCode.providerError, message: apology, fatal: false });
+      answer ||= apology;
     } else {
       // Interrupted while speaking: the chat and the history keep what the visitor heard.
       if (interrupted && speech && this.interruption?.utt === utt) answer = speech.heardText(this.interruption.heardMs);
@@ -558,7 +514,7 @@ export class Conversation {
       this.turnAbort = abort;
       if (interrupted) speech.cancel();
       else speech.end();
-      await speech.done;
+      this.faults.voiceEnded(await speech.done);
       if (this.turnAbort === abort) this.turnAbort = null;
       if (this.speechTurn === speech) this.speechTurn = null;
     }
@@ -599,6 +555,8 @@ export class Conversation {
       speech: (ev, rate) => this.emitSpeech(ev, rate),
       nextUtt: () => ++this.utt,
       interrupt: () => this.interruptAvatar(),
+      pause: (utt) => this.holdAvatar(utt, true),
+      resume: (utt) => this.holdAvatar(utt, false),
       history: this.history,
       userActivity: () => this.touch(),
       setState: (state) => this.setState(state),

@@ -8,6 +8,8 @@ export class ConversationHistory {
   readonly entries: TLiveHistoryEntry[];
   private inFlight = false;
   private dirty = false;
+  /** The last store failed (the portal or its database was unreachable): sent again by retryUnsaved. */
+  private isUnsaved = false;
 
   constructor(
     initial: readonly TLiveHistoryEntry[],
@@ -38,10 +40,21 @@ export class ConversationHistory {
     this.inFlight = true;
     this.dirty = false;
     void this.store([...this.entries])
-      .catch(this.onStoreError)
+      .then(
+        () => (this.isUnsaved = false),
+        (err: unknown) => {
+          this.isUnsaved = true;
+          this.onStoreError(err);
+        },
+      )
       .finally(() => {
         this.inFlight = false;
         if (this.dirty && !this.isOver()) this.report();
       });
+  }
+
+  /** Sends the history again if its last store failed (called once the portal answers again). */
+  retryUnsaved() {
+    if (this.isUnsaved && !this.inFlight) this.report();
   }
 }

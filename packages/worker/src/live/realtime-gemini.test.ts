@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveCode, LiveMessages, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
-import { sessionConfig } from '../test/brain-deps.js';
+import { LiveCode, LiveMessages, type TLiveFunction, type TLiveHistoryEntry, type TLivePassage, type TWorkerFrame } from '@persona/contract';
+import type { ToolRunner } from '../brains/types.js';
+import { createSandboxPool } from '../sandbox/pool.js';
+import { createFunctionTools } from '../sandbox/tool-runner.js';
+import { sessionConfig, testDeps } from '../test/brain-deps.js';
 import { GEMINI_LIVE_KEY, startFakeGeminiLive, type FakeGeminiLive } from '../test/fake-gemini-live.js';
 import { Conversation } from './conversation.js';
 import { createRealtimeSession, type RealtimeBrainConfig } from './realtime-session.js';
+import { createRealtimeToolbox, KNOWLEDGE_TOOL } from './realtime-tools.js';
 import { fakePage, finals, framesOf, samplesOf, sendMic, until } from '../test/live-page.js';
 
 // Issue 15, SpeechToSpeech with Gemini Live: the same session path as OpenAI Realtime
 // (realtime.test.ts) against a local fake of BidiGenerateContent — what the page receives and
-// what Gemini is sent. Tool calls are tested at the wire level (providers/realtime/gemini.test.ts).
+// what Gemini is sent — and the avatar's tools (a linked Python function, the knowledge search)
+// called by the model through the whole session: toolCall → the sandbox → toolResponse → the answer.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const listening = (page: { frames: TWorkerFrame[] }) => framesOf(page, 'state').some((f) => f.state === 'listening');
 
@@ -36,22 +41,39 @@ const brainFor = (extra: Partial<GeminiBrain> = {}): GeminiBrain => ({
   ...extra,
 });
 
-function openSession(opts: { brain?: RealtimeBrainConfig; history?: TLiveHistoryEntry[]; resumed?: boolean } = {}) {
+interface ToolsSetup {
+  functions: TLiveFunction[];
+  runner: ToolRunner | null;
+  /** The avatar has knowledge: search_knowledge finds these. */
+  passages?: TLivePassage[];
+  toolsWaitMs?: number;
+}
+
+function openSession(opts: { brain?: RealtimeBrainConfig; history?: TLiveHistoryEntry[]; resumed?: boolean; tools?: ToolsSetup } = {}) {
   const brain = opts.brain ?? brainFor();
   const histories: TLiveHistoryEntry[][] = [];
   const warnings: { msg: string; data?: object }[] = [];
-  const config = sessionConfig(brain, { textOnly: false, allowPrivateUrls: true, history: opts.history ?? [], resumed: opts.resumed ?? false, avatar: { nlpEngine: 9, setupMode: 2 } });
+  const t = opts.tools;
+  const config = sessionConfig(brain, {
+    textOnly: false,
+    allowPrivateUrls: true,
+    history: opts.history ?? [],
+    resumed: opts.resumed ?? false,
+    functions: t?.functions ?? [],
+    avatar: { nlpEngine: 9, setupMode: 2, hasKnowledge: t?.passages !== undefined },
+  });
+  const deps = testDeps(config, { tools: t?.runner ?? null, passages: t?.passages });
   const c = new Conversation({
     config,
     brain: null,
-    realtime: createRealtimeSession({ brain, allowPrivateUrls: true, textOnly: false, connectTimeoutMs: 3000 }),
+    realtime: createRealtimeSession({ brain, allowPrivateUrls: true, textOnly: false, connectTimeoutMs: 3000, tools: t ? createRealtimeToolbox(deps, { toolsWaitMs: t.toolsWaitMs }) : null }),
     micOn: true,
     portal: { heartbeat: async () => ({ echo: false, end: null }), history: async (h) => void histories.push(h), end: async () => undefined },
     log: { info() {}, error() {}, warn: (msg, data) => warnings.push({ msg, data }) },
   });
   const page = fakePage();
   c.attach(page);
-  return { c, page, histories, warnings };
+  return { c, page, histories, warnings, deps };
 }
 
 describe('SpeechToSpeech with Gemini Live (local fake of BidiGenerateContent)', () => {
@@ -178,6 +200,135 @@ describe('SpeechToSpeech with Gemini Live (local fake of BidiGenerateContent)', 
     await sleep(50);
     expect(finals(page)).toEqual([]);
     expect(fake.connections.at(-1)!.turns.map((t) => `${t.role}: ${t.text}`)).toEqual(['model: Welcome to the harbour.', 'user: my name is Ada']);
+    await c.finish(LiveCode.hangUp);
+  });
+});
+
+describe('Gemini Live tools through a live session (the page, the worker, the fake BidiGenerateContent)', () => {
+  const toolFrames = (page: { frames: TWorkerFrame[] }) => framesOf(page, 'tool').map((f) => `${f.name}:${f.status}`);
+  const stub = (name: string): TLiveFunction => ({ id: 1, name: `${name}.py`, code: '', allowNetwork: false });
+  /** A function that runs until it is aborted (the signal it was given is kept). */
+  const pendingRunner = (name: string) => {
+    const seen: { signal: AbortSignal | null } = { signal: null };
+    const runner: ToolRunner = {
+      tools: async () => [{ name, description: 'Finds a free berth.', parameters: { type: 'object', properties: {} } }],
+      call: (_name, _args, signal) => {
+        seen.signal = signal;
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, error: 'aborted' }), { once: true }));
+      },
+    };
+    return { runner, seen };
+  };
+
+  it('a linked Python function (the real sandbox) and search_knowledge: toolCall → tool frames → toolResponse → the model’s answer aloud', { timeout: 180_000 }, async () => {
+    const pool = createSandboxPool({ size: 1, timeoutMs: 8000, log: { warn: () => {}, error: () => {} } });
+    try {
+      const code = `def share_fare(total: float, people: int = 1) -> dict:
+    """Split a ferry fare between travellers.
+
+    Args:
+        total: The fare for the whole group.
+        people: How many travellers share it.
+    """
+    return {"each": round(total / max(1, int(people)), 2)}
+`;
+      const functions: TLiveFunction[] = [{ id: 1, name: 'share_fare.py', code, allowNetwork: false }];
+      const runner = createFunctionTools({ pool, functions, isolationKey: 'user:7', log: { info() {}, warn() {}, error() {} } });
+      const passages: TLivePassage[] = [{ text: 'The ferry to Ushant leaves at 9:30 from quay 2.', source: 'Timetable 2026.pdf', collectionId: 1, itemId: 3 }];
+      const { c, page, histories, deps } = openSession({ brain: brainFor({ greeting: '' }), tools: { functions, runner, passages, toolsWaitMs: 120_000 } });
+      await until(() => listening(page), 150_000, 'listening');
+      const conn = fake.connections.at(-1)!;
+      // Both tools declared in setup, their schemas in Gemini's OpenAPI subset.
+      const declared = (conn.setup!.tools as { functionDeclarations: { name: string; parameters: Record<string, unknown> }[] }[])[0]!.functionDeclarations;
+      expect(declared.map((d) => d.name)).toEqual([KNOWLEDGE_TOOL, 'share_fare']);
+      expect(declared[1]!.parameters).toMatchObject({ type: 'object', required: ['total'], properties: { total: { type: 'number' }, people: { type: 'integer' } } });
+      expect(JSON.stringify(declared)).not.toMatch(/additionalProperties|\$schema/);
+
+      // A typed question: the model calls the Python function.
+      fake.knobs = { toolCall: { name: 'share_fare', args: { total: 90, people: 4 } } };
+      c.onMessage(JSON.stringify({ type: 'text', text: 'we are four, the fare is 90' }));
+      await until(() => finals(page).length === 1, 30_000, 'answer made from the function');
+      expect(toolFrames(page)).toEqual(['share_fare:started', 'share_fare:ok']);
+      // Gemini Live's BidiGenerateContentToolResponse: the call's id and name, the result as a JSON object.
+      const responses = conn.messages.filter((m) => 'toolResponse' in m);
+      expect(responses).toEqual([{ toolResponse: { functionResponses: [{ id: 'function-call-1', name: 'share_fare', response: { each: 22.5 } }] } }]);
+      const first = finals(page)[0]!;
+      expect(first).toMatchObject({ text: 'The tool said {"each":22.5}' });
+      expect(first.interrupted).toBeUndefined();
+      // The follow-up is spoken: one utterance, 4 words × 300 ms of 24 kHz audio, after the tool's frames.
+      expect(framesOf(page, 'utterance').filter((f) => f.utt === first.utt).map((f) => f.phase)).toEqual(['start', 'end']);
+      expect(samplesOf(page, first.utt)).toBe(28_800);
+      const at = (pred: (f: TWorkerFrame) => boolean) => page.frames.findIndex(pred);
+      expect(at((f) => f.type === 'tool' && f.status === 'ok')).toBeLessThan(at((f) => f.type === 'utterance' && f.utt === first.utt));
+
+      // A spoken question: the model searches the knowledge base.
+      fake.knobs = {
+        transcripts: ['when does the ferry to Ushant leave'],
+        toolCall: { name: KNOWLEDGE_TOOL, args: { query: 'ferry to Ushant' } },
+        answer: (a) => (a.kind === 'tool' ? 'According to the timetable it leaves at 9:30.' : undefined),
+      };
+      sendMic(c, 400, true);
+      sendMic(c, 400, false);
+      await until(() => finals(page).length === 2, 30_000, 'answer made from the passages');
+      expect(deps.knowledgeQueries).toEqual(['ferry to Ushant']);
+      expect(conn.toolResponses[1]).toEqual({
+        id: 'function-call-2',
+        name: KNOWLEDGE_TOOL,
+        response: { passages: [{ source: 'Timetable 2026.pdf', text: 'The ferry to Ushant leaves at 9:30 from quay 2.' }] },
+      });
+      expect(toolFrames(page)).toEqual(['share_fare:started', 'share_fare:ok', `${KNOWLEDGE_TOOL}:started`, `${KNOWLEDGE_TOOL}:ok`]);
+      const second = finals(page)[1]!;
+      expect(second).toMatchObject({ text: 'According to the timetable it leaves at 9:30.' });
+      expect(samplesOf(page, second.utt)).toBe(8 * 7_200);
+      await until(() => histories.at(-1)?.length === 4);
+      expect(histories.at(-1)!.map((h) => `${h.role}: ${h.text}`)).toEqual([
+        'user: we are four, the fare is 90',
+        'assistant: The tool said {"each":22.5}',
+        'user: when does the ferry to Ushant leave',
+        'assistant: According to the timetable it leaves at 9:30.',
+      ]);
+      await until(() => framesOf(page, 'state').at(-1)?.state === 'listening');
+      await c.finish(LiveCode.hangUp);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('barge-in while a call is pending: Gemini withdraws it, the running function is aborted, no toolResponse; the visitor’s new turn is answered', async () => {
+    const { runner, seen } = pendingRunner('find_berth');
+    fake.knobs = { toolCall: { name: 'find_berth', args: {} }, transcripts: ['never mind'] };
+    const { c, page } = openSession({ brain: brainFor({ greeting: '' }), tools: { functions: [stub('find_berth')], runner } });
+    await until(() => listening(page));
+    const conn = fake.connections.at(-1)!;
+    c.onMessage(JSON.stringify({ type: 'text', text: 'find me a berth' }));
+    await until(() => seen.signal !== null, 8000, 'function called');
+    expect(toolFrames(page)).toEqual(['find_berth:started']);
+    expect(framesOf(page, 'state').at(-1)?.state).toBe('thinking');
+    sendMic(c, 200, true);
+    await until(() => seen.signal!.aborted, 8000, 'aborted');
+    expect(toolFrames(page)).toEqual(['find_berth:started', 'find_berth:error']);
+    sendMic(c, 400, false);
+    await until(() => finals(page).length === 1, 8000, 'the new turn answered');
+    expect(finals(page)[0]).toMatchObject({ text: 'I heard never mind.' });
+    expect(conn.messages.some((m) => 'toolResponse' in m)).toBe(false);
+    await c.finish(LiveCode.hangUp);
+  });
+
+  it('a call Gemini withdraws by itself (toolCallCancellation) stops the function too; the session goes on', async () => {
+    const { runner, seen } = pendingRunner('find_berth');
+    fake.knobs = { toolCall: { name: 'find_berth', args: {} }, cancelToolCall: true };
+    const { c, page } = openSession({ brain: brainFor({ greeting: '' }), tools: { functions: [stub('find_berth')], runner } });
+    await until(() => listening(page));
+    const conn = fake.connections.at(-1)!;
+    c.onMessage(JSON.stringify({ type: 'text', text: 'find me a berth' }));
+    await until(() => toolFrames(page).length === 2, 8000, 'tool frames');
+    expect(seen.signal?.aborted).toBe(true);
+    expect(toolFrames(page)).toEqual(['find_berth:started', 'find_berth:error']);
+    await until(() => framesOf(page, 'state').at(-1)?.state === 'listening');
+    expect(conn.messages.some((m) => 'toolResponse' in m)).toBe(false);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'hello' }));
+    await until(() => finals(page).length === 1);
+    expect(finals(page)[0]).toMatchObject({ text: 'You said hello.' });
     await c.finish(LiveCode.hangUp);
   });
 });

@@ -26,6 +26,9 @@ export interface RealtimeHost {
   nextUtt(): number;
   /** The visitor spoke over the avatar: the conversation's interruption (`interrupted` to the page, then `interrupted()` here). */
   interrupt(): void;
+  /** Speech over utterance `utt` that may not be an interruption: its playback is held, then resumed. */
+  pause(utt: number): void;
+  resume(utt: number): void;
   readonly history: ConversationHistory;
   userActivity(): void;
   setState(state: TLiveState): void;
@@ -50,6 +53,8 @@ export interface RealtimeSession {
   say(text: string): void;
   /** The conversation interrupted utterance `utt` after the visitor heard `heardMs` of it. */
   interrupted(utt: number, heardMs: number): void;
+  /** The utterance the visitor hears now changed (null: none). */
+  avatarHeard(utt: number | null): void;
   close(): void;
 }
 
@@ -129,6 +134,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
   /** Spoken turns waiting for their transcript; `answerUtt`: the answer that followed (the page shows the turn above it). */
   private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string; answerUtt: number | null }>();
   private readonly tools: RealtimeToolCalls;
+  /** The utterance the visitor hears now (the conversation's playback tracking). */
+  private heardUtt: number | null = null;
   private closed = false;
 
   constructor(
@@ -211,6 +218,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
     }
   }
 
+  avatarHeard(utt: number | null) {
+    this.heardUtt = utt;
+    const a = utt === null ? null : [this.current, this.last].find((x) => x?.utt === utt);
+    this.live?.avatarHeard?.(utt, a?.text ?? '');
+  }
+
   close() {
     if (this.closed) return;
     this.closed = true;
@@ -270,6 +283,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
         this.tools.abortAll();
         this.host.interrupt();
         break;
+      case 'speech-paused':
+        this.host.pause(ev.utt);
+        break;
+      case 'speech-resumed':
+        this.host.resume(ev.utt);
+        break;
       case 'speech-stopped':
         this.speechStoppedAt = this.now();
         this.host.setState('thinking');
@@ -307,6 +326,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
         a.firstTextAt ??= this.now();
         a.text += ev.delta;
         this.host.send({ type: 'assistant', utt: a.utt, delta: ev.delta, final: false });
+        // Words of the answer being heard: a connection that listens tells its echo from the visitor.
+        if (a.utt === this.heardUtt) this.live?.avatarHeard?.(a.utt, a.text);
         break;
       }
       case 'response-done': {
@@ -318,6 +339,9 @@ class OpenAiRealtimeSession implements RealtimeSession {
         if (this.current) this.current.calls++;
         this.host.setState('thinking');
         if (this.live) this.tools.run(ev, this.live);
+        break;
+      case 'tool-cancelled':
+        this.tools.abort(ev.callIds);
         break;
       case 'error':
         this.fail(ev.error, 'realtime');

@@ -164,4 +164,9 @@ export class RealtimeToolCalls {
   abortAll() {
     for (const c of [...this.running.values()]) c.abort(new Error('the visitor moved on'));
   }
+
+  /** Stops the calls the provider withdrew (no result goes to the model). */
+  abort(callIds: readonly string[]) {
+    for (const id of callIds) this.running.get(id)?.abort(new Error('the model withdrew the call'));
+  }
 }

@@ -104,6 +104,32 @@ export async function httpFailure(provider: string, res: Response): Promise<Prov
   return new ProviderError(provider, `HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status);
 }
 
+/**
+ * The one guard of a 2xx answer's kind, before its body is read: an HTML page is never a
+ * provider's answer (a proxy's, load balancer's or captive portal's error page served with 200),
+ * and where raw audio is expected, neither is text, JSON or XML (an error document would be
+ * played as noise). Throws ProviderError with what the body says (its title, its message).
+ */
+export async function refuseWrongAnswer(provider: string, res: Response, expected: 'audio' | 'stream'): Promise<void> {
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const html = /html/.test(type);
+  if (!html && !(expected === 'audio' && /^text\/|json|xml/.test(type))) return;
+  let detail = '';
+  try {
+    const text = (await res.text()).slice(0, 4000);
+    detail = html ? htmlDetail(text) : errorBodyDetail(text);
+  } catch {
+    // unreadable body
+  }
+  throw new ProviderError(provider, `answered ${html ? 'an HTML page' : type} instead of ${expected === 'audio' ? 'audio' : 'a stream'} (HTTP ${res.status})${detail ? `: ${detail}` : ''}`, res.status);
+}
+
+/** An HTML page's title, or else its text, short. */
+function htmlDetail(html: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
+  return errorDetail(title || html.replace(/<[^>]*>/g, ' ')).slice(0, 200);
+}
+
 /** Checks a value that goes into a host name or a path segment (regions, language codes). */
 export function safeToken(value: string, what: string, provider: string, pattern = /^[A-Za-z0-9-]{1,40}$/): string {
   if (!pattern.test(value)) throw new ProviderError(provider, `${what} ${JSON.stringify(value.slice(0, 40))} is not valid`);

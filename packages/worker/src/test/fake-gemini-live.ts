@@ -11,8 +11,9 @@ import { sleep } from './http-fake.js';
  * turns (typed text, the greeting's instruction) and, with a VAD on the audio's level (speech above
  * `LOUD`, silenceDurationMs from setup), spoken turns: inputTranscription → an answer with
  * outputTranscription → generationComplete → turnComplete. Speech or text during an answer
- * interrupts it (`interrupted`, then turnComplete). Knobs: a tool call, a disconnect mid-answer,
- * goAway.
+ * interrupts it (`interrupted`, then turnComplete); calls still waiting for their toolResponse are
+ * withdrawn first with `toolCallCancellation` (Google sends it when the client interrupts a turn).
+ * Knobs: a tool call, a disconnect mid-answer, goAway.
  */
 export const GEMINI_LIVE_KEY = 'AIzaFakeGeminiLiveKey0123456789';
 export const GEMINI_PATH = '/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent';
@@ -40,7 +41,8 @@ export interface GeminiConnectionRecord {
 }
 
 export interface FakeGeminiKnobs {
-  answer?: (asked: { kind: 'text' | 'audio' | 'greeting'; text: string }) => string;
+  /** The answer's words (undefined: the default); after tool calls `kind` is 'tool' and `text` the responses as JSON. */
+  answer?: (asked: { kind: 'text' | 'audio' | 'greeting' | 'tool'; text: string }) => string | undefined;
   /** Transcripts of the visitor's spoken turns, in order. */
   transcripts?: string[];
   msPerWord?: number;
@@ -108,6 +110,10 @@ export async function startFakeGeminiLive(): Promise<FakeGeminiLive> {
       if (!active) return;
       active.cancelled = true;
       active = null;
+      if (toolWaits.size > 0) {
+        send({ toolCallCancellation: { ids: [...toolWaits.keys()] } });
+        toolWaits.clear();
+      }
       send({ serverContent: { interrupted: true } });
       send({ serverContent: { turnComplete: true } });
     };
@@ -132,7 +138,8 @@ export async function startFakeGeminiLive(): Promise<FakeGeminiLive> {
         }
         const response = (await answered) as { output?: unknown };
         if (me.cancelled) return;
-        words = `The tool said ${JSON.stringify(response.output ?? response)}`.split(/\s+/);
+        const said = knobs.answer?.({ kind: 'tool', text: JSON.stringify(response) });
+        words = (said ?? `The tool said ${JSON.stringify(response.output ?? response)}`).split(/\s+/).filter(Boolean);
       }
       const dropAfter = knobs.dropAfterChunks;
       knobs.dropAfterChunks = undefined;

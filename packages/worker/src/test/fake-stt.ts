@@ -146,11 +146,28 @@ export interface DeepgramConnection {
   closed: boolean;
 }
 
+/** How the fake misbehaves (read when a connection opens). */
+export interface DeepgramKnobs {
+  handshakeStatus?: number;
+  /** The upgrade request is never answered. */
+  stallHandshake?: boolean;
+  /** The upgrade is answered with a 200 HTML page instead of 101. */
+  handshakeHtml?: boolean;
+  /** Opens, then sends nothing at all (no Metadata, no results, Finalize unanswered). */
+  silent?: boolean;
+  /** Opens, then answers audio and Finalize with unreadable messages (binary noise, broken JSON). */
+  garbage?: boolean;
+  /** Destroys the TCP connection once this many bytes of audio arrived. */
+  dropAfterBytes?: number;
+  /** Only this many connections (handshakes) misbehave; later ones behave. Default: all. */
+  times?: number;
+}
+
 export interface FakeDeepgram extends FakeServer {
   /** ws://127.0.0.1:PORT */
   wsOrigin: string;
   connections: DeepgramConnection[];
-  knobs: { handshakeStatus?: number; stallHandshake?: boolean };
+  knobs: DeepgramKnobs;
   /** Sends a message as Deepgram would on the latest connection. */
   send(msg: object): void;
 }
@@ -179,8 +196,13 @@ export async function startFakeDeepgram(): Promise<FakeDeepgram> {
   });
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
-    const knobs = self.knobs;
-    if (knobs.stallHandshake) return; // never answers
+    let knobs = self.knobs;
+    if (knobs.times !== undefined) {
+      if (knobs.times > 0) knobs.times--;
+      else knobs = {};
+    }
+    // Never answers (an upgrade's socket is half-open after the client's FIN: close it then).
+    if (knobs.stallHandshake) return void socket.on('end', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://fake');
     const deny = (status: number, body: object) => {
       const text = JSON.stringify(body);
@@ -189,20 +211,38 @@ export async function startFakeDeepgram(): Promise<FakeDeepgram> {
     if (url.pathname !== '/v1/listen') return deny(404, { err_code: 'NOT_FOUND', err_msg: 'Not found' });
     if (req.headers.authorization !== `Token ${DEEPGRAM_KEY}`) return deny(401, { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.' });
     if (knobs.handshakeStatus) return deny(knobs.handshakeStatus, { err_code: 'X', err_msg: `fake status ${knobs.handshakeStatus}` });
+    if (knobs.handshakeHtml) {
+      const page = '<!DOCTYPE html><html><head><title>Welcome</title></head><body>It works!</body></html>';
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn: DeepgramConnection = { query: url.searchParams, headers: req.headers, socket: ws, audioBytes: 0, controls: [], timeline: [], closed: false };
       connections.push(conn);
-      ws.send(JSON.stringify({ type: 'Metadata', request_id: 'req-1', model_info: {} }));
+      const answer = (msg: object) => {
+        if (knobs.silent) return;
+        if (knobs.garbage) {
+          ws.send(Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01]), { binary: true });
+          ws.send('{"type":"Results","channel":{"alternatives":[{"transcript":"hel');
+          return;
+        }
+        ws.send(JSON.stringify(msg));
+      };
+      answer({ type: 'Metadata', request_id: 'req-1', model_info: {} });
       ws.on('message', (data, isBinary) => {
         if (isBinary) {
           conn.timeline.push({ what: 'audio', at: Date.now() });
+          const before = conn.audioBytes;
           conn.audioBytes += (data as Buffer).length;
+          if (knobs.dropAfterBytes !== undefined && conn.audioBytes >= knobs.dropAfterBytes) return void socket.destroy();
+          // As Deepgram does, results keep coming while audio streams (an empty interim each second of audio).
+          if (Math.floor(conn.audioBytes / 32_000) > Math.floor(before / 32_000)) answer(results('', { isFinal: false, start: before / 32_000, duration: 1 }));
           return;
         }
         const msg = JSON.parse(data.toString()) as { type: string };
         conn.controls.push(msg.type);
         conn.timeline.push({ what: msg.type, at: Date.now() });
-        if (msg.type === 'Finalize') ws.send(JSON.stringify(results(`finalized after ${conn.audioBytes / 2} samples`, { isFinal: true, fromFinalize: true })));
+        if (msg.type === 'Finalize') answer(results(`finalized after ${conn.audioBytes / 2} samples`, { isFinal: true, fromFinalize: true }));
         if (msg.type === 'CloseStream') ws.close(1000);
       });
       ws.on('close', () => {

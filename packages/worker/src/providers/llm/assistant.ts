@@ -1,5 +1,5 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
-import { createWatchdog, httpFailure, joinUrl, providerFailure } from '../http.js';
+import { createWatchdog, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_CHAT_TIMEOUTS, type ChatTimeouts, type ChatToolCall } from './openai-compatible.js';
 
@@ -131,6 +131,7 @@ async function* runStream(client: AssistantsClient, path: string, body: Record<s
     });
     if (!res.ok) throw await assistantsFailure(client, res);
     if (!res.body) throw new ProviderError(OPENAI_ASSISTANTS, 'empty answer', res.status);
+    await refuseWrongAnswer(OPENAI_ASSISTANTS, res, 'stream');
     let started = false;
     let ended = false;
     const events = readSse(res.body, {

@@ -1,5 +1,5 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
-import { createWatchdog, httpFailure, joinUrl, providerFailure } from '../http.js';
+import { createWatchdog, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
 
 /**
@@ -55,7 +55,20 @@ export interface ChatTimeouts {
   idleMs: number;
 }
 
-export const DEFAULT_CHAT_TIMEOUTS: ChatTimeouts = { firstChunkMs: 30_000, idleMs: 20_000 };
+/**
+ * The first token: a model first reads the whole prompt (instructions, 40 history entries,
+ * knowledge passages) and reasoning models think before they write, so several seconds are
+ * normal and 10–15 s happen; beyond 20 s the visitor hears the apology instead.
+ */
+export const LLM_FIRST_TOKEN_MS = 20_000;
+/**
+ * Silence between two tokens once the answer streams: tokens come every few tens of ms, but a
+ * provider under load pauses for seconds and a model may think again mid-answer (what was said
+ * stays; the rest is the apology).
+ */
+export const LLM_IDLE_MS = 10_000;
+
+export const DEFAULT_CHAT_TIMEOUTS: ChatTimeouts = { firstChunkMs: LLM_FIRST_TOKEN_MS, idleMs: LLM_IDLE_MS };
 
 export interface OpenAiCompatibleClient {
   baseUrl: string;
@@ -132,6 +145,7 @@ export async function* streamChat(client: OpenAiCompatibleClient, req: ChatReque
       yield* fromJsonAnswer(provider, (await res.json()) as unknown);
       return;
     }
+    await refuseWrongAnswer(provider, res, 'stream');
     const calls: { id: string; name: string; arguments: string }[] = [];
     let finish: string | null = null;
     let done = false;

@@ -90,6 +90,37 @@ describe('an external agent as a realtime connection', () => {
     agent.close();
   });
 
+  it('barge-in by the worker’s listening: over what the visitor hears (avatarHeard) speech pauses, words interrupt; after the avatar stops, speech is a turn again', async () => {
+    const { agent, worker, frames } = await pair();
+    const joiner: AgentJoiner = {
+      join: async () => ({ socket: worker, sampleRate: 16_000, sessionId: 's3', transcripts: true }),
+      listening: () => ({ stt: scriptedStt(['hold on', 'next question']), vad: levelVad, options: { ...options, minInterruptionMs: 200 } }),
+    };
+    const events: RealtimeEvent[] = [];
+    const conn = await connectExternalAgent(joiner, (ev) => events.push(ev), new AbortController().signal);
+    const push = async (pcm: Int16Array[]) => {
+      for (const p of pcm) {
+        conn.appendAudio(p);
+        await sleep(2);
+      }
+    };
+    const speech = (ms: number) => [...Array.from({ length: ms / 20 }, () => tone(20)), ...Array.from({ length: 20 }, () => new Int16Array(320))];
+    conn.avatarHeard!(7, 'the ferry leaves at nine');
+    await push(speech(400));
+    await until(() => events.some((e) => e.type === 'speech-started'));
+    const barge = events.filter((e) => e.type.startsWith('speech-'));
+    expect(barge).toEqual([{ type: 'speech-paused', utt: 7 }, { type: 'speech-started' }]);
+    // The session stops the avatar: nothing is heard any more, the next speech is an ordinary turn.
+    conn.avatarHeard!(null, '');
+    events.length = 0;
+    await push(speech(400));
+    await until(() => events.some((e) => e.type === 'user-transcript' && e.final && e.text === 'next question'));
+    expect(events.some((e) => e.type.startsWith('speech-'))).toBe(false);
+    expect(frames.filter((f) => f.type === 'transcript' && f.final === true).map((f) => f.text)).toEqual(['hold on', 'next question']);
+    conn.close();
+    agent.close();
+  });
+
   it('speak: the avatar’s voice says it as one answer; an interruption stops it and drops what waits', async () => {
     const { agent, worker, frames } = await pair();
     const tts = scriptedTts({ sampleRate: 22_050, chunks: 5, chunkDelayMs: 40 });

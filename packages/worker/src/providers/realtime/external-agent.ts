@@ -36,7 +36,10 @@ export interface ExternalAgentOptions {
  * RealtimeEvents. Every input is bounded: frame sizes, JSON shape, text lengths, audio ahead of
  * real time and frames per second (over → the socket is closed with `rateLimited`). `speak`
  * frames are said with the joiner's voice (the avatar's TTS); with hello `transcripts: true` the
- * joiner's listening (the avatar's VAD and STT) transcribes the mic audio for the agent.
+ * joiner's listening (the avatar's VAD and STT) transcribes the mic audio for the agent and, told
+ * what the visitor hears (`avatarHeard`), detects barge-in with the avatar's rules (as for the LLM
+ * brain: allow_interruptions, min_interruption_duration, min_interruption_words; pause, then
+ * interrupt or resume) — the agent then gets `interrupted` as if it had sent `interrupt`.
  */
 export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: RealtimeEvent) => void, signal: AbortSignal, opts: ExternalAgentOptions = {}): Promise<RealtimeConnection> {
   const now = opts.now ?? Date.now;
@@ -83,7 +86,7 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
   /** The visitor's words (the agent's STT, or ours): the page's transcript and the history's user entry. */
   const userSaid = (text: string, final: boolean) => {
     if (!userItem) {
-      // Its place in the history (no barge-in: the agent sends `interrupt` for that).
+      // Its place in the history.
       userItem = { id: `u${++userItems}`, interim: '' };
       onEvent({ type: 'user-item', itemId: userItem.id });
     }
@@ -237,9 +240,11 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
             userSaid(text.slice(0, 2000), true);
             send({ type: 'transcript', text: text.slice(0, 2000).trim(), final: true });
           },
-          pause: () => undefined,
-          resume: () => undefined,
-          interrupt: () => undefined,
+          // Barge-in over what the visitor hears (avatarHeard): the page holds the avatar, then
+          // it stops (the session's interruption: `interrupted` to the page and to the agent) or goes on.
+          pause: (utt) => onEvent({ type: 'speech-paused', utt }),
+          resume: (utt) => onEvent({ type: 'speech-resumed', utt }),
+          interrupt: () => onEvent({ type: 'speech-started' }),
           error: (err) => send({ type: 'error', code: 'stt-error', message: err.message.slice(0, 200) }),
         },
       });
@@ -286,6 +291,9 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
       queueMicrotask(() => end('cancelled'));
     },
     toolResult: () => undefined,
+    avatarHeard(utt, text) {
+      if (!closed) listener?.setAgentSpeaking(utt, text);
+    },
     close() {
       if (closedByUs) return;
       closedByUs = true;

@@ -319,7 +319,12 @@ export function connectGeminiLive(s: GeminiLiveSettings, onEvent: (ev: RealtimeE
         pendingCalls.add(call.id);
         onEvent({ type: 'tool-call', callId: call.id, name: call.name, args: JSON.stringify(call.args ?? {}) });
       }
-      for (const id of m.toolCallCancellation?.ids ?? []) if (pendingCalls.delete(id)) cancelledCalls.add(id);
+      const withdrawn = (m.toolCallCancellation?.ids ?? []).filter((id) => pendingCalls.delete(id));
+      if (withdrawn.length > 0) {
+        for (const id of withdrawn) cancelledCalls.add(id);
+        // The function still running is stopped (the sandbox's time), not only its response withheld.
+        onEvent({ type: 'tool-cancelled', callIds: withdrawn });
+      }
       if (m.goAway) {
         // The server will close soon: hand over between answers (closed without an error; the
         // session reconnects on its next use and gives the model the history).

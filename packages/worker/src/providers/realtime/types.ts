@@ -10,6 +10,13 @@ import { ProviderError } from '../../brains/types.js';
 export type RealtimeEvent =
   /** The visitor started speaking (the provider's VAD): the avatar must stop. */
   | { type: 'speech-started' }
+  /**
+   * Speech over utterance `utt` that is not an interruption yet (a connection that listens itself,
+   * with the avatar's turn-taking rules): its playback is held; `speech-started` follows if the
+   * speech interrupts, `speech-resumed` if it does not.
+   */
+  | { type: 'speech-paused'; utt: number }
+  | { type: 'speech-resumed'; utt: number }
   | { type: 'speech-stopped' }
   /** The visitor's audio became a conversation item (its transcript follows). */
   | { type: 'user-item'; itemId: string }
@@ -23,6 +30,8 @@ export type RealtimeEvent =
   | { type: 'text'; responseId: string; itemId: string; delta: string }
   /** The model calls a tool (a linked function or the knowledge search): answer with `toolResult`. */
   | { type: 'tool-call'; callId: string; name: string; /** JSON text of the arguments. */ args: string }
+  /** The provider withdrew calls it had made (Gemini's toolCallCancellation): stop them; no result is sent. */
+  | { type: 'tool-cancelled'; callIds: string[] }
   | { type: 'response-done'; responseId: string; status: string; error: ProviderError | null }
   /** The provider reported an error; the connection stays. */
   | { type: 'error'; error: ProviderError }
@@ -52,6 +61,11 @@ export interface RealtimeConnection {
   cancelResponse(): void;
   /** The result of a `tool-call` (JSON or text); the model goes on with its answer. */
   toolResult(callId: string, name: string, output: string): void;
+  /**
+   * The avatar utterance the visitor hears now (null: none) and its words so far — for a
+   * connection that detects barge-in itself (an external agent with the worker's transcripts).
+   */
+  avatarHeard?(utt: number | null, text: string): void;
   close(): void;
 }
 

@@ -8,9 +8,25 @@ export interface SttTimeouts {
   requestMs: number;
   /** Stream: how long `finalize` waits for the provider's flushed result before giving up quietly. */
   finalizeMs: number;
+  /** Stream: audio went out and nothing readable came back for this long: the stream is stuck. */
+  streamIdleMs: number;
 }
 
-export const DEFAULT_STT_TIMEOUTS: SttTimeouts = { requestMs: 15_000, finalizeMs: 3_000 };
+/**
+ * A batch transcription of one utterance (≤ 60 s of audio, ≤ 2 MB uploaded) comes back in 0.3–3 s;
+ * the visitor waits in silence meanwhile, so 10 s is the most that is still an answer. The same
+ * bound covers a streaming socket's handshake (TLS + upgrade: well under a second normally).
+ */
+export const STT_REQUEST_MS = 10_000;
+/** Deepgram answers a Finalize at once when it has audio buffered; without one it may say nothing. */
+export const STT_FINALIZE_MS = 3_000;
+/**
+ * A streaming recogniser answers the audio it gets with results about every second (empty ones
+ * for silence); 6 s of audio without one readable message means the socket is stuck.
+ */
+export const STT_STREAM_IDLE_MS = 6_000;
+
+export const DEFAULT_STT_TIMEOUTS: SttTimeouts = { requestMs: STT_REQUEST_MS, finalizeMs: STT_FINALIZE_MS, streamIdleMs: STT_STREAM_IDLE_MS };
 
 /** Longest utterance a batch engine sends (Azure's short-audio and Google's sync API both stop at 60 s). */
 export const MAX_BATCH_SECONDS = 60;

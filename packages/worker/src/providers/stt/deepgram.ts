@@ -20,6 +20,9 @@ import type { SttEngine, SttEvents, SttOptions, SttSession } from './types.js';
  * `{type: Finalize}` on `finalize()` (Deepgram answers with `from_finalize` results), `{type:
  * CloseStream}` on `close()`.
  *
+ * Audio that goes unanswered by any readable message for `streamIdleMs` (binary noise and broken
+ * JSON do not count) fails the session: Deepgram answers streamed audio about every second.
+ *
  * What the pipeline sees: interim results (when wanted) with `final: false`; each `is_final`
  * stretch with `final: true` (text of that stretch only), `endOfTurn` when Deepgram says
  * `speech_final`; an `UtteranceEnd` after final words that had no `speech_final` becomes an empty
@@ -117,6 +120,9 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
     /** finalize() calls waiting for Deepgram's flushed results. */
     let waiters: { resolve: () => void; timer: NodeJS.Timeout }[] = [];
     let finalWordsWithoutEnd = false;
+    /** Armed by the first audio sent after the last readable message, disarmed by the next one. */
+    let answerTimer: NodeJS.Timeout | undefined;
+    let unreadable = 0;
     const settleWaiters = () => {
       for (const w of waiters.splice(0)) {
         clearTimeout(w.timer);
@@ -128,6 +134,7 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
       closed = true;
       clearTimeout(keepAlive);
       clearTimeout(handshake);
+      clearTimeout(answerTimer);
       options.signal.removeEventListener('abort', onAbort);
       settleWaiters();
     };
@@ -175,8 +182,14 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
       else if (!opened) reject(new ProviderError(DEEPGRAM, `the connection closed (${code}${why ? ` ${why}` : ''})`));
     });
     ws.on('message', (data, isBinary) => {
-      const m = closed ? null : jsonEvent<DeepgramMessage>(data, isBinary);
-      if (!m) return;
+      if (closed) return;
+      const m = jsonEvent<DeepgramMessage>(data, isBinary);
+      if (!m) {
+        unreadable++;
+        return;
+      }
+      clearTimeout(answerTimer);
+      answerTimer = undefined;
       switch (m.type) {
         case 'Results': {
           const text = typeof m.channel?.alternatives?.[0]?.transcript === 'string' ? (m.channel.alternatives[0].transcript as string).trim() : '';
@@ -226,6 +239,10 @@ function openSocket(url: string, s: DeepgramSettings, timeouts: SttTimeouts, opt
         if (ws.bufferedAmount > MAX_BUFFERED) return;
         ws.send(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), { binary: true });
         keepAlive?.refresh();
+        answerTimer ??= setTimeout(() => {
+          const what = unreadable ? ` (${unreadable} unreadable messages)` : '';
+          fail(new ProviderError(DEEPGRAM, `timed out: no readable answer for ${timeouts.streamIdleMs} ms while audio streamed${what}`));
+        }, timeouts.streamIdleMs);
       },
       finalize() {
         if (closed) return Promise.resolve();

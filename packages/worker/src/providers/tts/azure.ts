@@ -1,7 +1,7 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
-import { createWatchdog, httpFailure, providerFailure, safeToken } from '../http.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, speedOption, xmlEscape, type TtsTimeouts } from './common.js';
+import { createWatchdog, errorBodyDetail, httpFailure, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, speedOption, textInsteadOfAudio, xmlEscape, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
@@ -72,9 +72,14 @@ export function createAzureTts(s: AzureSettings): TtsEngine {
         });
         if (!res.ok) throw await httpFailure(AZURE, res);
         if (!res.body) throw new ProviderError(AZURE, 'empty answer', res.status);
+        await refuseWrongAnswer(AZURE, res, 'audio');
         const pcm = new Pcm16Reader();
         let gotAudio = false;
+        let first = true;
         for await (const bytes of readBytes(res.body, () => dog.arm(timeouts.idleMs, 'the next audio'))) {
+          const text = first ? textInsteadOfAudio(bytes) : null;
+          first = false;
+          if (text !== null) throw new ProviderError(AZURE, `answered a document instead of audio: ${errorBodyDetail(text)}`, res.status);
           const samples = pcm.push(bytes);
           if (samples.length) {
             gotAudio = true;

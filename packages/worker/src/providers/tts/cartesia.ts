@@ -1,7 +1,7 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { phonesToVisemes, wordsToVisemes, type TimedPhone, type TimedWord, type VisemeItem, type WordItem } from '../../speech/visemes.js';
-import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure } from '../http.js';
+import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, speedOption, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
@@ -90,6 +90,7 @@ export function createCartesiaTts(s: CartesiaSettings): TtsEngine {
         });
         if (!res.ok) throw await httpFailure(CARTESIA, res);
         if (!res.body) throw new ProviderError(CARTESIA, 'empty answer', res.status);
+        await refuseWrongAnswer(CARTESIA, res, 'stream');
         const pcm = new Pcm16Reader();
         let sawPhonemes = false;
         let done = false;

@@ -9,7 +9,20 @@ export interface TtsTimeouts {
   idleMs: number;
 }
 
-export const DEFAULT_TTS_TIMEOUTS: TtsTimeouts = { firstChunkMs: 15_000, idleMs: 10_000 };
+/**
+ * First audio of one piece (≤ 240 characters): streaming providers answer in 0.1–1 s, endpoints
+ * that synthesise the whole piece before sending it in 1–3 s. Beyond 6 s the visitor has been
+ * waiting in silence for too long: the piece fails and the answer goes on in the chat.
+ */
+export const TTS_FIRST_AUDIO_MS = 6_000;
+/**
+ * Silence between two chunks of a streamed answer: audio is made faster than it plays, so a gap
+ * of 3 s is already heard as the avatar stopping mid-sentence — far less than a model's pause
+ * between tokens (LLM_IDLE_MS).
+ */
+export const TTS_IDLE_MS = 3_000;
+
+export const DEFAULT_TTS_TIMEOUTS: TtsTimeouts = { firstChunkMs: TTS_FIRST_AUDIO_MS, idleMs: TTS_IDLE_MS };
 
 /** Largest answer accepted for one piece of speech (bytes on the wire). */
 export const MAX_TTS_BYTES = 32 * 1024 * 1024;
@@ -43,6 +56,21 @@ export async function* readLines(body: ReadableStream<Uint8Array>, onBytes?: () 
     if (done) reader.releaseLock();
     else reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * What raw PCM never starts with: a synthesis begins with near-silence, while `{"`, `[{`, `<!`,
+ * `<?` or `<` + a letter read as a first PCM16LE sample are −11 … −1 dBFS. Such a start is a
+ * JSON or markup document (an error) sent with an audio content type: its text, else null.
+ */
+export function textInsteadOfAudio(bytes: Uint8Array): string | null {
+  if (bytes.byteLength < 2) return null;
+  const a = bytes[0]!;
+  const b = bytes[1]!;
+  const json = (a === 0x7b && (b === 0x22 || b === 0x0a || b === 0x0d || b === 0x20)) || (a === 0x5b && b === 0x7b);
+  const markup = a === 0x3c && (b === 0x21 || b === 0x3f || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a));
+  if (!json && !markup) return null;
+  return new TextDecoder().decode(bytes.subarray(0, 2000));
 }
 
 /** Raw bytes of a streamed body, chunk by chunk. */

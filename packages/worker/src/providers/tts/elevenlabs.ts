@@ -1,7 +1,7 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { CharacterAligner } from '../../speech/visemes.js';
-import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure } from '../http.js';
+import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, readLines, speedOption, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 
@@ -66,6 +66,7 @@ export function createElevenLabsTts(s: ElevenLabsSettings): TtsEngine {
         });
         if (!res.ok) throw await httpFailure(ELEVENLABS, res);
         if (!res.body) throw new ProviderError(ELEVENLABS, 'empty answer', res.status);
+        await refuseWrongAnswer(ELEVENLABS, res, 'stream');
         const pcm = new Pcm16Reader();
         const aligner = new CharacterAligner();
         let gotAudio = false;

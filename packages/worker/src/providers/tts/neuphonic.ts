@@ -1,6 +1,6 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
-import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, safeToken } from '../http.js';
+import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, type TtsTimeouts } from './common.js';
 import { clamp, type TtsChunk, type TtsEngine } from './types.js';
@@ -59,6 +59,7 @@ export function createNeuphonicTts(s: NeuphonicSettings): TtsEngine {
         });
         if (!res.ok) throw await httpFailure(NEUPHONIC, res);
         if (!res.body) throw new ProviderError(NEUPHONIC, 'empty answer', res.status);
+        await refuseWrongAnswer(NEUPHONIC, res, 'stream');
         const pcm = new Pcm16Reader();
         let gotAudio = false;
         for await (const ev of readSse(res.body, { onBytes: () => dog.arm(timeouts.idleMs, 'the next audio') })) {

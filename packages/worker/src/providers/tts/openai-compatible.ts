@@ -1,7 +1,7 @@
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { Pcm16Reader, bytesToSamples, firstChannel, parseWavHeader } from '../../speech/audio.js';
-import { createWatchdog, httpFailure, joinUrl, providerFailure } from '../http.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, readBytes, speedOption, type TtsTimeouts } from './common.js';
+import { createWatchdog, errorBodyDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, readBytes, speedOption, textInsteadOfAudio, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
@@ -56,8 +56,8 @@ export function createOpenAiTts(s: OpenAiTtsSettings): TtsEngine {
         });
         if (!res.ok) throw await httpFailure(OPENAI_TTS, res);
         if (!res.body) throw new ProviderError(OPENAI_TTS, 'empty answer', res.status);
+        await refuseWrongAnswer(OPENAI_TTS, res, 'audio');
         const type = res.headers.get('content-type') ?? '';
-        if (/json|text\//.test(type)) throw new ProviderError(OPENAI_TTS, `answered ${type.split(';')[0]} instead of audio`, res.status);
         const pcm = new Pcm16Reader();
         // A WAV answer: hold bytes until its header is whole, then read its rate and channels.
         let head: Uint8Array | null = new Uint8Array(0);
@@ -74,6 +74,8 @@ export function createOpenAiTts(s: OpenAiTtsSettings): TtsEngine {
             joined.set(bytes, head.byteLength);
             if (!maybeWav && joined.byteLength >= 4) maybeWav = String.fromCharCode(...joined.subarray(0, 4)) === 'RIFF';
             if (!maybeWav && joined.byteLength >= 4) {
+              const text = textInsteadOfAudio(joined);
+              if (text !== null) throw new ProviderError(OPENAI_TTS, `answered a document instead of audio: ${errorBodyDetail(text)}`, res.status);
               head = null;
               data = joined;
             } else {

@@ -4,7 +4,7 @@ import type { Engine, PollyClient, SynthesizeSpeechCommandInput, VoiceId } from 
 import { ProviderError } from '../../brains/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { marksToVisemes, pollyViseme, type VisemeItem, type WordItem } from '../../speech/visemes.js';
-import { speedOption, xmlEscape } from './common.js';
+import { TTS_FIRST_AUDIO_MS, speedOption, xmlEscape } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
@@ -60,7 +60,8 @@ export function createPollyTts(s: PollySettings): TtsEngine {
         ...(s.endpoint ? { endpoint: s.endpoint } : {}),
         // No retries: a retried piece of speech arrives too late to be useful.
         maxAttempts: 1,
-        requestHandler: { connectionTimeout: s.timeouts?.connectMs ?? 5_000, requestTimeout: s.timeouts?.requestMs ?? 15_000 },
+        // The SDK's requestTimeout is the stream's idle time: it bounds the first audio and every gap.
+        requestHandler: { connectionTimeout: s.timeouts?.connectMs ?? 5_000, requestTimeout: s.timeouts?.requestMs ?? TTS_FIRST_AUDIO_MS },
       });
     }
     return client;

@@ -1,0 +1,63 @@
+import type { TLiveCode, TLiveHistoryEntry, TLiveSessionConfig, TLiveVoiceTurnMetrics } from '@persona/contract';
+import type { Brain, BrainLogger } from '../brains/types.js';
+import type { Clock } from '../listening/turns.js';
+import type { TurnOptions } from '../listening/options.js';
+import type { VadStream } from '../listening/vad.js';
+import type { SttEngine } from '../providers/stt/types.js';
+import type { SpeechPipeline } from '../speech/pipeline.js';
+import type { RealtimeSessionFactory } from './realtime-session.js';
+import type { ConversationMetrics } from './metrics.js';
+
+/** What a Conversation (conversation.ts) is given: the page's socket, the portal, its stages. */
+
+/** The page's socket as a session sees it (the transport seam: ws today, WebRTC data later). */
+export interface PageSocket {
+  send(data: string): void;
+  /** Audio frames (LiveProtocol's 8-byte header + PCM16LE). */
+  sendBinary?(data: Uint8Array): void;
+  close(code: number, reason?: string): void;
+  readonly isOpen: boolean;
+}
+
+/** What a conversation reports to the portal (worker RPC), injected so it runs alone in tests. */
+export interface PortalLink {
+  heartbeat(lastUserActivityAt: number | null): Promise<{ echo: boolean; end: TLiveCode | null }>;
+  history(history: TLiveHistoryEntry[]): Promise<void>;
+  end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
+}
+
+/** Listening (issue 14): the visitor's mic frames → VAD → STT → turns. Absent: typed chat only. */
+export interface ConversationListening {
+  stt: SttEngine;
+  vad: VadStream;
+  options: TurnOptions;
+  languages?: string[];
+  model?: string;
+  phrases?: string[];
+  clock?: Clock;
+  /** Called when the mic is first turned on: load the VAD model, start the recogniser. */
+  warm?: () => void;
+}
+
+export interface ConversationOptions {
+  config: TLiveSessionConfig;
+  /** The avatar's brain; null answers in echo-back (EchoTest, over the daily limit). */
+  brain: Brain | null;
+  /** The avatar's voice; null for text only (the chat widget, TTS None). */
+  speech?: SpeechPipeline | null;
+  /** The page's speaker at hello (off: nothing is synthesised until it is turned on). */
+  speakerOn?: boolean;
+  listening?: ConversationListening | null;
+  /** The page's mic at hello. */
+  micOn?: boolean;
+  /** SpeechToSpeech: a realtime model hears and answers instead of listener → brain → voice. */
+  realtime?: RealtimeSessionFactory | null;
+  portal: PortalLink;
+  log: BrainLogger;
+  heartbeatMs?: number;
+  now?: () => number;
+  /** The worker's metrics (turns, per-stage latencies, provider errors): live/metrics.ts. */
+  metrics?: ConversationMetrics;
+  /** Called once the conversation is over (ended or its socket dropped). */
+  onClosed?: () => void;
+}
