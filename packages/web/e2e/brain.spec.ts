@@ -156,3 +156,38 @@ test('the ElevenLabs agent check through its states, and every engine form', asy
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, 'brain-elevenlabs-390');
 });
+
+test('a TEN or Custom STT/LLM/TTS avatar explains the agent API; the reference opens aside', async ({ page }) => {
+  test.setTimeout(240_000);
+  const { panel, id } = await createAndEdit(page, 'brain-agent');
+  const engine = panel.getByRole('combobox', { name: 'Avatar Engine' });
+  await panel.getByRole('radio', { name: /3rd Party AI/ }).check();
+  await expect(engine).toHaveText('TEN');
+  await chooseOption(page, engine, 'Custom STT/LLM/TTS');
+  const agent = panel.getByRole('region', { name: 'Your agent' });
+  await expect(agent).toBeVisible();
+  await expect(agent.getByTestId('agent-avatar-id')).toHaveText(`"${id}"`);
+  await expect(agent.getByTestId('agent-dispatch-url')).toHaveText(/^ws:\/\/127\.0\.0\.1:\d+\/api\/agent\/ws$/);
+  await expect(agent.getByTestId('agent-key-missing')).toBeVisible();
+  fs.mkdirSync(shots, { recursive: true });
+  await agent.screenshot({ path: path.join(shots, 'brain-agent-api-1280.png') });
+
+  // The editor is offered from 760 px on (phones only list and connect avatars): at its narrowest
+  // nothing of the section (the dispatch address, the code) pushes the page sideways.
+  await page.setViewportSize({ width: 760, height: 900 });
+  await agent.scrollIntoViewIfNeeded();
+  await agent.screenshot({ path: path.join(shots, 'brain-agent-api-760.png') });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  const box = await agent.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(760);
+
+  const [reference] = await Promise.all([page.context().waitForEvent('page'), agent.getByRole('link', { name: /Agent API reference/ }).click()]);
+  await reference.setViewportSize({ width: 390, height: 844 });
+  await expect(reference.getByRole('heading', { level: 1, name: 'Bring your own agent: the agent API' })).toBeVisible();
+  await expect(reference.getByRole('heading', { name: 'Interruptions' })).toBeVisible();
+  expect(await reference.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await reference.screenshot({ path: path.join(shots, 'docs-agent-api-390.png') });
+  await reference.close();
+  // The editor is still there, unsaved engine choice and all.
+  await expect(engine).toHaveText('Custom STT/LLM/TTS');
+});

@@ -17,6 +17,7 @@ const ForgotPasswordRoute = lazyPage(() => import('../features/auth/routes/forgo
 const ResetPasswordRoute = lazyPage(() => import('../features/auth/routes/reset-password'), 'ResetPasswordRoute');
 const SignOutRoute = lazyPage(() => import('../features/auth/routes/sign-out'), 'SignOutRoute', { usesQueries: false });
 const DocsRoute = lazyPage(() => import('../features/docs/routes/docs'), 'DocsRoute', { usesQueries: false });
+const AgentApiRoute = lazyPage(() => import('../features/docs/routes/agent-api'), 'AgentApiRoute', { usesQueries: false });
 const AvatarsRoute = lazyPage(() => import('../features/avatars/routes/avatars'), 'AvatarsRoute');
 const AddAvatarRoute = lazyPage(() => import('../features/avatars/routes/add-avatar'), 'AddAvatarRoute');
 const KnowledgeBaseRoute = lazyPage(() => import('../features/knowledge/routes/knowledge-base'), 'KnowledgeBaseRoute');
@@ -68,6 +69,7 @@ export const routes: RouteObject[] = [
           { path: `${strip(paths.resetPassword)}/:code?`, element: <ResetPasswordRoute /> },
           { path: strip(paths.signOut), element: <SignOutRoute /> },
           { path: strip(paths.docs), element: <DocsRoute /> },
+          { path: strip(paths.agentApi), element: <AgentApiRoute /> },
           // Signed-in pages.
           {
             element: <RequireAuth />,

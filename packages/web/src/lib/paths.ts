@@ -12,6 +12,8 @@ export const paths = {
   emailVerification: '/email-verification',
   signOut: '/signout',
   docs: '/docs',
+  /** The agent API reference (docs/agent-api.md), public like /docs. */
+  agentApi: '/docs/agent-api',
   avatars: '/avatars',
   addAvatar: '/addavatar',
   knowledgeBase: '/knowledgeBase',

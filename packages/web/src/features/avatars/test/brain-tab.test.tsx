@@ -2,16 +2,17 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter } from 'react-router';
 import { ThemeProvider } from '@mui/material/styles';
-import { EngineMessages as M, ProviderLookupMessages as L, SetupModeLabel, SimpleModeLlmModels } from '@persona/contract';
+import { EngineMessages as M, LiveMessages, ProviderLookupMessages as L, SetupModeLabel, SimpleModeLlmModels } from '@persona/contract';
 import type { TAvatar } from '@persona/contract';
 import { theme } from '../../../app/theme';
 import { json, mockFetch, type Handler } from '../../../test/fetch-mock';
 import { authStore } from '../../../lib/auth-store';
-import { setPublicConfig } from '../../../lib/config';
+import { getPublicConfig, PublicConfigContext, setPublicConfig } from '../../../lib/config';
 import { BrainTab } from '../components/editor/brain-tab';
 import { EditorSessionProvider, useEditorSession } from '../components/editor/editor-session';
-import { agent } from './fixtures';
+import { account, agent } from './fixtures';
 
 // The speech forms are another part's: a marker shows where they are rendered.
 vi.mock('../components/editor/brain/speech-forms', () => ({ SpeechForms: () => <div data-testid="speech-forms" /> }));
@@ -24,13 +25,16 @@ beforeEach(() => {
   authStore.setSession({ token: 'tok', expiryDate: new Date(Date.now() + 3_600_000).toISOString(), userName: 'U', userType: 'USER', adminProxy: false }, { isPersistent: false });
 });
 
-/** Saves without the Confirm Update dialog (the editor panel's part). */
+/** Saves without the Confirm Update dialog (the editor panel's part); shows the editor's tab. */
 function SaveProbe() {
   const session = useEditorSession();
   return (
-    <button type="button" onClick={() => void session.saveNow({ skipConfirm: true })}>
-      probe-save
-    </button>
+    <>
+      <button type="button" onClick={() => void session.saveNow({ skipConfirm: true })}>
+        probe-save
+      </button>
+      <output data-testid="editor-tab">{session.tab}</output>
+    </>
   );
 }
 
@@ -51,10 +55,14 @@ function renderBrain(stored: TAvatar, api: Record<string, Handler> = {}) {
   render(
     <ThemeProvider theme={theme}>
       <QueryClientProvider client={client}>
-        <EditorSessionProvider mode={{ kind: 'edit', id: a.id }} agent={a} initialAvatarConfig={{}} initialClientConfig={null} isAdminProxy={false} onCreated={() => {}}>
-          <BrainTab />
-          <SaveProbe />
-        </EditorSessionProvider>
+        <MemoryRouter>
+          <PublicConfigContext.Provider value={getPublicConfig()}>
+            <EditorSessionProvider mode={{ kind: 'edit', id: a.id }} agent={a} initialAvatarConfig={{}} initialClientConfig={null} isAdminProxy={false} onCreated={() => {}}>
+              <BrainTab />
+              <SaveProbe />
+            </EditorSessionProvider>
+          </PublicConfigContext.Provider>
+        </MemoryRouter>
       </QueryClientProvider>
     </ThemeProvider>,
   );
@@ -101,7 +109,9 @@ describe('Brain tab: mode and engine', () => {
     await user.click(within(modes).getByRole('radio', { name: /3rd Party AI/ }));
     expect(engineSelect()).toHaveTextContent('TEN');
     expect(screen.queryByTestId('speech-forms')).not.toBeInTheDocument();
-    expect(screen.getByText(/do not run on this server yet/)).toBeInTheDocument();
+    // Every engine offered runs on this server; TEN is explained, not flagged.
+    expect(screen.queryByText(/do not run on this server yet/)).not.toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Your agent' })).toBeInTheDocument();
     await user.click(engineSelect());
     expect((await screen.findAllByRole('option')).map((o) => o.textContent)).toEqual(['TEN', 'ElevenLabs Conversational AI', 'Custom STT/LLM/TTS']);
   });
@@ -133,6 +143,55 @@ describe('Brain tab: mode and engine', () => {
     expect(engineSelect()).toHaveTextContent('REST Endpoint');
     expect(screen.getByRole('textbox', { name: 'REST Endpoint URL' })).toHaveValue('https://saved.example/api');
     expect(screen.getByRole('textbox', { name: 'REST API Key' })).toHaveValue('••••9876');
+  });
+});
+
+describe('Brain tab: bring your own agent (TEN, Custom STT/LLM/TTS)', () => {
+  const withKeys = (encKeys: { id: number; name: string; defaultKey: boolean }[]) => {
+    const a = account();
+    return { 'GET /api/account_info': () => json({ ...a, accountDetails: { ...a.accountDetails, encKeys } }) };
+  };
+  const keys = [
+    { id: 11, name: 'Default key', defaultKey: true },
+    { id: 12, name: 'Agent key', defaultKey: false },
+  ];
+
+  it('explains the agent API: the key, the token (sub = this avatar), the dispatch address, what visitors see, the reference', async () => {
+    setPublicConfig({ allowRegistration: false, appKey: 'app-key', companyName: 'Acme', docsUrl: '/react/docs', productName: 'Persona Studio', publicUrl: 'https://studio.example.com' });
+    const user = userEvent.setup();
+    renderBrain(agent({ id: 42, setupMode: 3, nlpEngine: 12, nlpEngineName: 'Custom STT/LLM/TTS' }), withKeys(keys));
+    expect(engineSelect()).toHaveTextContent('Custom STT/LLM/TTS');
+    const section = screen.getByRole('region', { name: 'Your agent' });
+    expect(within(section).getByText(/the face of an agent you run yourself/)).toBeInTheDocument();
+    expect(within(section).getByTestId('agent-avatar-id')).toHaveTextContent('"42"');
+    expect(within(section).getByTestId('agent-dispatch-url')).toHaveTextContent('wss://studio.example.com/api/agent/ws');
+    expect(within(section).getByText(LiveMessages['agent-not-connected'])).toBeInTheDocument();
+    const reference = within(section).getByRole('link', { name: /Agent API reference and example agent/ });
+    expect(reference).toHaveAttribute('href', '/docs/agent-api');
+    // Opened aside: the editor keeps its unsaved changes.
+    expect(reference).toHaveAttribute('target', '_blank');
+    // No key on the avatar: no agent can connect; the button leads to ADVANCED.
+    expect(within(section).getByTestId('agent-key-missing')).toHaveTextContent(/no encryption key yet/);
+    expect(screen.getByTestId('editor-tab')).not.toHaveTextContent('advanced');
+    await user.click(within(section).getByRole('button', { name: 'Open ADVANCED' }));
+    await waitFor(() => expect(screen.getByTestId('editor-tab')).toHaveTextContent('advanced'));
+  });
+
+  it('the account’s default key is refused for agents; a key of the owner’s own is named; TEN gets the same explanation', async () => {
+    const user = userEvent.setup();
+    renderBrain(agent({ setupMode: 3, nlpEngine: 12, encKeyId: 11 } as Partial<TAvatar>), withKeys(keys));
+    const section = screen.getByRole('region', { name: 'Your agent' });
+    expect(await within(section).findByTestId('agent-key-default')).toHaveTextContent(/default key cannot authenticate an agent/);
+    await chooseEngine(user, 'TEN');
+    expect(screen.getByRole('region', { name: 'Your agent' })).toBeInTheDocument();
+    await chooseEngine(user, 'ElevenLabs Conversational AI');
+    expect(screen.queryByRole('region', { name: 'Your agent' })).not.toBeInTheDocument();
+  });
+
+  it('with a key of the owner’s own it says which private key signs the tokens', async () => {
+    renderBrain(agent({ setupMode: 3, nlpEngine: 8, encKeyId: 12 } as Partial<TAvatar>), withKeys(keys));
+    await waitFor(() => expect(within(screen.getByRole('region', { name: 'Your agent' })).getByTestId('agent-key-ok')).toHaveTextContent(/private key of Agent key/));
+    expect(screen.queryByTestId('agent-key-missing')).not.toBeInTheDocument();
   });
 });
 

@@ -368,8 +368,11 @@ export function DocsRoute() {
                 <>It receives the visitor&apos;s microphone (16 kHz PCM) and typed messages, and answers with its own audio plus the words to show; the avatar lip-syncs to that audio.</>,
                 <>If no agent is connected, the visitor is told so; an agent that connects later gets the visitor&apos;s next message.</>,
                 <>
-                  The full protocol and an example agent are in the repository: <code>docs/agent-api.md</code> and{' '}
-                  <code>docs/examples/echo-agent.mjs</code>.
+                  The full protocol and an example agent: the{' '}
+                  <Link component={RouterLink} to={paths.agentApi}>
+                    agent API reference
+                  </Link>
+                  .
                 </>,
               ]}
             />

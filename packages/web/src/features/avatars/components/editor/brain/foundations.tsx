@@ -1,5 +1,4 @@
 import { Controller, useWatch } from 'react-hook-form';
-import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -12,13 +11,12 @@ import Typography from '@mui/material/Typography';
 import { EnginesPerMode, NlpEngine, NlpEngineName, SetupMode, SetupModeLabel, type TInfoPanelItem, type TNlpEngine, type TSetupMode } from '@persona/contract';
 import { brainValuesOf, formEngine, hasSpeechSections, withEngine, withSetupMode, type BrainValues } from '../../../lib/brain-form';
 import { useEditorSession } from '../editor-session';
+import { AgentApiNotice } from './agent-api-notice';
 import { DialogflowForm, ElevenLabsForm, LlmForm, RealtimeForm, RestEndpointForm } from './engine-forms';
 import { HelpArea } from './fields';
 import { SpeechForms } from './speech-forms';
 
 const MODES = [SetupMode.Simple, SetupMode.Composite, SetupMode.SpeechToSpeech, SetupMode.None] as const;
-/** Engines the live runtime cannot run yet: saved, with a note saying so. */
-const NOT_RUN_YET: TNlpEngine[] = [NlpEngine.Ten, NlpEngine.TrulienceRealtime, NlpEngine.ElevenLabsConversationAI, NlpEngine.CUSTOM_STT_LLM_TTS];
 const GROUPS = ['setupMode', 'nlpEngine', 'llmDetails', 'restEndpoint', 'dialogFlow', 'trulienceRealtime', 'elevenLabsConversationAI', 'sttDetails', 'ttsDetails'] as const;
 
 function Section({ title, children, label }: { title: string; children: React.ReactNode; label?: string }) {
@@ -131,6 +129,10 @@ function EngineForm({ engine }: { engine: TNlpEngine }) {
       return <RealtimeForm />;
     case NlpEngine.ElevenLabsConversationAI:
       return <ElevenLabsForm />;
+    case NlpEngine.Ten:
+    case NlpEngine.CUSTOM_STT_LLM_TTS:
+      // Bring your own agent (ADR 072): what the owner must do for it to connect.
+      return <AgentApiNotice />;
     default:
       return <Typography color="text.secondary">The framework runs the whole conversation; it has no settings here.</Typography>;
   }
@@ -149,9 +151,6 @@ export function Foundations({ onHelp }: { onHelp?: (item: TInfoPanelItem) => voi
       <Section title="Avatar Engine">
         <Box sx={{ display: 'grid', gap: 2 }}>
           <EngineField />
-          {NOT_RUN_YET.includes(engine) ? (
-            <Alert severity="warning">Saved with the avatar, but live conversations with this engine do not run on this server yet.</Alert>
-          ) : null}
           <EngineForm engine={engine} />
         </Box>
       </Section>
