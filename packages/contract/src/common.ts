@@ -114,8 +114,13 @@ export const ZPublicConfig = z.object({
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;
 
 export const ZHealth = z.object({
+  /** FAIL (HTTP 503) when this instance cannot serve: its database is unreachable. */
   status: ZStatus,
   database: z.enum(['up', 'down']),
+  /** With REDIS_URL only. Redis down alone leaves the instance serving (ADR 078): status stays OK. */
+  redis: z.optional(z.enum(['up', 'down'])),
   uptimeSeconds: z.number(),
+  /** With FAIL: the message every call answers while the database is down. */
+  errors: z.optional(z.array(z.string())),
 });
 export type THealth = z.infer<typeof ZHealth>;

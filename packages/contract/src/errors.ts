@@ -42,6 +42,7 @@ export const ErrorMessages = {
   notFound: 'Not found.',
   forbidden: 'You do not have permission to do this.',
   tooManyRequests: 'Too many attempts. Please wait and try again later.',
+  serviceUnavailable: 'The service is briefly unavailable. Please try again.',
 } as const;
 
 /** Message shown for a failReason in the browser (null: the spec shows none). */

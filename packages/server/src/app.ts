@@ -2,7 +2,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import rateLimit from '@fastify/rate-limit';
-import type { Redis } from 'ioredis';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -11,6 +10,8 @@ import { assertGuardsRunFirst, createAuthGuards } from './plugins/auth.js';
 import { createMemoryRevocationBus, createRedisRevocationBus } from './plugins/revocations.js';
 import { AccessLog } from './plugins/access-log.js';
 import { registerErrorHandler } from './plugins/errors.js';
+import { connectRedis } from './plugins/redis.js';
+import { redisRateLimitStore } from './plugins/rate-limit.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { serializerCompiler } from './plugins/serializer.js';
 import { portalCspDirectives, registerSecurityHeaders } from './plugins/security-headers.js';
@@ -20,6 +21,8 @@ import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
+import { createS3Storage } from './plugins/storage-s3.js';
+import { parseS3Url } from './lib/s3.js';
 import { createAvatarsRepository } from './features/avatars/repository.js';
 import { createAvatarService } from './features/avatars/service.js';
 import { avatarRoutes } from './features/avatars/routes.js';
@@ -35,7 +38,7 @@ import { createAccountService } from './features/account/service.js';
 import { accountRoutes } from './features/account/routes.js';
 import { adminUsersRoutes } from './features/users/admin-routes.js';
 import { createUsersService } from './features/users/service.js';
-import { createMemoryPresence, createRedisPresence, type PresenceRegistry } from './features/presence/registry.js';
+import { createMemoryPresence, createRedisPresence, withPresenceFallbacks, type PresenceRegistry } from './features/presence/registry.js';
 import { presenceRoutes } from './features/presence/routes.js';
 import { createWorkersRepository } from './features/workers/repository.js';
 import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
@@ -65,6 +68,8 @@ import { openSecrets } from './features/avatars/secrets.js';
 import { agentTicketKey, ticketKey } from '@persona/worker';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
+import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
+import { createRedisAgentDispatch } from './features/agents/redis-dispatch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -91,12 +96,14 @@ export interface AppDeps {
   now?: () => Date;
   /** Defaults to Redis when REDIS_URL is set, else this process's memory. */
   presence?: PresenceRegistry;
-  /** Defaults to local files under DATA_DIR/files. */
+  /** Defaults to the bucket of STORAGE_URL when it names one (s3:, http(s):), else local files under DATA_DIR/files. */
   storage?: Storage;
   /** Worker liveness timings (defaults: the protocol's 30 s timeout, swept every 5 s). */
   workerTimings?: { pingTimeoutMs?: number; sweepIntervalMs?: number };
   /** Live-session sweep timings (defaults: LiveLimits.staleSessionSeconds, swept every 10 s). */
   liveTimings?: { staleSessionSeconds?: number; sweepIntervalMs?: number };
+  /** Which instance holds which external agents: defaults to Redis when REDIS_URL is set, else this process's memory. */
+  agentDispatch?: AgentDispatch;
 }
 
 /** Builds the whole app from its dependencies; main.ts only listens. */
@@ -136,7 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // With REDIS_URL, rate limits and presence are shared by every server instance.
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined;
-  await app.register(rateLimit, { global: false, ...(redis ? { redis, nameSpace: 'persona:rl:' } : {}) });
+  // With Redis, counted in Redis and, while it is unreachable, in this instance (plugins/rate-limit.ts).
+  await app.register(rateLimit, { global: false, ...(redis ? { store: redisRateLimitStore(redis, { prefix: 'persona:rl:', log: app.log }) } : {}) });
   await app.register(swagger, {
     openapi: { info: { title: 'Persona Studio API', version: '0.1.0' } },
     transform: jsonSchemaTransform,
@@ -165,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession, resolveSessionById: authService.resolveSessionById });
 
-  await app.register(healthRoutes({ ping: database.ping }));
+  await app.register(healthRoutes({ ping: database.ping, pingRedis: redis ? async () => void (await redis.ping()) : undefined }));
   await app.register(
     publicConfigRoutes({
       allowRegistration: config.allowRegistration,
@@ -193,7 +201,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes({ account: accountService, guards }));
   await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now, revocations.publish), guards }));
 
-  const presence = deps.presence ?? (redis ? createRedisPresence(redis) : createMemoryPresence());
+  // Writes and counts carry on without Redis; the admin lists answer 503 (features/presence/registry.ts).
+  const presence = withPresenceFallbacks(deps.presence ?? (redis ? createRedisPresence(redis) : createMemoryPresence()), app.log);
   app.decorate('presence', presence);
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
 
@@ -221,7 +230,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // streamed to storage by the route that reads it.
   // Private files (knowledge uploads, face photos) are served only through signed, short-lived URLs.
   const fileUrlKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-file-urls-v1').digest();
-  const storage = deps.storage ?? createLocalStorage(path.join(config.dataDir, 'files'), { key: fileUrlKey, now: deps.now });
+  // With a bucket every instance serves every file (issue 16, ADR 077); uploads wait in DATA_DIR/tmp while checked.
+  const bucket = parseS3Url(config.storageUrl);
+  const storage =
+    deps.storage ??
+    (bucket
+      ? createS3Storage(bucket, { signer: { key: fileUrlKey }, tmpDir: path.join(config.dataDir, 'tmp', 'uploads'), now: deps.now, log: app.log })
+      : createLocalStorage(path.join(config.dataDir, 'files'), { key: fileUrlKey, now: deps.now }));
   app.decorate('storage', storage);
   registerFileRoutes(app, storage);
   const avatarService = createAvatarService({
@@ -283,6 +298,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     workerUrl: async (workerId) => (await workersRepo.find(workerId))?.webSocket ?? null,
     ticketKey: agentTicketKey(workerSecret),
+    // With REDIS_URL an agent connected to any instance is offered the sessions of workers connected to any other.
+    dispatch: deps.agentDispatch ?? (redis ? await createRedisAgentDispatch({ redis, log: app.log }) : createMemoryAgentDispatch()),
     log: app.log,
     now: deps.now,
   });
@@ -358,14 +375,4 @@ function countAdmissions(live: LiveSessionsService, metrics: PortalMetrics): voi
     };
   live.start = counted('start', live.start);
   live.resume = counted('resume', live.resume);
-}
-
-async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
-  const { Redis: RedisClient } = await import('ioredis');
-  const redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  await redis.connect();
-  app.addHook('onClose', async () => {
-    await redis.quit();
-  });
-  return redis;
 }

@@ -30,15 +30,38 @@ export interface OpenOptions {
   pgliteTemplate?: Blob;
   migrate?: boolean;
   poolSize?: number;
+  /** PostgreSQL: how long a query may wait for its answer (default QUERY_TIMEOUT_MS; migrations have none). */
+  queryTimeoutMs?: number;
 }
+
+/**
+ * PostgreSQL outages (ADR 078): a connection that cannot be made within this time fails (the
+ * request gets a 503) instead of waiting for the kernel's TCP timeouts; the pool keeps trying
+ * on the next query, so nothing needs a restart once the server is back.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
+/** A query without an answer (a server frozen or cut off mid-query) fails after this long. */
+export const QUERY_TIMEOUT_MS = 20_000;
+/** TCP keep-alive on pooled connections: a peer gone without a word is found while idle. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /** Opens the database (PostgreSQL when a URL is given, else embedded PGlite) and applies migrations. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  const database = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.poolSize) : await openPglite(opts);
-  if (opts.migrate !== false) {
-    await migrateDatabase(database);
+  if (!opts.databaseUrl) {
+    const database = await openPglite(opts);
+    if (opts.migrate !== false) await migrateDatabase(database);
+    return database;
   }
-  return database;
+  if (opts.migrate !== false) {
+    // Migrations on a connection of their own, without the query timeout (an index build may take long).
+    const migrator = await openPostgres(opts.databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
+    try {
+      await migrateDatabase(migrator);
+    } finally {
+      await migrator.close();
+    }
+  }
+  return openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, queryTimeoutMs: opts.queryTimeoutMs });
 }
 
 /** Named statements kept per connection; past that, new query texts run unnamed. */
@@ -87,10 +110,20 @@ interface QueryConfigLike {
   values?: unknown[];
 }
 
-async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+async function openPostgres(url: string, opts: { poolSize?: number; queryTimeoutMs?: number }): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: statementCachingClient(pg) });
+  const queryTimeoutMs = opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    Client: statementCachingClient(pg),
+    // Also bounds the wait for a free connection of the pool.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the pool replaces it on the next query.
   pool.on('error', (err) => {

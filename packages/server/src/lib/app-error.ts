@@ -49,3 +49,17 @@ export class AppError extends Error {
     return new AppError(429, message);
   }
 }
+
+/**
+ * A service the server needs (the database, Redis) cannot be reached for the moment: 503 with a
+ * Retry-After, the same for every route (plugins/errors.ts maps the drivers' errors to it).
+ */
+export class UnavailableError extends AppError {
+  constructor(
+    readonly dependency: 'database' | 'redis',
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(503, ErrorMessages.serviceUnavailable, FailReason.RequestFail);
+    this.name = 'UnavailableError';
+  }
+}

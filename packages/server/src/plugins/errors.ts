@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ErrorMessages, FailReason } from '@persona/contract';
-import { AppError } from '../lib/app-error.js';
+import { AppError, UnavailableError } from '../lib/app-error.js';
+import { dependencyFailure } from '../lib/dependency-errors.js';
 
 const GENERIC = /^(Invalid|Too (big|small)|Unrecognized|Expected|must )/;
 
@@ -43,7 +44,14 @@ function issueMessage(path: string[], message: string): string {
 /** The one error handler: AppError, validation errors, Fastify's own errors, and the rest as 500. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
+    // The database or Redis is unreachable (refused, reset, timed out): the same 503 for every route.
+    const outage = error instanceof AppError ? null : dependencyFailure(error);
+    if (outage) {
+      request.log.warn({ dependency: outage.dependency, reason: outage.reason }, `${outage.dependency} unavailable: answered 503`);
+      error = new UnavailableError(outage.dependency);
+    }
     if (error instanceof AppError) {
+      if (error instanceof UnavailableError) reply.header('retry-after', String(error.retryAfterSeconds));
       return reply.status(error.statusCode).send({
         ...error.extra,
         status: 'FAIL',

@@ -1,9 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { FailReason } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 import { writeFileStream } from '../lib/write-file-stream.js';
 import { SNIFF_BYTES, sniff, type SniffedType } from '../lib/file-type.js';
@@ -21,8 +21,15 @@ export interface UploadRule {
   wrongType: string;
 }
 
+/** A stored file opened for reading: its bytes as a stream, and how many there are. */
+export interface StoredStream {
+  body: Readable;
+  size: number;
+}
+
 export interface Storage {
-  readonly kind: 'local';
+  /** Local files under DATA_DIR/files, or the S3-compatible bucket of STORAGE_URL (plugins/storage-s3.ts). */
+  readonly kind: 'local' | 's3';
   /**
    * Streams an upload into storage: the type is read from the first bytes, the size counted as
    * it flows; a wrong type or an over-size file is refused and nothing is kept.
@@ -31,8 +38,10 @@ export interface Storage {
   putBuffer(key: string, data: Buffer): Promise<void>;
   /** Streams already-checked content to a key chosen by the caller (the knowledge base's presigned uploads). */
   putStream(key: string, stream: Readable): Promise<number>;
-  read(key: string): Readable | null;
+  /** The file's bytes, or null when there is no such file; StorageUnavailable when storage cannot answer. */
+  read(key: string): Promise<StoredStream | null>;
   stat(key: string): Promise<{ size: number } | null>;
+  /** Removes the file (nothing to do when it is not there). */
   delete(key: string): Promise<void>;
   /** The public URL of a stored file meant to be public (avatar media, backgrounds, scenes). */
   url(key: string): string;
@@ -43,6 +52,16 @@ export interface Storage {
   privateUrl(key: string): string;
   /** Checks the signature and expiry of a private file's URL. */
   verifyPrivate(key: string, expires: string | undefined, signature: string | undefined): 'ok' | 'expired' | 'invalid';
+}
+
+/**
+ * File storage could not answer (the bucket is unreachable, timed out or answered an error): the
+ * client gets a 503 to retry later; the precise reason went to the log.
+ */
+export class StorageUnavailable extends AppError {
+  constructor() {
+    super(503, 'File storage is unavailable at the moment. Please try again in a minute.', FailReason.RequestFail);
+  }
 }
 
 /**
@@ -81,6 +100,84 @@ export function createUrlSigning(signer: FileUrlSigner) {
 }
 
 const KEY = /^[a-z0-9/_-]+\.[a-z0-9]+$/;
+/** Throws unless the key is one this server makes (no `..`, no odd characters). */
+export function assertStorageKey(key: string): void {
+  if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+}
+/** A new, unguessable key for an upload of this type under the prefix. */
+export const uploadKey = (prefix: string, type: SniffedType) => `${prefix}/${randomBytes(16).toString('hex')}.${extensionOf(type)}`;
+
+/**
+ * Receives an upload into the file `file`: the type read from the first bytes, the size counted
+ * (and the SHA-256 taken) as it flows. A wrong type or an over-size file is refused as soon as it
+ * shows, the file removed (only once its write stream has closed: lib/write-file-stream.ts) and
+ * the rest of the upload drained.
+ */
+export async function receiveUpload(stream: Readable, rule: UploadRule, file: string): Promise<{ size: number; type: SniffedType; sha256: string }> {
+  let head = Buffer.alloc(0);
+  let type: SniffedType | null = null;
+  let limit = Infinity;
+  let label = '';
+  let size = 0;
+  const hash = createHash('sha256');
+  const check = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (!type) {
+        head = Buffer.concat([head, chunk]);
+        if (head.length >= SNIFF_BYTES) {
+          type = sniff(head);
+          const accepted = type ? rule.accept[type] : undefined;
+          if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
+          limit = accepted.maxBytes;
+          label = `${accepted.maxMb}MB for ${accepted.label}`;
+        }
+      }
+      if (size > limit) return done(new UploadTooLarge(`File size exceeds ${label}.`));
+      hash.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      if (!type) {
+        type = sniff(head);
+        const accepted = type ? rule.accept[type] : undefined;
+        if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
+        if (size > accepted.maxBytes) return done(new UploadTooLarge(`File size exceeds ${accepted.maxMb}MB for ${accepted.label}.`));
+      }
+      done();
+    },
+  });
+  try {
+    await writeFileStream(stream, check, file);
+    // A multipart part cut at the plugin's own limit ends without an error: treat as too large.
+    if ((stream as Readable & { truncated?: boolean }).truncated) throw new UploadTooLarge(`File size exceeds ${label}.`);
+  } catch (err) {
+    await fsp.rm(file, { force: true });
+    stream.resume();
+    throw err;
+  }
+  return { size, type: type!, sha256: hash.digest('hex') };
+}
+
+/** Streams already-checked content into the file `file`, counting (and hashing) it; removes the file on failure. */
+export async function receiveStream(stream: Readable, file: string): Promise<{ size: number; sha256: string }> {
+  let size = 0;
+  const hash = createHash('sha256');
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await writeFileStream(stream, count, file);
+  } catch (err) {
+    await fsp.rm(file, { force: true });
+    throw err;
+  }
+  return { size, sha256: hash.digest('hex') };
+}
 
 export class UploadTooLarge extends AppError {
   constructor(message: string) {
@@ -95,7 +192,7 @@ export class UploadTooLarge extends AppError {
 export function createLocalStorage(root: string, signer: FileUrlSigner): Storage {
   const signing = createUrlSigning(signer);
   const resolve = (key: string) => {
-    if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+    assertStorageKey(key);
     return path.join(root, key);
   };
   return {
@@ -104,50 +201,11 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
       const tmpDir = path.join(root, '.tmp');
       await fsp.mkdir(tmpDir, { recursive: true });
       const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
-      let head = Buffer.alloc(0);
-      let type: SniffedType | null = null;
-      let limit = Infinity;
-      let label = '';
-      let size = 0;
-      const check = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          size += chunk.length;
-          if (!type) {
-            head = Buffer.concat([head, chunk]);
-            if (head.length >= SNIFF_BYTES) {
-              type = sniff(head);
-              const accepted = type ? rule.accept[type] : undefined;
-              if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
-              limit = accepted.maxBytes;
-              label = `${accepted.maxMb}MB for ${accepted.label}`;
-            }
-          }
-          if (size > limit) return done(new UploadTooLarge(`File size exceeds ${label}.`));
-          done(null, chunk);
-        },
-        flush(done) {
-          if (!type) {
-            type = sniff(head);
-            const accepted = type ? rule.accept[type] : undefined;
-            if (!type || !accepted) return done(AppError.badRequest(rule.wrongType));
-            if (size > accepted.maxBytes) return done(new UploadTooLarge(`File size exceeds ${accepted.maxMb}MB for ${accepted.label}.`));
-          }
-          done();
-        },
-      });
-      try {
-        await writeFileStream(stream, check, tmp);
-        // A multipart part cut at the plugin's own limit ends without an error: treat as too large.
-        if ((stream as Readable & { truncated?: boolean }).truncated) throw new UploadTooLarge(`File size exceeds ${label}.`);
-      } catch (err) {
-        await fsp.rm(tmp, { force: true });
-        stream.resume();
-        throw err;
-      }
-      const key = `${prefix}/${randomBytes(16).toString('hex')}.${extensionOf(type!)}`;
+      const { size, type } = await receiveUpload(stream, rule, tmp);
+      const key = uploadKey(prefix, type);
       await fsp.mkdir(path.dirname(resolve(key)), { recursive: true });
       await fsp.rename(tmp, resolve(key));
-      return { key, size, type: type! };
+      return { key, size, type };
     },
     async putBuffer(key, data) {
       await fsp.mkdir(path.dirname(resolve(key)), { recursive: true });
@@ -157,9 +215,8 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
       const file = resolve(key);
       await fsp.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${randomBytes(6).toString('hex')}.part`;
-      let size = 0;
+      const { size } = await receiveStream(stream, tmp);
       try {
-        await writeFileStream(stream, new Transform({ transform(chunk: Buffer, _enc, done) { size += chunk.length; done(null, chunk); } }), tmp);
         await fsp.rename(tmp, file);
       } catch (err) {
         await fsp.rm(tmp, { force: true });
@@ -167,12 +224,19 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
       }
       return size;
     },
-    read(key) {
+    async read(key) {
+      let handle: fsp.FileHandle;
       try {
-        const file = resolve(key);
-        return fs.existsSync(file) ? fs.createReadStream(file) : null;
+        handle = await fsp.open(resolve(key), 'r');
       } catch {
         return null;
+      }
+      try {
+        const { size } = await handle.stat();
+        return { body: handle.createReadStream(), size };
+      } catch (err) {
+        await handle.close();
+        throw err;
       }
     },
     async stat(key) {
@@ -225,16 +289,22 @@ export function registerFileRoutes(app: FastifyInstance, storage: Storage): void
       if (verdict === 'expired') throw new AppError(403, 'This link has expired. Reload the page to get a new one.');
       if (verdict !== 'ok') throw new AppError(403, 'This file is private.');
     }
-    const stat = KEY.test(key) ? await storage.stat(key) : null;
-    const stream = stat ? storage.read(key) : null;
-    if (!stat || !stream) throw AppError.notFound();
+    let file: StoredStream | null;
+    try {
+      file = KEY.test(key) && !key.includes('..') ? await storage.read(key) : null;
+    } catch (err) {
+      // Not cached by anyone, and worth another try shortly (the error handler answers 503).
+      if (err instanceof StorageUnavailable) reply.header('cache-control', 'no-store').header('retry-after', '5');
+      throw err;
+    }
+    if (!file) throw AppError.notFound();
     const ext = key.split('.').pop() ?? '';
     return reply
       .header('content-type', MIME_BY_EXT[ext] ?? 'application/octet-stream')
-      .header('content-length', stat.size)
+      .header('content-length', file.size)
       .header('cache-control', isPrivate ? 'private, no-store' : 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
       .header('cross-origin-resource-policy', isPrivate ? 'same-origin' : 'cross-origin')
-      .send(stream);
+      .send(file.body);
   });
 }

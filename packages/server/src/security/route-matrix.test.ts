@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { eq } from 'drizzle-orm';
 import { LiveCode, LiveRpc, type TLiveRpcMethod } from '@persona/contract';
 import { createTestApp, type TestContext } from '../test/build-app.js';
-import { avatars, liveSessions } from '../db/schema/index.js';
+import { avatars, liveSessions, workers } from '../db/schema/index.js';
 import { TEST_WORKER_SECRET } from '../test/live.js';
 import { uniqueRoutes } from './route-capture.js';
 import { ROUTE_TABLE, type RouteRule } from './route-table.js';
@@ -199,6 +199,8 @@ describe("another account's ids inside a payload", () => {
 describe('the live runtime: sessions, tickets and the workers', () => {
   const startFor = async (account: AccountName) => {
     const avatarId = await s.fixtures(account).avatar();
+    // The fixtures' worker row stands for a connected worker: it pings (admission skips silent ones).
+    await t.database.db.update(workers).set({ lastPingTime: new Date() }).where(eq(workers.status, 'AVAILABLE'));
     const res = await t.app.inject({ method: 'POST', url: '/api/live/sessions', payload: { avatarId, textOnly: true }, remoteAddress: nextIp() });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as { sessionId: string; resumeToken: string; ticket: string };

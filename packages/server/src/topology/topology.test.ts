@@ -7,13 +7,14 @@ import { eq } from 'drizzle-orm';
 import { LiveCode, LivePaths, type TLiveStartAnswer } from '@persona/contract';
 import { openDatabase, type Database } from '../db/client.js';
 import { callRecords, liveSessions } from '../db/schema/index.js';
+import { startFakeS3, type FakeS3 } from '../test/fake-s3.js';
 import { withDatabase } from '../test/global-setup.js';
 import { PageClient, until } from '../test/live.js';
 import { assertBuilt, freePort, startPortal, startWorkerProcess, type Proc } from '../test/processes.js';
 
 /**
- * Issue 16: the production topology on this machine — two portal instances on one PostgreSQL and
- * one Redis, behind nothing but their own ports, and two external workers (`npm run worker`)
+ * Issue 16: the production topology on this machine — two portal instances on one PostgreSQL, one
+ * Redis and one S3-compatible bucket, behind nothing but their own ports, and two external workers (`npm run worker`)
  * registered with them — started as separate processes with the configuration the README's
  * "Running in production" gives, then broken on purpose (SIGKILL, SIGTERM).
  * Runs where the suite has a PostgreSQL server and Redis (CI: TEST_DATABASE_URL, TEST_REDIS_URL).
@@ -23,7 +24,7 @@ const APP_KEY = 'persona-studio-web';
 const ADMIN = { email: 'operator@example.com', password: 'Operator-Password-1' };
 const METRICS_TOKEN = 'topology-metrics-token-0123456789';
 
-describe.runIf(enabled)('production topology: two portals, two workers, PostgreSQL and Redis', () => {
+describe.runIf(enabled)('production topology: two portals, two workers, PostgreSQL, Redis and a bucket', () => {
   const procs: Proc[] = [];
   const dataDirs: string[] = [];
   const pages: PageClient[] = [];
@@ -31,6 +32,7 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
   const adminUrl = process.env.TEST_DATABASE_URL!;
   let portalEnv: (name: string, port: number) => Record<string, string>;
   let oracle: Database;
+  let bucket: FakeS3;
   let A: { proc: Proc; base: string; port: number };
   let B: { proc: Proc; base: string; port: number };
   const workers = new Map<string, { proc: Proc; port: number }>();
@@ -100,6 +102,8 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
     const redis = new URL(process.env.TEST_REDIS_URL!);
     redis.pathname = '/9';
     const secretKey = randomBytes(32).toString('hex');
+    // The S3-compatible bucket (a fake that checks SigV4 with its own code).
+    bucket = await startFakeS3({ accessKey: 'TOPOLOGYKEY', secretKey: 'topology/secret', region: 'eu-west-1', bucket: 'persona-files' });
     const [pa, pb] = [await freePort(), await freePort()];
     const dirOf = new Map<string, string>();
     portalEnv = (name, port) => {
@@ -117,6 +121,7 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
         PUBLIC_URL: `http://127.0.0.1:${pa}`,
         DATABASE_URL: databaseUrl,
         REDIS_URL: redis.toString(),
+        STORAGE_URL: bucket.storageUrl,
         SECRET_KEY: secretKey,
         WORKER_SECRET: 'topology-worker-secret-0123456789',
         EMBEDDED_WORKER: 'false',
@@ -144,6 +149,7 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
     for (const p of procs) if (p.alive()) p.child.kill('SIGKILL');
     await Promise.all(procs.map((p) => p.exited));
     await oracle?.close();
+    await bucket?.close();
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
@@ -166,6 +172,23 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
     for (const base of [A.base, B.base]) {
       await until(async () => (await statusOf(base, 'w1')) === 'AVAILABLE' && (await statusOf(base, 'w2')) === 'AVAILABLE', 10_000, 'both workers AVAILABLE');
     }
+  });
+
+  it('a file uploaded through one instance goes to the bucket and is served by the other', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(4096)]);
+    const form = new FormData();
+    form.set('json', JSON.stringify({ name: 'Bucket Ava', nlpEngine: 0, dhType: 2, setupMode: 0, wakeUpMessage: 'Hi.', dailyLimitPerSession: -1, dailyLimitPerIP: -1, dailyLimits: { Demo: -1 }, idleTimeout: 300, avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }) }));
+    form.set('backgroundImage', new Blob([png], { type: 'image/png' }), 'office.png');
+    const res = await fetch(`${A.base}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${APP_KEY}:${adminToken}` }, body: form });
+    const saved = (await res.json()) as { agent: { mediaDetails: { backgroundImage: { url: string }[] } } };
+    expect(res.status, JSON.stringify(saved)).toBe(200);
+    const url = new URL(saved.agent.mediaDetails.backgroundImage[0]!.url, A.base).pathname;
+    const key = decodeURIComponent(url.replace(/^\/files\//, ''));
+    expect(bucket.objects.get(key)?.body.equals(png)).toBe(true);
+    const served = await fetch(`${B.base}${url}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
   });
 
   it('a visitor admitted by one instance talks, shows in Online Users on the other and is billed once', async () => {

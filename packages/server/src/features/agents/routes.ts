@@ -28,7 +28,7 @@ export function agentSocketRoutes(deps: { agents: AgentsService }) {
       (socket, req) => {
         const auth = authenticated.get(req);
         if (!auth) return socket.close(AgentApi.dispatchClose.badFrame, 'not authenticated');
-        deps.agents.attach(socket, auth);
+        void deps.agents.attach(socket, auth);
       },
     );
   };

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { AgentApi, NlpEngine, type TAgentDispatchSession } from '@persona/contract';
 import { signTicket } from '@persona/worker';
 import { agentTokenAvatar, verifyAgentToken } from './agent-token.js';
+import { createMemoryAgentDispatch, type AgentDispatch } from './dispatch.js';
 
 interface AgentLogger {
   info(obj: object, msg: string): void;
@@ -15,6 +17,8 @@ export interface AgentsDeps {
   workerUrl(workerId: number): Promise<string | null>;
   /** The agent-ticket key (worker tickets.ts agentTicketKey). */
   ticketKey: Buffer;
+  /** Which instance holds which agents (Redis with REDIS_URL); defaults to this process's memory. */
+  dispatch?: AgentDispatch;
   log: AgentLogger;
   now?: () => Date;
 }
@@ -24,8 +28,10 @@ export type AgentAuth = { ok: true; avatarId: number; ownerUserId: number; exp: 
 interface AgentLink {
   socket: WebSocket;
   avatarId: number;
-  offers: number;
 }
+
+/** Close code of a dispatch socket that could not be registered (Redis unreachable): connect again later. */
+const TRY_AGAIN_LATER = 1013;
 
 /** Engines whose avatars are served by an external agent. */
 const AGENT_ENGINES: readonly number[] = [NlpEngine.Ten, NlpEngine.CUSTOM_STT_LLM_TTS];
@@ -34,16 +40,32 @@ const AGENT_ENGINES: readonly number[] = [NlpEngine.Ten, NlpEngine.CUSTOM_STT_LL
  * Bring your own agent, the portal's part (ADR 072): authenticates agents (an ES256 token signed
  * with the avatar's encryption key), keeps their dispatch sockets per avatar and offers each
  * session of that avatar to one of them, with an agent ticket for the worker that runs it.
- * The registry is this process's memory: a session is offered by the instance its worker is
- * connected to, so agents and workers must meet on one instance until issue 16 moves it to Redis.
+ * The sockets are this instance's; which instance holds which agents is the dispatch registry's
+ * (Redis with several instances, issue 16), so the instance a worker asks reaches an agent
+ * connected to any other.
  */
 export function createAgentsService(deps: AgentsDeps) {
   const now = deps.now ?? (() => new Date());
-  const byAvatar = new Map<number, Set<AgentLink>>();
+  const dispatch = deps.dispatch ?? createMemoryAgentDispatch();
+  /** This instance's dispatch sockets, by link id. */
+  const links = new Map<string, AgentLink>();
 
+  const connectedHere = (avatarId: number) => {
+    let n = 0;
+    for (const l of links.values()) if (l.avatarId === avatarId) n++;
+    return n;
+  };
   const send = (socket: WebSocket, frame: object) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
   };
+  // An offer for a socket of this instance (chosen here or by another instance): only to an open
+  // socket of the session's own avatar.
+  dispatch.serve((linkId, frame) => {
+    const link = links.get(linkId);
+    if (!link || link.avatarId !== frame.avatarId || link.socket.readyState !== link.socket.OPEN) return false;
+    send(link.socket, frame);
+    return true;
+  });
 
   return {
     /** Checks `Authorization: Bearer <agent token>` (before the socket is upgraded). */
@@ -62,16 +84,13 @@ export function createAgentsService(deps: AgentsDeps) {
       return { ok: true, avatarId, ownerUserId: avatar.ownerUserId, exp: verdict.exp };
     },
 
-    /** An authenticated dispatch socket: kept until it closes or its token expires. */
-    attach(socket: WebSocket, auth: Extract<AgentAuth, { ok: true }>) {
-      const links = byAvatar.get(auth.avatarId) ?? new Set<AgentLink>();
-      if (links.size >= AgentApi.maxAgentsPerAvatar) {
-        socket.close(AgentApi.dispatchClose.tooMany, 'too many agents for this avatar');
-        return;
-      }
-      byAvatar.set(auth.avatarId, links);
-      const link: AgentLink = { socket, avatarId: auth.avatarId, offers: 0 };
-      links.add(link);
+    /**
+     * An authenticated dispatch socket: registered (at most `AgentApi.maxAgentsPerAvatar` per
+     * avatar on all instances), welcomed, and kept until it closes or its token expires.
+     */
+    async attach(socket: WebSocket, auth: Extract<AgentAuth, { ok: true }>): Promise<void> {
+      const ref = { linkId: randomUUID(), avatarId: auth.avatarId };
+      const link: AgentLink = { socket, avatarId: auth.avatarId };
       const expiresAt = auth.exp * 1000;
       const expiry = setTimeout(() => socket.close(AgentApi.dispatchClose.tokenExpired, 'agent token expired'), Math.max(0, expiresAt - now().getTime()));
       expiry.unref();
@@ -91,40 +110,71 @@ export function createAgentsService(deps: AgentsDeps) {
         if (frame?.type === 'ping') send(socket, { type: 'pong', ...(typeof frame.t === 'number' ? { t: frame.t } : {}) });
         else socket.close(AgentApi.dispatchClose.badFrame, 'bad frame');
       });
+      let isClosed = false;
       socket.on('close', () => {
+        isClosed = true;
         clearTimeout(expiry);
-        links.delete(link);
-        if (links.size === 0 && byAvatar.get(auth.avatarId) === links) byAvatar.delete(auth.avatarId);
+        // Gone at once: no offer is sent its way any more, on any instance.
+        if (links.delete(ref.linkId)) dispatch.remove(ref).catch((err: unknown) => deps.log.warn({ err, avatarId: ref.avatarId }, 'agent not removed from the dispatch registry'));
       });
       socket.on('error', () => undefined);
+
+      let isAdmitted: boolean;
+      try {
+        isAdmitted = await dispatch.add(ref);
+      } catch (err) {
+        deps.log.warn({ err, avatarId: auth.avatarId }, 'agent dispatch registry unavailable');
+        socket.close(TRY_AGAIN_LATER, 'try again later');
+        return;
+      }
+      if (!isAdmitted) {
+        socket.close(AgentApi.dispatchClose.tooMany, 'too many agents for this avatar');
+        return;
+      }
+      if (isClosed) {
+        await dispatch.remove(ref).catch(() => undefined);
+        return;
+      }
+      links.set(ref.linkId, link);
       send(socket, { type: 'welcome', protocol: AgentApi.version, avatarId: auth.avatarId, expiresAt });
-      deps.log.info({ avatarId: auth.avatarId, agents: links.size }, 'agent connected');
+      deps.log.info({ avatarId: auth.avatarId, agentsHere: connectedHere(auth.avatarId) }, 'agent connected');
     },
 
     /**
-     * Offers a session to an agent of its avatar (the one with the fewest offers so far): a ticket
-     * for that worker and session only. False when no agent of this avatar is connected here.
+     * Offers a session to an agent of its avatar (the one with the fewest offers so far, on
+     * whichever instance it is connected): a ticket for that worker and session only. False when
+     * no agent of this avatar is connected anywhere (or the registry cannot be reached).
      */
     async offer(input: { sessionId: string; avatarId: number; workerId: number }): Promise<boolean> {
-      const open = [...(byAvatar.get(input.avatarId) ?? [])].filter((l) => l.socket.readyState === l.socket.OPEN);
-      if (open.length === 0) return false;
       const wsUrl = await deps.workerUrl(input.workerId);
       if (!wsUrl) return false;
-      const link = open.reduce((a, b) => (b.offers < a.offers ? b : a));
-      link.offers++;
       const { ticket } = signTicket(deps.ticketKey, { sid: input.sessionId, wid: input.workerId, aid: input.avatarId }, now().getTime());
       const frame: TAgentDispatchSession = { type: 'session', sessionId: input.sessionId, avatarId: input.avatarId, wsUrl, ticket };
-      send(link.socket, frame);
-      deps.log.info({ avatarId: input.avatarId, sessionId: input.sessionId, workerId: input.workerId }, 'session offered to an agent');
-      return true;
+      let isOffered: boolean;
+      try {
+        isOffered = await dispatch.offer(frame);
+      } catch (err) {
+        deps.log.warn({ err, avatarId: input.avatarId, sessionId: input.sessionId }, 'agent dispatch registry unavailable');
+        return false;
+      }
+      if (isOffered) deps.log.info({ avatarId: input.avatarId, sessionId: input.sessionId, workerId: input.workerId }, 'session offered to an agent');
+      return isOffered;
     },
 
-    /** Dispatch sockets open for an avatar (this instance). */
-    connected: (avatarId: number) => byAvatar.get(avatarId)?.size ?? 0,
+    /** Dispatch sockets open for an avatar on this instance. */
+    connected: connectedHere,
 
-    close() {
-      for (const links of byAvatar.values()) for (const l of links) l.socket.close(1001, 'server shutting down');
-      byAvatar.clear();
+    /** Dispatch sockets open for an avatar on every instance. */
+    connectedEverywhere: (avatarId: number) => dispatch.count(avatarId),
+
+    /** Where the registry lives: 'redis' with REDIS_URL (shared by the instances), else 'memory'. */
+    dispatchKind: dispatch.kind,
+
+    async close() {
+      const open = [...links.values()];
+      links.clear();
+      for (const l of open) l.socket.close(1001, 'server shutting down');
+      await dispatch.close();
     },
   };
 }

@@ -43,10 +43,10 @@ const ZGetAvatarQuery = z.object({ agentId: ZId });
 
 /** A just-stored upload read back whole (bounded by its rule's size limit). */
 async function readStored(storage: Storage, key: string): Promise<Buffer> {
-  const stream = storage.read(key);
-  if (!stream) throw new Error(`stored file ${key} is missing`);
+  const file = await storage.read(key);
+  if (!file) throw new Error(`stored file ${key} is missing`);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  for await (const chunk of file.body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 

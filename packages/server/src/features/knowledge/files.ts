@@ -1,8 +1,11 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { KnowledgeFileTypes, type TKnowledgeFileType } from '@persona/contract';
-import { guardedFetch, SafeFetchError } from '../../lib/guarded-fetch.js';
-import type { Storage } from '../../plugins/storage.js';
+import { bodyStream, createS3Client, discardBody, S3RequestError } from '../../lib/s3-client.js';
+import { POLICY_TTL_MS, PolicyError, presignGetUrl, presignPost, verifyPostPolicy, type S3Location } from '../../lib/s3.js';
+import { StorageUnavailable, type Storage } from '../../plugins/storage.js';
+
+export { PolicyError };
 
 /**
  * Knowledge files and S3's presigned-POST protocol. The browser asks for a form
@@ -11,15 +14,9 @@ import type { Storage } from '../../plugins/storage.js';
  *   exactly as S3 would (signature, expiry, key, content type, size range) and the content itself;
  * - S3-compatible storage (STORAGE_URL s3://… or http(s)://key:secret@host/bucket): `url` is the
  *   bucket, with a real AWS Signature V4 policy; the content is checked when it is processed.
+ * The signing (SigV4 policies, presigned GETs, signed requests) is lib/s3.ts's, shared with the
+ * bucket storage of every other file (plugins/storage-s3.ts).
  */
-export interface S3Location {
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
 export interface PresignedPost {
   form: Record<string, string>;
   url: string;
@@ -51,128 +48,6 @@ export interface KnowledgeFiles {
   /** Local storage: checks the fields of a posted upload form; throws PolicyError when they do not hold. */
   verifyPost(fields: Record<string, string>): PolicyCheck;
   putStream(key: string, stream: Readable): Promise<number>;
-}
-
-export class PolicyError extends Error {
-  override readonly name = 'PolicyError';
-}
-
-const POLICY_TTL_MS = 15 * 60 * 1000;
-const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-
-export function signingKey(secret: string, date: string, region: string, service = 's3'): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
-}
-
-const amzDates = (now: Date) => {
-  const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  return { amzDate, date: amzDate.slice(0, 8) };
-};
-
-/** A SigV4 presigned POST form (the fields S3 expects, in the order it wants them). */
-export function presignPost(opts: {
-  bucket: string;
-  key: string;
-  contentType: string;
-  maxBytes: number;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  now: Date;
-}): Record<string, string> {
-  const { amzDate, date } = amzDates(opts.now);
-  const credential = `${opts.accessKeyId}/${date}/${opts.region}/s3/aws4_request`;
-  const policy = Buffer.from(
-    JSON.stringify({
-      expiration: new Date(opts.now.getTime() + POLICY_TTL_MS).toISOString(),
-      conditions: [
-        { bucket: opts.bucket },
-        ['eq', '$key', opts.key],
-        ['eq', '$Content-Type', opts.contentType],
-        ['content-length-range', 1, opts.maxBytes],
-        { 'x-amz-algorithm': 'AWS4-HMAC-SHA256' },
-        { 'x-amz-credential': credential },
-        { 'x-amz-date': amzDate },
-      ],
-    }),
-  ).toString('base64');
-  const signature = hmac(signingKey(opts.secretAccessKey, date, opts.region), policy).toString('hex');
-  return {
-    key: opts.key,
-    'Content-Type': opts.contentType,
-    'x-amz-algorithm': 'AWS4-HMAC-SHA256',
-    'x-amz-credential': credential,
-    'x-amz-date': amzDate,
-    policy,
-    'x-amz-signature': signature,
-  };
-}
-
-/**
- * Checks a posted form against its policy the way S3 does: the signature over the policy with the
- * credential's signing key, the expiry, and every condition against the fields.
- */
-export function verifyPostPolicy(fields: Record<string, string>, opts: { bucket: string; accessKeyId: string; secretAccessKey: string; region: string; now: Date }): { key: string; contentType: string; minBytes: number; maxBytes: number } {
-  const f = (name: string) => Object.entries(fields).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
-  const policy = f('policy');
-  const signature = f('x-amz-signature');
-  const credential = f('x-amz-credential');
-  if (!policy || !signature || !credential || f('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw new PolicyError('missing policy fields');
-  const [accessKeyId, date, region, service, terminator] = credential.split('/');
-  if (accessKeyId !== opts.accessKeyId || region !== opts.region || service !== 's3' || terminator !== 'aws4_request' || !date) throw new PolicyError('unknown credential');
-  const expected = hmac(signingKey(opts.secretAccessKey, date, region), policy);
-  const given = Buffer.from(signature, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new PolicyError('bad signature');
-  let doc: { expiration?: string; conditions?: unknown[] };
-  try {
-    doc = JSON.parse(Buffer.from(policy, 'base64').toString('utf8'));
-  } catch {
-    throw new PolicyError('unreadable policy');
-  }
-  if (!doc.expiration || !(Date.parse(doc.expiration) > opts.now.getTime())) throw new PolicyError('expired policy');
-  let minBytes = 0;
-  let maxBytes = Number.POSITIVE_INFINITY;
-  for (const condition of doc.conditions ?? []) {
-    if (Array.isArray(condition)) {
-      const [op, field, value] = condition as [string, string | number, string | number];
-      if (op === 'content-length-range') {
-        minBytes = Number(field);
-        maxBytes = Number(value);
-        continue;
-      }
-      const name = String(field).replace(/^\$/, '');
-      const actual = name === 'bucket' ? opts.bucket : f(name);
-      if (op === 'eq' && actual !== value) throw new PolicyError(`${name} does not match the policy`);
-      if (op === 'starts-with' && !(actual ?? '').startsWith(String(value))) throw new PolicyError(`${name} does not match the policy`);
-    } else if (condition && typeof condition === 'object') {
-      for (const [name, value] of Object.entries(condition)) {
-        const actual = name === 'bucket' ? opts.bucket : f(name);
-        if (actual !== value) throw new PolicyError(`${name} does not match the policy`);
-      }
-    }
-  }
-  const key = f('key');
-  const contentType = f('Content-Type');
-  if (!key || !contentType || !Number.isFinite(maxBytes)) throw new PolicyError('incomplete policy');
-  return { key, contentType, minBytes, maxBytes };
-}
-
-/** Parses STORAGE_URL when it names an S3-compatible bucket. */
-export function parseS3Url(storageUrl: string | undefined): S3Location | null {
-  if (!storageUrl || storageUrl.startsWith('file:')) return null;
-  const u = new URL(storageUrl);
-  const insecure = u.searchParams.get('insecure') === '1' || u.searchParams.get('tls') === 'false';
-  const protocol = u.protocol === 's3:' ? (insecure ? 'http:' : 'https:') : u.protocol;
-  const bucket = u.pathname.replace(/^\/+|\/+$/g, '');
-  if (!bucket || !u.username || !u.password) throw new Error('STORAGE_URL must look like s3://ACCESS_KEY:SECRET@host[:port]/bucket[?region=…]');
-  return {
-    endpoint: `${protocol}//${u.host}`,
-    bucket,
-    region: u.searchParams.get('region') ?? 'us-east-1',
-    accessKeyId: decodeURIComponent(u.username),
-    secretAccessKey: decodeURIComponent(u.password),
-  };
 }
 
 const newKey = (userId: number, fileType: TKnowledgeFileType) => `knowledge/u${userId}/${randomBytes(16).toString('hex')}.${KnowledgeFileTypes[fileType].ext}`;
@@ -233,14 +108,13 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
       return (await opts.storage.stat(key))?.size ?? null;
     },
     async read(key, maxBytes) {
-      const stat = await opts.storage.stat(key);
-      const stream = opts.storage.read(key);
-      if (!stat || !stream) throw new Error('the file is missing from storage');
-      if (stat.size > maxBytes) {
-        stream.destroy();
+      const file = await opts.storage.read(key);
+      if (!file) throw new Error('the file is missing from storage');
+      if (file.size > maxBytes) {
+        file.body.destroy();
         throw new Error('the file is larger than its type allows');
       }
-      return readAll(stream, maxBytes);
+      return readAll(file.body, maxBytes);
     },
     remove: (key) => opts.storage.delete(key),
     downloadUrl: (key) => opts.storage.privateUrl(key),
@@ -254,66 +128,24 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
   };
 }
 
-/** Signs an S3 REST request (SigV4, header auth, unsigned payload). */
-export function signS3Request(method: string, url: URL, loc: S3Location, now: Date): Record<string, string> {
-  const { amzDate, date } = amzDates(now);
-  const headers: Record<string, string> = { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': amzDate };
-  const signedHeaders = Object.keys(headers).sort().join(';');
-  const canonical = [
-    method,
-    url.pathname.split('/').map((s) => encodeURIComponent(decodeURIComponent(s))).join('/'),
-    [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'),
-    Object.keys(headers).sort().map((h) => `${h}:${headers[h]}\n`).join(''),
-    signedHeaders,
-    'UNSIGNED-PAYLOAD',
-  ].join('\n');
-  const scope = `${date}/${loc.region}/s3/aws4_request`;
-  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
-  const signature = hmac(signingKey(loc.secretAccessKey, date, loc.region), toSign).toString('hex');
-  return {
-    ...headers,
-    authorization: `AWS4-HMAC-SHA256 Credential=${loc.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
-  };
-}
-
 /** How long a signed download link of a knowledge file works. */
 export const DOWNLOAD_TTL_SECONDS = 15 * 60;
 
-/** A SigV4 query-signed GET URL (S3's presigned URL): the bucket itself stays private. */
-export function presignGetUrl(url: URL, loc: S3Location, now: Date, expiresSeconds: number): string {
-  const { amzDate, date } = amzDates(now);
-  const scope = `${date}/${loc.region}/s3/aws4_request`;
-  const query: [string, string][] = [
-    ['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'],
-    ['X-Amz-Credential', `${loc.accessKeyId}/${scope}`],
-    ['X-Amz-Date', amzDate],
-    ['X-Amz-Expires', String(expiresSeconds)],
-    ['X-Amz-SignedHeaders', 'host'],
-  ];
-  const encode = (v: string) => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const canonicalQuery = query
-    .map(([k, v]) => [encode(k), encode(v)] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const path = url.pathname.split('/').map((s) => encode(decodeURIComponent(s))).join('/');
-  const canonical = ['GET', path, canonicalQuery, `host:${url.host}\n`, 'host', 'UNSIGNED-PAYLOAD'].join('\n');
-  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
-  const signature = hmac(signingKey(loc.secretAccessKey, date, loc.region), toSign).toString('hex');
-  return `${url.origin}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
-}
-
-/** S3-compatible storage: the browser posts straight to the bucket. */
+/**
+ * S3-compatible storage: the browser posts straight to the bucket; this server heads, reads and
+ * deletes the objects with signed requests (lib/s3-client.ts: the operator's own endpoint, so
+ * private addresses are fine).
+ */
 export function createS3KnowledgeFiles(loc: S3Location, opts: { now?: () => Date } = {}): KnowledgeFiles {
   const now = () => opts.now?.() ?? new Date();
   const base = `${loc.endpoint}/${loc.bucket}`;
-  const objectUrl = (key: string) => new URL(`${base}/${key}`);
-  // The operator's own endpoint (private addresses allowed), through the server's one request path.
-  const call = (method: 'GET' | 'HEAD' | 'DELETE', key: string, maxBytes = 64 * 1024) => {
-    const url = objectUrl(key);
-    return guardedFetch(url.toString(), { method, headers: signS3Request(method, url, loc, now()), allowPrivate: true, timeoutMs: 60_000, maxBytes, maxRedirects: 0, acceptErrorStatus: true });
-  };
+  const client = createS3Client(loc, { now, timeoutMs: 60_000 });
   const isOk = (status: number) => status >= 200 && status < 300;
+  const head = async (key: string) => {
+    const res = await client.send('HEAD', key);
+    await discardBody(res);
+    return res;
+  };
   return {
     kind: 's3',
     presign(userId, fileType, maxBytes) {
@@ -334,28 +166,36 @@ export function createS3KnowledgeFiles(loc: S3Location, opts: { now?: () => Date
       return KEY_OF_USER(userId).test(key) ? key : null;
     },
     async exists(key) {
-      return isOk((await call('HEAD', key)).status);
+      return isOk((await head(key)).status);
     },
     async size(key) {
-      const res = await call('HEAD', key);
+      // Asked while the client waits (an item is made): a bucket that cannot answer is a 503.
+      const res = await head(key).catch((err: unknown) => {
+        throw err instanceof S3RequestError ? new StorageUnavailable() : err;
+      });
       if (res.status === 404) return null;
-      if (!isOk(res.status)) throw new Error(`storage answered ${res.status}`);
-      const length = Number(res.headers['content-length']);
+      if (!isOk(res.status)) throw new StorageUnavailable();
+      const length = Number(res.headers.get('content-length'));
       return Number.isSafeInteger(length) && length >= 0 ? length : null;
     },
     async read(key, maxBytes) {
-      const res = await call('GET', key, maxBytes).catch((err: unknown) => {
-        if (err instanceof SafeFetchError && err.kind === 'too-large') throw new Error('the file is larger than its type allows');
-        throw err;
-      });
-      if (!isOk(res.status)) throw new Error(`storage answered ${res.status}`);
-      return res.body;
+      const res = await client.send('GET', key);
+      if (!isOk(res.status)) {
+        await discardBody(res);
+        throw new Error(`storage answered ${res.status}`);
+      }
+      if (Number(res.headers.get('content-length')) > maxBytes) {
+        await discardBody(res);
+        throw new Error('the file is larger than its type allows');
+      }
+      return readAll(bodyStream(res), maxBytes);
     },
     async remove(key) {
-      const res = await call('DELETE', key);
+      const res = await client.send('DELETE', key);
+      await discardBody(res);
       if (!isOk(res.status) && res.status !== 404) throw new Error(`storage answered ${res.status}`);
     },
-    downloadUrl: (key) => presignGetUrl(objectUrl(key), loc, now(), DOWNLOAD_TTL_SECONDS),
+    downloadUrl: (key) => presignGetUrl(client.objectUrl(key), loc, now(), DOWNLOAD_TTL_SECONDS),
     verifyPost() {
       throw new PolicyError('uploads go to the bucket');
     },

@@ -5,9 +5,10 @@ import { createRemoteEmbedder } from './embedder.js';
 import { createS3KnowledgeFiles } from './files.js';
 
 /**
- * The operator's own endpoints (S3-compatible storage, an OpenAI-compatible embeddings API) go
- * through the server's one guarded request (lib/guarded-fetch.ts) with private addresses allowed:
- * checked here against small local servers that answer as those services do.
+ * The operator's own endpoints may be on private addresses: the S3-compatible storage (signed
+ * requests through lib/s3-client.ts) and an OpenAI-compatible embeddings API (the guarded request
+ * of lib/guarded-fetch.ts with private addresses allowed), checked here against small local
+ * servers that answer as those services do.
  */
 const objects = new Map<string, Buffer>([
   ['/bucket/knowledge/u1/a.txt', Buffer.from('The lighthouse keeper logs the weather.')],

@@ -210,6 +210,9 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     };
   }
   const presenceTtl = () => LiveLimits.staleSessionSeconds * 1000 + 15_000;
+  /** Since when the sweep reads the database: this service's start, or the end of the last outage it met. */
+  let readableSince = now().getTime();
+  let sweepFailed = false;
 
   async function pickWorker(): Promise<{ id: number; webSocket: string }> {
     const [best] = await repo.availableWorkers(new Date(now().getTime() - WorkerProtocol.pingTimeoutMs));
@@ -520,10 +523,24 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
      * the end is a conditional update).
      */
     async sweep(): Promise<number> {
-      const cutoff = new Date(now().getTime() - (deps.staleSessionSeconds ?? LiveLimits.staleSessionSeconds) * 1000);
+      const staleMs = (deps.staleSessionSeconds ?? LiveLimits.staleSessionSeconds) * 1000;
+      const cutoff = new Date(now().getTime() - staleMs);
       let closed = 0;
-      for (const row of await repo.stale(cutoff)) {
-        if (await endSession(row.id, LiveCode.workerLost, row.lastHeartbeatAt)) closed++;
+      try {
+        const stale = await repo.stale(cutoff);
+        if (sweepFailed) {
+          sweepFailed = false;
+          readableSince = now().getTime();
+        }
+        // Heartbeats could not be written while the database was down (or this portal was): a
+        // session is lost only once its worker has had the whole stale time since to report (ADR 078).
+        if (now().getTime() - readableSince < staleMs) return 0;
+        for (const row of stale) {
+          if (await endSession(row.id, LiveCode.workerLost, row.lastHeartbeatAt)) closed++;
+        }
+      } catch (err) {
+        sweepFailed = true;
+        throw err;
       }
       if (closed) log.warn({ closed }, 'closed live sessions whose worker stopped reporting');
       return closed;

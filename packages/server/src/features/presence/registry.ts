@@ -131,3 +131,38 @@ export function createRedisPresence(redis: Redis, prefix = 'persona:presence', n
     async close() {},
   };
 }
+
+/**
+ * Presence as the rest of the portal uses it (ADR 078). It is what administrators and owners see
+ * of the conversations, never what decides one: a write that fails (Redis unreachable) is logged
+ * and dropped — the heartbeats write it again within seconds — so that admissions, heartbeats
+ * and ends do not fail with it; online counts shown beside an avatar fall back to 0 (an avatar
+ * list or a saved avatar is not refused for a count). The lists (who is online) fail with Redis:
+ * an empty list would say that nobody is.
+ */
+export function withPresenceFallbacks(registry: PresenceRegistry, log: { warn(obj: object, msg: string): void }): PresenceRegistry {
+  let lastWarnAt = 0;
+  const warn = (op: string, err: unknown) => {
+    // Once in a while, not per call: an outage would write a line per heartbeat.
+    if (Date.now() - lastWarnAt < 10_000) return;
+    lastWarnAt = Date.now();
+    log.warn({ op, reason: err instanceof Error ? err.message : String(err) }, 'presence unavailable (Redis); carrying on without it');
+  };
+  return {
+    kind: registry.kind,
+    upsert: (entry, ttlMs) => registry.upsert(entry, ttlMs).catch((err: unknown) => warn('upsert', err)),
+    remove: (sessionId) => registry.remove(sessionId).catch((err: unknown) => warn('remove', err)),
+    list: () => registry.list(),
+    get: (sessionId) => registry.get(sessionId),
+    listByAvatar: (avatarId) => registry.listByAvatar(avatarId),
+    async countByAvatar(avatarIds) {
+      try {
+        return await registry.countByAvatar(avatarIds);
+      } catch (err) {
+        warn('count', err);
+        return new Map(avatarIds.map((id) => [id, 0]));
+      }
+    },
+    close: () => registry.close(),
+  };
+}
