@@ -11,14 +11,10 @@
 //    held while every session's VAD keeps up (backlog < 200 ms) and the event loop's p99 delay
 //    stays under 100 ms. CPU per session from process.cpuUsage().
 // The machine is shared: figures vary with what else runs.
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
-import { percentile, root, round } from './support.mjs';
+import { lastVoicedSample, percentile, round, sleep, workerDist as dist } from './support.mjs';
 
-const dist = (p) => pathToFileURL(path.join(root, 'packages/worker/dist', p)).href;
 const stats = (values) => (values.length ? { p50: round(percentile(values, 50)), p95: round(percentile(values, 95)), max: round(Math.max(...values)), n: values.length } : null);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const LINES = ['what time does the museum open', 'tell me about the weather in paris', 'how much is a ticket for children', 'where can i leave my coat', 'is there a guided tour today'];
 const TURNS = 30;
@@ -93,11 +89,6 @@ function micStreamer(conversation, writeAudioFrame, kind) {
     },
   };
 }
-
-const lastVoicedSample = (pcm) => {
-  for (let i = pcm.length - 1; i >= 0; i--) if (Math.abs(pcm[i]) > 600) return i;
-  return pcm.length - 1;
-};
 
 async function offlinePath(mods, vadModel, recognizer, voice) {
   const { Conversation, createSpeechPipeline, createOfflineTts, createOfflineStt, TURN_DEFAULTS, writeAudioFrame, AudioFrameKind } = mods;

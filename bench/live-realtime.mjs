@@ -17,14 +17,10 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { tsImport } from 'tsx/esm/api';
-import WebSocket from 'ws';
-import { createAvatar } from './live.mjs';
-import { audioMouthOffsets as offsets, percentile, root, round, serverMain, startPortal } from './support.mjs';
+import { audioMouthOffsets as offsets, createAvatar, openLiveSession, percentile, root, round, serverMain, sleep, startPortal } from './support.mjs';
 
-const APP_KEY = 'persona-studio-web';
 const TARGET_P95_MS = 20;
 const stats = (v) => ({ n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Records when the fake sent each response's first audio delta (wraps the server side's send). */
 function stampFirstAudio(connection, sentAt) {
@@ -40,27 +36,17 @@ function stampFirstAudio(connection, sentAt) {
 
 /** A page: admission, the socket (speaker on), and per utterance the first audio frame's arrival. */
 async function openPage(portal, avatarId) {
-  const res = await fetch(`${portal.base}/api/live/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${APP_KEY}` }, body: JSON.stringify({ avatarId }) });
-  const answer = await res.json();
-  if (answer.status !== 'OK') throw new Error(`admission refused: ${JSON.stringify(answer)}`);
-  const ws = new WebSocket(answer.wsUrl);
   const firstAudio = new Map();
   const finals = [];
-  let ready;
-  const isReady = new Promise((r) => (ready = r));
-  ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, ticket: answer.ticket, mic: false, speaker: true })));
-  ws.on('message', (data, isBinary) => {
-    if (isBinary) {
+  const page = await openLiveSession(portal, avatarId, {
+    textOnly: false,
+    onBinary: (data) => {
       const utt = data.readUInt16LE(2);
       if (data.length > 8 && !firstAudio.has(utt)) firstAudio.set(utt, performance.now());
-      return;
-    }
-    const f = JSON.parse(String(data));
-    if (f.type === 'ready') ready(f);
-    else if (f.type === 'assistant' && f.final) finals.push(f.utt);
+    },
+    onFrame: (f) => f.type === 'assistant' && f.final && finals.push(f.utt),
   });
-  const hello = await isReady;
-  return { ws, hello, firstAudio, finals };
+  return { ws: page.ws, hello: page.ready, firstAudio, finals };
 }
 
 async function workerLatency(portal, fake, avatarId, turns, warmup) {

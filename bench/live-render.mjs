@@ -15,8 +15,7 @@ import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { personaGlb } from '../scripts/make-personas.mjs';
 import { startFakeLive } from '../packages/web/e2e/support/fake-live-server.mjs';
-import { createAvatar } from './live.mjs';
-import { audioMouthOffsets as offsets, percentile, round, serverMain, startPortal } from './support.mjs';
+import { audioMouthOffsets as offsets, createAvatar, percentile, round, serverMain, startPortal } from './support.mjs';
 
 const ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'];
 

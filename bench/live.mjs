@@ -9,81 +9,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { tsImport } from 'tsx/esm/api';
-import WebSocket from 'ws';
-import { percentile, root, round, serverMain, startPortal } from './support.mjs';
+import { SIMPLE_LLM, createAvatar, latencyStats, openLiveSession, root, round, serverMain, sleep, startPortal } from './support.mjs';
 
 const FIRST_TOKEN_MS = 200;
-const APP_KEY = 'persona-studio-web';
-const stats = (v) => ({ n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export async function createAvatar(portal, fields) {
-  const form = new FormData();
-  form.set(
-    'json',
-    JSON.stringify({ dhType: 2, setupMode: 0, dailyLimitPerSession: -1, dailyLimitPerIP: -1, dailyLimits: { Demo: -1 }, idleTimeout: 600, wakeUpMessage: 'Hello!', avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }), ...fields }),
-  );
-  const res = await fetch(`${portal.base}/api/add_avatar_v2`, { method: 'POST', headers: portal.auth, body: form });
-  const json = await res.json();
-  if (!json.agent?.id) throw new Error(`avatar not created: ${JSON.stringify(json)}`);
-  // New avatars start as EchoTest: the engine is set by an edit, as in the editor.
-  if (json.agent.nlpEngine !== fields.nlpEngine) {
-    const edit = new FormData();
-    edit.set('json', JSON.stringify({ ...json.agent, ...fields, id: json.agent.id, version: json.agent.version }));
-    const updated = await (await fetch(`${portal.base}/api/add_avatar_v2`, { method: 'POST', headers: portal.auth, body: edit })).json();
-    if (updated.agent?.nlpEngine !== fields.nlpEngine) throw new Error(`engine not set: ${JSON.stringify(updated)}`);
-  }
-  return json.agent.id;
-}
-
-let ipCounter = 0;
-/** One visitor: admission from its own address (TRUST_PROXY), the socket, and a text → answer clock. */
-async function openSession(portal, avatarId) {
-  const n = ++ipCounter;
-  const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  const res = await fetch(`${portal.base}/api/live/sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, authorization: `Bearer ${APP_KEY}` },
-    body: JSON.stringify({ avatarId, textOnly: true }),
-  });
-  const answer = await res.json();
-  if (answer.status !== 'OK') throw new Error(`admission refused: ${JSON.stringify(answer)}`);
-  const ws = new WebSocket(answer.wsUrl);
-  const waiting = new Map();
-  let ready;
-  const isReady = new Promise((r) => (ready = r));
-  ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, ticket: answer.ticket, mic: false, speaker: false, textOnly: true })));
-  let pendingFirst = null;
-  ws.on('message', (data) => {
-    const f = JSON.parse(String(data));
-    if (f.type === 'ready') ready();
-    else if (f.type === 'assistant' && pendingFirst && !f.final && f.delta) {
-      pendingFirst.first ??= performance.now();
-    } else if (f.type === 'assistant' && f.final && pendingFirst) {
-      const p = pendingFirst;
-      pendingFirst = null;
-      p.resolve({ first: (p.first ?? performance.now()) - p.sent, total: performance.now() - p.sent });
-    }
-  });
-  await isReady;
-  await sleep(50); // the wake-up message
-  let id = 0;
-  return {
-    ws,
-    /** Sends a line; resolves with ms to the first delta and to the final frame. */
-    say(text) {
-      return new Promise((resolve) => {
-        pendingFirst = { sent: performance.now(), resolve, first: null };
-        ws.send(JSON.stringify({ type: 'text', id: `b${++id}`, text }));
-      });
-    },
-    close() {
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'bye' }));
-      ws.close();
-    },
-    waiting,
-  };
-}
+const stats = latencyStats;
+const openSession = (portal, avatarId) => openLiveSession(portal, avatarId);
 
 async function roundTrips(session, turns, warmup, text) {
   const first = [];
@@ -149,7 +79,7 @@ export async function run({ echoTurns = 300, llmTurns = 60, steps = [25, 50, 100
   });
   try {
     const echoAvatar = await createAvatar(portal, { name: 'Bench Echo', nlpEngine: 0 });
-    const llmAvatar = await createAvatar(portal, { name: 'Bench LLM', nlpEngine: 10 });
+    const llmAvatar = await createAvatar(portal, { name: 'Bench LLM', nlpEngine: 10, ...SIMPLE_LLM });
 
     const echo = await openSession(portal, echoAvatar);
     const e = await roundTrips(echo, echoTurns, 20, 'Hello there, avatar');

@@ -3,10 +3,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import WebSocket from 'ws';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverMain = path.join(root, 'packages/server/dist/main.js');
+export const workerMain = path.join(root, 'packages/worker/dist/main.js');
+/** file: URL of a module of the built worker (packages/worker/dist/<p>). */
+export const workerDist = (p) => pathToFileURL(path.join(root, 'packages/worker/dist', p)).href;
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function tmpDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -43,7 +48,7 @@ export function startServer(env) {
 }
 
 const PASSWORD = 'bench-password-1';
-const APP_KEY = 'persona-studio-web';
+export const APP_KEY = 'persona-studio-web';
 
 /**
  * The portal with npm start's defaults: only the data dir, port, host and the first admin's
@@ -77,6 +82,8 @@ export async function startPortal(main, extraEnv = {}, nodeArgs = []) {
     base,
     auth: { authorization: `Bearer ${APP_KEY}:${login.sessionId}` },
     logBytes: () => fs.statSync(logPath).size,
+    /** The portal's output so far (e.g. the outbox's mail lines with their links). */
+    logText: () => fs.readFileSync(logPath, 'utf8'),
     child,
     stop: async () => {
       await stopChild(child);
@@ -179,4 +186,174 @@ export function audioMouthOffsets(history, levels) {
   const pair = (sound, mouth) => sound.map((t) => mouth.reduce((best, x) => (Math.abs(x - t) < Math.abs(best - t) ? x : best), Infinity) - t).filter((d) => Math.abs(d) < 400);
   if (process.env.BENCH_OFFSETS_DEBUG) console.error("up", pair(s.up, m.up), "down", pair(s.down, m.down));
   return [...pair(s.up, m.up), ...pair(s.down, m.down)];
+}
+
+/** n, p50, p95, max of a list of milliseconds (n: 0 when empty). */
+export const latencyStats = (v) => (v.length ? { n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) } : { n: 0 });
+
+/** Index of the last sample louder than the speech threshold (the end of what was said). */
+export const lastVoicedSample = (pcm) => {
+  for (let i = pcm.length - 1; i >= 0; i--) if (Math.abs(pcm[i]) > 600) return i;
+  return pcm.length - 1;
+};
+
+/** What the Brain tab saves for an LLM avatar in Simple mode (the portal answers with PLATFORM_LLM_*). */
+export const SIMPLE_LLM = { customData: { agent_pipeline_config: { llm: { base_url: 'https://api.groq.com/openai/v1', model: 'llama-3.3-70b-versatile', summary_enabled: false } } } };
+
+/** Creates an avatar as the editor does (add_avatar_v2), then sets its engine with an edit. */
+export async function createAvatar(portal, fields, auth = portal.auth) {
+  const form = new FormData();
+  form.set(
+    'json',
+    JSON.stringify({ dhType: 2, setupMode: 0, dailyLimitPerSession: -1, dailyLimitPerIP: -1, dailyLimits: { Demo: -1 }, idleTimeout: 600, wakeUpMessage: 'Hello!', avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }), ...fields }),
+  );
+  const res = await fetch(`${portal.base}/api/add_avatar_v2`, { method: 'POST', headers: auth, body: form });
+  const json = await res.json();
+  if (!json.agent?.id) throw new Error(`avatar not created: ${JSON.stringify(json)}`);
+  // New avatars start as EchoTest: the engine is set by an edit, as in the editor.
+  if (fields.nlpEngine !== undefined && json.agent.nlpEngine !== fields.nlpEngine) {
+    const edit = new FormData();
+    edit.set('json', JSON.stringify({ ...json.agent, ...fields, id: json.agent.id, version: json.agent.version }));
+    const updated = await (await fetch(`${portal.base}/api/add_avatar_v2`, { method: 'POST', headers: auth, body: edit })).json();
+    if (updated.agent?.nlpEngine !== fields.nlpEngine) throw new Error(`engine not set: ${JSON.stringify(updated)}`);
+  }
+  return json.agent.id;
+}
+
+let visitorCounter = 0;
+/** A fresh visitor address for X-Forwarded-For (the portal runs with TRUST_PROXY=true). */
+export function nextVisitorIp() {
+  const n = ++visitorCounter;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/**
+ * One visitor as the avatar page connects: admission from its own address (TRUST_PROXY), the
+ * worker socket and its hello. Text-only by default; `{ textOnly: false, mic: true }` is a voice
+ * page (then `onFrame`/`onBinary` see every frame). `say(text)` sends a typed line and resolves
+ * with ms to the first `assistant` delta and to the final one.
+ */
+export async function openLiveSession(portal, avatarId, { textOnly = true, mic = false, onFrame = () => {}, onBinary = () => {} } = {}) {
+  const res = await fetch(`${portal.base}/api/live/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': nextVisitorIp(), authorization: `Bearer ${APP_KEY}` },
+    body: JSON.stringify({ avatarId, ...(textOnly ? { textOnly: true } : {}) }),
+  });
+  const answer = await res.json();
+  if (answer.status !== 'OK') throw Object.assign(new Error(`admission refused: ${JSON.stringify(answer)}`), { answer });
+  const ws = new WebSocket(answer.wsUrl);
+  let ready;
+  let failed;
+  const isReady = new Promise((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, ticket: answer.ticket, mic, speaker: !textOnly, ...(textOnly ? { textOnly: true } : {}) })));
+  ws.on('close', (code) => failed(new Error(`socket closed ${code} before ready`)));
+  ws.on('error', (err) => failed(err));
+  let pending = null;
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) return onBinary(data);
+    const f = JSON.parse(String(data));
+    if (f.type === 'ready') ready(f);
+    else if (f.type === 'assistant' && pending && !f.final && f.delta) pending.first ??= performance.now();
+    else if (f.type === 'assistant' && f.final && pending) {
+      const p = pending;
+      pending = null;
+      p.resolve({ first: (p.first ?? performance.now()) - p.sent, total: performance.now() - p.sent });
+    }
+    onFrame(f);
+  });
+  const readyFrame = await isReady;
+  // As the page does: a ping every 15 s (the worker closes a socket silent for 45 s).
+  const pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: 'ping', t: Date.now() })), 15_000);
+  pinger.unref();
+  ws.on('close', () => clearInterval(pinger));
+  if (textOnly) await sleep(50); // the wake-up message
+  let id = 0;
+  return {
+    ws,
+    ready: readyFrame,
+    say(text) {
+      return new Promise((resolve) => {
+        pending = { sent: performance.now(), resolve, first: null };
+        ws.send(JSON.stringify({ type: 'text', id: `b${++id}`, text }));
+      });
+    },
+    send(frame) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(typeof frame === 'string' || frame instanceof Uint8Array ? frame : JSON.stringify(frame));
+    },
+    close() {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'bye' }));
+      ws.close();
+    },
+  };
+}
+
+/**
+ * An external worker as `npm run worker` runs it (its own process), registered with the portal at
+ * `serverBase`; resolves once it said it registered. `env` must carry the portal's WORKER_SECRET.
+ */
+export async function startWorker(serverBase, env, { args = [], nodeArgs = [], name = 'bench-worker' } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, workerMain, '--server', serverBase, '--name', name, '--listen', '127.0.0.1:0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let bytes = 0;
+  const keep = (d) => {
+    bytes += d.length;
+    out += d;
+    if (out.length > 64_000) out = out.slice(-16_000); // a long run's log: its tail is enough
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const t0 = Date.now();
+  while (!(/page sockets on port (\d+)/.test(out) && /registered/.test(out))) {
+    if (child.exitCode !== null || Date.now() - t0 > 60_000) throw new Error(`worker did not start: ${out.slice(-2000)}`);
+    await sleep(50);
+  }
+  return { child, pid: child.pid, port: Number(/page sockets on port (\d+)/.exec(out)[1]), output: () => out, outputBytes: () => bytes, stop: () => stopChild(child) };
+}
+
+/** The pid and every descendant of it (Linux /proc; [pid] elsewhere). */
+export function processTree(pid) {
+  const parents = new Map();
+  try {
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        parents.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    return [pid];
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, pp] of parents) {
+      if (!tree.has(p) && tree.has(pp)) {
+        tree.add(p);
+        grew = true;
+      }
+    }
+  }
+  return [...tree];
+}
+
+/** Resident memory (MB) of these processes, from /proc/<pid>/status VmRSS (0 where gone). */
+export function rssMb(pids) {
+  let kb = 0;
+  for (const pid of [].concat(pids)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
 }
