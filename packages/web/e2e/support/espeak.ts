@@ -15,15 +15,15 @@ function espeak(text: string, wordsPerMinute: number): Int16Array {
 const ESPEAK_RATE = 22_050;
 
 /**
- * A 16-bit mono WAV of spoken parts (espeak-ng) and silences (ms), at espeak's 22050 Hz: the
+ * A 16-bit mono WAV of spoken parts (espeak-ng, 160 words a minute unless a part says) and silences (ms), at espeak's 22050 Hz: the
  * visitor Chromium's fake microphone plays. Made before the browser starts (its flags name the file).
  */
-export function visitorWav(parts: (string | number)[]): string {
+export function visitorWav(parts: (string | number | { text: string; wordsPerMinute: number })[]): string {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     if (typeof part === 'number') chunks.push(Buffer.alloc(Math.round((part * ESPEAK_RATE) / 1000) * 2));
     else {
-      const pcm = espeak(part, 160);
+      const pcm = typeof part === 'string' ? espeak(part, 160) : espeak(part.text, part.wordsPerMinute);
       chunks.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     }
   }

@@ -222,6 +222,53 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     expect(d.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
   });
 
+  it('a recogniser slower than the false-interruption time: the avatar stays paused until it answers, then words interrupt and silence resumes', async () => {
+    /** A batch STT whose finalize answers only when the test says (a busy machine's offline recogniser). */
+    const slowStt = () => {
+      const answers: ((text: string) => void)[] = [];
+      const engine: SttEngine = {
+        provider: 'slow',
+        mode: 'batch',
+        async open(_o, events) {
+          return {
+            push: () => undefined,
+            finalize: () => new Promise<void>((resolve) => answers.push((text) => (events.onResult({ text, final: true }), resolve()))),
+            reset: () => undefined,
+            close: () => undefined,
+          };
+        },
+      };
+      return { engine, state: { pushed: 0, finalized: 0, resets: 0, events: null, delayMs: 0 }, answers };
+    };
+    const slow = slowStt();
+    const a = setup({ minInterruptionMs: 500, minSilenceMs: 320 }, slow);
+    a.listener.setAgentSpeaking(6, 'the harbour was dug by hand in the spring');
+    await a.clock.advance(1000);
+    await a.feed([...a.speech(900), ...a.silence(320)]);
+    expect(a.log).toContain('pause:6');
+    await a.clock.advance(6000);
+    // Still paused: the words may yet come.
+    expect(a.log.filter((l) => /resume|interrupt/.test(l))).toEqual([]);
+    slow.answers.shift()!('wait stop');
+    await a.clock.advance(1000);
+    expect(a.log).toContain('interrupt:6');
+    expect(a.log).not.toContain('resume:6');
+    expect(a.commits.map((c) => c.text)).toEqual(['wait stop']);
+
+    // The same, and the recogniser finds nothing: the avatar goes on once it has answered.
+    const quiet = slowStt();
+    const b = setup({ minInterruptionMs: 500, minSilenceMs: 320 }, quiet);
+    b.listener.setAgentSpeaking(8, 'the harbour was dug by hand in the spring');
+    await b.clock.advance(1000);
+    await b.feed([...b.speech(900), ...b.silence(320)]);
+    await b.clock.advance(6000);
+    expect(b.log).not.toContain('resume:8');
+    quiet.answers.shift()!('');
+    await b.clock.advance(100);
+    expect(b.log).toContain('resume:8');
+    expect(b.log.some((l) => l.startsWith('interrupt') || l.startsWith('commit'))).toBe(false);
+  });
+
   it("the avatar's own voice does not interrupt it (echo guard, echo text)", async () => {
     const a = setup({ minInterruptionMs: 300, minSilenceMs: 320, echoGuardMs: 300 }, fakeStt('batch', ['weather today']));
     a.listener.setAgentSpeaking(9, 'the weather today is sunny and warm');

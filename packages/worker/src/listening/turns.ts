@@ -116,6 +116,10 @@ export class Listener {
   private turnSpeechMs = 0;
   private lastSpeechAt: number | null = null;
   private flushes: Promise<void>[] = [];
+  /** Flushes the recogniser has not answered yet (a slow one must not turn words into a cough). */
+  private unanswered = 0;
+  /** The false-interruption time ran out while the recogniser still had the visitor's audio. */
+  private decideWhenHeard = false;
   private lastSttMs: number | null = null;
   private commitTimer: unknown = null;
   private generation = 0;
@@ -413,6 +417,7 @@ export class Listener {
       if (this.sttFailures > 0 && this.role === 'turn') this.ev.unheard?.();
       return;
     }
+    this.unanswered++;
     const done = session
       .then((s) => s.finalize())
       .then(
@@ -420,7 +425,14 @@ export class Listener {
           this.lastSttMs = this.clock.now() - started;
         },
         () => undefined,
-      );
+      )
+      .finally(() => {
+        this.unanswered--;
+        if (this.unanswered === 0 && this.decideWhenHeard) {
+          this.decideWhenHeard = false;
+          this.decidePause();
+        }
+      });
     this.flushes.push(done);
   }
 
@@ -524,17 +536,25 @@ export class Listener {
     if (this.resumeTimer !== null) this.clock.clearTimeout(this.resumeTimer);
     this.resumeTimer = this.clock.setTimeout(() => {
       this.resumeTimer = null;
-      if (this.paused === null || this.speaking) return;
-      if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
-        this.confirmInterruption();
-        return;
-      }
-      this.finals = [];
-      this.interim = '';
-      this.turnSpeechMs = 0;
-      this.cancelCommit();
-      this.doResume();
+      // A recogniser slower than this time (a busy machine's offline one): the avatar stays
+      // paused until it has answered (its own timeout bounds the wait), then it is decided.
+      if (this.unanswered > 0) this.decideWhenHeard = true;
+      else this.decidePause();
     }, this.o.falseInterruptionMs);
+  }
+
+  /** After a pause: words enough make an interruption; anything else was no turn, and the avatar goes on. */
+  private decidePause() {
+    if (this.paused === null || this.speaking || this.closed) return;
+    if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
+      this.confirmInterruption();
+      return;
+    }
+    this.finals = [];
+    this.interim = '';
+    this.turnSpeechMs = 0;
+    this.cancelCommit();
+    this.doResume();
   }
 
   private doResume() {
