@@ -306,7 +306,10 @@ describe.runIf(enabled)('production topology: two portals, two workers, PostgreS
 
     // B goes on: sign-ins, pages, and every worker (those of A too) registered with it.
     expect((await api(B.base, '/api/account_info', { token: adminToken })).status).toBe(200);
-    for (const name of workers.keys()) await until(async () => (await statusOf(B.base, name)) === 'AVAILABLE', 8000, `${name} AVAILABLE through B`);
+    // Each worker's connection is with B now (its row may still say AVAILABLE from A's time).
+    const lastServer = (proc: Proc) => [...proc.output().matchAll(/registered .*?server: '([^']+)'/g)].at(-1)?.[1] ?? '';
+    for (const [name, w] of workers) await until(() => lastServer(w.proc).includes(`:${B.port}/`), 8000, `${name} registered with B`);
+    for (const name of workers.keys()) expect(await statusOf(B.base, name)).toBe('AVAILABLE');
     const avatarId = acknowledged[0]!;
     const p = page(await admit(B.base, avatarId, 'visitor-cluster-4'));
     await p.waitFor('assistant', (f) => f.final && f.text === 'Hi.');

@@ -84,6 +84,12 @@ const unavailableBrain = (code: TLiveCode): Brain => ({
 
 /** Bytes queued for a page that does not read them before its socket is dropped (see `maxBufferedBytes`). */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/**
+ * A page that comes while the worker is between two portal connections (its instance died and it
+ * is moving to the next one, ~0.5 s): the claim waits this long for the new registration instead
+ * of sending the visitor away.
+ */
+const CLAIM_WAIT_FOR_PORTAL_MS = 5_000;
 
 /**
  * A page socket for a conversation. A page that stops reading (or cannot keep up) would make us
@@ -280,6 +286,12 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     if (conversations.size >= capacity && !conversations.has(check.claims.sid)) return refuse(ws, LiveCode.noWorker, LiveProtocol.close.goingAway);
     let config: TLiveSessionConfig;
     try {
+      if (agent.state() !== 'registered') {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([agent.whenRegistered(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLAIM_WAIT_FOR_PORTAL_MS)))]);
+        clearTimeout(timer);
+        if (ws.readyState !== WebSocket.OPEN) return;
+      }
       config = await agent.rpc('session.claim', { sessionId: check.claims.sid, jti: check.claims.jti });
     } catch (err) {
       const code = err instanceof RpcError ? err.code : 'error';

@@ -363,6 +363,20 @@ describe('live sessions: separate workers, resume and the sweep', () => {
     await until(async () => (await callRecordOf(s1.sessionId!)) !== undefined);
   });
 
+  it('a page that comes while its worker is between two portal connections is taken once the worker has registered again', async () => {
+    const a = await avatar();
+    const { body } = await start({ avatarId: a.id });
+    expect(body.status).toBe('OK');
+    // The portal drops every worker (an instance dying): they come back after their backoff.
+    await t.app.workerHub.stop();
+    const p = page(body);
+    const ready = await p.waitFor('ready', () => true, 8000);
+    expect(ready.sessionId).toBe(body.sessionId);
+    await p.waitFor('assistant', (f) => f.final && f.text === 'Hello! How can I help?');
+    expect(p.of('error')).toEqual([]);
+    p.send({ type: 'bye' });
+  });
+
   it('a session whose worker stopped reporting is closed and billed once by the sweep, up to its last heartbeat', async () => {
     const w = await startSeparateWorker(base, 'gamma');
     extraWorkers.push(w);
