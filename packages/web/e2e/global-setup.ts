@@ -48,13 +48,15 @@ export default async function globalSetup() {
   const llm = await startFakeOpenAi({ apiKey: 'e2e-llm-key' });
   // OpenAI Realtime on 127.0.0.1 for speech-to-speech avatars (live-realtime.spec.ts): its server
   // VAD hears the fake microphone; each spoken turn is answered with a few seconds of voice, long
-  // enough to be talked over.
+  // enough to be talked over, a word at a time with a short silence after each (an unbroken tone
+  // would hold the audio-driven mouth open from the first word to the last).
   const realtime = await startFakeOpenAiRealtime();
   realtime.knobs = {
     transcripts: Array.from({ length: 100 }, () => 'Tell me about the harbour'),
     answer: (asked) =>
       asked.kind === 'audio' ? 'The harbour was dug in the twelfth century and its granite lighthouse still guides the ferries home every single night of the year.' : asked.kind === 'text' ? `You said ${asked.text}.` : asked.text,
     msPerWord: 350,
+    wordGapMs: 80,
   };
   // ElevenLabs Conversational AI for third-party avatars (live-elevenlabs.spec.ts), reached through
   // the fake providers' /eleven (PROVIDER_ELEVENLABS_URL): its level VAD hears the fake microphone,

@@ -1,4 +1,5 @@
 import workletUrl from './player-worklet.ts?worker&url';
+import { LevelEnvelope } from './level-envelope';
 import { openLoopback, type Loopback } from './loopback';
 import { PlayClock, type ClockEvent } from './play-clock';
 import { DEFAULT_MAX_HOLD_MS } from './jitter-buffer';
@@ -46,6 +47,8 @@ export class AvatarAudio {
   route: OutputRoute | null = null;
   /** Frames sent to the worklet but not yet started, by utterance (for the fallback lip-sync). */
   readonly receivedSamples = new Map<number, number>();
+  /** Each utterance's level as it arrived: the mouth of a voice without visemes reads it where it is heard. */
+  private readonly envelope = new LevelEnvelope();
 
   constructor(
     private readonly events: AvatarAudioEvents,
@@ -171,6 +174,7 @@ export class AvatarAudio {
     if (rate !== this.sampleRate) samples = resample(samples, this.sampleRate, rate);
     this.receivedSamples.set(utt, (this.receivedSamples.get(utt) ?? 0) + samples.length);
     if (this.receivedSamples.size > 32) this.receivedSamples.delete(this.receivedSamples.keys().next().value!);
+    this.envelope.add(utt, samples, rate);
     this.post({ type: 'pcm', utt, pcm: samples, last }, [samples.buffer]);
   }
 
@@ -241,6 +245,11 @@ export class AvatarAudio {
     return p && !this.held.has(p.utt) ? { utt: p.utt, ms: (p.samples / this.ctx.sampleRate) * 1000 } : null;
   }
 
+  /** How open the mouth is at `ms` into an utterance, from the level of its audio there (0–1; null: none arrived). */
+  openAt(utt: number, ms: number): number | null {
+    return this.envelope.openAt(utt, ms);
+  }
+
   private heardPosition() {
     return this.ctx && this.clock ? this.clock.positionAt(this.heardFrame()) : null;
   }
@@ -286,6 +295,7 @@ export class AvatarAudio {
     void this.ctx?.close().catch(() => undefined);
     this.ctx = null;
     this.clock = null;
+    this.envelope.clear();
     this.route = null;
     this.starting = null;
   }

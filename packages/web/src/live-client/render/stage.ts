@@ -5,6 +5,7 @@ import { readStageConfig, resolveConfigChain, type StageConfig } from './stage-c
 import { createProbe, recordFrame, resetFps, type AvatarProbe } from './test-hook';
 import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
+import { audioMouth } from './audio-mouth';
 
 /** Frame interval of a silent avatar when the visitor prefers reduced motion. */
 export const REDUCED_MOTION_IDLE_FRAME_MS = 250;
@@ -248,12 +249,11 @@ export class AvatarStage {
         speech = tl.weightsAt(heard.ms);
         this.probe.lipSync = 'timeline';
       } else {
-        // No visemes for what is playing: listen to the audio instead.
+        // No visemes for what is playing: the mouth opens with the level of the audio heard now
+        // (measured as it arrived), shaped by the classifier listening to it once that is loaded.
         void this.startAudioLipSync();
-        if (this.lipSync) {
-          speech = this.lipSync.weights(dt);
-          this.probe.lipSync = 'audio';
-        }
+        speech = audioMouth(this.audio?.openAt(heard.utt, heard.ms) ?? 0, this.lipSync?.weights(dt) ?? null);
+        this.probe.lipSync = 'audio';
       }
     }
     const face = this.driver.update(now, speech, heard ? 'speaking' : this.pose === 'speaking' ? 'idle' : this.pose);
