@@ -24,6 +24,30 @@ const serverProject = (name: string, driver: 'pglite' | 'postgres', exclude: str
   },
 });
 
+/**
+ * Server test files that open no database (no test app, no repository): run on PGlite only, as
+ * running them again on PostgreSQL would test nothing new. A file that starts using the test app
+ * or a repository leaves this list.
+ */
+const NO_DATABASE = [
+  'src/main.test.ts',
+  'src/config.test.ts',
+  'src/plugins/web-app.test.ts',
+  'src/plugins/errors.test.ts',
+  'src/plugins/access-log.test.ts',
+  'src/plugins/serializer.test.ts',
+  'src/plugins/storage.test.ts',
+  'src/lib/{guarded-fetch,outbound-url,s3,secret-box}.test.ts',
+  'src/test/*.test.ts',
+  'src/features/agents/dispatch.test.ts',
+  'src/features/auth/session-cache.test.ts',
+  'src/features/avatars/model-check.test.ts',
+  'src/features/encryption-keys/avatar-token.test.ts',
+  'src/features/functions/python-syntax.test.ts',
+  'src/features/knowledge/{linear-parsers,operator-endpoints,pure}.test.ts',
+  'src/features/live-sessions/brain-config.test.ts',
+];
+
 export default defineConfig({
   test: {
     // Vitest's default is one worker per core less one: a single worker on CI's two cores, which
@@ -33,7 +57,7 @@ export default defineConfig({
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
       { resolve: { alias }, test: { name: 'worker', root: './packages/worker', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },
       serverProject('server-pglite', 'pglite'),
-      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres', ['src/main.test.ts', 'src/config.test.ts', 'src/plugins/web-app.test.ts', 'src/plugins/errors.test.ts'])] : []),
+      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres', NO_DATABASE)] : []),
       {
         resolve: { alias },
         test: {

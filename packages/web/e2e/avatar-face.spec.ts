@@ -12,7 +12,8 @@ import { startFakeLive } from './support/fake-live-server.mjs';
 // in its environments.
 // No trace: its screencast throttles the frames this spec measures.
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 640, height: 480 }, reducedMotion: 'no-preference' });
-test.describe.configure({ mode: 'serial' });
+// In order in one worker (one fake server and model set-up), but one failure does not skip the rest.
+test.describe.configure({ mode: 'default' });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const catalog = JSON.parse(fs.readFileSync(path.join(here, '../../server/catalog/avatars.json'), 'utf8')) as Record<'image' | 'upperBody' | 'fullBody', { id: string; name: string; dhType: number; avatarConfigURL: string }[]>;

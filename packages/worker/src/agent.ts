@@ -53,8 +53,8 @@ export interface WorkerHandle {
   rpc<M extends TLiveRpcMethod>(method: M, params: TLiveRpcParams<M>, timeoutMs?: number): Promise<TLiveRpcResult<M>>;
   /** Called when the portal says a session must stop. */
   onSessionStop?: (sessionId: string, code: string) => void;
-  /** Resolves when registered now (at once) or next. */
-  whenRegistered(): Promise<void>;
+  /** Resolves when registered now (at once) or next: true; false when `timeoutMs` passed first or the agent stopped. */
+  whenRegistered(timeoutMs?: number): Promise<boolean>;
 }
 
 const consoleLog: WorkerLogger = {
@@ -223,9 +223,23 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         send({ type: 'rpc', id, method, params });
       });
     },
-    whenRegistered() {
-      if (state === 'registered') return Promise.resolve();
-      return new Promise<void>((r) => registeredWaiters.push(r));
+    whenRegistered(timeoutMs) {
+      if (state === 'registered') return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        const waiter = () => {
+          clearTimeout(timer);
+          resolve(state === 'registered');
+        };
+        registeredWaiters.push(waiter);
+        // A waiter that gives up leaves the list (pages retried through a long outage do not pile up).
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            registeredWaiters = registeredWaiters.filter((w) => w !== waiter);
+            resolve(false);
+          }, timeoutMs);
+        }
+      });
     },
     async stop() {
       state = 'stopped';

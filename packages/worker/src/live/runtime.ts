@@ -287,9 +287,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     let config: TLiveSessionConfig;
     try {
       if (agent.state() !== 'registered') {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([agent.whenRegistered(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLAIM_WAIT_FOR_PORTAL_MS)))]);
-        clearTimeout(timer);
+        await agent.whenRegistered(CLAIM_WAIT_FOR_PORTAL_MS);
         if (ws.readyState !== WebSocket.OPEN) return;
       }
       config = await agent.rpc('session.claim', { sessionId: check.claims.sid, jti: check.claims.jti });

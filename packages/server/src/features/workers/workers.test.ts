@@ -109,6 +109,9 @@ describe('workers (VPS)', () => {
     // Drop the connection from the server side, as a restart would.
     t.app.workerHub.stop();
     await until(async () => w.state() === 'waiting' || w.state() === 'connecting');
+    // A page that waits for the registration gives up after its time, or has it.
+    const [gaveUp, waited] = await Promise.all([w.whenRegistered(0), w.whenRegistered(5000)]);
+    expect([gaveUp, waited]).toEqual([false, true]);
     await until(async () => w.state() === 'registered' && (await find('beta'))?.status === 'AVAILABLE');
     expect(w.id()).toBe(id);
     await t.app.workerHub.start();
