@@ -31,6 +31,14 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig(env, {})).toThrow('the server URL (--server) is required');
   });
 
+  it('reads how many pocketsphinx processes it may run (unset: the runtime chooses)', () => {
+    expect(loadWorkerConfig(env, flags).sttProcesses).toBeUndefined();
+    expect(loadWorkerConfig({ ...env, WORKER_STT_PROCESSES: ' 3 ' }, flags).sttProcesses).toBe(3);
+    for (const [bad, message] of [['0', 'at least 1'], ['1.5', 'a whole number'], ['many', 'a number']]) {
+      expect(() => loadWorkerConfig({ ...env, WORKER_STT_PROCESSES: bad }, flags), bad).toThrow(`WORKER_STT_PROCESSES must be ${message}`);
+    }
+  });
+
   it('lists every bad setting at once', () => {
     expect(() => loadWorkerConfig({ WORKER_SECRET: 'short', REALTIME_URL: 'http://x', PROVIDER_ELEVENLABS_URL: 'ws://x' }, flags)).toThrow(
       /WORKER_SECRET must be at least 16 characters[\s\S]*REALTIME_URL[\s\S]*PROVIDER_ELEVENLABS_URL/,

@@ -21,6 +21,8 @@ const ZWorkerEnv = z.object({
   capacity: z.coerce.number({ error: '--capacity must be a number' }).int('--capacity must be a whole number').min(1, '--capacity must be at least 1').max(100_000).default(200),
   /** SIGTERM: how long the sessions held may go on before they are moved to another worker (their pages resume there). */
   drainSeconds: z.coerce.number({ error: '--drain-seconds must be a number' }).int('--drain-seconds must be a whole number').min(0, '--drain-seconds must be at least 0').max(86_400).default(300),
+  /** Offline speech recognition: resident pocketsphinx processes at most (default one per core, at most 4; ~100 MB each). */
+  sttProcesses: z.coerce.number({ error: 'WORKER_STT_PROCESSES must be a number' }).int('WORKER_STT_PROCESSES must be a whole number').min(1, 'WORKER_STT_PROCESSES must be at least 1').max(64).optional(),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -46,6 +48,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     listen: flags.listen ?? env.WORKER_LISTEN,
     capacity: flags.capacity ?? env.WORKER_CAPACITY,
     drainSeconds: flags.drainSeconds ?? env.WORKER_DRAIN_SECONDS,
+    sttProcesses: env.WORKER_STT_PROCESSES?.trim() || undefined,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

@@ -25,6 +25,8 @@ one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REA
 default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.
 PROVIDER_ELEVENLABS_URL (default https://api.elevenlabs.io) is where ElevenLabs Conversational
 AI avatars connect: a gateway of the operator's (the server's variable of the same name).
+WORKER_STT_PROCESSES: how many pocketsphinx processes the offline recogniser may run at once
+(default one per core, at most 4; each holds ~100 MB; the second starts when utterances overlap).
 METRICS_TOKEN (16+ characters) serves Prometheus metrics at /metrics on the --listen port to
 "Authorization: Bearer <METRICS_TOKEN>"; unset, there is no /metrics.`;
 
@@ -58,6 +60,7 @@ const worker = await startLiveWorker({
   listen: config.listen,
   capacity: config.capacity,
   metricsToken: config.metricsToken,
+  listening: { offlineProcesses: config.sttProcesses },
   realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl }, elevenLabs: { baseUrl: config.elevenLabsUrl } },
 });
 console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);

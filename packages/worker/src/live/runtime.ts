@@ -1,4 +1,5 @@
 import http from 'node:http';
+import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { LiveCode, LiveMessages, LivePaths, LiveProtocol, SetupMode, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
@@ -25,7 +26,7 @@ import { turnOptionsFrom } from '../listening/options.js';
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
-import { createOfflineRecognizer, findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
+import { createOfflineRecognizer, createRecognizerPool, findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
 
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
@@ -50,9 +51,10 @@ export interface LiveRuntimeOptions {
   stt?: { operator?: OperatorStt; baseUrls?: SttBaseUrls };
   /**
    * Listening (issue 14): the VAD model (default: Silero, loaded on first use) and the offline
-   * recogniser (default: pocketsphinx when installed; null: none). `false` turns listening off.
+   * recogniser (default: pocketsphinx when installed, up to `offlineProcesses` resident processes
+   * — default one per core, at most 4; null: none). `false` turns listening off.
    */
-  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null };
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
   /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
@@ -167,10 +169,15 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   let offline: OfflineVoice | null = opts.tts?.offline ?? null;
   const ownsOffline = !offline;
 
-  // The offline recogniser: one resident pocketsphinx per worker, started on first use.
+  // The offline recogniser: resident pocketsphinx processes, the first started on first use, more
+  // while utterances overlap.
   const listenOpts = opts.listening === false ? null : (opts.listening ?? {});
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
-  const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined ? listenOpts.offline : findPocketsphinx() ? createOfflineRecognizer() : null;
+  const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
+        ? listenOpts.offline
+        : findPocketsphinx()
+          ? createRecognizerPool(() => createOfflineRecognizer(), listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()))
+          : null;
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
 

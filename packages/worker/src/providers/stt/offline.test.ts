@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineVoice, type OfflineVoice } from '../../speech/offline-voice.js';
-import { createOfflineRecognizer, createOfflineStt, findPocketsphinx, type OfflineRecognizer } from './offline.js';
+import { createOfflineRecognizer, createOfflineStt, createRecognizerPool, findPocketsphinx, type OfflineRecognizer } from './offline.js';
 import type { SttResult } from './types.js';
 
 const install = findPocketsphinx();
@@ -55,5 +55,79 @@ describe('offline recogniser without pocketsphinx', () => {
     await expect(missing.transcribe(new Int16Array(1600))).rejects.toThrow();
     await missing.close();
     expect(findPocketsphinx({ PATH: '/nonexistent', POCKETSPHINX_MODEL_DIR: '/nonexistent' })).toBeNull();
+  });
+});
+
+describe('a pool of recognisers', () => {
+  /** A recogniser whose start and answers the test releases; it says which member it is. */
+  function fakeMember(index: number, log: string[], failStart = false) {
+    const answers: (() => void)[] = [];
+    let release: () => void = () => undefined;
+    const started = new Promise<void>((resolve, reject) => (release = () => (failStart ? reject(new Error('no start')) : resolve())));
+    const recognizer: OfflineRecognizer = {
+      warm: () => {
+        log.push(`start ${index}`);
+        return started;
+      },
+      transcribe: async () => {
+        await new Promise<void>((r) => answers.push(r));
+        return `member ${index}`;
+      },
+      close: async () => void log.push(`close ${index}`),
+    };
+    return { recognizer, release: () => release(), answerAll: () => answers.splice(0).forEach((a) => a()), waiting: () => answers.length };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  it('starts a second process only when utterances overlap, and sends the next ones to the less busy', async () => {
+    const log: string[] = [];
+    const members = [fakeMember(0, log), fakeMember(1, log), fakeMember(2, log)];
+    let made = 0;
+    const pool = createRecognizerPool(() => members[made++]!.recognizer, 3);
+    members[0]!.release();
+    await pool.warm();
+    const a = pool.transcribe(new Int16Array(10));
+    await tick();
+    expect(log).toEqual(['start 0']);
+    // Overlapping: queued on the running member, the next one starts in the background.
+    const b = pool.transcribe(new Int16Array(10));
+    await tick();
+    expect(log).toEqual(['start 0', 'start 1']);
+    expect(members[0]!.waiting()).toBe(2);
+    members[1]!.release();
+    await tick();
+    const c = pool.transcribe(new Int16Array(10));
+    await tick();
+    expect(members[1]!.waiting()).toBe(1);
+    members.forEach((m) => m.answerAll());
+    expect(await Promise.all([a, b, c])).toEqual(['member 0', 'member 0', 'member 1']);
+    // Alone again: the first member, and nothing more is started.
+    const d = pool.transcribe(new Int16Array(10));
+    await tick();
+    members[0]!.answerAll();
+    expect(await d).toBe('member 0');
+    expect(log).toEqual(['start 0', 'start 1']);
+    await pool.close();
+    expect(log.filter((l) => l.startsWith('close'))).toEqual(['close 0', 'close 1', 'close 2']);
+  });
+
+  it('a member that cannot start is never used', async () => {
+    const log: string[] = [];
+    const members = [fakeMember(0, log), fakeMember(1, log, true)];
+    let made = 0;
+    const pool = createRecognizerPool(() => members[made++]!.recognizer, 2);
+    members[0]!.release();
+    await pool.warm();
+    const a = pool.transcribe(new Int16Array(10));
+    await tick();
+    const b = pool.transcribe(new Int16Array(10));
+    members[1]!.release();
+    await tick();
+    const c = pool.transcribe(new Int16Array(10));
+    await tick();
+    expect(members[0]!.waiting()).toBe(3);
+    members[0]!.answerAll();
+    expect(await Promise.all([a, b, c])).toEqual(['member 0', 'member 0', 'member 0']);
+    await pool.close();
   });
 });

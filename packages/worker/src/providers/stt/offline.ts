@@ -192,6 +192,48 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
 }
 
 /**
+ * Several resident recognisers, as pocketsphinx decodes one utterance at a time on one core:
+ * `npm run bench -- load` found the voice turns of 16 visitors queueing behind one process (STT
+ * 227 ms alone → 412 ms) with the second core half idle. An utterance goes to the running member
+ * with the fewest utterances in flight. Members start on demand: the first with the first
+ * utterance (or `warm`), the next when an utterance finds every running member busy — started in
+ * the background (its models load in about a second), that utterance queues where it would have.
+ */
+export function createRecognizerPool(make: () => OfflineRecognizer, size: number): OfflineRecognizer {
+  const members = Array.from({ length: Math.max(1, size) }, () => ({ recognizer: make(), state: 'idle' as 'idle' | 'starting' | 'running' | 'failed', inFlight: 0 }));
+  const first = members[0]!;
+  const startMember = (m: (typeof members)[number]) => {
+    m.state = 'starting';
+    const started = m.recognizer.warm();
+    started.then(
+      () => void (m.state === 'starting' && (m.state = 'running')),
+      () => void (m.state = m === first ? 'idle' : 'failed'),
+    );
+    return started;
+  };
+  return {
+    async transcribe(pcm, signal) {
+      const running = members.filter((m) => m.state === 'running');
+      const pick = running.length ? running.reduce((a, b) => (b.inFlight < a.inFlight ? b : a)) : first;
+      if (pick.inFlight > 0) {
+        const next = members.find((m) => m.state === 'idle');
+        if (next && next !== first) void startMember(next).catch(() => undefined);
+      }
+      pick.inFlight++;
+      try {
+        return await pick.recognizer.transcribe(pcm, signal);
+      } finally {
+        pick.inFlight--;
+      }
+    },
+    warm: () => (first.state === 'running' ? Promise.resolve() : startMember(first)),
+    async close() {
+      await Promise.all(members.map((m) => m.recognizer.close()));
+    },
+  };
+}
+
+/**
  * The offline recogniser as an STT engine: batch mode — `push` buffers the cut utterance,
  * `finalize` transcribes it and reports one final result.
  */
