@@ -302,6 +302,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
 
   session.on('connection', (state) => {
     view.setConnection(state);
+    if (state === 'reconnecting') audio?.connectionLost();
     if (state === 'ended' || state === 'failed' || state === 'disconnected') {
       listening = false;
       view.setListeningAvailable(false);
@@ -351,7 +352,10 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
         session.playbackDriven = false;
       });
     }
-    if (resumed) view.setHistory(history);
+    if (resumed) {
+      audio?.connectionResumed();
+      view.setHistory(history);
+    }
     if (echo) view.showNotice(LiveMessages['daily-limit-echo']);
     else view.showNotice(null);
     embed.emit('media-connected', { sessionId });

@@ -187,6 +187,21 @@ export class AvatarAudio {
     this.post({ type: 'end', utt });
   }
 
+  /**
+   * The connection to the worker was lost: what it was sending will never end (a worker that died
+   * mid-utterance leaves it waiting for audio, and everything after it with it), so it stops here.
+   */
+  connectionLost() {
+    this.flush();
+    this.envelope.clear();
+  }
+
+  /** A connection (again): the worker may be another one, counting its utterances from 1. */
+  connectionResumed() {
+    if (this.node) this.post({ type: 'forget' });
+    else void this.starting?.then(() => this.post({ type: 'forget' }));
+  }
+
   /** The visitor interrupted: drop the rest of it (or of everything). */
   flush(utt?: number) {
     for (const held of utt === undefined ? [...this.held.keys()] : [utt]) this.release(held);

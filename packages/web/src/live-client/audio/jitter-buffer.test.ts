@@ -75,6 +75,25 @@ describe('JitterBuffer', () => {
     expect(r.samples[100]).toBeCloseTo(200 / 32768, 6);
   });
 
+  it('a worker that died mid-utterance: everything flushed, and the next worker’s utterance 1 plays once the buffer forgets', () => {
+    const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 20 });
+    buf.push(1, pcm(ms(40)), true);
+    buf.push(2, pcm(ms(40)));
+    readBlocks(buf, 8);
+    // Utterance 2 never ends: its worker is gone. The page flushes on the lost connection.
+    buf.flush();
+    expect(buf.current).toBeNull();
+    expect(readBlocks(buf, 1).events).toMatchObject([{ type: 'end', utt: 2, interrupted: true }]);
+    // Still the old connection: audio of 1 or 2 is late audio, dropped.
+    buf.push(1, pcm(ms(40)), true);
+    expect(buf.current).toBeNull();
+    // The new worker counts from 1 again.
+    buf.forgetFinished();
+    buf.push(1, pcm(ms(40)), true);
+    const r = readBlocks(buf, 8);
+    expect(r.events.map((e) => e.type)).toEqual(['start', 'end']);
+  });
+
   it('flush (interruption) drops the rest and reports what was played; late audio of it is ignored', () => {
     const buf = new JitterBuffer({ sampleRate: SR, prebufferMs: 0 });
     buf.push(7, pcm(1000));

@@ -170,6 +170,15 @@ export class JitterBuffer {
 
   private readonly pendingEnds: { utt: number; played: number }[] = [];
 
+  /**
+   * Forgets which utterances are over. Their numbers mean nothing on a new connection: a worker
+   * that takes the session over after another one died counts its utterances from 1 again, and
+   * its audio must not be taken for the late audio of the dead worker's.
+   */
+  forgetFinished() {
+    this.finished.clear();
+  }
+
   private trimFinished() {
     if (this.finished.size > 256) {
       const keep = [...this.finished].slice(-128);

@@ -33,6 +33,15 @@ describe('LevelEnvelope', () => {
     expect(env.openAt(1, 250)).toBe(0);
   });
 
+  it('stays on time through a long utterance at a rate whose 10 ms is not whole samples (22 050 Hz)', () => {
+    const env = new LevelEnvelope();
+    const rate = 22_050;
+    const at = (ms: number, amplitude: number) => Int16Array.from({ length: Math.round((rate * ms) / 1000) }, (_, i) => Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 200 * i) / rate)));
+    env.add(1, Int16Array.from([...at(30_000, 0), ...at(500, 0.3)]), rate);
+    expect(env.openAt(1, 29_970)).toBe(0);
+    expect(env.openAt(1, 30_030)).toBeGreaterThan(0.5);
+  });
+
   it('knows nothing of an utterance it has not heard, and forgets the oldest', () => {
     const env = new LevelEnvelope(2);
     expect(env.openAt(1, 0)).toBeNull();

@@ -13,6 +13,8 @@ const MIN_FULL = 0.03;
 
 interface Utterance {
   levels: number[];
+  /** Length of one level's window (ms): 10, or as near as whole samples allow (221 at 22 050 Hz). */
+  msPerLevel: number;
   peak: number;
   sum: number;
   count: number;
@@ -28,7 +30,7 @@ export class LevelEnvelope {
     const step = Math.max(1, Math.round((sampleRate * ENVELOPE_STEP_MS) / 1000));
     let u = this.utts.get(utt);
     if (!u) {
-      u = { levels: [], peak: 0, sum: 0, count: 0 };
+      u = { levels: [], msPerLevel: (step * 1000) / sampleRate, peak: 0, sum: 0, count: 0 };
       this.utts.set(utt, u);
       while (this.utts.size > this.keep) this.utts.delete(this.utts.keys().next().value!);
     }
@@ -55,7 +57,7 @@ export class LevelEnvelope {
     if (!u || u.levels.length === 0) return null;
     const at = (i: number) => u.levels[Math.min(u.levels.length - 1, Math.max(0, i))]!;
     const smooth = (i: number) => 0.25 * at(i - 1) + 0.5 * at(i) + 0.25 * at(i + 1);
-    const p = ms / ENVELOPE_STEP_MS - 0.5;
+    const p = ms / u.msPerLevel - 0.5;
     const i = Math.floor(p);
     const f = p - i;
     const level = (1 - f) * smooth(i) + f * smooth(i + 1);

@@ -21,7 +21,9 @@ export type PlayerInbound =
   | { type: 'end'; utt: number }
   | { type: 'flush'; utt?: number }
   /** The worker holds the utterance (the visitor talks over it) or lets it go on. */
-  | { type: 'pause' | 'resume'; utt: number };
+  | { type: 'pause' | 'resume'; utt: number }
+  /** A new connection to a worker: utterance numbers start again (see JitterBuffer.forgetFinished). */
+  | { type: 'forget' };
 
 export type PlayerOutbound =
   | { type: 'start'; utt: number; frame: number }
@@ -46,6 +48,7 @@ class PlayerProcessor extends AudioWorkletProcessor {
       else if (m.type === 'flush') this.buffer.flush(m.utt);
       else if (m.type === 'pause') this.buffer.pause(m.utt);
       else if (m.type === 'resume') this.buffer.resume(m.utt);
+      else if (m.type === 'forget') this.buffer.forgetFinished();
     };
   }
 

@@ -55,6 +55,8 @@ export class AvatarStage {
   private observer: ResizeObserver | null = null;
   private audio: AvatarAudio | null = null;
   private lipSync: AudioLipSync | null = null;
+  /** The audio context the classifier listens in (a new one is made when the session's rate changes). */
+  private lipSyncContext: AudioContext | null = null;
   private lipSyncLoading = false;
   private lastFrame = 0;
   private subtitleUtt: number | null = null;
@@ -218,11 +220,23 @@ export class AvatarStage {
   }
 
   private async startAudioLipSync() {
-    if (this.lipSync || this.lipSyncLoading || !this.audio?.context || !this.audio.source) return;
+    const context = this.audio?.context;
+    if (this.lipSync && this.lipSyncContext !== context) {
+      // The player was rebuilt: the classifier still listens to the closed context.
+      this.lipSync.dispose();
+      this.lipSync = null;
+    }
+    if (this.lipSync || this.lipSyncLoading || !context || !this.audio?.source) return;
     this.lipSyncLoading = true;
     try {
       const { createAudioLipSync } = await import('./lip-sync-audio');
-      this.lipSync = await createAudioLipSync(this.audio.context, this.audio.source);
+      const lipSync = await createAudioLipSync(context, this.audio.source);
+      // Rebuilt again while it loaded: this one listens to nothing.
+      if (this.audio.context !== context) lipSync.dispose();
+      else {
+        this.lipSync = lipSync;
+        this.lipSyncContext = context;
+      }
     } catch (err) {
       this.probe.error = `audio lip-sync: ${err instanceof Error ? err.message : String(err)}`;
     } finally {

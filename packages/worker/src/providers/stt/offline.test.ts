@@ -48,6 +48,20 @@ describe.skipIf(!install)('offline recogniser (pocketsphinx_batch, resident)', (
   }, 60_000);
 });
 
+describe.skipIf(!install)('offline recogniser closed while it starts', () => {
+  it('starts no process after close (a pool member starting in the background must not outlive its worker)', async () => {
+    const r = createOfflineRecognizer();
+    const starting = r.warm().then(
+      () => 'started',
+      () => 'refused',
+    );
+    await r.close();
+    expect(await starting).toBe('refused');
+    await expect(r.warm()).rejects.toThrow('closed');
+    await expect(r.transcribe(new Int16Array(1600))).rejects.toThrow('closed');
+  });
+});
+
 describe('offline recogniser without pocketsphinx', () => {
   it('refuses clearly', async () => {
     // Whether or not it is installed here, a made-up install path stands in for "missing".
@@ -69,7 +83,9 @@ describe('a pool of recognisers', () => {
         log.push(`start ${index}`);
         return started;
       },
-      transcribe: async () => {
+      transcribe: async (pcm) => {
+        // The pool's warm-up utterance (0.1 s) is answered at once; the test's own wait for it.
+        if (pcm.length === 1600) return '';
         await new Promise<void>((r) => answers.push(r));
         return `member ${index}`;
       },
@@ -128,6 +144,31 @@ describe('a pool of recognisers', () => {
     expect(members[0]!.waiting()).toBe(3);
     members[0]!.answerAll();
     expect(await Promise.all([a, b, c])).toEqual(['member 0', 'member 0', 'member 0']);
+    // Tried once, not again and again.
+    expect(log).toEqual(['start 0', 'start 1']);
     await pool.close();
+  });
+
+  it('grows without warm() too (the first member starts on its first utterance), and refuses once closed', async () => {
+    const log: string[] = [];
+    const members = [fakeMember(0, log), fakeMember(1, log)];
+    let made = 0;
+    const pool = createRecognizerPool(() => members[made++]!.recognizer, 2);
+    const a = pool.transcribe(new Int16Array(10));
+    await tick();
+    members[0]!.answerAll();
+    expect(await a).toBe('member 0');
+    const b = pool.transcribe(new Int16Array(10));
+    await tick();
+    const c = pool.transcribe(new Int16Array(10));
+    await tick();
+    expect(log).toEqual(['start 1']);
+    members[1]!.release();
+    await tick();
+    members[0]!.answerAll();
+    expect(await Promise.all([b, c])).toEqual(['member 0', 'member 0']);
+    await pool.close();
+    await expect(pool.transcribe(new Int16Array(10))).rejects.toThrow('closed');
+    await expect(pool.warm()).rejects.toThrow('closed');
   });
 });

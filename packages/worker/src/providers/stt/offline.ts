@@ -108,9 +108,12 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
 
   const start = (): Promise<void> => {
     if (!install) return Promise.reject(new Error('pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)'));
+    if (closed) return Promise.reject(new Error('the offline recogniser is closed'));
     if (ready) return ready;
     ready = (async () => {
       const cepdir = await workDir();
+      // Closed while the folder was made: no process to orphan (it runs in its own process group).
+      if (closed) throw new Error('the offline recogniser is closed');
       const args = ['-hmm', install.hmm, '-lm', install.lm, '-dict', install.dict, '-ctl', '/dev/stdin', '-adcin', 'yes', '-cepdir', cepdir, '-cepext', '.raw', '-hyp', '/dev/stdout', '-logfn', '/dev/null', '-fwdflat', 'no'];
       // `-fwdflat no`: the second search pass costs ~40 % of the time and changed no hypothesis of
       // the offline voice's speech here. pocketsphinx opens its control and hypothesis files by name: Node's stdio are sockets,
@@ -202,36 +205,49 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
 export function createRecognizerPool(make: () => OfflineRecognizer, size: number): OfflineRecognizer {
   const members = Array.from({ length: Math.max(1, size) }, () => ({ recognizer: make(), state: 'idle' as 'idle' | 'starting' | 'running' | 'failed', inFlight: 0 }));
   const first = members[0]!;
-  const startMember = (m: (typeof members)[number]) => {
+  let closed = false;
+  /** Started and answering: the process spawns at once, its models load for about a second — a short utterance is answered only after that. */
+  const startMember = async (m: (typeof members)[number]) => {
     m.state = 'starting';
-    const started = m.recognizer.warm();
-    started.then(
-      () => void (m.state === 'starting' && (m.state = 'running')),
-      () => void (m.state = m === first ? 'idle' : 'failed'),
-    );
-    return started;
+    try {
+      await m.recognizer.warm();
+      await m.recognizer.transcribe(WARM_UP_AUDIO);
+      if (m.state === 'starting') m.state = 'running';
+    } catch (err) {
+      m.state = m === first ? 'idle' : 'failed';
+      throw err;
+    }
   };
   return {
     async transcribe(pcm, signal) {
+      if (closed) throw new Error('the offline recogniser is closed');
       const running = members.filter((m) => m.state === 'running');
       const pick = running.length ? running.reduce((a, b) => (b.inFlight < a.inFlight ? b : a)) : first;
       if (pick.inFlight > 0) {
-        const next = members.find((m) => m.state === 'idle');
-        if (next && next !== first) void startMember(next).catch(() => undefined);
+        const next = members.find((m) => m !== first && m.state === 'idle');
+        if (next) void startMember(next).catch(() => undefined);
       }
       pick.inFlight++;
       try {
-        return await pick.recognizer.transcribe(pcm, signal);
+        const text = await pick.recognizer.transcribe(pcm, signal);
+        // The first member also starts on its first utterance, without warm().
+        if (pick.state === 'idle') pick.state = 'running';
+        return text;
       } finally {
         pick.inFlight--;
       }
     },
-    warm: () => (first.state === 'running' ? Promise.resolve() : startMember(first)),
+    warm: () => (closed ? Promise.reject(new Error('the offline recogniser is closed')) : first.state === 'running' ? Promise.resolve() : startMember(first)),
     async close() {
+      closed = true;
+      for (const m of members) m.state = 'failed';
       await Promise.all(members.map((m) => m.recognizer.close()));
     },
   };
 }
+
+/** 0.1 s of faint noise: a new pool member's first utterance, answered once its models are loaded. */
+const WARM_UP_AUDIO = Int16Array.from({ length: 1600 }, (_, i) => ((i * 7919) % 61) - 30);
 
 /**
  * The offline recogniser as an STT engine: batch mode — `push` buffers the cut utterance,
