@@ -185,6 +185,27 @@ test('talked over: the voice holds where it is with the mouth at rest, then goes
   expect(ended.at - started.at).toBeGreaterThan(2100 + 900);
 });
 
+test('a worker lost mid-utterance: the page resumes on the next one, whose first utterance (numbered 1 again) is heard', async ({ page }) => {
+  await page.goto(`${server.url}/avatar/1`);
+  await waitForFrames(page);
+  // Utterance 1 is heard to its end; utterance 2 is cut off by the worker's death.
+  const first = await speak(page);
+  expect(first.at(-1)).toMatchObject({ state: 'ended' });
+  const before = server.playback.length;
+  const connections = server.connections;
+  await page.getByLabel('Message').fill('Say something');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect.poll(() => server.playback.slice(before).some((p) => p.state === 'started'), { timeout: 15_000 }).toBe(true);
+  await page.waitForTimeout(500);
+  server.killWorker();
+  await expect.poll(() => server.connections, { message: 'the page resumed on another worker', timeout: 15_000 }).toBe(connections + 1);
+  // The new worker's first answer is its utterance 1: played from start to end.
+  const resumed = await speak(page);
+  expect(resumed.find((p) => p.state === 'started')).toMatchObject({ utt: 1, playedMs: 0 });
+  expect(resumed.at(-1)).toMatchObject({ utt: 1, state: 'ended' });
+  expect(resumed.at(-1)!.playedMs).toBeGreaterThan(2000);
+});
+
 test('ARKit and VRM models are driven through their own targets', async ({ page }) => {
   for (const [id, name] of [
     [5, 'jawOpen'],

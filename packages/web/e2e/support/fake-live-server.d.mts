@@ -16,6 +16,10 @@ export interface FakeLive {
   playback: { type: 'playback'; utt: number; state: 'started' | 'progress' | 'ended'; playedMs: number; at: number }[];
   mic: { kind: number; flags: number; seq: number; samples: number; rms: number; at: number }[];
   micSwitches: boolean[];
+  /** Page sockets opened so far (a resumed page opens another). */
+  readonly connections: number;
+  /** The worker dies: page sockets drop without a goodbye; the session resumes on a stand-in worker counting utterances from 1. */
+  killWorker(): void;
   /** Sends a worker frame (JSON) to every open page socket. */
   broadcast(frame: Record<string, unknown>): void;
   close(): Promise<void>;

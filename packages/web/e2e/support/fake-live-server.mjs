@@ -117,6 +117,12 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
       req.resume();
       return send(200, 'application/json', JSON.stringify({ status: 'OK', sessionId: `s${Date.now()}`, ticket: 't', wsUrl: `ws://${host}/avatar-ws`, resumeToken: 'r', ui: { wakeUpMessage: '', demoSeconds: -1, idleTimeoutSeconds: 300, subtitles: true, transcriptionStreaming: false, canHandleSttResponse: false, ...ui } }));
     }
+    // The page asks again after losing its worker: the same session, another (stand-in) worker.
+    if (url.pathname === '/api/live/sessions/resume' && req.method === 'POST') {
+      req.resume();
+      resumeNext = true;
+      return send(200, 'application/json', JSON.stringify({ status: 'OK', sessionId: 's', ticket: 't', wsUrl: `ws://${host}/avatar-ws`, resumeToken: 'r' }));
+    }
     if (url.pathname === '/api/live/sessions/end') {
       req.resume();
       return send(200, 'application/json', '{"status":"OK"}');
@@ -129,8 +135,14 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
   });
   let nextUtt = 1;
+  let connections = 0;
+  /** The next page socket is a resumed session's (the page called /api/live/sessions/resume). */
+  let resumeNext = false;
   wss.on('connection', (ws) => {
     sockets.add(ws);
+    connections++;
+    const resumed = resumeNext;
+    resumeNext = false;
     ws.on('close', () => sockets.delete(ws));
     const json = (frame) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
     // A stand-in for VAD + STT: loud frames are speech; after speech then 400 ms of quiet the
@@ -168,7 +180,7 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
       const frame = JSON.parse(String(data));
       if (frame.type === 'mic') micSwitches.push(frame.enabled);
       if (frame.type === 'hello') {
-        json({ type: 'ready', sessionId: 's', history: [], audioSampleRate, echo: false, resumed: false, ...(listening ? { listening: true } : {}) });
+        json({ type: 'ready', sessionId: 's', history: [], audioSampleRate, echo: false, resumed, ...(listening ? { listening: true } : {}) });
         json({ type: 'state', state: 'listening' });
       } else if (frame.type === 'text') {
         json({ type: 'transcript', id: frame.id, text: frame.text, final: true });
@@ -216,6 +228,18 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
     playback,
     mic,
     micSwitches,
+    /** Page sockets opened so far (a resumed page opens another). */
+    get connections() {
+      return connections;
+    },
+    /**
+     * The worker dies: every page socket drops without a goodbye, and the session resumes (next
+     * connection: `resumed`) on a stand-in for another worker, which counts its utterances from 1.
+     */
+    killWorker() {
+      for (const ws of sockets) ws.terminate();
+      nextUtt = 1;
+    },
     /** Sends a worker frame (JSON) to every open page socket: e.g. `pause` / `resume` mid-utterance. */
     broadcast(frame) {
       for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));

@@ -256,7 +256,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let busyRefusals = 0;
   let startupFailures = 0;
   let pausedUntil = 0;
-  let readyWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  const readyWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
 
   const flags = sandboxNodeFlags();
 
@@ -628,6 +628,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     },
 
     ready() {
+      if (closed) return Promise.reject(new Error('The function sandbox is shut down.'));
       if (sandboxes.length >= size && sandboxes.every((s) => s.state !== 'starting')) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         readyWaiters.push({ resolve, reject });
@@ -644,7 +645,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       closed = true;
       clearInterval(recycler);
       for (const job of queue.splice(0)) settle(job, fail('closed', 'The function sandbox is shut down.'));
-      readyWaiters = [];
+      // Whoever waits for the pool to be ready hears that it never will be (not left hanging).
+      for (const waiter of readyWaiters.splice(0)) waiter.reject(new Error('The function sandbox is shut down.'));
       const exits = sandboxes.map((s) => new Promise<void>((resolve) => (s.child.exitCode !== null || s.child.signalCode !== null ? resolve() : s.child.once('exit', () => resolve()))));
       for (const s of [...sandboxes]) {
         if (s.running) finish(s, fail('closed', 'The function sandbox is shut down.'), true);

@@ -386,4 +386,15 @@ describe('waiting for a process', () => {
       cold.close();
     }
   });
+
+  it('closed while someone waits for it to be ready: the wait ends with an error, not never', async () => {
+    const starting = createSandboxPool({ size: 1, log: silent });
+    const ready = starting.ready().then(
+      () => 'ready',
+      (err: Error) => err.message,
+    );
+    await starting.close();
+    expect(await ready).toBe('The function sandbox is shut down.');
+    await expect(starting.ready()).rejects.toThrow('shut down');
+  });
 });
