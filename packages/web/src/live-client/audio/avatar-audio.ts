@@ -193,6 +193,10 @@ export class AvatarAudio {
    */
   connectionLost() {
     this.flush();
+    // What was playing ends now, while no socket is open: reported later (when the flush is heard),
+    // its end would reach the next worker and name one of that worker's own utterance numbers.
+    const heard = this.heardPosition();
+    for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
     this.envelope.clear();
   }
 
