@@ -96,7 +96,13 @@ export class PageClient {
 
   async waitFor<T extends TWorkerFrame['type']>(type: T, pred: (f: Extract<TWorkerFrame, { type: T }>) => boolean = () => true, ms = 8000) {
     let found: Extract<TWorkerFrame, { type: T }> | undefined;
-    await until(() => (found = this.of(type).find(pred)) !== undefined, ms, `a ${type} frame`);
+    try {
+      await until(() => (found = this.of(type).find(pred)) !== undefined, ms, `a ${type} frame`);
+    } catch (err) {
+      // What did come, so that a failure says why (a notice, an error, nothing at all).
+      const seen = this.of('notice').concat(this.of('error') as never[]);
+      throw new Error(`${(err as Error).message}; ${this.frames.length} frames came (${[...new Set(this.frames.map((f) => f.type))].join(', ')})${seen.length ? `: ${JSON.stringify(seen)}` : ''}`);
+    }
     return found!;
   }
 
