@@ -42,15 +42,6 @@ describe('LevelEnvelope', () => {
     expect(env.openAt(1, 30_030)).toBeGreaterThan(0.5);
   });
 
-  it('a louder word arriving ahead does not shrink the mouth of the word being heard', () => {
-    const env = new LevelEnvelope();
-    env.add(1, Int16Array.from([...tone(200, 0.05), ...tone(100, 0)]), RATE);
-    const before = env.openAt(1, 100);
-    env.add(1, tone(200, 0.9), RATE);
-    expect(env.openAt(1, 100)).toBe(before);
-    expect(before).toBe(1);
-  });
-
   it('knows nothing of an utterance it has not heard, and forgets the oldest', () => {
     const env = new LevelEnvelope(2);
     expect(env.openAt(1, 0)).toBeNull();

@@ -13,8 +13,6 @@ const MIN_FULL = 0.03;
 
 interface Utterance {
   levels: number[];
-  /** The loudest level up to each window: the scale at a position never depends on audio that arrived ahead of it. */
-  peaks: number[];
   /** Length of one level's window (ms): 10, or as near as whole samples allow (221 at 22 050 Hz). */
   msPerLevel: number;
   peak: number;
@@ -32,7 +30,7 @@ export class LevelEnvelope {
     const step = Math.max(1, Math.round((sampleRate * ENVELOPE_STEP_MS) / 1000));
     let u = this.utts.get(utt);
     if (!u) {
-      u = { levels: [], peaks: [], msPerLevel: (step * 1000) / sampleRate, peak: 0, sum: 0, count: 0 };
+      u = { levels: [], msPerLevel: (step * 1000) / sampleRate, peak: 0, sum: 0, count: 0 };
       this.utts.set(utt, u);
       while (this.utts.size > this.keep) this.utts.delete(this.utts.keys().next().value!);
     }
@@ -43,7 +41,6 @@ export class LevelEnvelope {
         const rms = Math.sqrt(u.sum / step);
         u.levels.push(rms);
         if (rms > u.peak) u.peak = rms;
-        u.peaks.push(u.peak);
         u.sum = 0;
         u.count = 0;
       }
@@ -53,7 +50,7 @@ export class LevelEnvelope {
   /**
    * How open the mouth is `ms` into the utterance (0–1): the level there (between the centres of
    * its 10 ms windows, lightly smoothed over its neighbours) between the floor and the full
-   * level (half the loudest up to there). Null when nothing of that utterance has arrived.
+   * level (half the loudest of the utterance so far). Null when nothing of that utterance has arrived.
    */
   openAt(utt: number, ms: number): number | null {
     const u = this.utts.get(utt);
@@ -64,7 +61,9 @@ export class LevelEnvelope {
     const i = Math.floor(p);
     const f = p - i;
     const level = (1 - f) * smooth(i) + f * smooth(i + 1);
-    const full = Math.max(MIN_FULL, u.peaks[Math.min(u.peaks.length - 1, Math.max(0, i + 2))]! / 2);
+    // The loudest of the utterance so far, audio that arrived ahead included: scaling by the loudest
+    // up to the position heard opened soft onsets early (bench realtime −71 … +44 ms against −35 … +52).
+    const full = Math.max(MIN_FULL, u.peak / 2);
     return Math.min(1, Math.max(0, (level - FLOOR) / (full - FLOOR)));
   }
 
