@@ -195,8 +195,7 @@ export class AvatarAudio {
     this.flush();
     // What was playing ends now, while no socket is open: reported later (when the flush is heard),
     // its end would reach the next worker and name one of that worker's own utterance numbers.
-    const heard = this.heardPosition();
-    for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
+    this.endPlaying();
     this.envelope.clear();
   }
 
@@ -301,11 +300,16 @@ export class AvatarAudio {
     }
   }
 
+  /** Every utterance being heard ends now, interrupted where it is. */
+  private endPlaying() {
+    const heard = this.heardPosition();
+    for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
+  }
+
   close() {
     clearInterval(this.ticker);
     for (const utt of [...this.held.keys()]) this.release(utt);
-    const heard = this.heardPosition();
-    for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
+    this.endPlaying();
     this.loopback?.close();
     this.loopback = null;
     this.node?.disconnect();

@@ -94,12 +94,16 @@ describe('a pool of recognisers', () => {
     return { recognizer, release: () => release(), answerAll: () => answers.splice(0).forEach((a) => a()), waiting: () => answers.length };
   }
   const tick = () => new Promise((r) => setTimeout(r, 0));
+  /** A pool of fake members (`failing`: the indexes whose start fails), and the log of their starts and closes. */
+  function fakePool(size: number, failing: number[] = []) {
+    const log: string[] = [];
+    const members = Array.from({ length: size }, (_, i) => fakeMember(i, log, failing.includes(i)));
+    let made = 0;
+    return { log, members, pool: createRecognizerPool(() => members[made++]!.recognizer, size) };
+  }
 
   it('starts a second process only when utterances overlap, and sends the next ones to the less busy', async () => {
-    const log: string[] = [];
-    const members = [fakeMember(0, log), fakeMember(1, log), fakeMember(2, log)];
-    let made = 0;
-    const pool = createRecognizerPool(() => members[made++]!.recognizer, 3);
+    const { log, members, pool } = fakePool(3);
     members[0]!.release();
     await pool.warm();
     const a = pool.transcribe(new Int16Array(10));
@@ -128,10 +132,7 @@ describe('a pool of recognisers', () => {
   });
 
   it('a member that cannot start is never used', async () => {
-    const log: string[] = [];
-    const members = [fakeMember(0, log), fakeMember(1, log, true)];
-    let made = 0;
-    const pool = createRecognizerPool(() => members[made++]!.recognizer, 2);
+    const { log, members, pool } = fakePool(2, [1]);
     members[0]!.release();
     await pool.warm();
     const a = pool.transcribe(new Int16Array(10));
@@ -150,10 +151,7 @@ describe('a pool of recognisers', () => {
   });
 
   it('grows without warm() too (the first member starts on its first utterance), and refuses once closed', async () => {
-    const log: string[] = [];
-    const members = [fakeMember(0, log), fakeMember(1, log)];
-    let made = 0;
-    const pool = createRecognizerPool(() => members[made++]!.recognizer, 2);
+    const { log, members, pool } = fakePool(2);
     const a = pool.transcribe(new Int16Array(10));
     await tick();
     members[0]!.answerAll();
