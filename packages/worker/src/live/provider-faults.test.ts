@@ -22,7 +22,7 @@ import type { TtsEngine } from '../providers/tts/types.js';
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { sessionConfig, testDeps } from '../test/brain-deps.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
-import { AZURE_STT_KEY, DEEPGRAM_KEY, startFakeAzureStt, startFakeDeepgram, type DeepgramKnobs, type FakeDeepgram, type FakeHttpStt } from '../test/fake-stt.js';
+import { AZURE_STT_KEY, DEEPGRAM_KEY, startFakeAzureSpeech, startFakeDeepgram, type AzureSpeechKnobs, type DeepgramKnobs, type FakeAzureSpeech, type FakeDeepgram } from '../test/fake-stt.js';
 import * as tts from '../test/fake-tts.js';
 import { startFaultProxy, type FaultMode, type FaultProxy, type WireFormat } from '../test/fault-proxy.js';
 import { fakePage, finals, framesOf, samplesOf, sendMic, until } from '../test/live-page.js';
@@ -341,35 +341,34 @@ describe('the recogniser (Deepgram, streaming) fails', () => {
   });
 });
 
-describe('the recogniser (Azure, one request per utterance) fails', () => {
-  let upstream: FakeHttpStt;
-  let proxy: FaultProxy;
+describe('the recogniser (Azure, streaming WebSocket) fails', () => {
+  let azure: FakeAzureSpeech;
   beforeAll(async () => {
-    upstream = await startFakeAzureStt();
-    proxy = await startFaultProxy(upstream.origin, 'json');
+    azure = await startFakeAzureSpeech();
   });
   afterAll(async () => {
-    await proxy.close();
-    await upstream.close();
+    await azure.close();
   });
 
-  it.each(HTTP_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, mode, after) => {
-    const s = openSession({
-      brain: () => echoBrain,
-      speech: () => createSpeechPipeline({ tts: scriptedTts() }),
-      stt: (fetch) => createAzureStt({ apiKey: AZURE_STT_KEY, region: 'westeurope', baseUrl: proxy.origin, fetch, timeouts: STT_TIMEOUTS }),
-    });
+  const AZURE_FAULTS: [string, AzureSpeechKnobs][] = [
+    ['hangs: the handshake is never answered', { stallHandshake: true }],
+    ['hangs: opens, then never answers (no turn.end)', { silent: true }],
+    ['garbage: a 200 HTML page instead of the upgrade', { handshakeHtml: true }],
+    ['garbage: binary noise and broken messages instead of results', { garbage: true }],
+    ['drops the connection mid-stream', { dropAfterBytes: 6400 }],
+    ['refuses the recognition (TooManyRequests)', { phraseStatus: 'TooManyRequests' }],
+  ];
+
+  it.each(AZURE_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, knobs) => {
+    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => createAzureStt({ apiKey: AZURE_STT_KEY, region: 'westeurope', baseUrl: azure.origin, timeouts: STT_TIMEOUTS }) });
     const before = await listenThroughFault(
       s,
-      () => {
-        proxy.mode = mode;
-        proxy.after = after === 0 ? 0 : 12;
-      },
-      () => (proxy.mode = 'pass'),
+      () => (azure.knobs = { ...knobs, times: 1 }),
+      () => (azure.knobs = {}),
       'azure',
     );
     expect(finals(s.page)[0]!.text).toMatch(/^You said: Heard \d+ samples in en-US\.$/);
-    await released(proxy);
     await hangUpCleanly(s, before);
+    await until(() => azure.connections.every((conn) => conn.closed), 3000, 'Azure sockets closed');
   });
 });

@@ -2,26 +2,24 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
 import { createGuardedFetch } from '../../net/guarded-fetch.js';
 import { parseWavHeader, wavFile } from '../../speech/audio.js';
-import { AZURE_STT_KEY, GOOGLE_API_KEY, OPENAI_STT_KEY, parseMultipart, startFakeAzureStt, startFakeGoogleStt, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
-import { createAzureStt } from './azure.js';
+import { GOOGLE_API_KEY, OPENAI_STT_KEY, parseMultipart, startFakeGoogleStt, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
 import { batchSession, MAX_BATCH_SECONDS, MAX_STT_ANSWER_BYTES, type TranscribeFn } from './batch.js';
 import { createGoogleStt, googleModel } from './google.js';
 import { createOpenAiStt, transcriptionsUrl } from './openai-compatible.js';
 import type { SttEngine, SttOptions, SttResult } from './types.js';
 
 const fetch = createGuardedFetch({ allowPrivate: true });
-let azure: FakeHttpStt;
 let google: Awaited<ReturnType<typeof startFakeGoogleStt>>;
 let openai: FakeHttpStt;
 beforeAll(async () => {
-  [azure, google, openai] = await Promise.all([startFakeAzureStt(), startFakeGoogleStt(), startFakeOpenAiStt()]);
+  [google, openai] = await Promise.all([startFakeGoogleStt(), startFakeOpenAiStt()]);
 });
 afterAll(async () => {
   fetch.close();
-  await Promise.all([azure.close(), google.close(), openai.close()]);
+  await Promise.all([google.close(), openai.close()]);
 });
 afterEach(() => {
-  for (const f of [azure, google, openai]) {
+  for (const f of [google, openai]) {
     f.requests.length = 0;
     f.knobs = {};
   }
@@ -131,53 +129,6 @@ describe('batch session', () => {
     t.calls[2]!.answer('five');
     await fifth;
     session.close();
-  });
-});
-
-describe('Azure STT (short-audio REST, batch per utterance)', () => {
-  const engine = (over: Partial<Parameters<typeof createAzureStt>[0]> = {}) => createAzureStt({ apiKey: AZURE_STT_KEY, region: 'westeurope', baseUrl: azure.origin, fetch, ...over });
-
-  it('posts each utterance as a 16 kHz WAV with the key and the main language; one final end-of-turn result each', async () => {
-    const { results, errors } = await run(engine(), [500, 300], { languages: ['de-DE', 'en-US'] });
-    expect(errors).toEqual([]);
-    expect(azure.requests).toHaveLength(2);
-    const req = azure.requests[0]!;
-    expect(req.path).toBe('/speech/recognition/conversation/cognitiveservices/v1');
-    expect(req.query.get('language')).toBe('de-DE');
-    expect(req.headers['ocp-apim-subscription-key']).toBe(AZURE_STT_KEY);
-    expect(req.headers['content-type']).toBe('audio/wav; codecs=audio/pcm; samplerate=16000');
-    expect(parseWavHeader(new Uint8Array(req.body))).toMatchObject({ sampleRate: 16000, channels: 1 });
-    expect(results).toEqual([
-      { text: 'Heard 8000 samples in de-DE.', final: true, endOfTurn: true, startMs: 0, endMs: 500, language: 'de-DE' },
-      { text: 'Heard 4800 samples in de-DE.', final: true, endOfTurn: true, startMs: 500, endMs: 800, language: 'de-DE' },
-    ]);
-  });
-
-  it('silence (InitialSilenceTimeout) gives no result; an empty buffer sends nothing', async () => {
-    const { results } = await run(engine(), [60, 0]);
-    expect(results).toEqual([]);
-    expect(azure.requests).toHaveLength(1);
-  });
-
-  it('a wrong key is a ProviderError 401 reported through onError', async () => {
-    const { results, errors } = await run(engine({ apiKey: 'wrong' }), [300]);
-    expect(results).toEqual([]);
-    expect(errors[0]).toBeInstanceOf(ProviderError);
-    expect(errors[0]).toMatchObject({ provider: 'azure', status: 401 });
-    expect(errors[0]!.message).toContain('invalid subscription key');
-  });
-
-  it('a slow answer times out', async () => {
-    azure.knobs.delayMs = 400;
-    const started = Date.now();
-    const { errors } = await run(engine({ timeouts: { requestMs: 100 } }), [300]);
-    expect(errors[0]).toMatchObject({ provider: 'azure' });
-    expect(errors[0]!.message).toMatch(/timed out/);
-    expect(Date.now() - started).toBeLessThan(380);
-  });
-
-  it('refuses a region that is not a region (it becomes a host name)', async () => {
-    await expect(engine({ region: 'evil.example.com/#' }).open({ languages: ['en-US'], interim: false, sampleRate: 16_000, signal: new AbortController().signal }, { onResult() {}, onError() {} })).rejects.toThrow(/region/);
   });
 });
 

@@ -48,7 +48,7 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
   it('makes the engine for each choice', () => {
     const deps = { fetch };
     expect(createNetworkSttEngine({ kind: 'deepgram', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'deepgram', mode: 'stream' });
-    expect(createNetworkSttEngine({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: false }, deps)).toMatchObject({ provider: 'azure', mode: 'batch' });
+    expect(createNetworkSttEngine({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: false }, deps)).toMatchObject({ provider: 'azure', mode: 'stream' });
     expect(createNetworkSttEngine({ kind: 'google', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'google', mode: 'batch' });
     expect(createNetworkSttEngine({ kind: 'openai', baseUrl: 'https://x.example/v1', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'openai-compatible', mode: 'batch' });
   });
@@ -62,8 +62,9 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
         return new Response('{"error":"spy"}', { status: 500, headers: { 'content-type': 'application/json' } });
       };
     const deps = { fetch: spy('fetch'), operatorFetch: spy('operatorFetch') };
+    // (Deepgram and Azure stream over WebSockets to their own hosts — the operator's base URL or
+    // the provider's, the avatar's Azure region checked as a host label — not through a fetch.)
     const choices: Omit<NetworkSttChoice, 'operator'>[] = [
-      { kind: 'azure', apiKey: 'k', region: 'eastus' } as Omit<NetworkSttChoice, 'operator'>,
       { kind: 'google', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
       { kind: 'openai', baseUrl: 'http://10.0.0.5/v1', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
     ];

@@ -156,7 +156,7 @@ export interface SttEngineDeps {
 /** Provider name → engine factory (the registry choose.ts plugs in). */
 export const networkSttFactories: { [K in NetworkSttChoice['kind']]: (choice: Extract<NetworkSttChoice, { kind: K }>, deps: SttEngineDeps) => SttEngine } = {
   deepgram: (c, d) => createDeepgramStt({ apiKey: c.apiKey, ...(d.baseUrls?.deepgram ? { baseUrl: d.baseUrls.deepgram } : {}), ...(d.keepAliveMs ? { keepAliveMs: d.keepAliveMs } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
-  azure: (c, d) => createAzureStt({ apiKey: c.apiKey, region: c.region, fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.baseUrls?.azure ? { baseUrl: d.baseUrls.azure } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  azure: (c, d) => createAzureStt({ apiKey: c.apiKey, region: c.region, ...(d.baseUrls?.azure ? { baseUrl: d.baseUrls.azure } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
   google: (c, d) =>
     createGoogleStt({ apiKey: c.apiKey, ...(c.region ? { region: c.region } : {}), fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.baseUrls?.google ? { baseUrl: d.baseUrls.google } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
   openai: (c, d) => createOpenAiStt({ baseUrl: c.baseUrl, apiKey: c.apiKey, fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),

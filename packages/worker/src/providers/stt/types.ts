@@ -3,9 +3,9 @@
  * recogniser). A client keeps its provider's wire format to itself: it takes the visitor's
  * 16 kHz PCM16 mono audio and reports what was said.
  *
- * Two shapes of provider exist: streaming ones (Deepgram's WebSocket, Azure's and Google's
- * streaming APIs) that get every frame as it comes and answer with interim and final results, and
- * batch ones (OpenAI-compatible `/audio/transcriptions`, the offline pocketsphinx process) that
+ * Two shapes of provider exist: streaming ones (Deepgram's and Azure's WebSockets) that get every
+ * frame as it comes and answer with interim and final results, and batch ones (Google's
+ * `speech:recognize`, OpenAI-compatible `/audio/transcriptions`, the offline pocketsphinx process) that
  * get one utterance once the VAD has cut it. Both are behind the same session interface: a batch
  * engine buffers `push`ed audio and transcribes on `finalize`.
  */
@@ -30,7 +30,7 @@ export interface SttResult {
   text: string;
   /** True once this stretch of text will not change again. */
   final: boolean;
-  /** The provider thinks the speaker finished (Deepgram's `speech_final`, a batch result). */
+  /** The provider thinks the speaker finished (Deepgram's `speech_final`, an Azure phrase, a batch result). */
   endOfTurn?: boolean;
   /** Detected language when the provider reports one. */
   language?: string;
@@ -51,7 +51,7 @@ export interface SttSession {
   /** One frame (or more) of 16 kHz PCM16 mono. Cheap; never blocks. */
   push(pcm: Int16Array): void;
   /**
-   * The VAD says the utterance ended: flush what is buffered (Deepgram's `Finalize`, a batch
+   * The VAD says the utterance ended: flush what is buffered (Deepgram's `Finalize`, the end of an Azure turn's audio, a batch
    * engine's transcription). Resolves when the final result for it has been reported.
    */
   finalize(): Promise<void>;
