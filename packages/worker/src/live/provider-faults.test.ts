@@ -12,6 +12,7 @@ import type { VadStream } from '../listening/vad.js';
 import { createGuardedFetch, type GuardedFetchHandle } from '../net/guarded-fetch.js';
 import { createAzureStt } from '../providers/stt/azure.js';
 import { createDeepgramStt } from '../providers/stt/deepgram.js';
+import { createGoogleStt } from '../providers/stt/google.js';
 import type { SttEngine } from '../providers/stt/types.js';
 import { createAzureTts } from '../providers/tts/azure.js';
 import { createCartesiaTts } from '../providers/tts/cartesia.js';
@@ -22,7 +23,7 @@ import type { TtsEngine } from '../providers/tts/types.js';
 import { createSpeechPipeline, type SpeechPipeline } from '../speech/pipeline.js';
 import { sessionConfig, testDeps } from '../test/brain-deps.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
-import { AZURE_STT_KEY, DEEPGRAM_KEY, startFakeAzureSpeech, startFakeDeepgram, type AzureSpeechKnobs, type DeepgramKnobs, type FakeAzureSpeech, type FakeDeepgram } from '../test/fake-stt.js';
+import { AZURE_STT_KEY, DEEPGRAM_KEY, GOOGLE_API_KEY, startFakeAzureSpeech, startFakeDeepgram, startFakeGoogleSpeech, type AzureSpeechKnobs, type DeepgramKnobs, type FakeAzureSpeech, type FakeDeepgram, type FakeGoogleSpeech, type GoogleSpeechKnobs } from '../test/fake-stt.js';
 import * as tts from '../test/fake-tts.js';
 import { startFaultProxy, type FaultMode, type FaultProxy, type WireFormat } from '../test/fault-proxy.js';
 import { fakePage, finals, framesOf, samplesOf, sendMic, until } from '../test/live-page.js';
@@ -370,5 +371,35 @@ describe('the recogniser (Azure, streaming WebSocket) fails', () => {
     expect(finals(s.page)[0]!.text).toMatch(/^You said: Heard \d+ samples in en-US\.$/);
     await hangUpCleanly(s, before);
     await until(() => azure.connections.every((conn) => conn.closed), 3000, 'Azure sockets closed');
+  });
+});
+
+describe('the recogniser (Google, streaming gRPC) fails', () => {
+  let google: FakeGoogleSpeech;
+  beforeAll(async () => {
+    google = await startFakeGoogleSpeech();
+  });
+  afterAll(async () => {
+    await google.close();
+  });
+
+  const GOOGLE_FAULTS: [string, GoogleSpeechKnobs][] = [
+    ['hangs: the stream is never answered', { silent: true }],
+    ['garbage: an answer that is not protobuf', { garbage: true }],
+    ['drops the connection mid-stream', { dropAfterBytes: 6400 }],
+    ['refuses the recognition (RESOURCE_EXHAUSTED)', { status: 8 }],
+  ];
+
+  it.each(GOOGLE_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, knobs) => {
+    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: (fetch) => createGoogleStt({ apiKey: GOOGLE_API_KEY, baseUrl: google.origin, fetch, timeouts: STT_TIMEOUTS }) });
+    const before = await listenThroughFault(
+      s,
+      () => (google.knobs = { ...knobs, times: 1 }),
+      () => (google.knobs = {}),
+      'google',
+    );
+    expect(finals(s.page)[0]!.text).toMatch(/^You said: heard \d+ samples$/);
+    await hangUpCleanly(s, before);
+    await until(() => google.streams.every((st) => st.closed), 3000, 'Google streams closed');
   });
 });

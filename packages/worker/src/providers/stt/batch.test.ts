@@ -2,24 +2,22 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
 import { createGuardedFetch } from '../../net/guarded-fetch.js';
 import { parseWavHeader, wavFile } from '../../speech/audio.js';
-import { GOOGLE_API_KEY, OPENAI_STT_KEY, parseMultipart, startFakeGoogleStt, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
+import { OPENAI_STT_KEY, parseMultipart, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
 import { batchSession, MAX_BATCH_SECONDS, MAX_STT_ANSWER_BYTES, type TranscribeFn } from './batch.js';
-import { createGoogleStt, googleModel } from './google.js';
 import { createOpenAiStt, transcriptionsUrl } from './openai-compatible.js';
 import type { SttEngine, SttOptions, SttResult } from './types.js';
 
 const fetch = createGuardedFetch({ allowPrivate: true });
-let google: Awaited<ReturnType<typeof startFakeGoogleStt>>;
 let openai: FakeHttpStt;
 beforeAll(async () => {
-  [google, openai] = await Promise.all([startFakeGoogleStt(), startFakeOpenAiStt()]);
+  openai = await startFakeOpenAiStt();
 });
 afterAll(async () => {
   fetch.close();
-  await Promise.all([google.close(), openai.close()]);
+  await openai.close();
 });
 afterEach(() => {
-  for (const f of [google, openai]) {
+  for (const f of [openai]) {
     f.requests.length = 0;
     f.knobs = {};
   }
@@ -129,73 +127,6 @@ describe('batch session', () => {
     t.calls[2]!.answer('five');
     await fifth;
     session.close();
-  });
-});
-
-describe('Google STT (v1 speech:recognize, batch per utterance)', () => {
-  const engine = (over: Partial<Parameters<typeof createGoogleStt>[0]> = {}) => createGoogleStt({ apiKey: GOOGLE_API_KEY, baseUrl: google.origin, fetch, ...over });
-
-  it('sends LINEAR16 at 16 kHz with the main and alternative languages, the model and the phrases; joins the results', async () => {
-    const { results, errors } = await run(engine(), [400], { languages: ['fr-FR', 'en-US', 'de-DE', 'es-ES', 'it-IT'], model: 'long', phrases: ['Persona Studio', ' ', 'Nova'] });
-    expect(errors).toEqual([]);
-    const req = google.requests[0]!;
-    expect(req.path).toBe('/v1/speech:recognize');
-    expect(req.headers['x-goog-api-key']).toBe(GOOGLE_API_KEY);
-    expect(req.query.get('key')).toBeNull();
-    const body = JSON.parse(req.body.toString('utf8')) as { config: Record<string, unknown>; audio: { content: string } };
-    expect(body.config).toEqual({
-      encoding: 'LINEAR16',
-      sampleRateHertz: 16000,
-      audioChannelCount: 1,
-      languageCode: 'fr-FR',
-      alternativeLanguageCodes: ['en-US', 'de-DE', 'es-ES'],
-      enableAutomaticPunctuation: true,
-      model: 'latest_long',
-      speechContexts: [{ phrases: ['Persona Studio', 'Nova'] }],
-    });
-    expect(Buffer.from(body.audio.content, 'base64').length).toBe(6400 * 2);
-    expect(results).toEqual([{ text: 'heard 6400 samples and more', final: true, endOfTurn: true, startMs: 0, endMs: 400, language: 'fr-fr' }]);
-  });
-
-  it('a service-account key: the JWT is exchanged at its token_uri and the token sent as Bearer (no key in the URL)', async () => {
-    const { results, errors } = await run(engine({ apiKey: google.serviceAccountJson }), [300, 300]);
-    expect(errors).toEqual([]);
-    expect(results).toHaveLength(2);
-    const token = google.requests.filter((r) => r.path === '/token');
-    const recognize = google.requests.filter((r) => r.path === '/v1/speech:recognize');
-    expect(token).toHaveLength(1); // cached for the second utterance
-    expect(recognize).toHaveLength(2);
-    expect(recognize[0]!.headers['x-goog-api-key']).toBeUndefined();
-    expect(google.issued.has(recognize[0]!.headers.authorization!.replace('Bearer ', ''))).toBe(true);
-  });
-
-  it('maps the Brain tab models to v1 names', () => {
-    expect(googleModel('short')).toBe('latest_short');
-    expect(googleModel('telephony')).toBe('telephony');
-    expect(googleModel('chirp_2')).toBe('latest_long');
-    expect(googleModel(undefined)).toBeUndefined();
-  });
-
-  it('no results (silence) gives no result', async () => {
-    const { results, errors } = await run(engine(), [60]);
-    expect(errors).toEqual([]);
-    expect(results).toEqual([]);
-  });
-
-  it('a wrong key is a ProviderError 403', async () => {
-    const { errors } = await run(engine({ apiKey: 'nope' }), [300]);
-    expect(errors[0]).toMatchObject({ provider: 'google', status: 403 });
-    expect(errors[0]!.message).toContain('valid API key');
-  });
-
-  it('a slow answer times out', async () => {
-    google.knobs.delayMs = 400;
-    const { errors } = await run(engine({ timeouts: { requestMs: 100 } }), [300]);
-    expect(errors[0]!.message).toMatch(/timed out/);
-  });
-
-  it('a service-account key that is not one fails at open', async () => {
-    await expect(engine({ apiKey: '{"client_email": "x"}' }).open({ languages: ['en-US'], interim: false, sampleRate: 16_000, signal: new AbortController().signal }, { onResult() {}, onError() {} })).rejects.toThrow(/private_key/);
   });
 });
 

@@ -28,7 +28,7 @@ export const STT_STREAM_IDLE_MS = 6_000;
 
 export const DEFAULT_STT_TIMEOUTS: SttTimeouts = { requestMs: STT_REQUEST_MS, finalizeMs: STT_FINALIZE_MS, streamIdleMs: STT_STREAM_IDLE_MS };
 
-/** Longest utterance a batch engine sends (Google's sync API stops at 60 s). */
+/** Longest utterance a batch engine sends (a minute: OpenAI's `/audio/transcriptions` takes 25 MB, the offline recogniser is bounded anyway). */
 export const MAX_BATCH_SECONDS = 60;
 /** Largest answer accepted from a batch transcription (bytes). */
 export const MAX_STT_ANSWER_BYTES = 1024 * 1024;
@@ -40,7 +40,7 @@ export const MAX_STT_ANSWER_BYTES = 1024 * 1024;
 export type TranscribeFn = (pcm: Int16Array, signal: AbortSignal) => Promise<Omit<SttResult, 'final' | 'endOfTurn'> | null>;
 
 /**
- * The session of a batch engine (Google `recognize`, OpenAI-compatible
+ * The session of a batch engine (OpenAI-compatible
  * `/audio/transcriptions`): `push`ed audio is buffered (capped at MAX_BATCH_SECONDS — the oldest
  * audio beyond it is dropped), `finalize` sends it as one request and reports one final,
  * end-of-turn result (none when nothing was recognised). At most one transcription is in flight

@@ -1,36 +1,59 @@
+import http2 from 'node:http2';
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
 import { accessToken, CLOUD_PLATFORM_SCOPE, forgetToken, parseServiceAccount, type ServiceAccount } from '../google/service-account.js';
-import { createWatchdog, httpFailure, joinUrl, providerFailure, safeToken } from '../http.js';
-import { DEFAULT_STT_TIMEOUTS, MAX_STT_ANSWER_BYTES, batchSession, languageTag } from './batch.js';
-import type { SttTimeouts } from './batch.js';
-import type { SttEngine } from './types.js';
+import { grpcFrame, GrpcReader, grpcStatusToHttp, ProtoWriter, protoMessages, protoNumber, protoString, readProto } from '../google/grpc.js';
+import { safeToken } from '../http.js';
+import { DEFAULT_STT_TIMEOUTS, languageTag, type SttTimeouts } from './batch.js';
+import type { SttEngine, SttEvents, SttOptions, SttResult, SttSession } from './types.js';
 
 /**
- * Google Cloud Speech-to-Text v1, synchronous recognition, one request per utterance:
- * `POST https://speech.googleapis.com/v1/speech:recognize` (regional:
- * `https://{region}-speech.googleapis.com`) with either an API key (`X-Goog-Api-Key` header) or a service-account
- * key (the JWT bearer exchange in providers/google/service-account.ts → `Authorization: Bearer`),
- * body `{config: {encoding: LINEAR16, sampleRateHertz: 16000, audioChannelCount: 1, languageCode,
- * alternativeLanguageCodes (≤ 3), model, enableAutomaticPunctuation, speechContexts: [{phrases}]},
- * audio: {content: base64}}`; the answer `{results: [{alternatives: [{transcript}], languageCode}]}`.
+ * Google Cloud Speech-to-Text v1, streaming recognition over gRPC (HTTP/2, `node:http2`, the
+ * messages encoded by hand in providers/google/grpc.ts): `POST
+ * https://speech.googleapis.com/google.cloud.speech.v1.Speech/StreamingRecognize` (regional:
+ * `https://{region}-speech.googleapis.com`) with `content-type: application/grpc`, `te: trailers`
+ * and either an API key (`x-goog-api-key`) or a service-account key (the JWT bearer exchange in
+ * providers/google/service-account.ts → `authorization: Bearer`).
  *
- * Batch: Google's streaming recognition is gRPC only (no REST/WebSocket form), so no interim
- * results. The Brain tab's model names are mapped to v1's (`long` → `latest_long`, `short` →
- * `latest_short`; `chirp_2` exists only in v2 → `latest_long`). At most 60 s per utterance.
+ * One gRPC stream per utterance on one HTTP/2 connection: the first request message is the
+ * `streaming_config` (LINEAR16, 16 kHz, mono, the main language and up to three alternatives,
+ * the model, automatic punctuation, the context phrases as a speech context, interim results),
+ * then the audio as it comes (`audio_content`). `finalize()` (the VAD cut the utterance)
+ * half-closes the stream: Google sends the final results and ends it with `grpc-status` 0; the
+ * next audio opens the next stream at once (HTTP/2 carries both while the last one finishes).
+ * Responses carry `results` — at most one `is_final` result (the newly settled text: a final
+ * result) followed by interim ones (joined: one interim result) — or an `error`.
+ *
+ * Failures: a status other than 0 (`grpc-status`/`grpc-message` in the trailers, or in the
+ * headers of a trailers-only answer), an HTTP status other than 200, a malformed message, or a
+ * stream that ends without a status ends the session with a ProviderError (the gRPC code mapped
+ * to the HTTP status it stands for: 16 → 401, 7 → 403, 8 → 429…). Google ends a stream after about
+ * five minutes (OUT_OF_RANGE): a stream is replaced after ROTATE_STREAM_MS, and an OUT_OF_RANGE on
+ * a stream nobody waits for just ends it. A half-closed stream not ended within `finalizeMs` means
+ * the connection is stuck: the session fails. The Brain tab's model names are mapped to v1's
+ * (`long` → `latest_long`, `short` → `latest_short`; `chirp_2` exists only in v2 → `latest_long`).
  */
 export const GOOGLE_STT = 'google';
+export const GOOGLE_STREAMING_PATH = '/google.cloud.speech.v1.Speech/StreamingRecognize';
 
 export interface GoogleSttSettings {
   /** An API key, or a service-account key as JSON (what the Brain tab's key file holds). */
   apiKey: string;
   /** 'global' (default) or a region such as 'europe-west4' (regional endpoint). */
   region?: string;
-  /** Replaces the API origin (proxy, local fake); `{region}` is filled in. */
+  /** Replaces the API origin (proxy, local fake; `http://` speaks HTTP/2 without TLS); `{region}` is filled in. */
   baseUrl?: string;
+  /** For the service-account token exchange (its token_uri). */
   fetch: GuardedFetch;
   now?: () => number;
   timeouts?: Partial<SttTimeouts>;
 }
+
+/** Google's limit is about 305 s of audio per stream: replaced well before. */
+export const ROTATE_STREAM_MS = 240_000;
+/** Largest response message accepted. */
+const MAX_MESSAGE = 1024 * 1024;
+/** Audio not yet written (a slow connection, a stream waiting for its token) is dropped beyond this. */
+const MAX_BUFFERED = 2 * 1024 * 1024;
 
 const MODELS: Record<string, string> = { long: 'latest_long', short: 'latest_short', chirp_2: 'latest_long', chirp: 'latest_long' };
 const V1_MODELS = new Set(['latest_long', 'latest_short', 'command_and_search', 'phone_call', 'video', 'default', 'medical_conversation', 'medical_dictation', 'telephony', 'telephony_short']);
@@ -41,79 +64,289 @@ export function googleModel(model: string | undefined): string | undefined {
   return V1_MODELS.has(m) ? m : 'latest_long';
 }
 
-export function googleRecognizeBody(pcm: Int16Array, sampleRate: number, languages: readonly string[], model: string | undefined, phrases: readonly string[] | undefined) {
-  const tags = languages.map((l) => languageTag(l, GOOGLE_STT)!).filter((l) => l && l !== 'multi');
-  const config: Record<string, unknown> = {
-    encoding: 'LINEAR16',
-    sampleRateHertz: sampleRate,
-    audioChannelCount: 1,
-    languageCode: tags[0] ?? 'en-US',
-    enableAutomaticPunctuation: true,
-  };
-  if (tags.length > 1) config.alternativeLanguageCodes = tags.slice(1, 4);
-  const m = googleModel(model);
-  if (m) config.model = m;
+/** The first request of a stream: `StreamingRecognizeRequest.streaming_config`. Throws on a language that is not a tag. */
+export function googleStreamingConfig(options: Pick<SttOptions, 'languages' | 'model' | 'phrases' | 'interim' | 'sampleRate'>): Buffer {
+  const tags = options.languages.map((l) => languageTag(l, GOOGLE_STT)!).filter((l) => l && l !== 'multi');
+  const config = new ProtoWriter()
+    .uint(1, 1) // encoding: LINEAR16
+    .uint(2, options.sampleRate) // sample_rate_hertz
+    .string(3, tags[0] ?? 'en-US') // language_code
+    .uint(7, 1) // audio_channel_count
+    .bool(11, true); // enable_automatic_punctuation
   // Google: at most 5000 phrases of at most 100 characters; we keep a sane 500.
-  const ps = (phrases ?? []).map((p) => p.trim().slice(0, 100)).filter(Boolean).slice(0, 500);
-  if (ps.length) config.speechContexts = [{ phrases: ps }];
-  const bytes = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
-  return { config, audio: { content: bytes.toString('base64') } };
+  const phrases = (options.phrases ?? []).map((p) => p.trim().slice(0, 100)).filter(Boolean).slice(0, 500);
+  if (phrases.length) {
+    const context = new ProtoWriter();
+    for (const p of phrases) context.string(1, p);
+    config.message(6, context); // speech_contexts
+  }
+  const model = googleModel(options.model);
+  if (model) config.string(13, model);
+  for (const alt of tags.slice(1, 4)) config.string(18, alt); // alternative_language_codes
+  const streaming = new ProtoWriter().message(1, config).bool(3, true); // config, interim_results
+  return new ProtoWriter().message(1, streaming).finish();
 }
+
+/** An audio request: `StreamingRecognizeRequest.audio_content`. */
+export function googleAudioRequest(pcm: Int16Array): Buffer {
+  return new ProtoWriter().bytes(2, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength)).finish();
+}
+
+export interface GoogleStreamingResponse {
+  error?: { code: number; message: string };
+  results: { transcript: string; isFinal: boolean; endMs?: number; language?: string }[];
+}
+
+/** A `StreamingRecognizeResponse`. Throws on a malformed message. */
+export function readGoogleResponse(message: Buffer): GoogleStreamingResponse {
+  const f = readProto(message);
+  const err = protoMessages(f, 1)[0];
+  const results = protoMessages(f, 2).map((r) => {
+    const alt = protoMessages(r, 1)[0];
+    const end = protoMessages(r, 4)[0];
+    const endMs = end ? Math.round((protoNumber(end, 1) ?? 0) * 1000 + (protoNumber(end, 2) ?? 0) / 1e6) : undefined;
+    const language = protoString(r, 6);
+    return { transcript: (alt && protoString(alt, 1)) ?? '', isFinal: protoNumber(r, 2) === 1, ...(endMs !== undefined ? { endMs } : {}), ...(language ? { language } : {}) };
+  });
+  return { ...(err ? { error: { code: protoNumber(err, 1) ?? 2, message: protoString(err, 2) ?? '' } } : {}), results };
+}
+
+/** grpc-message is percent-encoded (grpc.io "PROTOCOL-HTTP2"). */
+const grpcMessage = (value: unknown) => {
+  const s = typeof value === 'string' ? value : '';
+  try {
+    return decodeURIComponent(s).slice(0, 300);
+  } catch {
+    return s.slice(0, 300);
+  }
+};
 
 export function createGoogleStt(s: GoogleSttSettings): SttEngine {
   const timeouts = { ...DEFAULT_STT_TIMEOUTS, ...s.timeouts };
   const now = s.now ?? Date.now;
   return {
     provider: GOOGLE_STT,
-    mode: 'batch',
+    mode: 'stream',
     async open(options, events) {
       const key = s.apiKey.trim();
       if (!key) throw new ProviderError(GOOGLE_STT, 'no API key');
       const sa: ServiceAccount | null = key.startsWith('{') ? parseServiceAccount(key, GOOGLE_STT) : null;
       const region = (s.region ?? '').trim() || 'global';
       const host = region === 'global' ? 'https://speech.googleapis.com' : `https://${safeToken(region, 'region', GOOGLE_STT, /^[a-z][a-z0-9-]{1,29}$/)}-speech.googleapis.com`;
-      const base = s.baseUrl ? s.baseUrl.replace('{region}', region) : host;
-      // Validate the languages now (a bad one should fail at open, not on the first utterance).
-      googleRecognizeBody(new Int16Array(0), options.sampleRate, options.languages, options.model, options.phrases);
-      return batchSession(options, events, async (pcm, signal) => {
-        const dog = createWatchdog(signal);
+      const origin = s.baseUrl ? s.baseUrl.replace('{region}', region).replace(/\/+$/, '') : host;
+      // Validates the languages now: a bad one fails at open, not on the first utterance.
+      const config = googleStreamingConfig(options);
+      const auth = async (signal: AbortSignal): Promise<Record<string, string>> =>
+        // The API key goes in Google's header, not the URL (URLs end up in proxies' logs).
+        sa ? { authorization: `Bearer ${await accessToken(sa, CLOUD_PLATFORM_SCOPE, { fetch: s.fetch, now, timeoutMs: timeouts.requestMs }, GOOGLE_STT, signal)}` } : { 'x-goog-api-key': key };
+      const h2 = await connect(origin, timeouts.requestMs, options.signal);
+      return googleSession(h2, origin, config, auth, () => sa && forgetToken(sa, CLOUD_PLATFORM_SCOPE), timeouts, options, events);
+    },
+  };
+}
+
+function connect(origin: string, timeoutMs: number, signal: AbortSignal): Promise<http2.ClientHttp2Session> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    let h2: http2.ClientHttp2Session;
+    try {
+      h2 = http2.connect(origin);
+    } catch {
+      return reject(new ProviderError(GOOGLE_STT, 'the Google URL is not valid'));
+    }
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      h2.off('connect', onConnect);
+      h2.off('error', onError);
+      if (!err) return resolve(h2);
+      h2.destroy();
+      reject(err);
+    };
+    const onConnect = () => done();
+    const onError = (err: Error) => done(new ProviderError(GOOGLE_STT, err.message));
+    const onAbort = () => done(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    const timer = setTimeout(() => done(new ProviderError(GOOGLE_STT, `timed out waiting for the connection (${timeoutMs} ms)`)), timeoutMs);
+    h2.once('connect', onConnect);
+    h2.once('error', onError);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface Stream {
+  req: http2.ClientHttp2Stream | null;
+  /** Audio requests waiting for the stream to open (its token). */
+  queue: Buffer[];
+  queued: number;
+  /** Samples sent before this stream: its result times count from there. */
+  startSamples: number;
+  openedAt: number;
+  finishing: boolean;
+  /** A status (grpc-status) came: the stream ended as gRPC ends one. */
+  ended: boolean;
+  waiters: (() => void)[];
+  timer?: NodeJS.Timeout;
+}
+
+function googleSession(
+  first: http2.ClientHttp2Session,
+  origin: string,
+  config: Buffer,
+  auth: (signal: AbortSignal) => Promise<Record<string, string>>,
+  forgetAuth: () => void,
+  timeouts: SttTimeouts,
+  options: SttOptions,
+  events: SttEvents,
+): SttSession {
+  let h2: http2.ClientHttp2Session | null = first;
+  let closed = false;
+  let current: Stream | null = null;
+  const streams = new Set<Stream>();
+  let sentSamples = 0;
+  const ctl = new AbortController();
+
+  const watch = (session: http2.ClientHttp2Session) => {
+    session.on('error', () => undefined); // reported by the streams it breaks
+    session.on('goaway', () => {
+      if (h2 === session) h2 = null;
+    });
+    session.on('close', () => {
+      if (h2 === session) h2 = null;
+    });
+  };
+  watch(first);
+
+  const settle = (st: Stream) => {
+    clearTimeout(st.timer);
+    for (const w of st.waiters.splice(0)) w();
+  };
+  const shutdown = () => {
+    if (closed) return;
+    closed = true;
+    ctl.abort();
+    options.signal.removeEventListener('abort', onAbort);
+    for (const st of streams) {
+      settle(st);
+      st.req?.close(http2.constants.NGHTTP2_CANCEL);
+    }
+    streams.clear();
+    current = null;
+    h2?.close();
+    h2 = null;
+  };
+  const fail = (err: Error) => {
+    if (closed) return;
+    shutdown();
+    events.onError(err);
+  };
+  const onAbort = () => shutdown();
+  options.signal.addEventListener('abort', onAbort, { once: true });
+
+  const onMessage = (st: Stream, message: Buffer) => {
+    const r = readGoogleResponse(message);
+    if (r.error && r.error.code !== 0) return onStatus(st, r.error.code, r.error.message);
+    const base = Math.round(st.startSamples / 16);
+    const interim: string[] = [];
+    for (const x of r.results) {
+      const text = x.transcript.trim();
+      if (!text) continue;
+      if (x.isFinal) events.onResult({ text, final: true, ...(x.endMs !== undefined ? { endMs: base + x.endMs } : {}), ...(x.language ? { language: x.language } : {}) } satisfies SttResult);
+      else interim.push(text);
+    }
+    if (options.interim && interim.length) events.onResult({ text: interim.join(' '), final: false });
+  };
+
+  const onStatus = (st: Stream, code: number, message: string) => {
+    if (st.ended) return;
+    st.ended = true;
+    if (current === st) current = null;
+    if (code === 0) return;
+    // Google's stream time limit on a stream nobody waits for: it just ends (the next audio opens another).
+    if (code === 11 && !st.finishing) return void st.req?.close();
+    if (code === 16) forgetAuth();
+    fail(new ProviderError(GOOGLE_STT, `gRPC status ${code}${message ? `: ${message}` : ''}`, grpcStatusToHttp(code)));
+  };
+
+  const write = (st: Stream, data: Buffer) => {
+    if (st.req) {
+      if (st.req.writableLength <= MAX_BUFFERED) st.req.write(data);
+    } else if (st.queued + data.length <= MAX_BUFFERED) {
+      st.queue.push(data);
+      st.queued += data.length;
+    }
+  };
+
+  const openStream = (): Stream => {
+    const st: Stream = { req: null, queue: [], queued: 0, startSamples: sentSamples, openedAt: Date.now(), finishing: false, ended: false, waiters: [] };
+    streams.add(st);
+    void (async () => {
+      const headers = await auth(ctl.signal);
+      if (closed || !streams.has(st)) return;
+      if (!h2 || h2.closed || h2.destroyed) {
+        h2 = await connect(origin, timeouts.requestMs, ctl.signal);
+        watch(h2);
+      }
+      if (closed || !streams.has(st)) return;
+      const req = h2.request({ ':method': 'POST', ':path': GOOGLE_STREAMING_PATH, 'content-type': 'application/grpc', te: 'trailers', 'user-agent': 'PersonaStudio', ...headers });
+      st.req = req;
+      const reader = new GrpcReader(MAX_MESSAGE);
+      req.on('response', (h) => {
+        const status = Number(h[':status']);
+        if (status !== 200) return fail(new ProviderError(GOOGLE_STT, `HTTP ${status}`, status));
+        // A trailers-only answer (an error before any message) carries its status in the headers.
+        if (h['grpc-status'] !== undefined) onStatus(st, Number(h['grpc-status']), grpcMessage(h['grpc-message']));
+      });
+      req.on('data', (chunk: Buffer) => {
+        if (closed) return;
         try {
-          dog.arm(timeouts.requestMs, 'the transcription');
-          const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-          const url = joinUrl(base, 'v1/speech:recognize');
-          // The API key goes in Google's header, not the URL (URLs end up in proxies' logs).
-          if (sa) headers.authorization = `Bearer ${await accessToken(sa, CLOUD_PLATFORM_SCOPE, { fetch: s.fetch, now, timeoutMs: timeouts.requestMs }, GOOGLE_STT, dog.signal)}`;
-          else headers['x-goog-api-key'] = key;
-          const res = await s.fetch(url, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(googleRecognizeBody(pcm, options.sampleRate, options.languages, options.model, options.phrases)),
-            signal: dog.signal,
-            timeoutMs: timeouts.requestMs,
-            maxBytes: MAX_STT_ANSWER_BYTES,
-          });
-          if (!res.ok) {
-            if (sa && res.status === 401) forgetToken(sa, CLOUD_PLATFORM_SCOPE);
-            throw await httpFailure(GOOGLE_STT, res);
-          }
-          const body = (await res.json()) as { results?: { alternatives?: { transcript?: unknown }[]; languageCode?: unknown }[] };
-          dog.disarm();
-          const results = Array.isArray(body?.results) ? body.results : [];
-          const text = results
-            .map((r) => r?.alternatives?.[0]?.transcript)
-            .filter((t): t is string => typeof t === 'string')
-            .join(' ')
-            .replace(/\s+/g, ' ')
-            .trim();
-          if (!text) return null;
-          const language = results.find((r) => typeof r?.languageCode === 'string')?.languageCode as string | undefined;
-          return { text, ...(language ? { language } : {}) };
+          for (const m of reader.push(chunk)) onMessage(st, m);
         } catch (err) {
-          throw providerFailure(GOOGLE_STT, err, signal, dog);
-        } finally {
-          dog.dispose();
+          fail(new ProviderError(GOOGLE_STT, `an unreadable answer (${err instanceof Error ? err.message : String(err)})`));
         }
       });
+      req.on('trailers', (t) => onStatus(st, Number(t['grpc-status'] ?? 2), grpcMessage(t['grpc-message'])));
+      req.on('error', (err) => fail(new ProviderError(GOOGLE_STT, err.message)));
+      req.on('close', () => {
+        streams.delete(st);
+        if (current === st) current = null;
+        if (!st.ended && !closed) fail(new ProviderError(GOOGLE_STT, `the stream ended without a status (${req.rstCode ?? 'no code'})`));
+        settle(st);
+      });
+      req.write(grpcFrame(config));
+      for (const q of st.queue) req.write(q);
+      st.queue = [];
+      st.queued = 0;
+      if (st.finishing) req.end();
+    })().catch((err: unknown) => fail(err instanceof ProviderError ? err : new ProviderError(GOOGLE_STT, err instanceof Error ? err.message : String(err))));
+    return st;
+  };
+
+  /** Half-closes a stream: its final results and its status follow. */
+  const finish = (st: Stream) => {
+    if (st.finishing) return;
+    st.finishing = true;
+    if (current === st) current = null;
+    st.req?.end();
+    st.timer = setTimeout(() => fail(new ProviderError(GOOGLE_STT, `timed out: the stream did not end ${timeouts.finalizeMs} ms after its audio did`)), timeouts.finalizeMs);
+  };
+
+  return {
+    push(pcm) {
+      if (closed || pcm.length === 0) return;
+      if (current && Date.now() - current.openedAt >= ROTATE_STREAM_MS) finish(current);
+      current ??= openStream();
+      write(current, grpcFrame(googleAudioRequest(pcm)));
+      sentSamples += pcm.length;
     },
+    finalize() {
+      const st = current;
+      // Nothing sent since the last finalize: nothing to wait for.
+      if (closed || !st) return Promise.resolve();
+      return new Promise<void>((done) => {
+        st.waiters.push(done);
+        finish(st);
+      });
+    },
+    close: shutdown,
   };
 }

@@ -49,7 +49,7 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
     const deps = { fetch };
     expect(createNetworkSttEngine({ kind: 'deepgram', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'deepgram', mode: 'stream' });
     expect(createNetworkSttEngine({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: false }, deps)).toMatchObject({ provider: 'azure', mode: 'stream' });
-    expect(createNetworkSttEngine({ kind: 'google', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'google', mode: 'batch' });
+    expect(createNetworkSttEngine({ kind: 'google', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'google', mode: 'stream' });
     expect(createNetworkSttEngine({ kind: 'openai', baseUrl: 'https://x.example/v1', apiKey: 'k', operator: false }, deps)).toMatchObject({ provider: 'openai-compatible', mode: 'batch' });
   });
 
@@ -62,10 +62,10 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
         return new Response('{"error":"spy"}', { status: 500, headers: { 'content-type': 'application/json' } });
       };
     const deps = { fetch: spy('fetch'), operatorFetch: spy('operatorFetch') };
-    // (Deepgram and Azure stream over WebSockets to their own hosts — the operator's base URL or
-    // the provider's, the avatar's Azure region checked as a host label — not through a fetch.)
+    // (Deepgram, Azure and Google stream to their own hosts — the operator's base URL or the
+    // provider's, the avatar's region checked as a host label — not through a fetch; Google's
+    // service-account token exchange does go through the fetch chosen the same way.)
     const choices: Omit<NetworkSttChoice, 'operator'>[] = [
-      { kind: 'google', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
       { kind: 'openai', baseUrl: 'http://10.0.0.5/v1', apiKey: 'k' } as Omit<NetworkSttChoice, 'operator'>,
     ];
     const transcribeOnce = async (choice: NetworkSttChoice) => {

@@ -3,9 +3,9 @@
  * recogniser). A client keeps its provider's wire format to itself: it takes the visitor's
  * 16 kHz PCM16 mono audio and reports what was said.
  *
- * Two shapes of provider exist: streaming ones (Deepgram's and Azure's WebSockets) that get every
- * frame as it comes and answer with interim and final results, and batch ones (Google's
- * `speech:recognize`, OpenAI-compatible `/audio/transcriptions`, the offline pocketsphinx process) that
+ * Two shapes of provider exist: streaming ones (Deepgram's and Azure's WebSockets, Google's gRPC)
+ * that get every frame as it comes and answer with interim and final results, and batch ones
+ * (OpenAI-compatible `/audio/transcriptions`, the offline pocketsphinx process) that
  * get one utterance once the VAD has cut it. Both are behind the same session interface: a batch
  * engine buffers `push`ed audio and transcribes on `finalize`.
  */
