@@ -356,6 +356,8 @@ interface WsFakeServer<K> extends FakeServer {
 async function wsFake<K extends WsFakeKnobs>(
   check: (url: URL, headers: http.IncomingHttpHeaders) => { status: number; body: object } | null,
   onSocket: (ws: WebSocket, url: URL, headers: http.IncomingHttpHeaders, knobs: K, socket: Socket) => void,
+  /** The provider's error body for a refusal the knobs ask for. */
+  refusalBody: (status: number) => object,
 ): Promise<WsFakeServer<K>> {
   const self = { knobs: {} as K } as WsFakeServer<K>;
   const sockets = new Set<Socket>();
@@ -380,7 +382,7 @@ async function wsFake<K extends WsFakeKnobs>(
     };
     const refusal = check(url, req.headers);
     if (refusal) return deny(refusal.status, refusal.body);
-    if (knobs.handshakeStatus) return deny(knobs.handshakeStatus, { error: { message: `fake status ${knobs.handshakeStatus}` } });
+    if (knobs.handshakeStatus) return deny(knobs.handshakeStatus, refusalBody(knobs.handshakeStatus));
     if (knobs.handshakeHtml) {
       const page = '<!DOCTYPE html><html><head><title>Welcome</title></head><body>It works!</body></html>';
       socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
@@ -463,6 +465,7 @@ export async function startFakeDeepgram(): Promise<FakeDeepgram> {
         conn.closed = true;
       });
     },
+    (status) => ({ err_code: 'X', err_msg: `fake status ${status}` }),
   );
   return Object.assign(fake, {
     connections,
@@ -481,6 +484,10 @@ export interface AzureTurn {
   context: unknown;
   /** Its first audio message was a 16 kHz mono PCM16 WAV header with Content-Type audio/x-wav. */
   wavHeader: boolean;
+  /** That header's RIFF and data sizes (the SDK writes 0 and 0: a stream). */
+  wavSizes: [number, number] | null;
+  /** The service ended it by itself (endTurnAfterSamples). */
+  serviceEnded: boolean;
   samples: number;
   /** The empty audio message that ends its audio came. */
   ended: boolean;
@@ -504,6 +511,8 @@ export interface AzureSpeechKnobs extends WsFakeKnobs {
   phraseStatus?: string;
   /** The end of a turn's audio is never answered with turn.end. */
   noTurnEnd?: boolean;
+  /** The service ends each turn by itself after this many samples (its phrase, then turn.end). */
+  endTurnAfterSamples?: number;
 }
 
 export interface FakeAzureSpeech extends WsFakeServer<AzureSpeechKnobs> {
@@ -527,7 +536,7 @@ export async function startFakeAzureSpeech(): Promise<FakeAzureSpeech> {
     (url, headers) => {
       if (url.pathname !== '/speech/recognition/conversation/cognitiveservices/v1') return { status: 404, body: { error: 'not found' } };
       if (headers['ocp-apim-subscription-key'] !== AZURE_STT_KEY) return { status: 401, body: { error: { code: '401', message: 'Access denied due to invalid subscription key.' } } };
-      if (!url.searchParams.get('language') || !/^[0-9a-f]{32}$/.test(String(headers['x-connectionid']))) return { status: 400, body: { error: { code: '400', message: 'Bad request' } } };
+      if (!url.searchParams.get('language') || !/^[0-9a-fA-F]{32}$/.test(String(headers['x-connectionid']))) return { status: 400, body: { error: { code: '400', message: 'Bad request' } } };
       return null;
     },
     (ws, url, headers, knobs, socket) => {
@@ -560,7 +569,12 @@ export async function startFakeAzureSpeech(): Promise<FakeAzureSpeech> {
           const path = /^path:\s*(.+)$/im.exec(text.slice(0, split))?.[1]?.trim();
           const id = /^x-requestid:\s*(.+)$/im.exec(text.slice(0, split))?.[1]?.trim();
           if (split < 0 || !path || !id || !/^x-timestamp:/im.test(text.slice(0, split))) return void conn.violations.push(`text message without headers: ${text.slice(0, 60)}`);
-          const body = JSON.parse(text.slice(split + 4)) as unknown;
+          let body: unknown;
+          try {
+            body = JSON.parse(text.slice(split + 4));
+          } catch {
+            return void conn.violations.push(`${path}: a body that is not JSON`);
+          }
           if (path === 'speech.config') conn.configs.push(body);
           else if (path === 'speech.context') contexts.set(id, body);
           else conn.violations.push(`unknown text path ${path}`);
@@ -574,15 +588,20 @@ export async function startFakeAzureSpeech(): Promise<FakeAzureSpeech> {
         if (!/^path:\s*audio\s*$/im.test(head) || !id || !/^x-timestamp:/im.test(head)) return void conn.violations.push(`binary message with bad headers: ${head.slice(0, 80)}`);
         let t = conn.turns.find((x) => x.id === id);
         if (!t) {
-          t = { id, context: contexts.get(id), wavHeader: false, samples: 0, ended: false };
+          if (!conn.configs.length) conn.violations.push('a turn before any speech.config');
+          const last = conn.turns.at(-1);
+          if (last && !last.ended && !last.serviceEnded) conn.violations.push('a new turn before the last one ended');
+          t = { id, context: contexts.get(id), wavHeader: false, wavSizes: null, serviceEnded: false, samples: 0, ended: false };
           conn.turns.push(t);
           state.set(id, { loud: 0, quiet: 0, phraseStart: 0 });
           const isWav = /^content-type:\s*audio\/x-wav/im.test(head) && body.length === 44 && body.toString('ascii', 0, 4) === 'RIFF' && body.readUInt32LE(24) === 16_000 && body.readUInt16LE(22) === 1 && body.readUInt16LE(34) === 16;
           if (!isWav) conn.violations.push('a turn did not start with a 16 kHz mono PCM16 WAV header');
           t.wavHeader = isWav;
+          if (isWav) t.wavSizes = [body.readUInt32LE(4), body.readUInt32LE(40)];
           say('turn.start', id, { context: { serviceTag: 'fake' } });
           if (isWav) return;
         }
+        if (t.serviceEnded) return; // in flight when the service ended it: dropped, as the service does
         if (t.ended) return void conn.violations.push('audio after the end of the turn');
         const st = state.get(id)!;
         if (body.length === 0) {
@@ -607,12 +626,19 @@ export async function startFakeAzureSpeech(): Promise<FakeAzureSpeech> {
             if (st.loud % 8000 === 0) say('speech.hypothesis', id, { Text: `hearing ${st.loud} samples`, Offset: st.phraseStart * 625, Duration: (t.samples - st.phraseStart) * 625 });
           } else if (st.loud > 0 && ++st.quiet >= AZURE_FAKE_SEGMENT_SILENCE) phrase(t, st);
           t.samples++;
+          if (knobs.endTurnAfterSamples !== undefined && t.samples >= knobs.endTurnAfterSamples) {
+            if (st.loud > 0) phrase(t, st);
+            t.serviceEnded = true;
+            say('turn.end', id, {});
+            return;
+          }
         }
       });
       ws.on('close', () => {
         conn.closed = true;
       });
     },
+    (status) => ({ error: { code: String(status), message: `fake status ${status}` } }),
   );
   return Object.assign(fake, {
     connections,

@@ -90,7 +90,12 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
       [true, 4800, true],
     ]);
     expect(new Set(conn.turns.map((t) => t.id)).size).toBe(2);
-    expect(conn.configs).toHaveLength(1);
+    // As the SDK does: the config again, and the context, for every turn; the WAV header says "a stream" (sizes 0).
+    expect(conn.configs).toHaveLength(2);
+    expect(conn.turns.map((t) => [t.context, t.wavSizes])).toEqual([
+      [{}, [0, 0]],
+      [{}, [0, 0]],
+    ]);
     expect(results).toEqual([
       { text: 'Heard 4800 samples in en-US.', final: true, endOfTurn: true, startMs: 0, endMs: 300 },
       { text: 'Heard 3200 samples in en-US.', final: true, endOfTurn: true, startMs: 400, endMs: 600 },
@@ -107,6 +112,14 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     say(loud(200));
     await session.finalize();
     expect(results.map((r) => r.text)).toEqual(['Heard 4800 samples in en-US.', 'Heard 3200 samples in en-US.']);
+    session.close();
+  });
+
+  it('hypotheses are not passed on when interim results are not wanted', async () => {
+    const { session, say, results } = await open({}, { interim: false });
+    say(loud(1200));
+    await session.finalize();
+    expect(results).toEqual([{ text: 'Heard 19200 samples in en-US.', final: true, endOfTurn: true, startMs: 0, endMs: 1200 }]);
     session.close();
   });
 
@@ -152,26 +165,70 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     });
   });
 
-  it('a failed recognition (TooManyRequests) ends the session with a ProviderError 429', async () => {
-    fake.knobs = { phraseStatus: 'TooManyRequests' };
+  it.each([
+    ['TooManyRequests', 429],
+    ['BadRequest', 400],
+    ['Forbidden', 403],
+    ['Error', undefined],
+  ])('a failed recognition (%s) ends the session with a ProviderError (%s)', async (status, http) => {
+    fake.knobs = { phraseStatus: status };
     const { session, say, errors } = await open();
     say(loud(200));
     await session.finalize();
     expect(errors[0]).toBeInstanceOf(ProviderError);
-    expect(errors[0]).toMatchObject({ provider: 'azure', status: 429 });
+    expect(errors[0]).toMatchObject({ provider: 'azure', status: http, message: expect.stringContaining(status) });
     await until(() => fake.connections[0]!.closed);
   });
 
-  it('a turn.end that never comes: finalize gives up after finalizeMs and the session fails (it is stuck)', async () => {
-    fake.knobs = { noTurnEnd: true };
-    const { session, say, errors, results } = await open({ timeouts: { finalizeMs: 150 } });
+  it('NoMatch and the silence timeouts say nothing was recognised: no result, no error', async () => {
+    for (const status of ['NoMatch', 'InitialSilenceTimeout', 'BabbleTimeout']) {
+      fake.knobs = { phraseStatus: status };
+      const { session, say, errors, results } = await open();
+      say(loud(200));
+      await session.finalize();
+      expect([errors, results.filter((r) => r.final)]).toEqual([[], []]);
+      session.close();
+    }
+  });
+
+  it('the service ending a turn by itself: what its phrase did not cover goes on in a new turn', async () => {
+    fake.knobs = { endTurnAfterSamples: 4800 };
+    const { session, say, results, errors } = await open({}, { interim: false });
+    say(loud(600));
+    // (The fake ends every turn of that connection at 4800 samples: the replayed half too.)
+    await until(() => results.length === 2);
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results).toEqual([
+      { text: 'Heard 4800 samples in en-US.', final: true, endOfTurn: true, startMs: 0, endMs: 300 },
+      { text: 'Heard 4800 samples in en-US.', final: true, endOfTurn: true, startMs: 300, endMs: 600 },
+    ]);
+    expect(fake.connections[0]!.violations).toEqual([]);
+    session.close();
+  });
+
+  it('nothing answers the end of a turn: finalize gives up after finalizeMs and the session fails (it is stuck)', async () => {
+    fake.knobs = { silent: true };
+    const { session, say, errors } = await open({ timeouts: { finalizeMs: 150 } });
     say(loud(200));
     const t0 = Date.now();
     await session.finalize();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
-    expect(results.at(-1)).toMatchObject({ final: true });
     expect(errors[0]!.message).toMatch(/timed out: no end of the turn/);
     await until(() => fake.connections[0]!.closed);
+  });
+
+  it('the last phrase comes but turn.end does not: the text stands, the connection is replaced quietly', async () => {
+    fake.knobs = { noTurnEnd: true, times: 1 };
+    const { session, say, errors, results } = await open({ timeouts: { finalizeMs: 150 } }, { interim: false });
+    say(loud(200));
+    await session.finalize();
+    say(loud(300));
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results.map((r) => r.text)).toEqual(['Heard 3200 samples in en-US.', 'Heard 4800 samples in en-US.']);
+    expect(fake.connections).toHaveLength(2);
+    session.close();
   });
 
   it('the service closing the connection between utterances (its time limit) is replaced quietly; a second close soon after is a failure', async () => {
@@ -179,7 +236,10 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     say(loud(200));
     await session.finalize();
     fake.closeLatest(1000);
-    await until(() => fake.connections.length === 2);
+    await until(() => fake.connections[0]!.closed);
+    await sleep(50);
+    // Idle: no new connection until audio comes.
+    expect(fake.connections).toHaveLength(1);
     say(loud(300));
     await session.finalize();
     expect(errors).toEqual([]);
@@ -190,6 +250,40 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     await until(() => errors.length === 1);
     expect(errors[0]!.message).toContain('the connection closed (1000');
     expect(fake.connections).toHaveLength(2);
+  });
+
+  it('a close in the middle of an utterance: the new connection gets the audio no phrase covered, nothing is lost', async () => {
+    const { session, say, results, errors } = await open({}, { interim: false });
+    say(loud(300));
+    await until(() => fake.connections[0]!.turns[0]?.samples === 4800);
+    fake.closeLatest(1001);
+    await until(() => fake.connections.length === 2 && fake.connections[1]!.turns.length === 1);
+    say(loud(200));
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results).toEqual([{ text: 'Heard 8000 samples in en-US.', final: true, endOfTurn: true, startMs: 0, endMs: 500 }]);
+    expect(fake.connections[1]!.violations).toEqual([]);
+    session.close();
+  });
+
+  it('a finalize while the replacement connection hangs waits finalizeMs, not the handshake timeout', async () => {
+    const { session, say, errors } = await open({ timeouts: { finalizeMs: 150, requestMs: 5000 } });
+    say(loud(200));
+    await until(() => fake.connections[0]!.turns[0]?.samples === 3200);
+    fake.knobs = { stallHandshake: true };
+    fake.closeLatest(1000);
+    await until(() => fake.connections[0]!.closed);
+    const t0 = Date.now();
+    await session.finalize();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(errors[0]!.message).toMatch(/timed out/);
+  });
+
+  it('other close codes (an abnormal end, a protocol error) fail the session', async () => {
+    const { errors } = await open();
+    fake.closeLatest(1002);
+    await until(() => errors.length === 1);
+    expect(errors[0]!.message).toContain('the connection closed (1002');
   });
 
   it('a handshake that is never answered times out; an HTML page instead of the upgrade is refused', async () => {

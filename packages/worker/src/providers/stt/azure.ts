@@ -17,7 +17,7 @@ import type { SttEngine, SttEvents, SttOptions, SttResult, SttSession } from './
  * Every message carries HTTP-style headers: `Path`, `X-RequestId` (the turn, 32 hex digits),
  * `X-Timestamp`, `Content-Type`. Text messages are `headers CRLF body`; binary ones are a 16-bit
  * big-endian header length, the headers, then the body.
- * - Out: `speech.config` (JSON: who is calling, the audio's shape) once per connection; per turn a
+ * - Out: per turn `speech.config` (JSON: who is calling, the audio's shape), a
  *   `speech.context` (JSON; the context phrases as a generic phrase list, `dgi.groups`), then
  *   `audio` messages: first a WAV header (`Content-Type: audio/x-wav`, sizes 0 — a stream), then
  *   the raw 16 kHz PCM16 as it comes; an `audio` message with no body ends the turn's audio.
@@ -30,16 +30,20 @@ import type { SttEngine, SttEvents, SttOptions, SttResult, SttSession } from './
  * a final one with `endOfTurn`; `NoMatch`, `InitialSilenceTimeout`, `BabbleTimeout` and
  * `EndOfDictation` say nothing was recognised; `Error`, `TooManyRequests`, `BadRequest` and
  * `Forbidden` end the session with a ProviderError. `finalize()` (the VAD cut the utterance) ends
- * the turn's audio and resolves with its `turn.end`; the next audio starts a new turn on the same
- * connection, as the SDK's continuous recognition does. Audio that comes while a turn is being
- * finished waits (bounded) for the next turn. A turn.end that does not come within `finalizeMs`
- * means the connection is stuck: the session fails (the pipeline opens another).
+ * the turn's audio and resolves with its `turn.end` (at most `finalizeMs` later); the next audio
+ * starts a new turn on the same connection (speech.config, speech.context and the WAV header
+ * again, as the SDK does). Audio that comes while a turn is being finished waits (bounded) for
+ * the next turn.
  *
- * The service closes a connection after at most 10 minutes (and an idle one sooner): a close
- * between utterances (no turn being finished) opens a new connection quietly, with the audio of
- * the moment queued; a close while a turn is being finished, or a refused reconnect, fails the
- * session. The main language only: Azure's language identification needs another endpoint and is
- * not used (the additional languages are not sent).
+ * The service closes a connection on purpose (1000/1001/1011/1012: its 10-minute limit, idle,
+ * a restart): it is replaced — at once when a turn has audio no phrase covered yet (sent again,
+ * as the SDK replays it), else when audio next comes. Another close, or a second one within
+ * RECONNECT_MIN_INTERVAL_MS, fails the session; so does a refused reconnect. A turn whose last
+ * phrase came but whose turn.end did not within `finalizeMs` keeps its text (the connection is
+ * replaced); one not answered at all fails the session. The main language only: Azure's language
+ * identification needs another endpoint and is not used (the additional languages are not sent).
+ * Streaming bills the session's audio, silence included (as Deepgram's does); Azure's free tier
+ * (F0) allows one concurrent connection, so a listening avatar needs a paid key past one visitor.
  */
 export const AZURE_STT = 'azure';
 
@@ -156,21 +160,44 @@ export function createAzureStt(s: AzureSttSettings): SttEngine {
   };
 }
 
+/** The WAV header the SDK opens a turn's audio with: 16 kHz mono PCM16, both sizes 0 (a stream). */
+function streamWavHeader(sampleRate: number): Uint8Array {
+  const h = wavHeader(sampleRate, 1, 0);
+  new DataView(h.buffer, h.byteOffset, h.byteLength).setUint32(4, 0, true);
+  return h;
+}
+
+/** Close codes the service sends when it ends a connection on purpose (time limit, idle, restart): replaced quietly. */
+const SERVICE_CLOSE_CODES = new Set([1000, 1001, 1011, 1012]);
+
 /**
- * The session: one connection at a time (replaced quietly when the service closes it between
- * utterances), one turn at a time on it.
+ * The session: one connection at a time, one turn at a time on it. A connection the service
+ * closes on purpose is replaced: at once when a turn has audio no phrase has covered yet (that
+ * audio is sent again in the new connection's first turn, as the SDK replays it), else when audio
+ * next comes (an idle session — a muted mic — does not reconnect every few minutes).
  */
 function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, options: SttOptions, events: SttEvents): Promise<SttSession> {
   let ws: WebSocket | null = null;
   let closed = false;
   let lastReconnectAt = 0;
-  /** The turn audio goes to; null until the connection is open. */
+  /** A connection is being opened (the first, or a replacement). */
+  let connecting = false;
+  /** The turn audio goes to; null while no connection is open. */
   let turn: string | null = null;
   /** The turn whose audio ended (finalize), until its turn.end. */
   let finishing: string | null = null;
+  /** A phrase came for the finishing turn after its audio ended: the service answered it. */
+  let finishingAnswered = false;
   /** Samples sent in earlier turns: the current turn's offsets start there. */
   let turnStartSamples = 0;
   let sentSamples = 0;
+  /** The audio of the current (or finishing) turn, kept to be sent again after a reconnect… */
+  let turnAudio: Int16Array[] = [];
+  let turnAudioBytes = 0;
+  /** The turn's sample the kept audio starts at (the oldest is dropped past MAX_BUFFERED). */
+  let keptFrom = 0;
+  /** …from the end of its last phrase (samples from the turn's start). */
+  let coveredSamples = 0;
   /** Audio that came while no turn could take it (a turn being finished, a reconnect). */
   let queue: Int16Array[] = [];
   let queuedBytes = 0;
@@ -183,14 +210,19 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
   const settle = (waiters: (() => void)[]) => {
     for (const w of waiters) w();
   };
+  const disarm = () => {
+    clearTimeout(finalizeTimer);
+    finalizeTimer = undefined;
+  };
   const shutdown = () => {
     if (closed) return;
     closed = true;
-    clearTimeout(finalizeTimer);
+    disarm();
     options.signal.removeEventListener('abort', onAbort);
     settle(finishWaiters.splice(0));
     settle(nextWaiters.splice(0));
     queue = [];
+    turnAudio = [];
   };
   const fail = (err: Error) => {
     if (closed) return;
@@ -206,50 +238,95 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
   const send = (data: string | Buffer) => {
     if (ws?.readyState === WebSocket.OPEN) ws.send(data);
   };
-  const sendAudio = (pcm: Int16Array) => {
+  const keep = (pcm: Int16Array) => {
+    turnAudio.push(pcm);
+    turnAudioBytes += pcm.byteLength;
+    while (turnAudioBytes > MAX_BUFFERED && turnAudio.length > 1) {
+      const dropped = turnAudio.shift()!;
+      turnAudioBytes -= dropped.byteLength;
+      keptFrom += dropped.length;
+    }
+  };
+  const sendAudio = (pcm: Int16Array, replay = false) => {
     if (turn === null || !ws || ws.readyState !== WebSocket.OPEN) return;
     if (ws.bufferedAmount > MAX_BUFFERED) return;
     send(azureAudioMessage(turn, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength)));
-    sentSamples += pcm.length;
+    keep(pcm);
+    if (!replay) sentSamples += pcm.length;
   };
-  /** A new turn: its context, the stream's WAV header, then what waited for it. */
-  const startTurn = () => {
+  /** Audio of the turn not yet covered by a phrase; its offset in the session. */
+  const uncovered = (): { audio: Int16Array[]; startSamples: number } => {
+    const audio: Int16Array[] = [];
+    let at = keptFrom;
+    for (const pcm of turnAudio) {
+      const from = Math.max(0, coveredSamples - at);
+      if (from < pcm.length) audio.push(from ? pcm.subarray(from) : pcm);
+      at += pcm.length;
+    }
+    return { audio, startSamples: turnStartSamples + Math.min(Math.max(coveredSamples, keptFrom), at) };
+  };
+  /** A new turn: the config, its context, the stream's WAV header, then what waited for it. */
+  const startTurn = (replay?: { audio: Int16Array[]; startSamples: number }) => {
     turn = requestId();
-    turnStartSamples = sentSamples;
+    turnStartSamples = replay?.startSamples ?? sentSamples;
+    turnAudio = [];
+    turnAudioBytes = 0;
+    keptFrom = 0;
+    coveredSamples = 0;
+    send(azureTextMessage('speech.config', turn, SPEECH_CONFIG));
     send(azureTextMessage('speech.context', turn, azureSpeechContext(options.phrases)));
-    send(azureAudioMessage(turn, wavHeader(options.sampleRate, 1, 0), 'audio/x-wav'));
+    send(azureAudioMessage(turn, streamWavHeader(options.sampleRate), 'audio/x-wav'));
+    for (const pcm of replay?.audio ?? []) sendAudio(pcm, true);
     const waiting = queue;
     queue = [];
     queuedBytes = 0;
     for (const pcm of waiting) sendAudio(pcm);
     if (nextWaiters.length) endTurn();
   };
+  /** finalize() waits at most finalizeMs for its turn.end, whatever the state (a reconnect included). */
+  const arm = () => {
+    finalizeTimer ??= setTimeout(() => {
+      finalizeTimer = undefined;
+      // The last phrase came, its turn.end did not: the text stands; the connection is replaced.
+      if (finishing !== null && finishingAnswered) {
+        finishing = null;
+        settle(finishWaiters.splice(0));
+        return dropConnection();
+      }
+      fail(new ProviderError(AZURE_STT, `timed out: no end of the turn ${timeouts.finalizeMs} ms after its audio ended`));
+    }, timeouts.finalizeMs);
+  };
   /** The audio of the open turn ends: its last phrase and turn.end follow. */
   const endTurn = () => {
     if (turn === null || finishing !== null) return;
     finishing = turn;
+    finishingAnswered = false;
     finishWaiters = nextWaiters;
     nextWaiters = [];
     send(azureAudioMessage(turn, null));
-    finalizeTimer = setTimeout(() => fail(new ProviderError(AZURE_STT, `timed out: no end of the turn ${timeouts.finalizeMs} ms after its audio ended`)), timeouts.finalizeMs);
+    arm();
   };
 
-  const onPhrase = (path: string, body: string) => {
+  const onPhrase = (path: string, body: string, ofFinishing: boolean) => {
     let m: AzurePhrase;
     try {
       m = JSON.parse(body) as AzurePhrase;
     } catch {
       return;
     }
-    const ticksToMs = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v / 10_000) + Math.round(turnStartSamples / 16) : undefined);
-    const startMs = ticksToMs(m.Offset);
-    const endMs = startMs !== undefined && typeof m.Duration === 'number' ? startMs + Math.round(m.Duration / 10_000) : undefined;
+    const ticks = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+    const offset = ticks(m.Offset);
+    const duration = ticks(m.Duration);
+    const startMs = offset !== undefined ? Math.round((turnStartSamples + offset / 625) / 16) : undefined;
+    const endMs = startMs !== undefined && duration !== undefined ? Math.round((turnStartSamples + (offset! + duration) / 625) / 16) : undefined;
     const extra: Partial<SttResult> = { ...(startMs !== undefined ? { startMs } : {}), ...(endMs !== undefined ? { endMs } : {}) };
     if (path === 'speech.hypothesis' || path === 'speech.fragment') {
       const text = typeof m.Text === 'string' ? m.Text.trim() : '';
       if (options.interim && text) events.onResult({ text, final: false, ...extra });
       return;
     }
+    if (ofFinishing) finishingAnswered = true;
+    if (offset !== undefined && duration !== undefined) coveredSamples = Math.max(coveredSamples, Math.round((offset + duration) / 625));
     const status = String(m.RecognitionStatus ?? '');
     if (status === 'Success') {
       const text = typeof m.DisplayText === 'string' ? m.DisplayText.trim() : '';
@@ -265,8 +342,8 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
     if (closed || isBinary) return;
     const m = parseAzureMessage(data.toString());
     if (!m) return;
-    const current = m.requestId === turn;
-    if (!current && m.requestId !== finishing) return;
+    const ofFinishing = m.requestId === finishing;
+    if (m.requestId !== turn && !ofFinishing) return;
     switch (m.path) {
       case 'speech.startdetected':
         events.onSpeechStarted?.();
@@ -274,17 +351,17 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       case 'speech.hypothesis':
       case 'speech.fragment':
       case 'speech.phrase':
-        onPhrase(m.path, m.body);
+        onPhrase(m.path, m.body, ofFinishing);
         break;
       case 'turn.end':
-        if (m.requestId === finishing) {
-          clearTimeout(finalizeTimer);
+        if (ofFinishing) {
+          disarm();
           finishing = null;
           settle(finishWaiters.splice(0));
           startTurn();
         } else {
-          // The service ended the turn by itself (its own time limit): go on in a new one.
-          startTurn();
+          // The service ended the turn by itself (its time limit): what no phrase covered goes on in a new one.
+          startTurn(uncovered());
         }
         break;
       default:
@@ -293,7 +370,17 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
     }
   };
 
+  /** The connection is gone (or given up): turns resume on a new one, now if something waits, else with the next audio. */
+  const dropConnection = (replay?: { audio: Int16Array[]; startSamples: number }) => {
+    const old = ws;
+    ws = null;
+    turn = null;
+    old?.terminate();
+    if (replay?.audio.length || nextWaiters.length || queue.length) reconnect(replay);
+  };
+
   const connect = (onOpen: () => void, onRefused: (err: Error) => void) => {
+    connecting = true;
     const socket = new WebSocket(url, {
       headers: { 'ocp-apim-subscription-key': apiKey, 'x-connectionid': requestId(), 'user-agent': 'PersonaStudio' },
       maxPayload: MAX_MESSAGE,
@@ -309,6 +396,7 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       if (opened) return fail(err);
       if (refused) return;
       refused = true;
+      connecting = false;
       onRefused(err);
     };
     socket.on('unexpected-response', (_req, res) =>
@@ -324,7 +412,7 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       clearTimeout(handshake);
       if (closed || ws !== socket) return void socket.terminate();
       opened = true;
-      send(azureTextMessage('speech.config', requestId(), SPEECH_CONFIG));
+      connecting = false;
       onOpen();
     });
     socket.on('message', (data, isBinary) => {
@@ -335,18 +423,21 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       if (closed || ws !== socket) return;
       const why = `the connection closed (${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 200)}` : ''})`;
       if (!opened) return refuse(new ProviderError(AZURE_STT, why));
-      // Between utterances, a normal close (the service's connection time limit) is replaced quietly.
-      const normal = code === 1000 || code === 1001;
-      if (normal && finishing === null && Date.now() - lastReconnectAt >= RECONNECT_MIN_INTERVAL_MS) return reconnect();
-      fail(new ProviderError(AZURE_STT, why));
+      // Closed on purpose by the service (its connection limit, a restart): replaced, at most once in a while.
+      if (!SERVICE_CLOSE_CODES.has(code) || Date.now() - lastReconnectAt < RECONNECT_MIN_INTERVAL_MS) return fail(new ProviderError(AZURE_STT, why));
+      // A turn being finished is finished again on the new connection, with its audio no phrase covered.
+      if (finishing !== null) {
+        nextWaiters = [...finishWaiters.splice(0), ...nextWaiters];
+        finishing = null;
+      }
+      dropConnection(uncovered());
     });
   };
 
-  const reconnect = () => {
+  const reconnect = (replay?: { audio: Int16Array[]; startSamples: number }) => {
     lastReconnectAt = Date.now();
-    turn = null;
     connect(
-      () => startTurn(),
+      () => startTurn(replay),
       (err) => fail(err),
     );
   };
@@ -358,20 +449,23 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       if (queuedBytes + pcm.byteLength > MAX_BUFFERED) return;
       queue.push(pcm.slice());
       queuedBytes += pcm.byteLength;
+      if (ws === null && !connecting) reconnect();
     },
     finalize() {
-      if (closed) return Promise.resolve();
+      // Nothing since the connection was let go (an idle session): nothing to finish.
+      if (closed || (ws === null && !connecting && queue.length === 0)) return Promise.resolve();
       return new Promise<void>((done) => {
         nextWaiters.push(done);
         // While a turn is being finished or the connection replaced, the next turn ends at once.
         endTurn();
+        arm();
       });
     },
     close() {
       if (closed) return;
       shutdown();
-      ws?.close(1000);
       const socket = ws;
+      socket?.close(1000);
       const t = setTimeout(() => socket?.terminate(), 1000);
       t.unref?.();
       socket?.once('close', () => clearTimeout(t));
