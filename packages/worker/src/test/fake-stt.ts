@@ -81,6 +81,10 @@ export interface GoogleSpeechKnobs {
   status?: number;
   /** Destroys the HTTP/2 connection once this many bytes of audio arrived. */
   dropAfterBytes?: number;
+  /** Answers the first audio with a response whose `error` is this status. */
+  errorResponse?: { code: number; message: string };
+  /** Answers with this HTTP status instead of 200 (a proxy in the way). */
+  httpStatus?: number;
   /** Only this many streams misbehave; later ones behave. Default: all. */
   times?: number;
 }
@@ -95,6 +99,10 @@ export interface FakeGoogleSpeech extends FakeServer {
   issued: Set<string>;
   /** Ends every open stream with this gRPC status (as Google does at its time limit: 11). */
   endStreams(code: number, message: string): void;
+  /** Sends GOAWAY on every connection (a server draining): open streams may finish, new ones go elsewhere. */
+  goaway(): void;
+  /** Connections made so far. */
+  sessionsMade(): number;
 }
 
 const pbVarint = (n: number) => {
@@ -177,7 +185,9 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
   const sessions = new Set<http2.ServerHttp2Session>();
   const self = { knobs: {} as GoogleSpeechKnobs };
   const server = http2.createServer();
+  let made = 0;
   server.on('session', (s) => {
+    made++;
     sessions.add(s);
     s.on('close', () => sessions.delete(s));
   });
@@ -190,6 +200,7 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
     const trailersOnly = (code: number, message: string) => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(code), 'grpc-message': encodeURIComponent(message) }, { endStream: true });
     if (headers[':method'] !== 'POST' || headers[':path'] !== '/google.cloud.speech.v1.Speech/StreamingRecognize') return trailersOnly(12, 'unknown method');
     if (headers['content-type'] !== 'application/grpc' || headers.te !== 'trailers') return stream.respond({ ':status': 415 }, { endStream: true });
+    if (knobs.httpStatus) return stream.respond({ ':status': knobs.httpStatus, 'content-type': 'text/html' }, { endStream: true });
     const bearer = /^Bearer (.+)$/.exec(String(headers.authorization ?? ''))?.[1];
     if (headers['x-goog-api-key'] !== GOOGLE_API_KEY && !(bearer && issued.has(bearer))) return trailersOnly(16, 'Request had invalid authentication credentials.');
     const st: GoogleStream = { headers, config: null, samples: 0, halfClosed: false, closed: false, violations: [] };
@@ -236,6 +247,7 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
           };
         } else if (Buffer.isBuffer(audio)) {
           if (!st.config) st.violations.push('audio before the streaming_config');
+          if (knobs.errorResponse && audioBytes === 0) send(pbField(1, Buffer.concat([pbField(1, knobs.errorResponse.code), pbField(2, knobs.errorResponse.message)])));
           audioBytes += audio.length;
           if (knobs.dropAfterBytes !== undefined && audioBytes >= knobs.dropAfterBytes) return void stream.session?.destroy();
           const pcm = new Int16Array(audio.buffer.slice(audio.byteOffset, audio.byteOffset + audio.length - (audio.length % 2)));
@@ -271,6 +283,10 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
         s.end();
       }
     },
+    goaway() {
+      for (const s of sessions) s.goaway();
+    },
+    sessionsMade: () => made,
     close: async () => {
       for (const s of sessions) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

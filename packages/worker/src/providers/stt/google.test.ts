@@ -4,7 +4,7 @@ import { createGuardedFetch } from '../../net/guarded-fetch.js';
 import { GOOGLE_API_KEY, startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt.js';
 import { sleep } from '../../test/http-fake.js';
 import { GrpcReader, grpcFrame, ProtoWriter, readProto } from '../google/grpc.js';
-import { createGoogleStt, googleModel, readGoogleResponse, type GoogleSttSettings } from './google.js';
+import { createGoogleStt, googleModel, readGoogleResponse, ROTATE_STREAM_MS, type GoogleSttSettings } from './google.js';
 import type { SttOptions, SttResult } from './types.js';
 
 const fetch = createGuardedFetch({ allowPrivate: true });
@@ -147,6 +147,47 @@ describe('Google STT (v1 StreamingRecognize over gRPC)', () => {
     expect(fake.streams).toHaveLength(2);
     expect(results.map((r) => r.text)).toEqual(['heard 3200 samples']);
     session.close();
+  });
+
+  it('a server draining its connection (GOAWAY) mid-utterance: that stream is closed with its results, the rest goes on a new connection', async () => {
+    const made = fake.sessionsMade();
+    const { session, say, results, errors } = await open({}, { interim: false });
+    say(loud(300));
+    await until(() => fake.streams[0]?.samples === 4800);
+    fake.goaway();
+    await until(() => fake.streams[0]!.halfClosed);
+    say(loud(200));
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results.map((r) => r.text)).toEqual(['heard 4800 samples', 'heard 3200 samples']);
+    expect(fake.sessionsMade() - made).toBe(2);
+    session.close();
+  });
+
+  it(`streams are replaced after ${ROTATE_STREAM_MS / 1000} s (Google ends them at about 305 s); the old one's results still come`, async () => {
+    let clock = 1_000_000;
+    const { session, say, results, errors } = await open({ now: () => clock }, { interim: false });
+    say(loud(100));
+    clock += ROTATE_STREAM_MS;
+    say(loud(200));
+    await until(() => fake.streams.length === 2 && fake.streams[0]!.halfClosed);
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results.map((r) => r.text)).toEqual(['heard 1600 samples', 'heard 3200 samples']);
+    session.close();
+  });
+
+  it('an error in a response, and an HTTP status other than 200, fail the session', async () => {
+    fake.knobs = { errorResponse: { code: 3, message: 'Invalid recognition config' } };
+    const a = await open();
+    a.say(loud(100));
+    await until(() => a.errors.length > 0);
+    expect(a.errors[0]).toMatchObject({ provider: 'google', status: 400, message: expect.stringContaining('Invalid recognition config') });
+    fake.knobs = { httpStatus: 502 };
+    const b = await open();
+    b.say(loud(100));
+    await until(() => b.errors.length > 0);
+    expect(b.errors[0]).toMatchObject({ provider: 'google', status: 502 });
   });
 
   it('a stream that is never answered: finalize gives up after finalizeMs and the session fails (it is stuck)', async () => {

@@ -27,9 +27,15 @@ import type { SttEngine, SttEvents, SttOptions, SttResult, SttSession } from './
  * headers of a trailers-only answer), an HTTP status other than 200, a malformed message, or a
  * stream that ends without a status ends the session with a ProviderError (the gRPC code mapped
  * to the HTTP status it stands for: 16 → 401, 7 → 403, 8 → 429…). Google ends a stream after about
- * five minutes (OUT_OF_RANGE): a stream is replaced after ROTATE_STREAM_MS, and an OUT_OF_RANGE on
- * a stream nobody waits for just ends it. A half-closed stream not ended within `finalizeMs` means
- * the connection is stuck: the session fails. The Brain tab's model names are mapped to v1's
+ * five minutes (OUT_OF_RANGE), or after ~10 s without audio: a stream is replaced after
+ * ROTATE_STREAM_MS, and an OUT_OF_RANGE on a stream nobody waits for just ends it. A connection the
+ * server drains (GOAWAY) gets no new stream, and the stream on it is half-closed at once (its
+ * results come; the rest of the utterance goes on a new connection) instead of being cut when
+ * the server closes; a stream refused in that race (REFUSED_STREAM) is dropped, not a failure.
+ * A half-closed stream not ended within `finalizeMs` (counted once its request went out: the
+ * token and the connection have their own bounds) means the connection is stuck: the session
+ * fails. Not exercised against Google itself here: whether v1 takes alternative languages with
+ * the `latest_*` models (the fake takes any config). The Brain tab's model names are mapped to v1's
  * (`long` → `latest_long`, `short` → `latest_short`; `chirp_2` exists only in v2 → `latest_long`).
  */
 export const GOOGLE_STT = 'google';
@@ -140,7 +146,7 @@ export function createGoogleStt(s: GoogleSttSettings): SttEngine {
         // The API key goes in Google's header, not the URL (URLs end up in proxies' logs).
         sa ? { authorization: `Bearer ${await accessToken(sa, CLOUD_PLATFORM_SCOPE, { fetch: s.fetch, now, timeoutMs: timeouts.requestMs }, GOOGLE_STT, signal)}` } : { 'x-goog-api-key': key };
       const h2 = await connect(origin, timeouts.requestMs, options.signal);
-      return googleSession(h2, origin, config, auth, () => sa && forgetToken(sa, CLOUD_PLATFORM_SCOPE), timeouts, options, events);
+      return googleSession(h2, origin, config, auth, () => sa && forgetToken(sa, CLOUD_PLATFORM_SCOPE), timeouts, options, events, now);
     },
   };
 }
@@ -197,8 +203,11 @@ function googleSession(
   timeouts: SttTimeouts,
   options: SttOptions,
   events: SttEvents,
+  now: () => number,
 ): SttSession {
   let h2: http2.ClientHttp2Session | null = first;
+  /** A replacement connection being made (streams opening at once share it). */
+  let connecting: Promise<http2.ClientHttp2Session> | null = null;
   let closed = false;
   let current: Stream | null = null;
   const streams = new Set<Stream>();
@@ -207,8 +216,12 @@ function googleSession(
 
   const watch = (session: http2.ClientHttp2Session) => {
     session.on('error', () => undefined); // reported by the streams it breaks
+    // The server drains the connection (a restart, its connection age): no new stream goes on it,
+    // and the utterance being streamed is closed now — its final results come, the rest of the
+    // audio goes on in a stream on a new connection — rather than cut when the server closes.
     session.on('goaway', () => {
       if (h2 === session) h2 = null;
+      for (const st of streams) if (st.req?.session === session && !st.finishing) finish(st, false);
     });
     session.on('close', () => {
       if (h2 === session) h2 = null;
@@ -260,9 +273,11 @@ function googleSession(
     if (st.ended) return;
     st.ended = true;
     if (current === st) current = null;
+    // Ended by the server before our half-close: our side is closed too (the next audio opens another).
+    if (!st.finishing) st.req?.close();
     if (code === 0) return;
-    // Google's stream time limit on a stream nobody waits for: it just ends (the next audio opens another).
-    if (code === 11 && !st.finishing) return void st.req?.close();
+    // Google's stream time limit (or its audio timeout) on a stream nobody waits for: it just ends.
+    if (code === 11 && !st.finishing) return;
     if (code === 16) forgetAuth();
     fail(new ProviderError(GOOGLE_STT, `gRPC status ${code}${message ? `: ${message}` : ''}`, grpcStatusToHttp(code)));
   };
@@ -277,16 +292,30 @@ function googleSession(
   };
 
   const openStream = (): Stream => {
-    const st: Stream = { req: null, queue: [], queued: 0, startSamples: sentSamples, openedAt: Date.now(), finishing: false, ended: false, waiters: [] };
+    const st: Stream = { req: null, queue: [], queued: 0, startSamples: sentSamples, openedAt: now(), finishing: false, ended: false, waiters: [] };
     streams.add(st);
     void (async () => {
       const headers = await auth(ctl.signal);
       if (closed || !streams.has(st)) return;
       if (!h2 || h2.closed || h2.destroyed) {
-        h2 = await connect(origin, timeouts.requestMs, ctl.signal);
-        watch(h2);
+        connecting ??= connect(origin, timeouts.requestMs, ctl.signal).then(
+          (session) => {
+            connecting = null;
+            if (closed) session.close();
+            else {
+              h2 = session;
+              watch(session);
+            }
+            return session;
+          },
+          (err: unknown) => {
+            connecting = null;
+            throw err;
+          },
+        );
+        await connecting;
       }
-      if (closed || !streams.has(st)) return;
+      if (closed || !streams.has(st) || !h2) return;
       const req = h2.request({ ':method': 'POST', ':path': GOOGLE_STREAMING_PATH, 'content-type': 'application/grpc', te: 'trailers', 'user-agent': 'PersonaStudio', ...headers });
       st.req = req;
       const reader = new GrpcReader(MAX_MESSAGE);
@@ -309,31 +338,41 @@ function googleSession(
       req.on('close', () => {
         streams.delete(st);
         if (current === st) current = null;
-        if (!st.ended && !closed) fail(new ProviderError(GOOGLE_STT, `the stream ended without a status (${req.rstCode ?? 'no code'})`));
+        // Refused in a GOAWAY race before it was processed: safe to drop (the next audio opens another).
+        const refused = req.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM && !st.finishing;
+        if (!st.ended && !closed && !refused) fail(new ProviderError(GOOGLE_STT, `the stream ended without a status (${req.rstCode ?? 'no code'})`));
         settle(st);
       });
       req.write(grpcFrame(config));
       for (const q of st.queue) req.write(q);
       st.queue = [];
       st.queued = 0;
-      if (st.finishing) req.end();
+      if (st.finishing) {
+        req.end();
+        armFinish(st);
+      }
     })().catch((err: unknown) => fail(err instanceof ProviderError ? err : new ProviderError(GOOGLE_STT, err instanceof Error ? err.message : String(err))));
     return st;
   };
 
+  /** The half-closed stream must end within finalizeMs (counted once its request went out: opening it has its own bounds). */
+  const armFinish = (st: Stream) => {
+    st.timer ??= setTimeout(() => fail(new ProviderError(GOOGLE_STT, `timed out: the stream did not end ${timeouts.finalizeMs} ms after its audio did`)), timeouts.finalizeMs);
+  };
   /** Half-closes a stream: its final results and its status follow. */
-  const finish = (st: Stream) => {
+  const finish = (st: Stream, arm = true) => {
     if (st.finishing) return;
     st.finishing = true;
     if (current === st) current = null;
-    st.req?.end();
-    st.timer = setTimeout(() => fail(new ProviderError(GOOGLE_STT, `timed out: the stream did not end ${timeouts.finalizeMs} ms after its audio did`)), timeouts.finalizeMs);
+    if (!st.req) return; // the opener half-closes it once open
+    st.req.end();
+    if (arm) armFinish(st);
   };
 
   return {
     push(pcm) {
       if (closed || pcm.length === 0) return;
-      if (current && Date.now() - current.openedAt >= ROTATE_STREAM_MS) finish(current);
+      if (current && now() - current.openedAt >= ROTATE_STREAM_MS) finish(current);
       current ??= openStream();
       write(current, grpcFrame(googleAudioRequest(pcm)));
       sentSamples += pcm.length;
