@@ -138,9 +138,12 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
   let connections = 0;
   /** The next page socket is a resumed session's (the page called /api/live/sessions/resume). */
   let resumeNext = false;
+  /** Sockets of a worker that died: what they still had in their buffers is never read. */
+  const dead = new WeakSet();
   wss.on('connection', (ws) => {
     sockets.add(ws);
     connections++;
+    const connection = connections;
     const resumed = resumeNext;
     resumeNext = false;
     ws.on('close', () => sockets.delete(ws));
@@ -151,6 +154,7 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
     let quiet = 0;
     let interimSent = false;
     ws.on('message', (data, isBinary) => {
+      if (dead.has(ws)) return;
       if (isBinary) {
         const buf = Buffer.from(data);
         const kind = buf.readUInt8(0);
@@ -186,7 +190,7 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
         json({ type: 'transcript', id: frame.id, text: frame.text, final: true });
         void speak(nextUtt++);
       } else if (frame.type === 'playback') {
-        playback.push({ ...frame, at: performance.now() });
+        playback.push({ ...frame, at: performance.now(), connection });
       } else if (frame.type === 'ping') {
         json({ type: 'pong', t: frame.t });
       }
@@ -237,7 +241,10 @@ export async function startFakeLive({ avatars = {}, files = {}, withVisemes = tr
      * connection: `resumed`) on a stand-in for another worker, which counts its utterances from 1.
      */
     killWorker() {
-      for (const ws of sockets) ws.terminate();
+      for (const ws of sockets) {
+        dead.add(ws);
+        ws.terminate();
+      }
       nextUtt = 1;
     },
     /** Sends a worker frame (JSON) to every open page socket: e.g. `pause` / `resume` mid-utterance. */
