@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { AZURE_FAKE_SEGMENT_SILENCE, AZURE_STT_KEY, startFakeAzureSpeech, type FakeAzureSpeech } from '../../test/fake-stt.js';
+import { AZURE_STT_KEY } from '../../test/fake-stt.js';
+import { AZURE_FAKE_SEGMENT_SILENCE, startFakeAzureSpeech, type FakeAzureSpeech } from '../../test/fake-stt-ws.js';
 import { sleep } from '../../test/http-fake.js';
 import { azureSpeechContext, azureSttUrl, createAzureStt, parseAzureMessage, type AzureSttSettings } from './azure.js';
 import type { SttOptions, SttResult } from './types.js';

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { DEEPGRAM_KEY, deepgramResults, startFakeDeepgram, type FakeDeepgram } from '../../test/fake-stt.js';
+import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
+import { deepgramResults, startFakeDeepgram, type FakeDeepgram } from '../../test/fake-stt-ws.js';
 import { sleep } from '../../test/http-fake.js';
 import { createDeepgramStt, DEFAULT_KEEPALIVE_MS, deepgramUrl, type DeepgramSettings } from './deepgram.js';
 import type { SttOptions, SttResult } from './types.js';

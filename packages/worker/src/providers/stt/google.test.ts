@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
 import { createGuardedFetch } from '../../net/guarded-fetch.js';
-import { GOOGLE_API_KEY, startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt.js';
+import { GOOGLE_API_KEY } from '../../test/fake-stt.js';
+import { startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt-google.js';
 import { sleep } from '../../test/http-fake.js';
 import { GrpcReader, grpcFrame, ProtoWriter, readProto } from '../google/grpc.js';
 import { createGoogleStt, googleModel, readGoogleResponse, ROTATE_STREAM_MS, type GoogleSttSettings } from './google.js';
