@@ -6,6 +6,7 @@ import { loadWorkerConfig } from '../config.js';
 import { createSpeechPipeline } from '../speech/pipeline.js';
 import { scriptedTts } from '../test/scripted-tts.js';
 import { Conversation, type PageSocket } from './conversation.js';
+import { until } from '../test/until.js';
 
 function fakeSocket() {
   const frames: TWorkerFrame[] = [];
@@ -41,13 +42,6 @@ function portal(answer: { echo: boolean; end: TLiveCode | null } = { echo: false
   };
 }
 
-const until = async (check: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 const finals = (s: { frames: TWorkerFrame[] }) => s.frames.filter((f) => f.type === 'assistant' && f.final).map((f) => (f as { text: string }).text);
 const log = { info() {}, warn() {}, error() {} };
 

@@ -10,6 +10,7 @@ import { createSpeechPipeline } from '../speech/pipeline.js';
 import { sessionConfig } from '../test/brain-deps.js';
 import { scriptedTts } from '../test/scripted-tts.js';
 import { Conversation, type PageSocket } from './conversation.js';
+import { until } from '../test/until.js';
 
 function fakeSocket() {
   const frames: (TWorkerFrame & { at: number })[] = [];
@@ -37,13 +38,6 @@ const portal = () => {
   };
 };
 const log = { info() {}, warn() {}, error() {} };
-const until = async (check: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends PCM as the page does: 20 ms binary mic frames (header + PCM16LE), `realtime` paced. */

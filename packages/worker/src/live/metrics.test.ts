@@ -12,6 +12,7 @@ import { sessionConfig } from '../test/brain-deps.js';
 import { scriptedTts } from '../test/scripted-tts.js';
 import { Conversation, type PageSocket } from './conversation.js';
 import { createWorkerMetrics, metricsAuthorized, type WorkerMetrics } from './metrics.js';
+import { until } from '../test/until.js';
 
 function fakeSocket() {
   const frames: TWorkerFrame[] = [];
@@ -29,13 +30,6 @@ function fakeSocket() {
 }
 const portal = { heartbeat: async () => ({ echo: false, end: null }), history: async () => undefined, end: async () => undefined };
 const log = { info() {}, warn() {}, error() {} };
-const until = async (check: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 const finals = (s: { frames: TWorkerFrame[] }) => s.frames.filter((f) => f.type === 'assistant' && f.final).length;
 
 /** A series' value from the registry (prom-client's own reading of it); `series` picks a histogram's _count or _sum. */

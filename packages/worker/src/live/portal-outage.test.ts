@@ -7,6 +7,7 @@ import { RpcError } from '../agent.js';
 import type { Brain } from '../brains/types.js';
 import { sessionConfig } from '../test/brain-deps.js';
 import { Conversation, type PageSocket } from './conversation.js';
+import { until } from '../test/until.js';
 
 function fakeSocket() {
   const frames: TWorkerFrame[] = [];
@@ -49,14 +50,6 @@ function flakyPortal() {
   };
 }
 
-const until = async (check: () => boolean, what: string, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-
 const echoing: Brain = {
   kind: 'test',
   async *reply(turn) {
@@ -79,12 +72,12 @@ describe('a conversation while the portal cannot answer', () => {
     c.attach(s);
     const finals = () => s.frames.filter((f) => f.type === 'assistant' && f.final).map((f) => (f as { text: string }).text);
     c.onMessage(JSON.stringify({ type: 'text', text: 'before' }));
-    await until(() => finals().length === 1 && portal.state.stored.length > 0, 'the first answer and its history');
+    await until(() => finals().length === 1 && portal.state.stored.length > 0, 10_000, 'the first answer and its history');
 
     portal.state.isDown = true;
     c.onMessage(JSON.stringify({ type: 'text', text: 'during' }));
-    await until(() => finals().length === 2, 'an answer during the outage');
-    await until(() => portal.state.heartbeats.failed >= 3 && portal.state.historyFailures >= 1, 'failed heartbeats and a failed history store');
+    await until(() => finals().length === 2, 10_000, 'an answer during the outage');
+    await until(() => portal.state.heartbeats.failed >= 3 && portal.state.historyFailures >= 1, 10_000, 'failed heartbeats and a failed history store');
     expect(finals()).toEqual(['you said: before', 'you said: during']);
     expect(s.closed()).toBeNull();
     expect(s.frames.some((f) => f.type === 'bye' || (f.type === 'error' && f.fatal))).toBe(false);
@@ -92,12 +85,12 @@ describe('a conversation while the portal cannot answer', () => {
 
     const storedBefore = portal.state.stored.length;
     portal.state.isDown = false;
-    await until(() => portal.state.heartbeats.ok > 0, 'a heartbeat after the outage');
+    await until(() => portal.state.heartbeats.ok > 0, 10_000, 'a heartbeat after the outage');
     // Nothing was said since: the history goes again only because its last store failed.
-    await until(() => portal.state.stored.length > storedBefore, 'the history stored again');
+    await until(() => portal.state.stored.length > storedBefore, 10_000, 'the history stored again');
     expect(portal.state.stored.at(-1)!.map((e) => e.text)).toEqual(['before', 'you said: before', 'during', 'you said: during']);
     c.onMessage(JSON.stringify({ type: 'text', text: 'after' }));
-    await until(() => finals().length === 3, 'an answer after the outage');
+    await until(() => finals().length === 3, 10_000, 'an answer after the outage');
     expect(s.closed()).toBeNull();
     await c.finish(LiveCode.hangUp);
     expect(portal.state.ends).toEqual([LiveCode.hangUp]);

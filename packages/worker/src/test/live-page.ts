@@ -30,13 +30,7 @@ export function fakePage() {
   return socket;
 }
 
-export const until = async (check: () => boolean, ms = 8000, what = 'condition') => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: timed out`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+export { until } from './until.js';
 
 type Of<T extends TWorkerFrame['type']> = Extract<TWorkerFrame, { type: T }>;
 export const framesOf = <T extends TWorkerFrame['type']>(page: { frames: TWorkerFrame[] }, type: T) => page.frames.filter((f): f is Of<T> => f.type === type);

@@ -8,6 +8,7 @@ import { scriptedTts } from '../../test/scripted-tts.js';
 import type { SttEngine } from '../stt/types.js';
 import { connectExternalAgent } from './external-agent.js';
 import type { RealtimeEvent } from './types.js';
+import { until } from '../../test/until.js';
 
 let wss: WebSocketServer;
 let url: string;
@@ -21,13 +22,6 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => wss.close(() => r())));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean, ms = 8000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(10);
-  }
-};
 
 /** The agent's end (a client) and the worker's end (the server side, as the bridge hands it over). */
 async function pair() {

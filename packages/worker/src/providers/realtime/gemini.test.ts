@@ -3,6 +3,7 @@ import { ProviderError } from '../../brains/types.js';
 import { GEMINI_LIVE_KEY, GEMINI_PATH, startFakeGeminiLive, type FakeGeminiLive } from '../../test/fake-gemini-live.js';
 import { connectGeminiLive, geminiLiveUrl, geminiSchema, geminiSensitivity, type GeminiLiveSettings } from './gemini.js';
 import type { RealtimeEvent, RealtimeTool } from './types.js';
+import { until } from '../../test/until.js';
 
 // Issue 15, Gemini Live: the client's wire protocol against a local fake of BidiGenerateContent —
 // what is sent (setup, audio, turns, tool responses) and which RealtimeEvents come out.
@@ -16,13 +17,6 @@ beforeEach(() => {
   fake.knobs = {};
 });
 
-const until = async (check: () => boolean, ms = 5000, what = 'condition') => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: timed out`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 const weather: RealtimeTool = {
   name: 'get_weather',

@@ -5,6 +5,7 @@ import { AZURE_FAKE_SEGMENT_SILENCE, startFakeAzureSpeech, type FakeAzureSpeech 
 import { sleep } from '../../test/http-fake.js';
 import { azureSpeechContext, azureSttUrl, createAzureStt, parseAzureMessage, type AzureSttSettings } from './azure.js';
 import type { SttOptions, SttResult } from './types.js';
+import { until } from '../../test/until.js';
 
 let fake: FakeAzureSpeech;
 beforeAll(async () => {
@@ -21,13 +22,6 @@ afterEach(() => {
 /** 20 ms frames, as the page sends them: loud (speech to the fake) or quiet. */
 const loud = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320).fill(1000));
 const quiet = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320));
-const until = async (cond: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-};
 
 async function open(over: Partial<AzureSttSettings> = {}, opts: Partial<SttOptions> = {}) {
   const results: SttResult[] = [];

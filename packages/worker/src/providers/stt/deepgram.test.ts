@@ -5,6 +5,7 @@ import { deepgramResults, startFakeDeepgram, type FakeDeepgram } from '../../tes
 import { sleep } from '../../test/http-fake.js';
 import { createDeepgramStt, DEFAULT_KEEPALIVE_MS, deepgramUrl, type DeepgramSettings } from './deepgram.js';
 import type { SttOptions, SttResult } from './types.js';
+import { until } from '../../test/until.js';
 
 let fake: FakeDeepgram;
 beforeAll(async () => {
@@ -19,13 +20,6 @@ afterEach(() => {
 });
 
 const frame = () => new Int16Array(320).fill(1000);
-const until = async (cond: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-};
 
 async function open(over: Partial<DeepgramSettings> = {}, opts: Partial<SttOptions> = {}) {
   const results: SttResult[] = [];

@@ -3,10 +3,10 @@ import { ProviderError } from '../../brains/types.js';
 import { createGuardedFetch } from '../../net/guarded-fetch.js';
 import { GOOGLE_API_KEY } from '../../test/fake-stt.js';
 import { startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt-google.js';
-import { sleep } from '../../test/http-fake.js';
 import { GrpcReader, grpcFrame, ProtoWriter, readProto } from '../google/grpc.js';
 import { createGoogleStt, googleModel, readGoogleResponse, ROTATE_STREAM_MS, type GoogleSttSettings } from './google.js';
 import type { SttOptions, SttResult } from './types.js';
+import { until } from '../../test/until.js';
 
 const fetch = createGuardedFetch({ allowPrivate: true });
 let fake: FakeGoogleSpeech;
@@ -24,13 +24,6 @@ afterEach(() => {
 
 const loud = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320).fill(1000));
 const quiet = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320));
-const until = async (cond: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-};
 
 async function open(over: Partial<GoogleSttSettings> = {}, opts: Partial<SttOptions> = {}) {
   const results: SttResult[] = [];
