@@ -86,3 +86,7 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, B
 }
 
 export { readBody };
+
+/** 20 ms frames as the page sends them, loud (|x| = 1000: speech to the streaming fakes, which count samples above 500) or quiet. */
+export const loudFrames = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320).fill(1000));
+export const quietFrames = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320));

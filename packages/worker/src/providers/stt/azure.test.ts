@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { AZURE_STT_KEY } from '../../test/fake-stt.js';
+import { AZURE_STT_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { AZURE_FAKE_SEGMENT_SILENCE, startFakeAzureSpeech, type FakeAzureSpeech } from '../../test/fake-stt-ws.js';
 import { sleep } from '../../test/http-fake.js';
 import { azureSpeechContext, azureSttUrl, createAzureStt, parseAzureMessage, type AzureSttSettings } from './azure.js';
@@ -19,9 +19,6 @@ afterEach(() => {
   fake.knobs = {};
 });
 
-/** 20 ms frames, as the page sends them: loud (speech to the fake) or quiet. */
-const loud = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320).fill(1000));
-const quiet = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320));
 
 async function open(over: Partial<AzureSttSettings> = {}, opts: Partial<SttOptions> = {}) {
   const results: SttResult[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
 import { createGuardedFetch } from '../../net/guarded-fetch.js';
-import { GOOGLE_API_KEY } from '../../test/fake-stt.js';
+import { GOOGLE_API_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt-google.js';
 import { GrpcReader, grpcFrame, ProtoWriter, readProto } from '../google/grpc.js';
 import { createGoogleStt, googleModel, readGoogleResponse, ROTATE_STREAM_MS, type GoogleSttSettings } from './google.js';
@@ -22,8 +22,6 @@ afterEach(() => {
   fake.knobs = {};
 });
 
-const loud = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320).fill(1000));
-const quiet = (ms: number) => Array.from({ length: ms / 20 }, () => new Int16Array(320));
 
 async function open(over: Partial<GoogleSttSettings> = {}, opts: Partial<SttOptions> = {}) {
   const results: SttResult[] = [];
