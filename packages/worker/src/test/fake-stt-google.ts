@@ -29,6 +29,8 @@ export interface GoogleSpeechKnobs {
   status?: number;
   /** Destroys the HTTP/2 connection once this many bytes of audio arrived. */
   dropAfterBytes?: number;
+  /** The final result and the status come this long after the half-close. */
+  delayEndMs?: number;
   /** Answers the first audio with a response whose `error` is this status. */
   errorResponse?: { code: number; message: string };
   /** Answers with this HTTP status instead of 200 (a proxy in the way). */
@@ -209,8 +211,12 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
     stream.on('end', () => {
       st.halfClosed = true;
       if (knobs.silent) return;
-      if (!knobs.status && loud > 0) send(googleResult(`heard ${loud} samples`, true, st.samples, st.config?.language?.toLowerCase()));
-      stream.end();
+      const answer = () => {
+        if (!knobs.status && loud > 0) send(googleResult(`heard ${loud} samples`, true, st.samples, st.config?.language?.toLowerCase()));
+        stream.end();
+      };
+      if (knobs.delayEndMs) setTimeout(answer, knobs.delayEndMs);
+      else answer();
     });
     stream.on('close', () => {
       st.closed = true;

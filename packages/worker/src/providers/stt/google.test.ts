@@ -156,6 +156,19 @@ describe('Google STT (v1 StreamingRecognize over gRPC)', () => {
     session.close();
   });
 
+  it('a finalize also waits for a stream still finishing (replaced at a GOAWAY) when no new audio came', async () => {
+    fake.knobs = { delayEndMs: 150 };
+    const { session, say, results, errors } = await open({}, { interim: false });
+    say(loud(300));
+    await until(() => fake.streams[0]?.samples === 4800);
+    fake.goaway();
+    await until(() => fake.streams[0]!.halfClosed);
+    await session.finalize();
+    expect(errors).toEqual([]);
+    expect(results.map((r) => r.text)).toEqual(['heard 4800 samples']);
+    session.close();
+  });
+
   it(`streams are replaced after ${ROTATE_STREAM_MS / 1000} s (Google ends them at about 305 s); the old one's results still come`, async () => {
     let clock = 1_000_000;
     const { session, say, results, errors } = await open({ now: () => clock }, { interim: false });

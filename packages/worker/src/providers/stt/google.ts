@@ -378,13 +378,12 @@ function googleSession(
       sentSamples += pcm.length;
     },
     finalize() {
-      const st = current;
-      // Nothing sent since the last finalize: nothing to wait for.
-      if (closed || !st) return Promise.resolve();
-      return new Promise<void>((done) => {
-        st.waiters.push(done);
-        finish(st);
-      });
+      if (closed) return Promise.resolve();
+      // The stream being fed, and any still finishing (replaced at a GOAWAY or by rotation): their
+      // final results belong to this utterance too. Nothing sent and nothing finishing: no wait.
+      if (current) finish(current);
+      const pending = [...streams].filter((st) => st.finishing);
+      return Promise.all(pending.map((st) => new Promise<void>((done) => st.waiters.push(done)))).then(() => undefined);
     },
     close: shutdown,
   };
