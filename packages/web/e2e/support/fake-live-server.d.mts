@@ -13,7 +13,8 @@ export interface FakeLive {
   port: number;
   avatars: Record<string, { name: string; dhType: number; avatarConfigUrl?: string | null; photoUrl?: string | null }>;
   files: Record<string, { type: string; body: string | Buffer; headers?: Record<string, string> }>;
-  playback: { type: 'playback'; utt: number; state: 'started' | 'progress' | 'ended'; playedMs: number; at: number }[];
+  /** Playback reports the page sent, with the page socket (1, 2, … in the order they opened) each came on. */
+  playback: { type: 'playback'; utt: number; state: 'started' | 'progress' | 'ended'; playedMs: number; at: number; connection: number }[];
   mic: { kind: number; flags: number; seq: number; samples: number; rms: number; at: number }[];
   micSwitches: boolean[];
   /** Page sockets opened so far (a resumed page opens another). */
