@@ -10,10 +10,11 @@
 //    (the worker's test fakes, in this process): OpenAI-compatible /audio/transcriptions answering
 //    after FIXED.sttMs, an OpenAI-compatible chat model whose first sentence comes FIXED.llmMs after
 //    the request, OpenAI-compatible /audio/speech sending its first audio FIXED.ttsMs after the
-//    request, with the LLM brain and the speech pipeline. Our share = measured − the endpointing
-//    floor (as in LiveKit Agents, the turn ends min_silence_duration after the last speech and is
-//    committed min_endpointing_delay after it, whichever is later — nor before the transcript: a
-//    batch STT is asked after earlyTranscriptMs of silence) − the LLM's and the TTS's delays.
+//    request, with the LLM brain and the speech pipeline. Our share = measured − the VAD model's
+//    end of speech (below) − the endpointing floor (as in LiveKit Agents, the turn ends
+//    min_silence_duration after the last speech and is committed min_endpointing_delay after it,
+//    whichever is later — nor before the transcript: a batch STT is asked after earlyTranscriptMs
+//    of silence) − the LLM's and the TTS's delays.
 //    Target p95 ≤ 100 ms, judged beyond endpointing: the end of speech is where the VAD model
 //    puts it (Silero hears a word's faint tail, −44…−60 dBFS after the last sample above the
 //    |x| > 600 line, as speech for 2–3 more windows; LiveKit's Silero does the same), replayed
@@ -127,29 +128,29 @@ function micStreamer(conversation, writeAudioFrame, kind) {
  * the last such window, once min_silence_duration of windows below follow). Offline, after the
  * measurement: the sample indexes where speech ended, as the model hears it.
  */
-async function vadSpeechEnds(vadModel, pcm, options) {
-  const SILENCE_PEAK = 0.0005; // as listening/turns.ts
+async function vadSpeechEnds(mods, vadModel, pcm, options) {
+  const { SILENCE_PEAK, VAD_WINDOW_SAMPLES: N, VAD_WINDOW_MS } = mods;
   const stream = vadModel.stream();
-  const win = new Float32Array(512);
+  const win = new Float32Array(N);
   const ends = [];
   let speaking = false;
   let speechRun = 0;
   let silenceRun = 0;
   let lastSpeechEnd = 0;
-  for (let at = 0; at + 512 <= pcm.length; at += 512) {
+  for (let at = 0; at + N <= pcm.length; at += N) {
     let peak = 0;
-    for (let i = 0; i < 512; i++) {
+    for (let i = 0; i < N; i++) {
       win[i] = pcm[at + i] / 32768;
       peak = Math.max(peak, Math.abs(win[i]));
     }
     const p = peak < SILENCE_PEAK ? 0 : await stream.probability(win);
     if (p > options.activationThreshold) {
-      speechRun += 32;
+      speechRun += VAD_WINDOW_MS;
       silenceRun = 0;
-      lastSpeechEnd = at + 512;
+      lastSpeechEnd = at + N;
       if (!speaking && speechRun >= options.minSpeechMs) speaking = true;
     } else {
-      silenceRun += 32;
+      silenceRun += VAD_WINDOW_MS;
       speechRun = 0;
       if (speaking && silenceRun >= options.minSilenceMs) {
         speaking = false;
@@ -184,24 +185,19 @@ async function fixedLatencyPath(mods, vadModel, voice) {
     const brain = createLlmBrain({ config, log, knowledge: async () => [], tools: null, fetch, now: () => Date.now() });
     const speech = createSpeechPipeline({ tts: createOpenAiTts({ baseUrl: `${tts.origin}/v1`, apiKey: OPENAI_TTS_KEY, model: 'tts-1', voice: 'alloy', fetch }) });
     const listening = { stt: createOpenAiStt({ baseUrl: `${stt.origin}/v1`, apiKey: OPENAI_STT_KEY, fetch }), vad: vadModel.stream(), options: TURN_DEFAULTS };
-    const r = await measureTurns(mods, voice, vadModel, { config, brain, speech, listening });
+    const { raw, ...r } = await measureTurns(mods, voice, vadModel, { config, brain, speech, listening });
     const endpointingFloorMs = Math.max(TURN_DEFAULTS.minSilenceMs, TURN_DEFAULTS.minEndpointingMs, TURN_DEFAULTS.earlyTranscriptMs + FIXED.sttMs);
     const theirs = endpointingFloorMs + FIXED.llmMs + FIXED.ttsMs;
     // From the last voiced sample: includes the VAD model hearing the word's faint tail as speech.
-    const fromLastVoiced = r.latencies.map((v) => v - theirs);
+    const fromLastVoiced = raw.latencies.map((v) => v - theirs);
     // Beyond endpointing: the model's own end of speech (replayed offline on the same audio) + min_silence_duration.
-    const beyond = r.latencies.map((v, i) => (r.modelLagMs[i] === null ? null : v - r.modelLagMs[i] - theirs)).filter((v) => v !== null);
+    const beyond = raw.latencies.map((v, i) => (raw.modelLagMs[i] === null ? null : v - raw.modelLagMs[i] - theirs)).filter((v) => v !== null);
     // Per turn: how late the worker placed the end of speech, and the worker's share after it.
-    const paired = r.endToEnd.length === r.latencies.length ? r.latencies.map((v, i) => ({ vadLag: v - r.endToEnd[i], worker: r.endToEnd[i] - theirs })) : [];
-    const modelLag = r.modelLagMs.filter((v) => v !== null);
-    delete r.latencies;
-    delete r.endToEnd;
-    delete r.modelLagMs;
+    const paired = raw.endToEnd.length === raw.latencies.length ? raw.latencies.map((v, i) => ({ vadLag: v - raw.endToEnd[i], worker: raw.endToEnd[i] - theirs })) : [];
     return {
       fakes: { sttMs: FIXED.sttMs, llmFirstSentenceMs: FIXED.llmMs, ttsFirstAudioMs: FIXED.ttsMs, requests: { stt: stt.requests.length, llm: llm.requests.length, tts: tts.requests.length } },
       endpointingFloorMs,
       ...r,
-      vadModelEndLagMs: stats(modelLag),
       oursMs: stats(beyond),
       oursFromLastVoicedMs: stats(fromLastVoiced),
       oursSplitMs: paired.length ? { workerVadEndLag: stats(paired.map((p) => p.vadLag)), workerAfterVad: stats(paired.map((p) => p.worker)) } : 'turns and metrics did not pair',
@@ -269,7 +265,7 @@ async function measureTurns(mods, voice, vadModel, parts) {
     await c.finish('hang-up');
   }
   // How late the VAD model itself places each end of speech (after the last voiced sample): replayed offline.
-  const ends = await vadSpeechEnds(vadModel, mic.recorded(), parts.listening.options);
+  const ends = await vadSpeechEnds(mods, vadModel, mic.recorded(), parts.listening.options);
   const modelLagMs = lastVoicedAt.map((v) => {
     const end = ends.find((e) => e >= v - 2048);
     return end === undefined ? null : (end - (v + 1)) / 16;
@@ -279,9 +275,9 @@ async function measureTurns(mods, voice, vadModel, parts) {
   return {
     turns: TURNS,
     speechEndToFirstAudioMs: stats(latencies),
-    latencies,
-    modelLagMs,
-    endToEnd: misses.length === 0 ? pick('endToEndMs') : [],
+    vadModelEndLagMs: stats(modelLagMs.filter((v) => v !== null)),
+    /** Per measured turn (same order), for the callers' own figures: not reported. */
+    raw: { latencies, modelLagMs, endToEnd: misses.length === 0 ? pick('endToEndMs') : [] },
     missed: misses,
     heard: heardSamples,
     worker: { endOfUtteranceMs: stats(pick('endOfUtteranceMs')), sttMs: stats(pick('sttMs')), llmFirstTokenMs: stats(pick('llmFirstTokenMs')), ttsFirstByteMs: stats(pick('ttsFirstByteMs')), endToEndMs: stats(pick('endToEndMs')) },
@@ -335,6 +331,7 @@ export async function run() {
   const mods = {
     ...(await import(dist('live/conversation.js'))),
     ...(await import(dist('listening/turns.js'))),
+    ...(await import(dist('listening/vad.js'))),
     ...(await import(dist('listening/options.js'))),
     ...(await import(dist('speech/pipeline.js'))),
     ...(await import(dist('speech/offline-voice.js'))),
@@ -346,9 +343,8 @@ export async function run() {
     writeAudioFrame: contract.writeAudioFrame,
     AudioFrameKind: contract.AudioFrameKind,
   };
-  const { loadSileroVad } = await import(dist('listening/vad.js'));
   const out = { machine: 'shared 2-core machine (other engineers’ builds and tests run alongside)' };
-  const vadModel = await loadSileroVad();
+  const vadModel = await mods.loadSileroVad();
   const voice = mods.createOfflineVoice();
   await voice.warm();
   try {
@@ -361,12 +357,7 @@ export async function run() {
       try {
         await recognizer.warm();
         await recognizer.transcribe((await voice.synthesize('warm up')).pcm);
-        const r = await offlinePath(mods, vadModel, recognizer, voice);
-        const modelLag = r.modelLagMs.filter((v) => v !== null);
-        delete r.latencies;
-        delete r.endToEnd;
-        delete r.modelLagMs;
-        r.vadModelEndLagMs = stats(modelLag);
+        const { raw: _raw, ...r } = await offlinePath(mods, vadModel, recognizer, voice);
         out.offline = { ...r, targetP50Ms: TARGET_P50_MS, withinTarget: r.speechEndToFirstAudioMs !== null && r.speechEndToFirstAudioMs.p50 <= TARGET_P50_MS };
       } finally {
         await recognizer.close();

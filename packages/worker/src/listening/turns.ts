@@ -73,7 +73,7 @@ export interface ListenerOptions {
 type SegmentRole = 'turn' | 'discard';
 
 /** Peak level (−66 dBFS) under which a window is silence without asking the VAD model. */
-const SILENCE_PEAK = 0.0005;
+export const SILENCE_PEAK = 0.0005;
 
 /**
  * A recogniser that failed is opened again: at once after the first failure (a dropped connection

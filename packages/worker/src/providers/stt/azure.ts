@@ -180,8 +180,6 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
   let ws: WebSocket | null = null;
   let closed = false;
   let lastReconnectAt = 0;
-  /** A connection is being opened (the first, or a replacement). */
-  let connecting = false;
   /** The turn audio goes to; null while no connection is open. */
   let turn: string | null = null;
   /** The turn whose audio ended (finalize), until its turn.end. */
@@ -379,8 +377,8 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
     if (replay?.audio.length || nextWaiters.length || queue.length) reconnect(replay);
   };
 
+  /** Opens a connection; `ws` is it from now on (null again only once it is let go). */
   const connect = (onOpen: () => void, onRefused: (err: Error) => void) => {
-    connecting = true;
     const socket = new WebSocket(url, {
       headers: { 'ocp-apim-subscription-key': apiKey, 'x-connectionid': requestId(), 'user-agent': 'PersonaStudio' },
       maxPayload: MAX_MESSAGE,
@@ -396,7 +394,6 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       if (opened) return fail(err);
       if (refused) return;
       refused = true;
-      connecting = false;
       onRefused(err);
     };
     socket.on('unexpected-response', (_req, res) =>
@@ -412,7 +409,6 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       clearTimeout(handshake);
       if (closed || ws !== socket) return void socket.terminate();
       opened = true;
-      connecting = false;
       onOpen();
     });
     socket.on('message', (data, isBinary) => {
@@ -449,11 +445,11 @@ function openAzureSession(url: string, apiKey: string, timeouts: SttTimeouts, op
       if (queuedBytes + pcm.byteLength > MAX_BUFFERED) return;
       queue.push(pcm.slice());
       queuedBytes += pcm.byteLength;
-      if (ws === null && !connecting) reconnect();
+      if (ws === null) reconnect();
     },
     finalize() {
       // Nothing since the connection was let go (an idle session): nothing to finish.
-      if (closed || (ws === null && !connecting && queue.length === 0)) return Promise.resolve();
+      if (closed || (ws === null && queue.length === 0)) return Promise.resolve();
       return new Promise<void>((done) => {
         nextWaiters.push(done);
         // While a turn is being finished or the connection replaced, the next turn ends at once.
