@@ -212,6 +212,7 @@ export async function startFakeGoogleSpeech(): Promise<FakeGoogleSpeech> {
       st.halfClosed = true;
       if (knobs.silent) return;
       const answer = () => {
+        if (stream.closed) return;
         if (!knobs.status && loud > 0) send(googleResult(`heard ${loud} samples`, true, st.samples, st.config?.language?.toLowerCase()));
         stream.end();
       };

@@ -169,6 +169,19 @@ describe('Google STT (v1 StreamingRecognize over gRPC)', () => {
     session.close();
   });
 
+  it('a stream half-closed at a GOAWAY that never ends: the finalize waiting on it gives up after finalizeMs (the session fails)', async () => {
+    fake.knobs = { delayEndMs: 3000 };
+    const { session, say, errors } = await open({ timeouts: { finalizeMs: 150 } }, { interim: false });
+    say(loud(300));
+    await until(() => fake.streams[0]?.samples === 4800);
+    fake.goaway();
+    await until(() => fake.streams[0]!.halfClosed);
+    const t0 = Date.now();
+    await session.finalize();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(errors[0]!.message).toMatch(/timed out: the stream did not end/);
+  });
+
   it(`streams are replaced after ${ROTATE_STREAM_MS / 1000} s (Google ends them at about 305 s); the old one's results still come`, async () => {
     let clock = 1_000_000;
     const { session, say, results, errors } = await open({ now: () => clock }, { interim: false });

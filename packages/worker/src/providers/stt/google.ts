@@ -221,7 +221,7 @@ function googleSession(
     // audio goes on in a stream on a new connection — rather than cut when the server closes.
     session.on('goaway', () => {
       if (h2 === session) h2 = null;
-      for (const st of streams) if (st.req?.session === session && !st.finishing) finish(st, false);
+      for (const st of streams) if (st.req?.session === session && !st.finishing) finish(st);
     });
     session.on('close', () => {
       if (h2 === session) h2 = null;
@@ -359,14 +359,14 @@ function googleSession(
   const armFinish = (st: Stream) => {
     st.timer ??= setTimeout(() => fail(new ProviderError(GOOGLE_STT, `timed out: the stream did not end ${timeouts.finalizeMs} ms after its audio did`)), timeouts.finalizeMs);
   };
-  /** Half-closes a stream: its final results and its status follow. */
-  const finish = (st: Stream, arm = true) => {
+  /** Half-closes a stream: its final results and its status follow, within finalizeMs. */
+  const finish = (st: Stream) => {
     if (st.finishing) return;
     st.finishing = true;
     if (current === st) current = null;
     if (!st.req) return; // the opener half-closes it once open
     st.req.end();
-    if (arm) armFinish(st);
+    armFinish(st);
   };
 
   return {
