@@ -277,7 +277,10 @@ export class AvatarAudio {
     const frame = this.heardFrame();
     for (const e of this.clock.due(frame)) this.dispatch(e);
     const p = this.clock.positionAt(frame);
-    if (p) {
+    // Only an utterance being heard reports its position: one whose end was just dispatched (its
+    // end comes from the worklet, the clock's track may lag it) must not report after it (CI saw
+    // a progress report after 'ended', with the position restarted from 0).
+    if (p && this.playing.has(p.utt)) {
       const ms = (p.samples / this.ctx.sampleRate) * 1000;
       const last = this.lastProgress.get(p.utt) ?? 0;
       if (ms - last >= PROGRESS_EVERY_MS) {
