@@ -1,7 +1,8 @@
 // The cost of a request: GET /api/health and small authenticated calls against the portal as
 // `npm start` runs it (default settings, request logging on, its output going to a file the way
 // it goes to a terminal), and a bare node:http server as the baseline. Every server runs in its
-// own process; the load generator (autocannon) runs in this one.
+// own process; the load generator (autocannon) runs in this one. Plain Fastify (no logger, no
+// hooks, same body as the bare server) is measured in the same rounds: the framework's own share.
 //
 // Calls: health (PGlite, npm start's default database), list_vps as the admin and list_avatar
 // with no avatars (PostgreSQL), account_info (PostgreSQL and PGlite). Each is measured ROUNDS
@@ -51,6 +52,21 @@ async function startBare() {
   return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => stopChild(child) };
 }
 
+/**
+ * Fastify alone (this repository's version, no logger, no hooks) answering the same body as the
+ * bare server, in its own process: what the framework costs before the portal adds anything.
+ */
+async function startPlainFastify() {
+  const port = freePort();
+  const code = `const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' })); app.listen({ port: ${port}, host: '127.0.0.1' }).then(() => console.log('listening'));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (c) => reject(new Error(`plain Fastify exited ${c}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => stopChild(child) };
+}
+
 async function withPostgres(label, fn) {
   const result = await withScratchPostgres(label, fn);
   if (result?.error) throw new Error(result.error);
@@ -71,6 +87,7 @@ export async function run() {
   });
 
   const bare = await startBare();
+  const plain = await startPlainFastify();
   // Nested scratch databases: one per build, all alive for the whole run so rounds interleave.
   const portals = {};
   const open = async (i) => {
@@ -95,14 +112,19 @@ export async function run() {
     };
     // Warm-up: JIT, connection pools, caches.
     await cannon(bare.url, {}, WARMUP);
+    await cannon(plain.url, {}, WARMUP);
     for (const b of builds) for (const call of CALLS) await cannon(target(b, call).url, target(b, call).headers, WARMUP);
 
     const bareRounds = [];
+    const plainRounds = [];
     const rounds = Object.fromEntries(builds.map((b) => [b.label, CALLS.map(() => [])]));
     for (let r = 0; r < ROUNDS; r++) {
       const bare0 = cpuSeconds((p) => p === bare.pid);
       const bareRaw = await cannon(bare.url);
       bareRounds.push({ ...summary(bareRaw), cpuUs: ((cpuSeconds((p) => p === bare.pid) - bare0) * 1e6) / (bareRaw.requests.total || 1) });
+      const plain0 = cpuSeconds((p) => p === plain.pid);
+      const plainRaw = await cannon(plain.url);
+      plainRounds.push({ ...summary(plainRaw), cpuUs: ((cpuSeconds((p) => p === plain.pid) - plain0) * 1e6) / (plainRaw.requests.total || 1), ratioToBare: plainRaw.requests.average / bareRounds[r].rps });
       for (let c = 0; c < CALLS.length; c++) {
         for (const b of builds) {
           const t = target(b, CALLS[c]);
@@ -123,7 +145,7 @@ export async function run() {
       }
     }
     const logBytes = Object.fromEntries(builds.map((b) => [b.label, { postgres: portals[b.label].postgres.logBytes(), pglite: portals[b.label].pglite.logBytes() }]));
-    return { bareRounds, rounds, logBytes };
+    return { bareRounds, plainRounds, rounds, logBytes };
   }
 
   let measured;
@@ -131,8 +153,9 @@ export async function run() {
     measured = await open(0);
   } finally {
     await bare.stop();
+    await plain.stop();
   }
-  const { bareRounds, rounds, logBytes } = measured;
+  const { bareRounds, plainRounds, rounds, logBytes } = measured;
   const table = [];
   for (let c = 0; c < CALLS.length; c++) {
     for (const b of builds) {
@@ -154,6 +177,7 @@ export async function run() {
     }
   }
   console.log(`bare node:http                          ${String(round(median(bareRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  cpu ${round(median(bareRounds.map((x) => x.cpuUs)), 0)} µs/req`);
+  console.log(`plain Fastify (no logger, no hooks)      ${String(round(median(plainRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  ${round(median(plainRounds.map((x) => x.ratioToBare)), 2)}× bare  cpu ${round(median(plainRounds.map((x) => x.cpuUs)), 0)} µs/req`);
   for (const row of table) {
     console.log(
       `${`${row.label} ${row.database}`.padEnd(32)} ${row.build.padEnd(10)} ${String(row.rps.median).padStart(6)} req/s (${row.rps.min}–${row.rps.max})  p99 ${row.p99ms.median} ms (${row.p99ms.min}–${row.p99ms.max})  ${row.ratioToBare.median}× bare  cpu ${row.serverCpuUsPerRequest.median}+${row.postgresCpuUsPerRequest.median} µs/req${row.non2xx || row.errors ? `  non2xx ${row.non2xx} errors ${row.errors}` : ''}`,
@@ -162,6 +186,7 @@ export async function run() {
   return {
     settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, rounds: ROUNDS, portal: 'npm start defaults (LOG_LEVEL unset = info, embedded worker on), output to a file' },
     bareNodeHttp: { rps: spread(bareRounds.map((x) => x.rps)), p99ms: spread(bareRounds.map((x) => x.p99)), cpuUsPerRequest: spread(bareRounds.map((x) => x.cpuUs)) },
+    plainFastify: { rps: spread(plainRounds.map((x) => x.rps)), ratioToBare: spread(plainRounds.map((x) => x.ratioToBare), 2), p99ms: spread(plainRounds.map((x) => x.p99)), cpuUsPerRequest: spread(plainRounds.map((x) => x.cpuUs)) },
     calls: table,
     serverLogBytes: logBytes,
     targets: {

@@ -14,6 +14,7 @@ import { connectRedis } from './plugins/redis.js';
 import { redisRateLimitStore } from './plugins/rate-limit.js';
 import { registerInputGuard } from './plugins/input-guard.js';
 import { serializerCompiler } from './plugins/serializer.js';
+import { lazyRequestLogger } from './plugins/request-logger.js';
 import { portalCspDirectives, registerSecurityHeaders } from './plugins/security-headers.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
@@ -116,6 +117,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Database errors are logged as code/table/constraint: never their bind values.
     logger: withSafeErrorLogging(deps.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }) }),
     logController: new AccessLog(),
+    // request.log becomes a pino child only when a line is written (plugins/request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -127,20 +130,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   assertGuardsRunFirst(app);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   registerErrorHandler(app);
   // GET /metrics (METRICS_TOKEN) and its HTTP hook, before the routes so that the hook sees them all.
   const metrics = registerMetrics(app, { token: config.metricsToken, db: database.db });
   registerInputGuard(app);
 
-  registerSecurityHeaders(app, {
-    // connect-src: own origin, WORKER_WS_ORIGINS and the STORAGE_URL bucket only.
-    contentSecurityPolicy: { directives: portalCspDirectives(config) },
-    crossOriginEmbedderPolicy: false,
-  });
+  registerSecurityHeaders(
+    app,
+    {
+      // connect-src: own origin, WORKER_WS_ORIGINS and the STORAGE_URL bucket only.
+      contentSecurityPolicy: { directives: portalCspDirectives(config) },
+      crossOriginEmbedderPolicy: false,
+    },
+    // Every answer names its request (the id in the log lines): support can find a user's call.
+    { requestIdHeader: 'x-request-id' },
+  );
   // With REDIS_URL, rate limits and presence are shared by every server instance.
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, app) : undefined;
   // With Redis, counted in Redis and, while it is unreachable, in this instance (plugins/rate-limit.ts).

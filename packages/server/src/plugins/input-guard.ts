@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { InputMessages } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 
@@ -34,20 +34,33 @@ export function assertNoNul(value: unknown, prefix: string[] = []): void {
   if (found) throw AppError.badRequest(`${found.join('.') || 'body'}: ${InputMessages.controlChars}`);
 }
 
-/**
- * Refuses NUL anywhere in a request's path parameters, query string and JSON body, on every
- * route (with a schema or not), before validation. The contract's text schemas refuse the
- * other control characters where a field is single-line text.
- */
-export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', (request, _reply, done) => {
-    try {
+const refuseNul: preValidationHookHandler = (request, _reply, done) => {
+  try {
+    // Path parameters and query values come from the URL, where a NUL is written %00 (Node's
+    // HTTP parser refuses a raw one; an injected request may hold one): without either, no walk.
+    if (request.url.includes('%00') || request.url.includes('\u0000')) {
       assertNoNul(request.params, []);
       assertNoNul(request.query, []);
-      if (typeof request.body === 'object' || typeof request.body === 'string') assertNoNul(request.body, []);
-      done();
-    } catch (err) {
-      done(err as Error);
     }
+    if (typeof request.body === 'object' || typeof request.body === 'string') assertNoNul(request.body, []);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
+};
+
+/**
+ * Refuses NUL anywhere in a request's path parameters, query string and JSON body, before
+ * validation, on every route that takes input: a route without a schema (it may read anything)
+ * or whose schema declares params, a query string or a body. A route whose schema declares none
+ * of them reads none (e.g. /api/health): it gets no hook, which every one of its calls would pay.
+ * Applies to the routes registered after this call. The contract's text schemas refuse the other
+ * control characters where a field is single-line text.
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema;
+    if (schema !== undefined && schema.params === undefined && schema.querystring === undefined && schema.body === undefined) return;
+    route.preValidation = route.preValidation === undefined ? [refuseNul] : [refuseNul, ...[route.preValidation].flat()];
   });
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import helmet, { contentSecurityPolicy, type HelmetOptions } from 'helmet';
 
 type Directives = Record<string, string[] | null>;
@@ -84,8 +84,14 @@ const isHtml = (contentType: unknown) => typeof contentType === 'string' && cont
  * page, e.g. the OAuth callback's): those get the page headers before they are sent, whatever
  * the route did. A route that needs other values (e.g. an embeddable page's frame-ancestors)
  * overrides them on its reply.
+ *
+ * The HTML check runs only on routes that can answer something other than their declared JSON:
+ * routes registered after this call without a response schema (a route with one answers through
+ * its serializer). A global onSend hook put a hook call on every answer, /api/health's included.
+ * `requestIdHeader` names a header that echoes the request's id on every answer (set in the same
+ * hook: one hook per request instead of two).
  */
-export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOptions): Record<string, string> {
+export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOptions, extra: { requestIdHeader?: string } = {}): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string | number | readonly string[]) {
@@ -96,13 +102,20 @@ export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOpt
     },
   };
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => {});
+  const { requestIdHeader } = extra;
   app.addHook('onRequest', (request, reply, done) => {
+    if (requestIdHeader) reply.header(requestIdHeader, request.id);
     reply.headers(isApiPath(request.url) ? API_SECURITY_HEADERS : headers);
     done();
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
+  const pageHeadersIfHtml: onSendHookHandler = (request, reply, payload, done) => {
     if (isApiPath(request.url) && isHtml(reply.getHeader('content-type'))) reply.headers(headers);
     done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.response !== undefined) return;
+    route.onSend = route.onSend === undefined ? [pageHeadersIfHtml] : [...[route.onSend].flat(), pageHeadersIfHtml];
   });
+  // Answers no route produced (404s, bad URLs) go through the error handler, as JSON.
   return headers;
 }
