@@ -87,7 +87,10 @@ export async function run() {
   });
 
   const bare = await startBare();
-  const plain = await startPlainFastify();
+  const plain = await startPlainFastify().catch(async (err) => {
+    await bare.stop();
+    throw err;
+  });
   // Nested scratch databases: one per build, all alive for the whole run so rounds interleave.
   const portals = {};
   const open = async (i) => {
@@ -177,7 +180,7 @@ export async function run() {
     }
   }
   console.log(`bare node:http                          ${String(round(median(bareRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  cpu ${round(median(bareRounds.map((x) => x.cpuUs)), 0)} µs/req`);
-  console.log(`plain Fastify (no logger, no hooks)      ${String(round(median(plainRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  ${round(median(plainRounds.map((x) => x.ratioToBare)), 2)}× bare  cpu ${round(median(plainRounds.map((x) => x.cpuUs)), 0)} µs/req`);
+  console.log(`plain Fastify (no logger, no hooks)     ${String(round(median(plainRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  ${round(median(plainRounds.map((x) => x.ratioToBare)), 2)}× bare  cpu ${round(median(plainRounds.map((x) => x.cpuUs)), 0)} µs/req`);
   for (const row of table) {
     console.log(
       `${`${row.label} ${row.database}`.padEnd(32)} ${row.build.padEnd(10)} ${String(row.rps.median).padStart(6)} req/s (${row.rps.min}–${row.rps.max})  p99 ${row.p99ms.median} ms (${row.p99ms.min}–${row.p99ms.max})  ${row.ratioToBare.median}× bare  cpu ${row.serverCpuUsPerRequest.median}+${row.postgresCpuUsPerRequest.median} µs/req${row.non2xx || row.errors ? `  non2xx ${row.non2xx} errors ${row.errors}` : ''}`,
@@ -186,7 +189,14 @@ export async function run() {
   return {
     settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, rounds: ROUNDS, portal: 'npm start defaults (LOG_LEVEL unset = info, embedded worker on), output to a file' },
     bareNodeHttp: { rps: spread(bareRounds.map((x) => x.rps)), p99ms: spread(bareRounds.map((x) => x.p99)), cpuUsPerRequest: spread(bareRounds.map((x) => x.cpuUs)) },
-    plainFastify: { rps: spread(plainRounds.map((x) => x.rps)), ratioToBare: spread(plainRounds.map((x) => x.ratioToBare), 2), p99ms: spread(plainRounds.map((x) => x.p99)), cpuUsPerRequest: spread(plainRounds.map((x) => x.cpuUs)) },
+    plainFastify: {
+      rps: spread(plainRounds.map((x) => x.rps)),
+      ratioToBare: spread(plainRounds.map((x) => x.ratioToBare), 2),
+      p99ms: spread(plainRounds.map((x) => x.p99)),
+      cpuUsPerRequest: spread(plainRounds.map((x) => x.cpuUs)),
+      non2xx: plainRounds.reduce((n, x) => n + x.non2xx, 0),
+      errors: plainRounds.reduce((n, x) => n + x.errors, 0),
+    },
     calls: table,
     serverLogBytes: logBytes,
     targets: {

@@ -131,9 +131,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('auth', null);
   assertGuardsRunFirst(app);
   registerErrorHandler(app);
+  // Before any route: it attaches itself to the routes registered after it.
+  registerInputGuard(app);
   // GET /metrics (METRICS_TOKEN) and its HTTP hook, before the routes so that the hook sees them all.
   const metrics = registerMetrics(app, { token: config.metricsToken, db: database.db });
-  registerInputGuard(app);
 
   registerSecurityHeaders(
     app,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler, RouteOptions } from 'fastify';
 import { InputMessages } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 
@@ -34,7 +34,7 @@ export function assertNoNul(value: unknown, prefix: string[] = []): void {
   if (found) throw AppError.badRequest(`${found.join('.') || 'body'}: ${InputMessages.controlChars}`);
 }
 
-const refuseNul: preValidationHookHandler = (request, _reply, done) => {
+export const refuseNul: preValidationHookHandler = (request, _reply, done) => {
   try {
     // Path parameters and query values come from the URL, where a NUL is written %00 (Node's
     // HTTP parser refuses a raw one; an injected request may hold one): without either, no walk.
@@ -50,17 +50,29 @@ const refuseNul: preValidationHookHandler = (request, _reply, done) => {
 };
 
 /**
+ * Whether a route may read a path parameter, a query value or a body: it has parameters in its
+ * URL, no schema, or a schema declaring params, a query string or a body. A typed route (one
+ * declaring its answer) that declares none of them reads none (e.g. /api/health). `query` is
+ * Fastify's alias of `querystring`, renamed only after the onRoute hooks have run.
+ */
+export function takesInput(route: Pick<RouteOptions, 'url' | 'schema'>): boolean {
+  const schema = route.schema as (RouteOptions['schema'] & { query?: unknown }) | undefined;
+  if (/[:*]/.test(route.url)) return true;
+  if (schema?.response === undefined) return true;
+  return schema.params !== undefined || schema.querystring !== undefined || schema.query !== undefined || schema.body !== undefined;
+}
+
+/**
  * Refuses NUL anywhere in a request's path parameters, query string and JSON body, before
- * validation, on every route that takes input: a route without a schema (it may read anything)
- * or whose schema declares params, a query string or a body. A route whose schema declares none
- * of them reads none (e.g. /api/health): it gets no hook, which every one of its calls would pay.
- * Applies to the routes registered after this call. The contract's text schemas refuse the other
+ * validation (and before a route's own preValidation), on every route that takes input
+ * (`takesInput`): a route that takes none gets no hook, which every one of its calls would pay.
+ * Applies to the routes registered after this call (app.ts calls it before the routes; the
+ * input-guard test checks the whole route table). The contract's text schemas refuse the other
  * control characters where a field is single-line text.
  */
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    const schema = route.schema;
-    if (schema !== undefined && schema.params === undefined && schema.querystring === undefined && schema.body === undefined) return;
+    if (!takesInput(route)) return;
     route.preValidation = route.preValidation === undefined ? [refuseNul] : [refuseNul, ...[route.preValidation].flat()];
   });
 }

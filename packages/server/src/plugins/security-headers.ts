@@ -116,6 +116,7 @@ export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOpt
     if (route.schema?.response !== undefined) return;
     route.onSend = route.onSend === undefined ? [pageHeadersIfHtml] : [...[route.onSend].flat(), pageHeadersIfHtml];
   });
-  // Answers no route produced (404s, bad URLs) go through the error handler, as JSON.
+  // Not-found answers under /api/ are JSON (plugins/web-app.ts); a URL Fastify cannot decode is
+  // answered by Fastify itself, before any hook.
   return headers;
 }

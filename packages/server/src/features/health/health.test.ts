@@ -1,5 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from '../../plugins/serializer.js';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
+import { healthRoutes } from './routes.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -37,6 +41,28 @@ describe('system calls', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/login', '/api/reset_password', '/api/health']));
   });
 
+  it('answers from a check made within the last second, and checks again after it', async () => {
+    let pings = 0;
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    await app.register(healthRoutes({ ping: async () => void pings++ }));
+    const now = vi.spyOn(Date, 'now');
+    try {
+      const calls = await Promise.all(Array.from({ length: 20 }, () => app.inject('/api/health')));
+      expect(calls.every((r) => r.statusCode === 200)).toBe(true);
+      expect(pings).toBe(1);
+      expect((await app.inject('/api/health')).json()).toMatchObject({ status: 'OK', database: 'up' });
+      expect(pings).toBe(1);
+      now.mockReturnValue(Date.now() + 1_001);
+      await app.inject('/api/health');
+      expect(pings).toBe(2);
+    } finally {
+      now.mockRestore();
+      await app.close();
+    }
+  });
+
   it('keeps a request id given by a proxy', async () => {
     const res = await t.app.inject({ url: '/api/health', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');
@@ -45,9 +71,13 @@ describe('system calls', () => {
   it('answers 503 when the database is down', async () => {
     const other = await createTestApp();
     await other.database.close();
-    const res = await other.app.inject('/api/health');
-    expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ status: 'FAIL', database: 'down' });
+    // The first call waits for the check; the next ones (within a second) answer from it at once.
+    for (const call of ['checked', 'cached', 'cached']) {
+      const res = await other.app.inject('/api/health');
+      expect(res.statusCode, call).toBe(503);
+      expect(res.headers['retry-after'], call).toBe('5');
+      expect(res.json(), call).toMatchObject({ status: 'FAIL', database: 'down', errors: [expect.any(String)] });
+    }
     await other.app.close();
   });
 });
