@@ -94,6 +94,13 @@ async function speak(page: Page) {
   return server.playback.slice(before);
 }
 
+/** Two observations of one segment of the script as one: frames added, means weighted by them. */
+function pooled(a: ReturnType<typeof mouthBySegment>[number], b: ReturnType<typeof mouthBySegment>[number]) {
+  const frames = a.frames + b.frames;
+  const mean = frames === 0 ? Number.NaN : ((a.frames ? a.mean * a.frames : 0) + (b.frames ? b.mean * b.frames : 0)) / frames;
+  return { ...a, frames, mean };
+}
+
 for (const [id, kind, renderer] of [
   [1, 'image (layered portrait)', 'portrait'],
   [2, 'upper body', 'three'],
@@ -116,10 +123,17 @@ for (const [id, kind, renderer] of [
     expect(playback.at(-1)).toMatchObject({ state: 'ended' });
     expect(playback.at(-1)!.playedMs).toBeGreaterThan(2000);
     const after = await readProbe(page);
-    const segments = mouthBySegment(after!.history, 70);
-    // A busy machine skips frames (CI drew 4 of 7 segments of the portrait): half of the segments,
-    // sound and silence among them, must have been seen, and every one that was must agree with
-    // the sound.
+    let segments = mouthBySegment(after!.history, 70);
+    // A busy machine skips frames (CI drew 4 of 7 segments of the portrait, once 3): until half of
+    // the segments, sound and silence among them, have been seen, the avatar says it again (at
+    // most twice more) and what each utterance showed is pooled; every segment seen must agree
+    // with the sound.
+    const enough = () => segments.filter((seg) => seg.frames > 0).length >= Math.ceil(segments.length / 2);
+    for (let again = 0; again < 2 && !enough(); again++) {
+      await speak(page);
+      const more = mouthBySegment((await readProbe(page))!.history, 70);
+      segments = segments.map((seg, i) => pooled(seg, more[i]!));
+    }
     const seen = segments.filter((seg) => seg.frames > 0);
     expect(seen.length, JSON.stringify(segments)).toBeGreaterThanOrEqual(Math.ceil(segments.length / 2));
     expect(seen.some((seg) => seg.voiced) && seen.some((seg) => !seg.voiced), JSON.stringify(segments)).toBe(true);
