@@ -40,16 +40,21 @@ function cannon(url, headers = {}, duration = DURATION) {
   });
 }
 
+/** A reference server in its own process (node -e code, run from the repository root), once it listens. */
+async function startReference(label, code) {
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (c) => reject(new Error(`${label} exited ${c}`)));
+  });
+  return { pid: child.pid, stop: () => stopChild(child) };
+}
+
 /** A process that answers every request with the smallest JSON body: the ceiling for this machine. */
 async function startBare() {
   const port = freePort();
   const code = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json' }); s.end('{"status":"OK"}'); }).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    child.stdout.once('data', resolve);
-    child.once('exit', (c) => reject(new Error(`bare server exited ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}/`, ...(await startReference('bare server', code)) };
 }
 
 /**
@@ -59,12 +64,14 @@ async function startBare() {
 async function startPlainFastify() {
   const port = freePort();
   const code = `const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' })); app.listen({ port: ${port}, host: '127.0.0.1' }).then(() => console.log('listening'));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
-  await new Promise((resolve, reject) => {
-    child.stdout.once('data', resolve);
-    child.once('exit', (c) => reject(new Error(`plain Fastify exited ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}/`, ...(await startReference('plain Fastify', code)) };
+}
+
+/** One round against a reference server: its answer summary and its CPU time per request. */
+async function measureReference(server) {
+  const cpu0 = cpuSeconds((p) => p === server.pid);
+  const raw = await cannon(server.url);
+  return { ...summary(raw), cpuUs: ((cpuSeconds((p) => p === server.pid) - cpu0) * 1e6) / (raw.requests.total || 1) };
 }
 
 async function withPostgres(label, fn) {
@@ -122,12 +129,9 @@ export async function run() {
     const plainRounds = [];
     const rounds = Object.fromEntries(builds.map((b) => [b.label, CALLS.map(() => [])]));
     for (let r = 0; r < ROUNDS; r++) {
-      const bare0 = cpuSeconds((p) => p === bare.pid);
-      const bareRaw = await cannon(bare.url);
-      bareRounds.push({ ...summary(bareRaw), cpuUs: ((cpuSeconds((p) => p === bare.pid) - bare0) * 1e6) / (bareRaw.requests.total || 1) });
-      const plain0 = cpuSeconds((p) => p === plain.pid);
-      const plainRaw = await cannon(plain.url);
-      plainRounds.push({ ...summary(plainRaw), cpuUs: ((cpuSeconds((p) => p === plain.pid) - plain0) * 1e6) / (plainRaw.requests.total || 1), ratioToBare: plainRaw.requests.average / bareRounds[r].rps });
+      bareRounds.push(await measureReference(bare));
+      const plainRound = await measureReference(plain);
+      plainRounds.push({ ...plainRound, ratioToBare: plainRound.rps / bareRounds[r].rps });
       for (let c = 0; c < CALLS.length; c++) {
         for (const b of builds) {
           const t = target(b, CALLS[c]);
