@@ -2,7 +2,10 @@
 // `npm start` runs it (default settings, request logging on, its output going to a file the way
 // it goes to a terminal), and a bare node:http server as the baseline. Every server runs in its
 // own process; the load generator (autocannon) runs in this one. Plain Fastify (no logger, no
-// hooks, same body as the bare server) is measured in the same rounds: the framework's own share.
+// hooks, same body as the bare server) is measured in the same rounds: the framework's own share;
+// and the same plain Fastify in a process that first opened the portal's database (PGlite, its
+// migrations applied) as `npm start` does: what a route costs in a process that has done the I/O
+// any database-backed server does, before the portal adds anything (ADR 015).
 //
 // Calls: health (PGlite, npm start's default database), list_vps as the admin and list_avatar
 // with no avatars (PostgreSQL), account_info (PostgreSQL and PGlite). Each is measured ROUNDS
@@ -16,6 +19,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { pathToFileURL } from 'node:url';
 import { cpuSeconds, freePort, round, serverMain, startPortal, stopChild, withScratchPostgres } from './support.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -44,7 +48,11 @@ function cannon(url, headers = {}, duration = DURATION) {
 async function startReference(label, code) {
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
   await new Promise((resolve, reject) => {
-    child.stdout.once('data', resolve);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('listening')) resolve();
+    });
     child.once('exit', (c) => reject(new Error(`${label} exited ${c}`)));
   });
   return { pid: child.pid, stop: () => stopChild(child) };
@@ -65,6 +73,25 @@ async function startPlainFastify() {
   const port = freePort();
   const code = `const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' })); app.listen({ port: ${port}, host: '127.0.0.1' }).then(() => console.log('listening'));`;
   return { url: `http://127.0.0.1:${port}/`, ...(await startReference('plain Fastify', code)) };
+}
+
+/**
+ * The same plain Fastify, in a process that first opened the portal's database the way `npm start`
+ * does (PGlite in a scratch directory, migrations applied) and keeps it open, idle.
+ */
+async function startPlainFastifyAfterDatabase() {
+  const port = freePort();
+  const client = pathToFileURL(path.join(path.dirname(serverMain), 'db/client.js')).href;
+  const code = `(async () => {
+    const fs = require('node:fs'), os = require('node:os'), path = require('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-bench-db-'));
+    process.on('SIGTERM', () => { fs.rmSync(dir, { recursive: true, force: true }); process.exit(0); });
+    const { openDatabase } = await import(${JSON.stringify(client)});
+    globalThis.database = await openDatabase({ pgliteDir: path.join(dir, 'pglite') });
+    const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' }));
+    await app.listen({ port: ${port}, host: '127.0.0.1' }); console.log('listening');
+  })();`;
+  return { url: `http://127.0.0.1:${port}/`, ...(await startReference('plain Fastify after opening the database', code)) };
 }
 
 /** One round against a reference server: its answer summary and its CPU time per request. */
@@ -94,10 +121,16 @@ export async function run() {
   });
 
   const bare = await startBare();
-  const plain = await startPlainFastify().catch(async (err) => {
+  // Reference servers measured in the same rounds as the bare one.
+  const references = [];
+  try {
+    references.push({ key: 'plainFastify', label: 'plain Fastify (no logger, no hooks)', server: await startPlainFastify() });
+    references.push({ key: 'plainFastifyAfterDatabase', label: 'plain Fastify, database opened', server: await startPlainFastifyAfterDatabase() });
+  } catch (err) {
     await bare.stop();
+    for (const r of references) await r.server.stop();
     throw err;
-  });
+  }
   // Nested scratch databases: one per build, all alive for the whole run so rounds interleave.
   const portals = {};
   const open = async (i) => {
@@ -122,16 +155,18 @@ export async function run() {
     };
     // Warm-up: JIT, connection pools, caches.
     await cannon(bare.url, {}, WARMUP);
-    await cannon(plain.url, {}, WARMUP);
+    for (const r of references) await cannon(r.server.url, {}, WARMUP);
     for (const b of builds) for (const call of CALLS) await cannon(target(b, call).url, target(b, call).headers, WARMUP);
 
     const bareRounds = [];
-    const plainRounds = [];
+    const referenceRounds = Object.fromEntries(references.map((r) => [r.key, []]));
     const rounds = Object.fromEntries(builds.map((b) => [b.label, CALLS.map(() => [])]));
     for (let r = 0; r < ROUNDS; r++) {
       bareRounds.push(await measureReference(bare));
-      const plainRound = await measureReference(plain);
-      plainRounds.push({ ...plainRound, ratioToBare: plainRound.rps / bareRounds[r].rps });
+      for (const ref of references) {
+        const m = await measureReference(ref.server);
+        referenceRounds[ref.key].push({ ...m, ratioToBare: m.rps / bareRounds[r].rps });
+      }
       for (let c = 0; c < CALLS.length; c++) {
         for (const b of builds) {
           const t = target(b, CALLS[c]);
@@ -152,7 +187,7 @@ export async function run() {
       }
     }
     const logBytes = Object.fromEntries(builds.map((b) => [b.label, { postgres: portals[b.label].postgres.logBytes(), pglite: portals[b.label].pglite.logBytes() }]));
-    return { bareRounds, plainRounds, rounds, logBytes };
+    return { bareRounds, referenceRounds, rounds, logBytes };
   }
 
   let measured;
@@ -160,9 +195,9 @@ export async function run() {
     measured = await open(0);
   } finally {
     await bare.stop();
-    await plain.stop();
+    for (const r of references) await r.server.stop();
   }
-  const { bareRounds, plainRounds, rounds, logBytes } = measured;
+  const { bareRounds, referenceRounds, rounds, logBytes } = measured;
   const table = [];
   for (let c = 0; c < CALLS.length; c++) {
     for (const b of builds) {
@@ -184,7 +219,10 @@ export async function run() {
     }
   }
   console.log(`bare node:http                          ${String(round(median(bareRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  cpu ${round(median(bareRounds.map((x) => x.cpuUs)), 0)} µs/req`);
-  console.log(`plain Fastify (no logger, no hooks)     ${String(round(median(plainRounds.map((x) => x.rps)), 0)).padStart(6)} req/s  ${round(median(plainRounds.map((x) => x.ratioToBare)), 2)}× bare  cpu ${round(median(plainRounds.map((x) => x.cpuUs)), 0)} µs/req`);
+  for (const ref of references) {
+    const rs = referenceRounds[ref.key];
+    console.log(`${ref.label.padEnd(39)} ${String(round(median(rs.map((x) => x.rps)), 0)).padStart(6)} req/s  ${round(median(rs.map((x) => x.ratioToBare)), 2)}× bare  cpu ${round(median(rs.map((x) => x.cpuUs)), 0)} µs/req`);
+  }
   for (const row of table) {
     console.log(
       `${`${row.label} ${row.database}`.padEnd(32)} ${row.build.padEnd(10)} ${String(row.rps.median).padStart(6)} req/s (${row.rps.min}–${row.rps.max})  p99 ${row.p99ms.median} ms (${row.p99ms.min}–${row.p99ms.max})  ${row.ratioToBare.median}× bare  cpu ${row.serverCpuUsPerRequest.median}+${row.postgresCpuUsPerRequest.median} µs/req${row.non2xx || row.errors ? `  non2xx ${row.non2xx} errors ${row.errors}` : ''}`,
@@ -193,14 +231,22 @@ export async function run() {
   return {
     settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, rounds: ROUNDS, portal: 'npm start defaults (LOG_LEVEL unset = info, embedded worker on), output to a file' },
     bareNodeHttp: { rps: spread(bareRounds.map((x) => x.rps)), p99ms: spread(bareRounds.map((x) => x.p99)), cpuUsPerRequest: spread(bareRounds.map((x) => x.cpuUs)) },
-    plainFastify: {
-      rps: spread(plainRounds.map((x) => x.rps)),
-      ratioToBare: spread(plainRounds.map((x) => x.ratioToBare), 2),
-      p99ms: spread(plainRounds.map((x) => x.p99)),
-      cpuUsPerRequest: spread(plainRounds.map((x) => x.cpuUs)),
-      non2xx: plainRounds.reduce((n, x) => n + x.non2xx, 0),
-      errors: plainRounds.reduce((n, x) => n + x.errors, 0),
-    },
+    ...Object.fromEntries(
+      references.map(({ key }) => {
+        const rs = referenceRounds[key];
+        return [
+          key,
+          {
+            rps: spread(rs.map((x) => x.rps)),
+            ratioToBare: spread(rs.map((x) => x.ratioToBare), 2),
+            p99ms: spread(rs.map((x) => x.p99)),
+            cpuUsPerRequest: spread(rs.map((x) => x.cpuUs)),
+            non2xx: rs.reduce((n, x) => n + x.non2xx, 0),
+            errors: rs.reduce((n, x) => n + x.errors, 0),
+          },
+        ];
+      }),
+    ),
     calls: table,
     serverLogBytes: logBytes,
     targets: {

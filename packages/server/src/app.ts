@@ -9,7 +9,7 @@ import type { Database } from './db/client.js';
 import { assertGuardsRunFirst, createAuthGuards } from './plugins/auth.js';
 import { createMemoryRevocationBus, createRedisRevocationBus } from './plugins/revocations.js';
 import { AccessLog } from './plugins/access-log.js';
-import { registerErrorHandler } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandler } from './plugins/errors.js';
 import { connectRedis } from './plugins/redis.js';
 import { redisRateLimitStore } from './plugins/rate-limit.js';
 import { registerInputGuard } from './plugins/input-guard.js';
@@ -125,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // URLs Fastify refuses before routing (/api/%zz) answered like every other error.
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,8 +1,9 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ErrorMessages, FailReason } from '@persona/contract';
 import { AppError, UnavailableError } from '../lib/app-error.js';
 import { dependencyFailure } from '../lib/dependency-errors.js';
+import { API_SECURITY_HEADERS } from './security-headers.js';
 
 const GENERIC = /^(Invalid|Too (big|small)|Unrecognized|Expected|must )/;
 
@@ -88,4 +89,27 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ status: 'FAIL', errors: [ErrorMessages.serverError], failReason: FailReason.ServerError });
   });
+}
+
+/** What a request whose URL cannot be routed is told (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH). */
+export const BAD_URL_MESSAGE = 'The URL is malformed.';
+
+/**
+ * Fastify's frameworkErrors: the requests Fastify refuses before routing (a URL it cannot decode,
+ * such as /api/%zz; a parameter past its length limit; a failed async constraint) run no hook, so
+ * left alone they would be answered without the request id, the security headers or the API's
+ * error shape. They get the same as any other error answer (a JSON body, never a page).
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  if (statusCode === 500) request.log.error({ err: error }, 'framework error before routing');
+  void reply
+    .header('x-request-id', request.id)
+    .headers(API_SECURITY_HEADERS)
+    .status(statusCode)
+    .send({
+      status: 'FAIL',
+      errors: [statusCode === 500 ? ErrorMessages.serverError : BAD_URL_MESSAGE],
+      failReason: statusCode === 500 ? FailReason.ServerError : FailReason.InvalidOrMissingParams,
+    });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FailReason } from '@persona/contract';
 import { createTestApp } from '../test/build-app.js';
 import { connectSources, cspHeaderValue, portalCspDirectives } from './security-headers.js';
 
@@ -61,5 +62,26 @@ describe('the Content-Security-Policy', () => {
     expect(directive(csp, 'media-src')).toEqual(["'self'", 'blob:']);
     expect(directive(csp, 'connect-src')).toEqual(["'self'", 'wss://studio.example.com', 'wss://avatars-1.example.com']);
     expect(directive(csp, 'base-uri')).toEqual(["'self'"]);
+  });
+});
+
+describe('answers Fastify gives before routing', () => {
+  it('carry the request id, the API security headers and the API error shape (bad URL, over-long parameter)', async () => {
+    const t = await createTestApp();
+    try {
+      // find-my-way's default limit on one parameter is 100 characters.
+      for (const [url, status] of [['/api/%zz', 400], ['/react/%zz', 400], ['/avatar/%E0%A4%A', 400], [`/api/oauth/start/${'1'.repeat(101)}`, 414]] as const) {
+        const res = await t.app.inject({ url, headers: { 'x-request-id': 'support-ticket-7' } });
+        expect(res.statusCode, url).toBe(status);
+        expect(res.headers['x-request-id'], url).toBe('support-ticket-7');
+        expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+        expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+        expect(directive(String(res.headers['content-security-policy']), 'default-src'), url).toEqual(["'none'"]);
+        expect(res.headers['strict-transport-security'], url).toBeDefined();
+        expect(res.json(), url).toEqual({ status: 'FAIL', errors: ['The URL is malformed.'], failReason: FailReason.InvalidOrMissingParams });
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
