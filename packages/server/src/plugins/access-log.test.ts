@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AccessLog } from './access-log.js';
+import { frameworkErrors } from './errors.js';
 
 function appWithLog() {
   const lines: Record<string, unknown>[] = [];
@@ -11,7 +12,7 @@ function appWithLog() {
       done();
     },
   });
-  const app = Fastify({ logger: { level: 'info', stream }, logController: new AccessLog() });
+  const app = Fastify({ logger: { level: 'info', stream }, logController: new AccessLog(), frameworkErrors });
   app.get('/ok', async () => ({ ok: true }));
   app.get('/quiet', { logLevel: 'warn' }, async () => ({ ok: true }));
   app.get('/boom', async () => {
@@ -38,6 +39,16 @@ describe('the access log', () => {
     await app.inject('/boom');
     const boom = lines.filter((l) => (l.req as { url?: string } | undefined)?.url === '/boom' || l.msg === 'boom');
     expect(boom.some((l) => l.msg === 'request completed' && (l.res as { statusCode: number }).statusCode === 500)).toBe(true);
+    await app.close();
+  });
+
+  it('writes its line for a request Fastify refuses before routing (a URL it cannot decode)', async () => {
+    const { app, lines } = appWithLog();
+    const res = await app.inject('/api/%zz');
+    expect(res.statusCode).toBe(400);
+    const requestLines = lines.filter((l) => l.reqId !== undefined);
+    expect(requestLines).toHaveLength(1);
+    expect(requestLines[0]).toMatchObject({ msg: 'request completed', req: { method: 'GET', url: '/api/%zz' }, res: { statusCode: 400 } });
     await app.close();
   });
 });

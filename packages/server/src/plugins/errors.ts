@@ -97,12 +97,19 @@ export const BAD_URL_MESSAGE = 'The URL is malformed.';
 /**
  * Fastify's frameworkErrors: the requests Fastify refuses before routing (a URL it cannot decode,
  * such as /api/%zz; a parameter past its length limit; a failed async constraint) run no hook, so
- * left alone they would be answered without the request id, the security headers or the API's
- * error shape. They get the same as any other error answer (a JSON body, never a page).
+ * left alone they would be answered without the request id, the security headers, the API's
+ * error shape or an access-log line. They get the same as any other error answer (a JSON body,
+ * never a page).
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  if (statusCode === 500) request.log.error({ err: error }, 'framework error before routing');
+  // Fastify writes no access-log line for these (plugins/access-log.ts writes one for every
+  // routed request): written here, once the answer is on its way.
+  reply.raw.once('finish', () => {
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (statusCode === 500) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request completed');
+  });
   void reply
     .header('x-request-id', request.id)
     .headers(API_SECURITY_HEADERS)
