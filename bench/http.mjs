@@ -47,14 +47,20 @@ function cannon(url, headers = {}, duration = DURATION) {
 /** A reference server in its own process (node -e code, run from the repository root), once it listens. */
 async function startReference(label, code) {
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('listening')) resolve();
+  try {
+    await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('listening')) resolve();
+      });
+      child.once('exit', (c) => reject(new Error(`${label} exited ${c}`)));
+      setTimeout(() => reject(new Error(`${label} did not listen within 120 s`)), 120_000).unref();
     });
-    child.once('exit', (c) => reject(new Error(`${label} exited ${c}`)));
-  });
+  } catch (err) {
+    await stopChild(child);
+    throw err;
+  }
   return { pid: child.pid, stop: () => stopChild(child) };
 }
 
@@ -85,11 +91,14 @@ async function startPlainFastifyAfterDatabase() {
   const code = `(async () => {
     const fs = require('node:fs'), os = require('node:os'), path = require('node:path');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-bench-db-'));
-    process.on('SIGTERM', () => { fs.rmSync(dir, { recursive: true, force: true }); process.exit(0); });
-    const { openDatabase } = await import(${JSON.stringify(client)});
-    globalThis.database = await openDatabase({ pgliteDir: path.join(dir, 'pglite') });
-    const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' }));
-    await app.listen({ port: ${port}, host: '127.0.0.1' }); console.log('listening');
+    const quit = (code) => { fs.rmSync(dir, { recursive: true, force: true }); process.exit(code); };
+    for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => quit(0));
+    try {
+      const { openDatabase } = await import(${JSON.stringify(client)});
+      globalThis.database = await openDatabase({ pgliteDir: path.join(dir, 'pglite') });
+      const app = require('fastify')(); app.get('/', async () => ({ status: 'OK' }));
+      await app.listen({ port: ${port}, host: '127.0.0.1' }); console.log('listening');
+    } catch (err) { console.error(err); quit(1); }
   })();`;
   return { url: `http://127.0.0.1:${port}/`, ...(await startReference('plain Fastify after opening the database', code)) };
 }

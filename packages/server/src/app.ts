@@ -126,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // URLs Fastify refuses before routing (/api/%zz) answered like every other error.
-    frameworkErrors,
+    frameworkErrors: frameworkErrors({ trustProxy: config.trustProxy }),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

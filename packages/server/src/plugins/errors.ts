@@ -95,28 +95,49 @@ export function registerErrorHandler(app: FastifyInstance): void {
 export const BAD_URL_MESSAGE = 'The URL is malformed.';
 
 /**
+ * The client's address and host as the access log shows them for routed requests. Fastify builds
+ * the request of a refused URL without its trust-proxy getters, so with TRUST_PROXY they are read
+ * here the way Fastify reads them when it trusts every proxy: the first X-Forwarded-For entry and
+ * the last X-Forwarded-Host value.
+ */
+function clientOf(request: FastifyRequest, trustProxy: boolean): { ip: string | undefined; host: string | undefined } {
+  const raw = request.raw;
+  if (!trustProxy) return { ip: raw.socket?.remoteAddress, host: raw.headers.host };
+  const header = (name: string) => {
+    const value = raw.headers[name];
+    return (Array.isArray(value) ? value.join(',') : (value ?? '')).split(',').map((v) => v.trim()).filter(Boolean);
+  };
+  return { ip: header('x-forwarded-for')[0] ?? raw.socket?.remoteAddress, host: header('x-forwarded-host').at(-1) ?? raw.headers.host };
+}
+
+/**
  * Fastify's frameworkErrors: the requests Fastify refuses before routing (a URL it cannot decode,
  * such as /api/%zz; a parameter past its length limit; a failed async constraint) run no hook, so
  * left alone they would be answered without the request id, the security headers, the API's
  * error shape or an access-log line. They get the same as any other error answer (a JSON body,
- * never a page).
+ * never a page) and the same log lines (plugins/access-log.ts: one 'request completed' line; a
+ * 500 also logs its error).
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  // Fastify writes no access-log line for these (plugins/access-log.ts writes one for every
-  // routed request): written here, once the answer is on its way.
-  reply.raw.once('finish', () => {
-    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (statusCode === 500) request.log.error({ ...line, err: error }, 'request errored');
-    else request.log.info(line, 'request completed');
-  });
-  void reply
-    .header('x-request-id', request.id)
-    .headers(API_SECURITY_HEADERS)
-    .status(statusCode)
-    .send({
-      status: 'FAIL',
-      errors: [statusCode === 500 ? ErrorMessages.serverError : BAD_URL_MESSAGE],
-      failReason: statusCode === 500 ? FailReason.ServerError : FailReason.InvalidOrMissingParams,
+export function frameworkErrors(opts: { trustProxy: boolean }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const started = performance.now();
+    const statusCode = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (statusCode === 500) request.log.error({ err: error }, 'framework error before routing');
+    // Fastify writes no access-log line on this path (and starts no response timer): written
+    // here, once the answer is sent, in the shape of the routed requests' line.
+    reply.raw.once('finish', () => {
+      const { ip, host } = clientOf(request, opts.trustProxy);
+      const req = { method: request.raw.method, url: request.raw.url, headers: request.raw.headers, socket: request.raw.socket, ip, host };
+      request.log.info({ req, res: reply, responseTime: performance.now() - started }, 'request completed');
     });
+    void reply
+      .header('x-request-id', request.id)
+      .headers(API_SECURITY_HEADERS)
+      .status(statusCode)
+      .send({
+        status: 'FAIL',
+        errors: [statusCode === 500 ? ErrorMessages.serverError : BAD_URL_MESSAGE],
+        failReason: statusCode === 500 ? FailReason.ServerError : FailReason.InvalidOrMissingParams,
+      });
+  };
 }
