@@ -182,3 +182,56 @@ describe.runIf(redisUrl && testDriver === 'pglite')('Redis unreachable, then bac
     await until(async () => (await accountInfo(b, user.headers)).statusCode === 401, 1000, 'the revocation heard on B');
   });
 });
+
+describe.runIf(redisUrl && testDriver === 'pglite')('Redis unreachable at start, then answering', () => {
+  it('two instances start and serve; once Redis answers they use it again: health, shared rate limits, revocations heard', { timeout: 60_000 }, async () => {
+    const proxy = await startTcpProxy(targetOf(redisUrl!));
+    await proxy.cut('refuse');
+    const direct = new Redis(redisUrl!);
+    let a: TestContext | undefined;
+    let b: TestContext | undefined;
+    try {
+      a = await createTestApp({ REDIS_URL: proxy.urlFor(redisUrl!) });
+      b = await createTestApp({ REDIS_URL: proxy.urlFor(redisUrl!) }, { database: a.database });
+      const health = (ctx: TestContext) => ctx.app.inject({ url: '/api/health' });
+      expect((await health(a)).json()).toMatchObject({ status: 'OK', database: 'up', redis: 'down' });
+      // Serving: sign-in works, and an ended session is refused on the other instance (the database is asked).
+      const user = await createSignedInUser(a.app, a.database);
+      const accountInfo = (ctx: TestContext, headers: Record<string, string>) => ctx.app.inject({ url: '/api/account_info', headers });
+      expect((await accountInfo(b, user.headers)).statusCode).toBe(200);
+      expect((await a.app.inject({ url: '/api/logout', headers: user.headers })).statusCode).toBe(200);
+      expect((await accountInfo(b, user.headers)).statusCode).toBe(401);
+
+      await proxy.restore();
+      await until(async () => (await health(a!)).json().redis === 'up', 8000, 'Redis up on A');
+      await until(async () => (await health(b!)).json().redis === 'up', 8000, 'Redis up on B');
+      // Rate limits count in Redis.
+      const ip = `192.0.2.${200 + Math.floor(Math.random() * 50)}`;
+      const other = await createSignedInUser(a.app, a.database);
+      const signIn = await a.app.inject({ method: 'POST', url: '/api/login', headers: keyHeader, payload: { email: other.email, password: other.password }, remoteAddress: ip });
+      expect(signIn.statusCode).toBe(200);
+      expect(await direct.exists(`persona:rl:POST/api/login-${ip}`)).toBe(1);
+      // B subscribed to revocations once Redis answered: it keeps sessions in memory (only
+      // while it hears revocations), and a revocation published now reaches it at once.
+      let held = await createSignedInUser(a.app, a.database);
+      await until(
+        async () => {
+          expect((await accountInfo(b!, held.headers)).statusCode).toBe(200);
+          await a!.database.db.execute(sql`update sessions set revoked_at = now() where user_id = ${held.id}`);
+          const fromMemory = (await accountInfo(b!, held.headers)).statusCode === 200;
+          if (!fromMemory) held = await createSignedInUser(a!.app, a!.database);
+          return fromMemory;
+        },
+        8000,
+        'B answering from memory (subscribed)',
+      );
+      await sendRevocation(direct, { kind: 'user', userId: held.id });
+      await until(async () => (await accountInfo(b!, held.headers)).statusCode === 401, 1000, 'the revocation heard on B');
+    } finally {
+      await b?.close();
+      await a?.close();
+      await proxy.close();
+      direct.disconnect();
+    }
+  });
+});

@@ -17,11 +17,15 @@ export const REDIS_OPTIONS = {
   retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
 } satisfies RedisOptions;
 
-/** The app's Redis client (REDIS_URL), connected; closed with the app. */
+/**
+ * The app's Redis client (REDIS_URL), connected when Redis answers; closed with the app. Redis
+ * unreachable at start does not stop the portal: it starts as it runs through an outage (ADR 078:
+ * rate limits and presence in this instance's memory, sessions read from the database) and the
+ * client keeps trying, as after any lost connection.
+ */
 export async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
   const { Redis: RedisClient } = await import('ioredis');
   const redis = new RedisClient(url, REDIS_OPTIONS);
-  await redis.connect();
   // Said once per outage: ioredis reports every failed attempt.
   let isDown = false;
   const lost = (reason: string) => {
@@ -33,6 +37,10 @@ export async function connectRedis(url: string, app: FastifyInstance): Promise<R
   redis.on('ready', () => {
     if (isDown) app.log.info('Redis connection back');
     isDown = false;
+  });
+  await redis.connect().catch((err: NodeJS.ErrnoException) => {
+    app.log.warn({ reason: err.code ?? err.message }, 'Redis unreachable at start; running on this instance alone until it answers');
+    isDown = true;
   });
   app.addHook('onClose', async () => {
     // While Redis is down QUIT cannot be sent: the connection is dropped instead.

@@ -76,7 +76,13 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
   };
 
   const sub = redis.duplicate({ lazyConnect: true });
-  sub.on('error', (err: unknown) => log.warn({ err }, 'session revocations: Redis subscription error'));
+  // Said once per outage: ioredis reports every failed attempt.
+  let isErrorSaid = false;
+  sub.on('error', (err: unknown) => {
+    if (!isErrorSaid) log.warn({ err }, 'session revocations: Redis subscription error');
+    isErrorSaid = true;
+  });
+  sub.on('ready', () => (isErrorSaid = false));
   sub.on('message', (from: string, raw: string) => {
     if (from !== channel) return;
     let message: { from?: unknown; id?: unknown; revocation?: unknown };
@@ -99,12 +105,11 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
     emit({ kind: 'all' });
     log.warn('session revocations: Redis subscription lost; sessions are read from the database until it is back');
   });
-  await sub.connect();
-  await sub.subscribe(channel);
-  isReliable = true;
-  // After a reconnection (ioredis resubscribes too, without telling when it is done).
+  // After a reconnection (ioredis resubscribes too, without telling when it is done), and the
+  // first connection when Redis was unreachable at start.
+  let isStarting = true;
   sub.on('ready', () => {
-    if (isReliable || isClosing) return;
+    if (isStarting || isReliable || isClosing) return;
     sub.subscribe(channel).then(
       () => {
         isReliable = true;
@@ -114,6 +119,15 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
       (err: unknown) => log.warn({ err }, 'session revocations: resubscribe failed'),
     );
   });
+  try {
+    await sub.connect();
+    await sub.subscribe(channel);
+    isReliable = true;
+  } catch (err) {
+    log.warn({ err }, 'session revocations: Redis unreachable at start; sessions are read from the database until it answers');
+  } finally {
+    isStarting = false;
+  }
 
   return {
     kind: 'redis',

@@ -3,6 +3,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AgentApi, type TAgentDispatchSession } from '@persona/contract';
 import { createMemoryAgentDispatch, type AgentDispatch } from './dispatch.js';
 import { createRedisAgentDispatch, type RedisAgentDispatchOptions } from './redis-dispatch.js';
+import { REDIS_OPTIONS } from '../../plugins/redis.js';
+import { startTcpProxy, targetOf } from '../../test/tcp-proxy.js';
+import { until } from '../../test/live.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const quiet = { warn() {} };
@@ -191,5 +194,35 @@ describe.skipIf(!redisUrl)('redis agent dispatch across instances', () => {
     expect(Date.now() - started).toBeLessThan(1500);
     // Only b1 is left: A was silent and its entry was removed.
     expect(await b.dispatch.count(avatarId)).toBe(1);
+  });
+});
+
+describe.skipIf(!redisUrl)('redis agent dispatch started while Redis is unreachable', () => {
+  it('starts, then subscribes when Redis answers: an offer made on another instance reaches its agent', async () => {
+    const proxy = await startTcpProxy(targetOf(redisUrl!));
+    try {
+      await proxy.cut('refuse');
+      // The app's client: not connected at first, no offline queue; the subscriber is its duplicate.
+      const redis = new Redis(proxy.urlFor(redisUrl!), REDIS_OPTIONS);
+      connections.push(redis);
+      redis.on('error', () => undefined);
+      // As plugins/redis.ts: the first attempt fails, ioredis goes on trying.
+      await expect(redis.connect()).rejects.toThrow();
+      const a = await open(async () => serveOn(await createRedisAgentDispatch({ redis, prefix, log: quiet })));
+      const ours = `${prefix}:instance:${a.dispatch.instanceId}`;
+      const direct = new Redis(redisUrl!);
+      connections.push(direct);
+      expect(await direct.pubsub('NUMSUB', ours)).toEqual([ours, 0]);
+
+      await proxy.restore();
+      await until(async () => ((await direct.pubsub('NUMSUB', ours)) as [string, number])[1] === 1, 8000, 'A subscribed once Redis answers');
+      await until(() => redis.status === 'ready', 8000, 'A connected');
+      const b = await open(() => redisInstance());
+      const avatarId = 100 + ++n;
+      expect(await a.dispatch.add({ linkId: 'a1', avatarId })).toBe(true);
+      expect(await offers(b, [a, b], avatarId, 1)).toEqual(['a1']);
+    } finally {
+      await proxy.close();
+    }
   });
 });

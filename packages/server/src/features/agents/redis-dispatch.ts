@@ -119,7 +119,12 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
 
   const sub = opts.subscriber ?? redis.duplicate({ lazyConnect: true });
   const ownsSubscriber = !opts.subscriber;
-  sub.on('error', (err: unknown) => log.warn({ err }, 'agent dispatch: Redis subscription error'));
+  // Said once per outage: ioredis reports every failed attempt.
+  let isErrorSaid = false;
+  sub.on('error', (err: unknown) => {
+    if (!isErrorSaid) log.warn({ err }, 'agent dispatch: Redis subscription error');
+    isErrorSaid = true;
+  });
   sub.on('message', (from: string, raw: string) => {
     if (from !== channel(instanceId)) return;
     let message: Message;
@@ -135,8 +140,24 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
     const answer: Message = { type: 'answer', id: message.id, ok };
     redis.publish(channel(message.from), JSON.stringify(answer)).catch((err: unknown) => log.warn({ err }, 'agent dispatch: answer not sent'));
   });
-  if (ownsSubscriber) await sub.connect();
-  await sub.subscribe(channel(instanceId));
+  // Subscribed once Redis answers: at start, or when it comes back if it was unreachable then
+  // (until then, offers for this instance's agents find no subscriber and go to other agents).
+  // Once subscribed, ioredis subscribes again by itself after a reconnection.
+  let subscribing: Promise<void> | undefined;
+  const subscribe = (): Promise<void> =>
+    (subscribing ??= sub.subscribe(channel(instanceId)).then(
+      () => undefined,
+      (err: unknown) => {
+        subscribing = undefined;
+        log.warn({ err }, 'agent dispatch: not subscribed yet (Redis unreachable); subscribing when it answers');
+      },
+    ));
+  sub.on('ready', () => {
+    isErrorSaid = false;
+    if (!isClosed) void subscribe();
+  });
+  if (ownsSubscriber) await sub.connect().catch(() => undefined);
+  await subscribe();
 
   const heartbeat = setInterval(() => {
     for (const [avatarId, links] of mine) {
