@@ -37,6 +37,7 @@ const NO_DATABASE = [
   'src/plugins/access-log.test.ts',
   'src/plugins/serializer.test.ts',
   'src/plugins/storage.test.ts',
+  'src/plugins/revocations.test.ts',
   'src/lib/{guarded-fetch,outbound-url,s3,secret-box}.test.ts',
   'src/test/*.test.ts',
   'src/features/agents/dispatch.test.ts',

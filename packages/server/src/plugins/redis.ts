@@ -17,6 +17,9 @@ export const REDIS_OPTIONS = {
   retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
 } satisfies RedisOptions;
 
+/** How often a SUBSCRIBE refused or timed out on a live connection is tried again. */
+export const SUBSCRIBE_RETRY_MS = 2_000;
+
 /**
  * The app's Redis client (REDIS_URL), connected when Redis answers; closed with the app. Redis
  * unreachable at start does not stop the portal: it starts as it runs through an outage (ADR 078:
@@ -26,10 +29,14 @@ export const REDIS_OPTIONS = {
 export async function connectRedis(url: string, app: FastifyInstance): Promise<Redis> {
   const { Redis: RedisClient } = await import('ioredis');
   const redis = new RedisClient(url, REDIS_OPTIONS);
-  // Said once per outage: ioredis reports every failed attempt.
+  // Said once per outage: ioredis reports every failed attempt. At start, the first failure is
+  // said by the start's own line.
   let isDown = false;
+  let isStarting = true;
+  let firstReason: string | undefined;
   const lost = (reason: string) => {
-    if (!isDown) app.log.warn({ reason }, 'Redis connection lost; reconnecting');
+    if (isStarting) firstReason ??= reason;
+    else if (!isDown) app.log.warn({ reason }, 'Redis connection lost; reconnecting');
     isDown = true;
   };
   redis.on('error', (err: NodeJS.ErrnoException) => lost(err.code ?? err.message));
@@ -39,9 +46,10 @@ export async function connectRedis(url: string, app: FastifyInstance): Promise<R
     isDown = false;
   });
   await redis.connect().catch((err: NodeJS.ErrnoException) => {
-    app.log.warn({ reason: err.code ?? err.message }, 'Redis unreachable at start; running on this instance alone until it answers');
+    app.log.warn({ reason: firstReason ?? err.code ?? err.message }, 'Redis unreachable at start; running on this instance alone until it answers');
     isDown = true;
   });
+  isStarting = false;
   app.addHook('onClose', async () => {
     // While Redis is down QUIT cannot be sent: the connection is dropped instead.
     await redis.quit().catch(() => redis.disconnect());

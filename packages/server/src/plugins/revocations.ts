@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import { SUBSCRIBE_RETRY_MS } from './redis.js';
 
 /**
  * What ended: some sessions (logout, an admin session and the login-as sessions opened from it),
@@ -105,28 +106,44 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
     emit({ kind: 'all' });
     log.warn('session revocations: Redis subscription lost; sessions are read from the database until it is back');
   });
-  // After a reconnection (ioredis resubscribes too, without telling when it is done), and the
-  // first connection when Redis was unreachable at start.
-  let isStarting = true;
-  sub.on('ready', () => {
-    if (isStarting || isReliable || isClosing) return;
-    sub.subscribe(channel).then(
-      () => {
-        isReliable = true;
-        emit({ kind: 'all' });
-        log.info('session revocations: Redis subscription back');
-      },
-      (err: unknown) => log.warn({ err }, 'session revocations: resubscribe failed'),
-    );
-  });
-  try {
-    await sub.connect();
-    await sub.subscribe(channel);
-    isReliable = true;
-  } catch (err) {
-    log.warn({ err }, 'session revocations: Redis unreachable at start; sessions are read from the database until it answers');
-  } finally {
-    isStarting = false;
+  // Subscribed on every connection (ioredis resubscribes too, without telling when it is done;
+  // and Redis may have been unreachable at start), and again every SUBSCRIBE_RETRY_MS while a
+  // SUBSCRIBE fails on a live connection (timed out, refused). Reliable only once subscribed.
+  let subscribing: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let isFailureSaid = false;
+  const attempt = async (): Promise<void> => {
+    try {
+      await sub.subscribe(channel);
+      if (isReliable || isClosing) return;
+      isReliable = true;
+      isFailureSaid = false;
+      // What this instance holds was read while it could not hear revocations.
+      emit({ kind: 'all' });
+      log.info('session revocations: Redis subscription ready');
+    } catch (err) {
+      if (!isFailureSaid) log.warn({ err }, 'session revocations: not subscribed; sessions are read from the database until they are');
+      isFailureSaid = true;
+      if (isClosing) return;
+      clearTimeout(retry);
+      retry = setTimeout(() => {
+        if (sub.status === 'ready' && !isReliable) void subscribe();
+      }, SUBSCRIBE_RETRY_MS);
+      retry.unref();
+    }
+  };
+  const subscribe = (): Promise<void> => {
+    if (isReliable || isClosing) return Promise.resolve();
+    return (subscribing ??= attempt().finally(() => (subscribing = undefined)));
+  };
+  sub.on('ready', () => void subscribe());
+  if (redis.status === 'ready') {
+    // Redis answers: subscribed before the first request.
+    await sub.connect().catch(() => undefined);
+    await subscribe();
+  } else {
+    // Redis unreachable at start: not waited for (subscribed when it answers).
+    sub.connect().catch(() => undefined);
   }
 
   return {
@@ -156,6 +173,7 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
     async close() {
       isClosing = true;
       isReliable = false;
+      clearTimeout(retry);
       await sub.quit().catch(() => sub.disconnect());
     },
   };

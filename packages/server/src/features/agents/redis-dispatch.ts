@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AgentApi, ZAgentDispatchSession, type TAgentDispatchSession } from '@persona/contract';
 import type { AgentDispatch, AgentLinkRef, DeliverLocally } from './dispatch.js';
+import { SUBSCRIBE_RETRY_MS } from '../../plugins/redis.js';
 
 export interface RedisAgentDispatchOptions {
   /** Commands and publishing. */
@@ -141,23 +142,40 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
     redis.publish(channel(message.from), JSON.stringify(answer)).catch((err: unknown) => log.warn({ err }, 'agent dispatch: answer not sent'));
   });
   // Subscribed once Redis answers: at start, or when it comes back if it was unreachable then
-  // (until then, offers for this instance's agents find no subscriber and go to other agents).
-  // Once subscribed, ioredis subscribes again by itself after a reconnection.
+  // (until then, offers for this instance's agents find no subscriber and go to other agents),
+  // and again every SUBSCRIBE_RETRY_MS while a SUBSCRIBE fails on a live connection. Once
+  // subscribed, ioredis subscribes again by itself after a reconnection.
   let subscribing: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let isFailureSaid = false;
   const subscribe = (): Promise<void> =>
     (subscribing ??= sub.subscribe(channel(instanceId)).then(
-      () => undefined,
+      () => {
+        isFailureSaid = false;
+      },
       (err: unknown) => {
         subscribing = undefined;
-        log.warn({ err }, 'agent dispatch: not subscribed yet (Redis unreachable); subscribing when it answers');
+        if (!isFailureSaid) log.warn({ err }, 'agent dispatch: not subscribed; offers for this instance’s agents go to other agents until it is');
+        isFailureSaid = true;
+        if (isClosed) return;
+        clearTimeout(retry);
+        retry = setTimeout(() => {
+          if (sub.status === 'ready' && !isClosed) void subscribe();
+        }, SUBSCRIBE_RETRY_MS);
+        retry.unref();
       },
     ));
   sub.on('ready', () => {
     isErrorSaid = false;
     if (!isClosed) void subscribe();
   });
-  if (ownsSubscriber) await sub.connect().catch(() => undefined);
-  await subscribe();
+  if (ownsSubscriber && redis.status !== 'ready') {
+    // Redis unreachable at start: not waited for (subscribed when it answers).
+    sub.connect().catch(() => undefined);
+  } else {
+    if (ownsSubscriber) await sub.connect().catch(() => undefined);
+    await subscribe();
+  }
 
   const heartbeat = setInterval(() => {
     for (const [avatarId, links] of mine) {
@@ -240,6 +258,7 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
       if (isClosed) return;
       isClosed = true;
       clearInterval(heartbeat);
+      clearTimeout(retry);
       for (const resolve of waiting.values()) resolve(false);
       const entries = [...mine].flatMap(([avatarId, links]) => [...links].map((linkId) => ({ avatarId, linkId })));
       mine.clear();
