@@ -170,6 +170,9 @@ test('talked over: the voice holds where it is with the mouth at rest, then goes
   // silent from some moment on — and must stay so for the whole hold.
   await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { audio: unknown } }).__personaAvatar.audio), { timeout: 5000 }).toBeNull();
   await expect.poll(async () => (await readProbe(page))!.levels.at(-1)?.rms ?? 1, { timeout: 5000 }).toBeLessThan(0.01);
+  // …and the mouth has come to rest (the probe is written on drawn frames, which a loaded
+  // machine draws a few times a second): from then on it must stay there for the whole hold.
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { mouthOpen: number } }).__personaAvatar.mouthOpen), { timeout: 5000 }).toBeLessThan(0.08);
   const silentAt = performance.now();
   const heldFrom = await page.evaluate(() => performance.now());
   const during: { audio: unknown; open: number }[] = [];

@@ -15,8 +15,6 @@ const freePort = () =>
 // the runner and its workers (which inherit the environment) agree on the base URL.
 const port = (process.env.E2E_PORT ??= freePort());
 
-const FACE_SPEC = /avatar-face\.spec\.ts$/;
-
 export default defineConfig({
   testDir: '.',
   testMatch: '*.spec.ts',
@@ -56,12 +54,5 @@ export default defineConfig({
       ],
     },
   },
-  // The avatar-face spec measures sound against frames in real time (the mouth against the audio
-  // heard, a hold's silence): it runs after every other spec, alone on the machine, rather than
-  // beside another browser drawing a software-WebGL page (the two failures it had, both in runs
-  // where that happened; its thresholds stay as they are).
-  projects: [
-    { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: FACE_SPEC },
-    { name: 'face', use: { browserName: 'chromium' }, testMatch: FACE_SPEC, dependencies: ['chromium'] },
-  ],
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
 });
