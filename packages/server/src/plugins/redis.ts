@@ -20,6 +20,74 @@ export const REDIS_OPTIONS = {
 /** How often a SUBSCRIBE refused or timed out on a live connection is tried again. */
 export const SUBSCRIBE_RETRY_MS = 2_000;
 
+export interface SubscriptionOptions {
+  log: { warn(obj: object, msg: string): void };
+  /** Who subscribes, at the head of its log lines ('session revocations'). */
+  name: string;
+  /** What holds while it is not subscribed, said once per failure. */
+  meanwhile: string;
+  /** Connect `sub` here (a lazy subscriber of its own). */
+  connect: boolean;
+  /** Wait for the first subscription (Redis answered the app's client); else it comes when Redis answers. */
+  wait: boolean;
+  /** Each time the channel is subscribed. */
+  onSubscribed?: () => void;
+}
+
+/**
+ * Keeps `sub` subscribed to `channel` (ADR 078): on every connection (ioredis subscribes again by
+ * itself too, without telling when it is done; and Redis may have been unreachable at start), and
+ * again every SUBSCRIBE_RETRY_MS while a SUBSCRIBE fails on a live connection (timed out, refused
+ * by an ACL). Connection errors and failed subscriptions are each said once until it works again.
+ * `stop()` before closing the subscriber.
+ */
+export async function keepSubscribed(sub: Redis, channel: string, opts: SubscriptionOptions): Promise<{ stop(): void }> {
+  const { log, name } = opts;
+  let subscribing: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let isStopped = false;
+  let isErrorSaid = false;
+  let isFailureSaid = false;
+  const attempt = async (): Promise<void> => {
+    try {
+      await sub.subscribe(channel);
+      isFailureSaid = false;
+      if (!isStopped) opts.onSubscribed?.();
+    } catch (err) {
+      if (!isFailureSaid) log.warn({ err }, `${name}: not subscribed; ${opts.meanwhile}`);
+      isFailureSaid = true;
+      if (isStopped) return;
+      clearTimeout(retry);
+      retry = setTimeout(() => {
+        if (sub.status === 'ready') void subscribe();
+      }, SUBSCRIBE_RETRY_MS);
+      retry.unref();
+    }
+  };
+  const subscribe = (): Promise<void> => (isStopped ? Promise.resolve() : (subscribing ??= attempt().finally(() => (subscribing = undefined))));
+  sub.on('error', (err: unknown) => {
+    if (!isErrorSaid) log.warn({ err }, `${name}: Redis subscription error`);
+    isErrorSaid = true;
+  });
+  sub.on('ready', () => {
+    isErrorSaid = false;
+    void subscribe();
+  });
+  const handle = {
+    stop() {
+      isStopped = true;
+      clearTimeout(retry);
+    },
+  };
+  if (!opts.wait) {
+    if (opts.connect) sub.connect().catch(() => undefined);
+    return handle;
+  }
+  if (opts.connect) await sub.connect().catch(() => undefined);
+  await subscribe();
+  return handle;
+}
+
 /**
  * The app's Redis client (REDIS_URL), connected when Redis answers; closed with the app. Redis
  * unreachable at start does not stop the portal: it starts as it runs through an outage (ADR 078:

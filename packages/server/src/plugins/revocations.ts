@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import { SUBSCRIBE_RETRY_MS } from './redis.js';
+import { keepSubscribed } from './redis.js';
 
 /**
  * What ended: some sessions (logout, an admin session and the login-as sessions opened from it),
@@ -77,13 +77,6 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
   };
 
   const sub = redis.duplicate({ lazyConnect: true });
-  // Said once per outage: ioredis reports every failed attempt.
-  let isErrorSaid = false;
-  sub.on('error', (err: unknown) => {
-    if (!isErrorSaid) log.warn({ err }, 'session revocations: Redis subscription error');
-    isErrorSaid = true;
-  });
-  sub.on('ready', () => (isErrorSaid = false));
   sub.on('message', (from: string, raw: string) => {
     if (from !== channel) return;
     let message: { from?: unknown; id?: unknown; revocation?: unknown };
@@ -106,45 +99,21 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
     emit({ kind: 'all' });
     log.warn('session revocations: Redis subscription lost; sessions are read from the database until it is back');
   });
-  // Subscribed on every connection (ioredis resubscribes too, without telling when it is done;
-  // and Redis may have been unreachable at start), and again every SUBSCRIBE_RETRY_MS while a
-  // SUBSCRIBE fails on a live connection (timed out, refused). Reliable only once subscribed.
-  let subscribing: Promise<void> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let isFailureSaid = false;
-  const attempt = async (): Promise<void> => {
-    try {
-      await sub.subscribe(channel);
+  // Reliable only once subscribed: at start when Redis answers, else when it does.
+  const subscription = await keepSubscribed(sub, channel, {
+    log,
+    name: 'session revocations',
+    meanwhile: 'sessions are read from the database until they are',
+    connect: true,
+    wait: redis.status === 'ready',
+    onSubscribed() {
       if (isReliable || isClosing) return;
       isReliable = true;
-      isFailureSaid = false;
       // What this instance holds was read while it could not hear revocations.
       emit({ kind: 'all' });
       log.info('session revocations: Redis subscription ready');
-    } catch (err) {
-      if (!isFailureSaid) log.warn({ err }, 'session revocations: not subscribed; sessions are read from the database until they are');
-      isFailureSaid = true;
-      if (isClosing) return;
-      clearTimeout(retry);
-      retry = setTimeout(() => {
-        if (sub.status === 'ready' && !isReliable) void subscribe();
-      }, SUBSCRIBE_RETRY_MS);
-      retry.unref();
-    }
-  };
-  const subscribe = (): Promise<void> => {
-    if (isReliable || isClosing) return Promise.resolve();
-    return (subscribing ??= attempt().finally(() => (subscribing = undefined)));
-  };
-  sub.on('ready', () => void subscribe());
-  if (redis.status === 'ready') {
-    // Redis answers: subscribed before the first request.
-    await sub.connect().catch(() => undefined);
-    await subscribe();
-  } else {
-    // Redis unreachable at start: not waited for (subscribed when it answers).
-    sub.connect().catch(() => undefined);
-  }
+    },
+  });
 
   return {
     kind: 'redis',
@@ -173,7 +142,7 @@ export async function createRedisRevocationBus(redis: Redis, log: FastifyBaseLog
     async close() {
       isClosing = true;
       isReliable = false;
-      clearTimeout(retry);
+      subscription.stop();
       await sub.quit().catch(() => sub.disconnect());
     },
   };

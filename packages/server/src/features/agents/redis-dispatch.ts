@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AgentApi, ZAgentDispatchSession, type TAgentDispatchSession } from '@persona/contract';
 import type { AgentDispatch, AgentLinkRef, DeliverLocally } from './dispatch.js';
-import { SUBSCRIBE_RETRY_MS } from '../../plugins/redis.js';
+import { keepSubscribed } from '../../plugins/redis.js';
 
 export interface RedisAgentDispatchOptions {
   /** Commands and publishing. */
@@ -120,12 +120,6 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
 
   const sub = opts.subscriber ?? redis.duplicate({ lazyConnect: true });
   const ownsSubscriber = !opts.subscriber;
-  // Said once per outage: ioredis reports every failed attempt.
-  let isErrorSaid = false;
-  sub.on('error', (err: unknown) => {
-    if (!isErrorSaid) log.warn({ err }, 'agent dispatch: Redis subscription error');
-    isErrorSaid = true;
-  });
   sub.on('message', (from: string, raw: string) => {
     if (from !== channel(instanceId)) return;
     let message: Message;
@@ -142,40 +136,14 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
     redis.publish(channel(message.from), JSON.stringify(answer)).catch((err: unknown) => log.warn({ err }, 'agent dispatch: answer not sent'));
   });
   // Subscribed once Redis answers: at start, or when it comes back if it was unreachable then
-  // (until then, offers for this instance's agents find no subscriber and go to other agents),
-  // and again every SUBSCRIBE_RETRY_MS while a SUBSCRIBE fails on a live connection. Once
-  // subscribed, ioredis subscribes again by itself after a reconnection.
-  let subscribing: Promise<void> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let isFailureSaid = false;
-  const subscribe = (): Promise<void> =>
-    (subscribing ??= sub.subscribe(channel(instanceId)).then(
-      () => {
-        isFailureSaid = false;
-      },
-      (err: unknown) => {
-        subscribing = undefined;
-        if (!isFailureSaid) log.warn({ err }, 'agent dispatch: not subscribed; offers for this instance’s agents go to other agents until it is');
-        isFailureSaid = true;
-        if (isClosed) return;
-        clearTimeout(retry);
-        retry = setTimeout(() => {
-          if (sub.status === 'ready' && !isClosed) void subscribe();
-        }, SUBSCRIBE_RETRY_MS);
-        retry.unref();
-      },
-    ));
-  sub.on('ready', () => {
-    isErrorSaid = false;
-    if (!isClosed) void subscribe();
+  // (until then, offers for this instance's agents find no subscriber and go to other agents).
+  const subscription = await keepSubscribed(sub, channel(instanceId), {
+    log,
+    name: 'agent dispatch',
+    meanwhile: 'offers for this instance’s agents go to other agents until it is',
+    connect: ownsSubscriber,
+    wait: !ownsSubscriber || redis.status === 'ready',
   });
-  if (ownsSubscriber && redis.status !== 'ready') {
-    // Redis unreachable at start: not waited for (subscribed when it answers).
-    sub.connect().catch(() => undefined);
-  } else {
-    if (ownsSubscriber) await sub.connect().catch(() => undefined);
-    await subscribe();
-  }
 
   const heartbeat = setInterval(() => {
     for (const [avatarId, links] of mine) {
@@ -258,7 +226,7 @@ export async function createRedisAgentDispatch(opts: RedisAgentDispatchOptions):
       if (isClosed) return;
       isClosed = true;
       clearInterval(heartbeat);
-      clearTimeout(retry);
+      subscription.stop();
       for (const resolve of waiting.values()) resolve(false);
       const entries = [...mine].flatMap(([avatarId, links]) => [...links].map((linkId) => ({ avatarId, linkId })));
       mine.clear();
