@@ -31,6 +31,7 @@ const serverProject = (name: string, driver: 'pglite' | 'postgres', exclude: str
  */
 const NO_DATABASE = [
   'src/main.test.ts',
+  'src/platform-speech.test.ts',
   'src/config.test.ts',
   'src/plugins/web-app.test.ts',
   'src/plugins/errors.test.ts',

@@ -17,3 +17,4 @@ export * from './live/index.js';
 export * from './provider-lookups.js';
 export * from './brain.js';
 export * from './speech.js';
+export * from './platform-speech.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZStatus, ZId, TextChecks } from './common.js';
+import { ZPlatformSpeechInfo } from './platform-speech.js';
 
 /**
  * Provider look-ups (avatar creator spec sections 4, 7, 8): the Brain tab asks the portal, never a
@@ -127,13 +128,16 @@ export type TElevenLabsAgentCheckResponse = z.infer<typeof ZElevenLabsAgentCheck
 /**
  * GET /api/lookups/platform: whether this server runs the product's own services an avatar can
  * use without keys of its own — the language model of Simple mode (PLATFORM_LLM_URL) and the
- * speech-to-speech realtime (REALTIME_API_KEY on a connected worker). The Brain tab says so when
- * an avatar relies on one that is missing.
+ * speech-to-speech realtime (REALTIME_API_KEY on a connected worker), and which voice and
+ * recogniser its own speech uses. The Brain tab says so when an avatar relies on one that is
+ * missing, and names what the visitor will hear.
  */
 export const ZPlatformServicesResponse = z.object({
   status: ZStatus,
   llm: z.boolean(),
   realtime: z.boolean(),
+  /** The operator's hosted voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*; null: offline): what the visitor hears. */
+  ...ZPlatformSpeechInfo.shape,
 });
 export type TPlatformServicesResponse = z.infer<typeof ZPlatformServicesResponse>;
 

@@ -67,6 +67,7 @@ import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './feat
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { agentTicketKey, ticketKey } from '@persona/worker';
+import { platformSpeechInfo } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
 import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
@@ -288,7 +289,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
-  await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime() }) }));
+  await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime(), ...platformSpeechInfo(config.platformTts, config.platformStt) }) }));
 
   // Bring your own agent (ADR 072): agents authenticated with the avatar's key, offered its sessions.
   const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));

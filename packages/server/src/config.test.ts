@@ -38,6 +38,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REALTIME_URL: 'https://api.openai.com/v1/realtime' })).toThrow(/REALTIME_URL/);
   });
 
+  it("reads the product's own voice and speech to text for the embedded worker and the Brain tab (PLATFORM_TTS_*, PLATFORM_STT_*)", () => {
+    expect(loadConfig({})).toMatchObject({ platformTts: null, platformStt: null });
+    const c = loadConfig({ PLATFORM_TTS_PROVIDER: 'polly', PLATFORM_TTS_API_KEY: 'AKID', PLATFORM_TTS_SECRET_KEY: 'secret', PLATFORM_TTS_REGION: 'eu-west-1', PLATFORM_STT_PROVIDER: 'azure', PLATFORM_STT_API_KEY: 'k', PLATFORM_STT_REGION: 'westeurope' });
+    expect(c.platformTts).toEqual({ provider: 'polly', apiKey: 'AKID', secretKey: 'secret', region: 'eu-west-1', voice: 'Joanna (neural)' });
+    expect(c.platformStt).toEqual({ provider: 'azure', apiKey: 'k', region: 'westeurope' });
+    // Listed with the other bad variables, at start.
+    try {
+      loadConfig({ PORT: 'eighty', PLATFORM_TTS_PROVIDER: 'azure', PLATFORM_STT_PROVIDER: 'openai' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        'PORT: Invalid input: expected number, received NaN',
+        'PLATFORM_TTS_API_KEY: is required with azure',
+        'PLATFORM_TTS_REGION: is required with azure',
+        'PLATFORM_STT_URL: is required with openai',
+      ]);
+    }
+  });
+
   it("gives the embedded worker's Conversational AI the ElevenLabs API base only when the operator set one", () => {
     expect(loadConfig({}).realtimeElevenLabs).toEqual({ baseUrl: undefined });
     expect(loadConfig({ PROVIDER_ELEVENLABS_URL: 'http://10.0.0.9:8080/eleven/' }).realtimeElevenLabs).toEqual({ baseUrl: 'http://10.0.0.9:8080/eleven' });

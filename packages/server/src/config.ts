@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { platformSpeechFromEnv, type TPlatformStt, type TPlatformTts } from '@persona/contract';
 
 const bool = (fallback: boolean) =>
   z
@@ -201,6 +202,12 @@ export interface Config {
   webDistDir: string;
   /** Simple mode's platform model (null: not configured; Simple LLM avatars say so). */
   platformLlm: { baseUrl: string; apiKey: string; model: string } | null;
+  /**
+   * The product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*; null: the offline
+   * voice and recogniser): the embedded worker's, and what the Brain tab says will be heard.
+   */
+  platformTts: TPlatformTts | null;
+  platformStt: TPlatformStt | null;
   /** The product's realtime for the embedded worker: the operator's key and URL (default OpenAI's). */
   realtimeOperator: { apiKey: string | undefined; url: string | undefined };
   /**
@@ -253,8 +260,10 @@ export class ConfigError extends Error {
 /** Parses the environment; throws a ConfigError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = ZEnv.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  // PLATFORM_TTS_* and PLATFORM_STT_*: the contract's parser, which `npm run worker` uses too.
+  const speech = platformSpeechFromEnv(env);
+  if (!parsed.success || speech.problems.length) {
+    throw new ConfigError([...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)), ...speech.problems]);
   }
   const e = parsed.data;
   const port = e.PORT;
@@ -289,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     planMaxAvatars: e.PLAN_MAX_AVATARS,
     webDistDir: path.resolve(e.WEB_DIST_DIR ?? new URL('../../web/dist', import.meta.url).pathname),
     platformLlm: e.PLATFORM_LLM_URL ? { baseUrl: e.PLATFORM_LLM_URL.replace(/\/+$/, ''), apiKey: e.PLATFORM_LLM_API_KEY ?? '', model: e.PLATFORM_LLM_MODEL } : null,
+    platformTts: speech.tts,
+    platformStt: speech.stt,
     realtimeOperator: { apiKey: e.REALTIME_API_KEY, url: e.REALTIME_URL },
     realtimeElevenLabs: { baseUrl: e.PROVIDER_ELEVENLABS_URL ? trimSlash(e.PROVIDER_ELEVENLABS_URL) : undefined },
     embeddings: { mode: e.EMBEDDINGS, url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, dimensions: e.EMBEDDINGS_DIMENSIONS },

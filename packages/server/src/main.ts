@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { buildApp } from './app.js';
 import { ensureFirstAdmin } from './bootstrap.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
-import { startLiveWorker, type LiveWorkerHandle } from '@persona/worker';
+import { operatorSttOf, operatorTtsOf, startLiveWorker, type LiveWorkerHandle } from '@persona/worker';
 
 async function main() {
   const t0 = performance.now();
@@ -65,6 +65,8 @@ async function main() {
       vpsId: 'embedded',
       webSocketUrl: `${config.publicUrl.replace(/^http/, 'ws')}/avatar-ws`,
       realtime: { operator: config.realtimeOperator, elevenLabs: config.realtimeElevenLabs },
+      tts: { operator: operatorTtsOf(config.platformTts) },
+      stt: { operator: operatorSttOf(config.platformStt) },
       log: {
         info: (msg, data) => app.log.info(data ?? {}, `embedded worker: ${msg}`),
         warn: (msg, data) => app.log.warn(data ?? {}, `embedded worker: ${msg}`),

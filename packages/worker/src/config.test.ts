@@ -39,9 +39,21 @@ describe('loadWorkerConfig', () => {
     }
   });
 
+  it("reads the product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*: the portal's names), and refuses a half-configured one", () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ platformTts: null, platformStt: null });
+    const config = loadWorkerConfig(
+      { ...env, PLATFORM_TTS_PROVIDER: 'azure', PLATFORM_TTS_API_KEY: 'az', PLATFORM_TTS_REGION: 'westeurope', PLATFORM_STT_PROVIDER: 'deepgram', PLATFORM_STT_API_KEY: 'dg' },
+      flags,
+    );
+    expect(config.platformTts).toEqual({ provider: 'azure', apiKey: 'az', region: 'westeurope', voice: 'en-US-JennyNeural' });
+    expect(config.platformStt).toEqual({ provider: 'deepgram', apiKey: 'dg' });
+    expect(() => loadWorkerConfig({ ...env, PLATFORM_TTS_PROVIDER: 'polly', PLATFORM_TTS_API_KEY: 'AKID' }, flags)).toThrow('PLATFORM_TTS_SECRET_KEY: is required with polly');
+    expect(() => loadWorkerConfig({ ...env, PLATFORM_STT_PROVIDER: 'watson' }, flags)).toThrow('PLATFORM_STT_PROVIDER: must be one of');
+  });
+
   it('lists every bad setting at once', () => {
-    expect(() => loadWorkerConfig({ WORKER_SECRET: 'short', REALTIME_URL: 'http://x', PROVIDER_ELEVENLABS_URL: 'ws://x' }, flags)).toThrow(
-      /WORKER_SECRET must be at least 16 characters[\s\S]*REALTIME_URL[\s\S]*PROVIDER_ELEVENLABS_URL/,
+    expect(() => loadWorkerConfig({ WORKER_SECRET: 'short', REALTIME_URL: 'http://x', PROVIDER_ELEVENLABS_URL: 'ws://x', PLATFORM_TTS_PROVIDER: 'azure' }, flags)).toThrow(
+      /WORKER_SECRET must be at least 16 characters[\s\S]*REALTIME_URL[\s\S]*PROVIDER_ELEVENLABS_URL[\s\S]*PLATFORM_TTS_API_KEY/,
     );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { platformSpeechFromEnv } from '@persona/contract';
 
 const ZWorkerEnv = z.object({
   /** One portal URL, or every instance's, comma-separated (the worker moves to the next when one is lost). */
@@ -54,6 +55,9 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
   });
-  if (!parsed.success) throw new Error(`Invalid worker configuration:\n${parsed.error.issues.map((i) => `  - ${i.message}`).join('\n')}`);
-  return parsed.data;
+  // The product's own voice and speech to text (Simple mode, Default): the portal's variables of the same names.
+  const speech = platformSpeechFromEnv(env);
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((i) => i.message)), ...speech.problems];
+  if (!parsed.success || problems.length) throw new Error(`Invalid worker configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return { ...parsed.data, platformTts: speech.tts, platformStt: speech.stt };
 }

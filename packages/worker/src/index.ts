@@ -5,7 +5,8 @@ export { createGuardedFetch, sharedGuardedFetch, GuardedFetchError, type Guarded
 export { isGlobalUnicast, nonGlobalReason } from './net/ip-ranges.js';
 export { createSpeechPipeline, speechFrame, type SpeechPipeline, type SpeechPipelineOptions, type SpeechTurn, type SpeechEvent, type SpeechTurnMetrics } from './speech/pipeline.js';
 export { createOfflineVoice, createOfflineTts, OFFLINE_VOICES, type OfflineVoice } from './speech/offline-voice.js';
-export { chooseTts, createTtsEngine, type TtsChoice, type OperatorTts, type TtsBaseUrls } from './speech/tts-choice.js';
+export { chooseTts, createTtsEngine, operatorTtsOf, type TtsChoice, type OperatorTts, type TtsBaseUrls } from './speech/tts-choice.js';
+export { operatorSttOf, type OperatorStt } from './providers/stt/network.js';
 export { RpcError } from './agent.js';
 export { createLiveRuntime, startLiveWorker, type LiveRuntime, type LiveRuntimeOptions, type LiveWorkerHandle, type LiveWorkerOptions } from './live/runtime.js';
 export { Conversation, type PageSocket, type PortalLink } from './live/conversation.js';

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { loadWorkerConfig } from './config.js';
 import { startLiveWorker } from './live/runtime.js';
+import { operatorSttOf } from './providers/stt/network.js';
+import { operatorTtsOf } from './speech/tts-choice.js';
 
 const USAGE = `Persona Studio worker (avatar server)
 
@@ -25,6 +27,10 @@ one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REA
 default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.
 PROVIDER_ELEVENLABS_URL (default https://api.elevenlabs.io) is where ElevenLabs Conversational
 AI avatars connect: a gateway of the operator's (the server's variable of the same name).
+PLATFORM_TTS_* and PLATFORM_STT_* (PROVIDER azure, polly or openai / azure, google, deepgram or
+openai, with API_KEY, REGION, URL, VOICE, MODEL as the provider needs; the README lists them) are
+the product's own voice and speech to text for Simple-mode avatars and Default voices: give them
+the portal's values (unset: the offline voice and recogniser).
 WORKER_STT_PROCESSES: how many pocketsphinx processes the offline recogniser may run at once
 (default one per core, at most 4; each holds ~100 MB; the second starts when utterances overlap).
 METRICS_TOKEN (16+ characters) serves Prometheus metrics at /metrics on the --listen port to
@@ -61,6 +67,8 @@ const worker = await startLiveWorker({
   capacity: config.capacity,
   metricsToken: config.metricsToken,
   listening: { offlineProcesses: config.sttProcesses },
+  tts: { operator: operatorTtsOf(config.platformTts) },
+  stt: { operator: operatorSttOf(config.platformStt) },
   realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl }, elevenLabs: { baseUrl: config.elevenLabsUrl } },
 });
 console.log(`[worker] page sockets on port ${worker.port}; capacity ${config.capacity}`);

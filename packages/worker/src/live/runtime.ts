@@ -453,6 +453,9 @@ export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
   /** Listen for page sockets on this port (separate workers); the embedded worker is handed them by the portal. */
   listen?: { port: number; host?: string };
   realtime?: LiveRuntimeOptions['realtime'];
+  /** The operator's hosted voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*), provider URLs. */
+  tts?: LiveRuntimeOptions['tts'];
+  stt?: LiveRuntimeOptions['stt'];
   listening?: LiveRuntimeOptions['listening'];
   helloTimeoutMs?: number;
   maxBufferedBytes?: number;
@@ -510,6 +513,8 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
     brainOptions: opts.brainOptions,
     sandbox: opts.sandbox,
     realtime: opts.realtime,
+    tts: opts.tts,
+    stt: opts.stt,
     listening: opts.listening,
     helloTimeoutMs: opts.helloTimeoutMs,
     maxBufferedBytes: opts.maxBufferedBytes,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { OfflineVoiceDefault, OfflineVoices, offlineVoiceFor } from '@persona/contract';
 import { ProviderError } from '../brains/types.js';
 import { bytesToSamples, firstChannel, parseWavHeader } from './audio.js';
 import { FLITE_THREAD_SOURCE } from './flite-thread.js';
@@ -26,16 +27,10 @@ export interface OfflineVoiceInfo {
   sampleRate: number;
 }
 
-/** flite's voices compiled into the package (`-lv`; `awb_time` only speaks the time). */
-export const OFFLINE_VOICES: readonly OfflineVoiceInfo[] = [
-  { id: 'slt', description: 'US English, female (CMU Arctic slt)', sampleRate: 16_000 },
-  { id: 'rms', description: 'US English, male (CMU Arctic rms)', sampleRate: 16_000 },
-  { id: 'awb', description: 'Scottish English, male (CMU Arctic awb)', sampleRate: 16_000 },
-  { id: 'kal16', description: 'US English, male, diphone (kal, 16 kHz)', sampleRate: 16_000 },
-  { id: 'kal', description: 'US English, male, diphone (kal, 8 kHz)', sampleRate: 8_000 },
-];
+/** flite's voices compiled into the package (the contract's list: the Brain tab names them too). */
+export const OFFLINE_VOICES: readonly OfflineVoiceInfo[] = OfflineVoices;
 
-export const DEFAULT_OFFLINE_VOICE = 'slt';
+export const DEFAULT_OFFLINE_VOICE = OfflineVoiceDefault;
 export const OFFLINE_PROVIDER = 'offline';
 
 export interface OfflineSpeech {
@@ -273,14 +268,7 @@ export function createOfflineVoice(options: OfflineVoiceOptions = {}): OfflineVo
 }
 
 /** A voice the offline engine has for a configured voice id (product-hosted default voices map by gender). */
-export function offlineVoiceFor(voiceId: string | undefined): string {
-  const id = (voiceId ?? '').trim();
-  if (OFFLINE_VOICES.some((v) => v.id === id)) return id;
-  // Azure "en-US-GuyNeural", Polly "Matthew (neural)": the speaker's name.
-  const name = (/^[a-z]{2,3}-[A-Z]{2,4}-([A-Za-z]+?)(?:Multilingual)?Neural$/.exec(id)?.[1] ?? /^([A-Za-z]+)/.exec(id)?.[1] ?? '').toLowerCase();
-  const male = new Set(['guy', 'matthew', 'brian', 'joey', 'justin', 'kevin', 'stephen', 'russell', 'davis', 'tony', 'jason', 'andrew', 'christopher', 'eric', 'roger', 'steffan', 'ryan', 'thomas', 'liam', 'william', 'hans', 'conrad', 'daniel', 'enrique', 'jorge', 'henri', 'remy', 'giorgio', 'mathieu', 'alvaro', 'killian', 'gregory', 'arthur', 'adam']);
-  return male.has(name) ? 'rms' : DEFAULT_OFFLINE_VOICE;
-}
+export { offlineVoiceFor };
 
 /**
  * The offline voice as a TTS engine: one chunk per piece, with visemes from flite's own phones

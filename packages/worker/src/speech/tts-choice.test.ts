@@ -2,7 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SetupMode, TtsProvider } from '@persona/contract';
 import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createOfflineVoice } from './offline-voice.js';
-import { chooseTts, createTtsEngine, type OperatorTts } from './tts-choice.js';
+import { platformSpeechFromEnv } from '@persona/contract';
+import type { GuardedFetch } from '../brains/types.js';
+import { AZURE_KEY, startFakeAzure } from '../test/fake-tts.js';
+import { chooseTts, createTtsEngine, operatorTtsOf, type OperatorTts } from './tts-choice.js';
 
 const composite = (tts: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { tts } });
 const operator: OperatorTts = { azure: { apiKey: 'op-azure', region: 'westeurope' }, polly: { accessKeyId: 'AKID', secretAccessKey: 'secret', region: 'us-east-1' } };
@@ -15,10 +18,32 @@ describe('which voice an avatar speaks with', () => {
   });
 
   it('Simple mode and Default use the operator’s hosted voice named by default_tts when there is one', () => {
-    expect(chooseTts(composite({ provider: 3, default_tts: 'azure', voice_id: 'en-GB-SoniaNeural', speed: 0.5 }), operator)).toEqual({ kind: 'azure', apiKey: 'op-azure', region: 'westeurope', voice: 'en-GB-SoniaNeural', speed: 0.5 });
+    expect(chooseTts(composite({ provider: 3, default_tts: 'azure', voice_id: 'en-GB-SoniaNeural', speed: 0.5 }), operator)).toEqual({ kind: 'azure', apiKey: 'op-azure', region: 'westeurope', voice: 'en-GB-SoniaNeural', speed: 0.5, operator: true });
     expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }, operator)).toMatchObject({ kind: 'polly', voice: 'Amy (neural)', accessKeyId: 'AKID' });
     expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, { openai: { baseUrl: 'http://tts.internal/v1', apiKey: 'k' } })).toMatchObject({ kind: 'openai', operator: true });
     expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'offline', voice_id: 'awb' } } }, operator)).toMatchObject({ kind: 'offline', voice: 'awb' });
+  });
+
+  it("PLATFORM_TTS_*: the operator's provider, its default voice for avatars whose voice is not one of its own, its gateway", () => {
+    const fromEnv = (env: Record<string, string>) => operatorTtsOf(platformSpeechFromEnv(env).tts);
+    const azure = fromEnv({ PLATFORM_TTS_PROVIDER: 'azure', PLATFORM_TTS_API_KEY: 'op', PLATFORM_TTS_REGION: 'westeurope', PLATFORM_TTS_VOICE: 'en-GB-RyanNeural', PLATFORM_TTS_URL: 'http://10.1.2.3:8080' });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'azure', voice_id: 'en-US-JennyNeural' } } }, azure)).toEqual({
+      kind: 'azure',
+      apiKey: 'op',
+      region: 'westeurope',
+      voice: 'en-US-JennyNeural',
+      speed: undefined,
+      baseUrl: 'http://10.1.2.3:8080',
+      operator: true,
+    });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }, azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
+    const polly = fromEnv({ PLATFORM_TTS_PROVIDER: 'polly', PLATFORM_TTS_API_KEY: 'AKID', PLATFORM_TTS_SECRET_KEY: 's', PLATFORM_TTS_REGION: 'eu-west-1' });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { voice_id: 'en-US-JennyNeural' } } }, polly)).toEqual({ kind: 'polly', accessKeyId: 'AKID', secretAccessKey: 's', region: 'eu-west-1', voice: 'Joanna (neural)', speed: undefined, operator: true });
+    const openai = fromEnv({ PLATFORM_TTS_PROVIDER: 'openai', PLATFORM_TTS_URL: 'http://tts.internal/v1', PLATFORM_TTS_VOICE: 'coral', PLATFORM_TTS_MODEL: 'kokoro' });
+    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, openai)).toMatchObject({ kind: 'openai', baseUrl: 'http://tts.internal/v1', voice: 'coral', model: 'kokoro', operator: true });
+    // The avatar's own Azure keys never go to the operator's gateway.
+    expect(chooseTts(composite({ provider: TtsProvider.Azure, api_key: 'mine', region: 'eastus', voice_id: 'en-US-AriaNeural' }), azure)).toEqual({ kind: 'azure', apiKey: 'mine', region: 'eastus', voice: 'en-US-AriaNeural', speed: undefined });
   });
 
   it('the avatar’s own providers with their keys, voice, model, region, speed and language', () => {
@@ -58,6 +83,29 @@ describe('engines for the choices', () => {
   afterAll(async () => {
     fetch.close();
     await offline.close();
+  });
+
+  it("the operator's Azure speaks through its gateway with the operator's fetch (which may reach a private address)", async () => {
+    const fake = await startFakeAzure();
+    try {
+      const op = operatorTtsOf(platformSpeechFromEnv({ PLATFORM_TTS_PROVIDER: 'azure', PLATFORM_TTS_API_KEY: AZURE_KEY, PLATFORM_TTS_REGION: 'westeurope', PLATFORM_TTS_URL: fake.origin }).tts);
+      const used: string[] = [];
+      const operatorFetch = createGuardedFetch({ allowPrivate: true });
+      const spy: GuardedFetch = (url, init) => {
+        used.push(String(url));
+        return operatorFetch(url, init);
+      };
+      const engine = createTtsEngine(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, op), { fetch, operatorFetch: spy, offline })!;
+      let samples = 0;
+      for await (const chunk of engine.synthesize('Hello there.', { signal: new AbortController().signal })) samples += chunk.pcm.length;
+      operatorFetch.close();
+      expect(engine.provider).toBe('azure');
+      expect(samples).toBeGreaterThan(1000);
+      expect(used).toEqual([`${fake.origin}/cognitiveservices/v1`]);
+      expect(fake.requests[0]!.body).toContain('<voice name="en-US-JennyNeural">');
+    } finally {
+      await fake.close();
+    }
   });
 
   it('each choice gives its engine (and its sample rate) or none', () => {

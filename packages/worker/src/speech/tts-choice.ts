@@ -1,4 +1,4 @@
-import { SetupMode, TtsProvider } from '@persona/contract';
+import { PlatformVoiceDefaults, SetupMode, spokenPlatformVoice, TtsProvider, type TPlatformTts } from '@persona/contract';
 import type { GuardedFetch } from '../brains/types.js';
 import { createAzureTts } from '../providers/tts/azure.js';
 import { createCartesiaTts } from '../providers/tts/cartesia.js';
@@ -22,9 +22,25 @@ import { createOfflineTts, offlineVoiceFor, type OfflineVoice } from './offline-
  *   voice, with the reason for the owner's log.
  */
 export interface OperatorTts {
-  azure?: { apiKey: string; region: string };
-  polly?: { accessKeyId: string; secretAccessKey: string; region: string };
+  /** `baseUrl`: a gateway instead of Azure's regional host (may hold `{region}`); `voice`: the default (en-US-JennyNeural). */
+  azure?: { apiKey: string; region: string; baseUrl?: string; voice?: string };
+  /** `baseUrl`: a gateway instead of Polly's regional endpoint; `voice`: the default (Joanna (neural)). */
+  polly?: { accessKeyId: string; secretAccessKey: string; region: string; baseUrl?: string; voice?: string };
   openai?: { baseUrl: string; apiKey: string; model?: string; voice?: string };
+}
+
+/** The operator's voice of PLATFORM_TTS_* (contract's platformSpeechFromEnv) as the chooser takes it. */
+export function operatorTtsOf(tts: TPlatformTts | null): OperatorTts {
+  if (!tts) return {};
+  const base = tts.url ? { baseUrl: tts.url } : {};
+  switch (tts.provider) {
+    case 'azure':
+      return { azure: { apiKey: tts.apiKey, region: tts.region ?? '', ...base, voice: tts.voice } };
+    case 'polly':
+      return { polly: { accessKeyId: tts.apiKey, secretAccessKey: tts.secretKey ?? '', region: tts.region ?? 'us-east-1', ...base, voice: tts.voice } };
+    case 'openai':
+      return { openai: { baseUrl: tts.url ?? '', apiKey: tts.apiKey, ...(tts.model ? { model: tts.model } : {}), voice: tts.voice } };
+  }
 }
 
 /** Provider base URLs (tests, proxies, sovereign clouds); `azure` may contain `{region}`. */
@@ -39,8 +55,8 @@ export interface TtsBaseUrls {
 export type TtsChoice =
   | { kind: 'none'; reason: string }
   | { kind: 'offline'; voice: string; rate: number; reason: string }
-  | { kind: 'polly'; accessKeyId: string; secretAccessKey: string; region: string; voice: string; engine?: string; speed?: number }
-  | { kind: 'azure'; apiKey: string; region: string; voice: string; speed?: number }
+  | { kind: 'polly'; accessKeyId: string; secretAccessKey: string; region: string; voice: string; engine?: string; speed?: number; baseUrl?: string; operator?: true }
+  | { kind: 'azure'; apiKey: string; region: string; voice: string; speed?: number; baseUrl?: string; operator?: true }
   | { kind: 'elevenlabs'; apiKey: string; voiceId: string; model?: string; speed?: number; languageCode?: string }
   | { kind: 'cartesia'; apiKey: string; voiceId: string; model?: string; speed?: number; language?: string }
   | { kind: 'neuphonic'; apiKey: string; voiceId?: string; langCode?: string; speed?: number; model?: string }
@@ -116,16 +132,23 @@ export function chooseTts(input: { setupMode: number; pipeline: Record<string, u
   }
 }
 
-/** The product's own voice: the operator's Azure or Polly (as `default_tts` asks), any other it has, else offline. */
+/**
+ * The product's own voice: the operator's Azure or Polly (as `default_tts` asks), any other it
+ * has, else offline; the voice itself is the contract's rule (spokenPlatformVoice), which the
+ * Brain tab names too.
+ */
 function hostedVoice(defaultTts: string, voice: string, speed: number | undefined, op: OperatorTts, why: string): TtsChoice {
+  const offline = (reason: string): TtsChoice => ({ kind: 'offline', voice: offlineVoiceFor(voice), rate: speedToRate(speed), reason });
+  if (defaultTts === 'offline') return offline(`${why}: the offline voice`);
   const wantsPolly = defaultTts === 'polly' || /\((standard|neural|long-form|generative)\)$/.test(voice);
-  const azure = op.azure && { kind: 'azure' as const, ...op.azure, voice: !wantsPolly && /^[a-z]{2,3}-[A-Z]{2}-/.test(voice) ? voice : 'en-US-JennyNeural', speed };
-  const polly = op.polly && { kind: 'polly' as const, ...op.polly, voice: wantsPolly && voice ? voice : 'Joanna (neural)', speed };
-  if (defaultTts === 'offline') return { kind: 'offline', voice: offlineVoiceFor(voice), rate: speedToRate(speed), reason: `${why}: the offline voice` };
-  const pick = wantsPolly ? (polly ?? azure) : (azure ?? polly);
-  if (pick) return pick;
-  if (op.openai) return { kind: 'openai', ...op.openai, speed, operator: true };
-  return { kind: 'offline', voice: offlineVoiceFor(voice), rate: speedToRate(speed), reason: `${why}: no hosted voice is configured on this server, so the offline voice speaks` };
+  const provider = wantsPolly ? (op.polly ? 'polly' : op.azure ? 'azure' : op.openai ? 'openai' : null) : op.azure ? 'azure' : op.polly ? 'polly' : op.openai ? 'openai' : null;
+  if (!provider) return offline(`${why}: no hosted voice is configured on this server, so the offline voice speaks`);
+  const spoken = spokenPlatformVoice({ defaultTts, voice }, { provider, voice: op[provider]?.voice || PlatformVoiceDefaults[provider] }).voice;
+  const { baseUrl, voice: _default, ...keys } = op[provider]!;
+  const gateway = baseUrl ? { baseUrl } : {};
+  if (provider === 'azure') return { kind: 'azure', ...(keys as { apiKey: string; region: string }), voice: spoken, speed, ...gateway, operator: true };
+  if (provider === 'polly') return { kind: 'polly', ...(keys as { accessKeyId: string; secretAccessKey: string; region: string }), voice: spoken, speed, ...gateway, operator: true };
+  return { kind: 'openai', ...op.openai!, voice: spoken, speed, operator: true };
 }
 
 export interface TtsEngineDeps {
@@ -148,9 +171,10 @@ export function createTtsEngine(choice: TtsChoice, deps: TtsEngineDeps): TtsEngi
     case 'offline':
       return createOfflineTts(deps.offline, { voice: choice.voice, rate: choice.rate });
     case 'polly':
-      return createPollyTts({ accessKeyId: choice.accessKeyId, secretAccessKey: choice.secretAccessKey, region: choice.region, voice: choice.voice, engine: choice.engine, speed: choice.speed, endpoint: b.polly });
+      return createPollyTts({ accessKeyId: choice.accessKeyId, secretAccessKey: choice.secretAccessKey, region: choice.region, voice: choice.voice, engine: choice.engine, speed: choice.speed, endpoint: choice.baseUrl ?? b.polly });
     case 'azure':
-      return createAzureTts({ apiKey: choice.apiKey, region: choice.region, voice: choice.voice, speed: choice.speed, baseUrl: b.azure, fetch: deps.fetch, sampleRate: deps.sampleRate });
+      // The operator's key goes to its own gateway when it named one (which may be private: its own fetch).
+      return createAzureTts({ apiKey: choice.apiKey, region: choice.region, voice: choice.voice, speed: choice.speed, baseUrl: choice.baseUrl ?? b.azure, fetch: choice.operator ? (deps.operatorFetch ?? deps.fetch) : deps.fetch, sampleRate: deps.sampleRate });
     case 'elevenlabs':
       return createElevenLabsTts({ ...choice, baseUrl: b.elevenlabs, fetch: deps.fetch, sampleRate: deps.sampleRate });
     case 'cartesia':

@@ -11,6 +11,7 @@ import {
   ZLlmModelsRequest,
   ZLlmModelsResponse,
   ZPlatformServicesResponse,
+  type TPlatformServicesResponse,
   ZSttLanguagesRequest,
   ZSttLanguagesResponse,
   ZTtsVoicesRequest,
@@ -77,10 +78,12 @@ export function providerLookupRoutes(deps: { lookups: ProviderLookups; guards: A
 
 /**
  * GET /api/lookups/platform: which of the product's own services this server runs (signed-in
- * users; nothing secret — two booleans). Realtime: a worker connected to this instance reported
- * the operator's key (with several instances, one whose workers are elsewhere may say no).
+ * users; nothing secret — two booleans, and the providers and default voice of its own speech).
+ * Realtime: a worker connected to this instance reported the operator's key (with several
+ * instances, one whose workers are elsewhere may say no). Speech: this portal's PLATFORM_TTS_* and
+ * PLATFORM_STT_* (its embedded worker's; separate workers are given the same values).
  */
-export function platformServicesRoute(deps: { guards: AuthGuards; platform: () => Promise<{ llm: boolean; realtime: boolean }> }) {
+export function platformServicesRoute(deps: { guards: AuthGuards; platform: () => Promise<Omit<TPlatformServicesResponse, 'status'>> }) {
   return async function plugin(fastify: FastifyInstance) {
     fastify.withTypeProvider<ZodTypeProvider>().get(
       '/api/lookups/platform',

@@ -189,7 +189,7 @@ describe('workers (VPS)', () => {
     const user = await createSignedInUser(t.app, t.database);
     const platform = async () => (await t.app.inject({ url: '/api/lookups/platform', headers: user.headers })).json() as { status: string; llm: boolean; realtime: boolean };
     expect((await t.app.inject({ url: '/api/lookups/platform' })).statusCode).toBe(401);
-    expect(await platform()).toEqual({ status: 'OK', llm: false, realtime: false });
+    expect(await platform()).toEqual({ status: 'OK', llm: false, realtime: false, tts: null, stt: null });
     const plain = spawn('delta');
     await plain.registered;
     expect((await platform()).realtime).toBe(false);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SetupMode } from '@persona/contract';
+import { platformSpeechFromEnv, SetupMode } from '@persona/contract';
 import type { GuardedFetch } from '../../brains/types.js';
-import { chooseNetworkStt, createNetworkSttEngine, sttSettingsOf, type NetworkSttChoice } from './network.js';
+import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
+import { startFakeDeepgram } from '../../test/fake-stt-ws.js';
+import { until } from '../../test/until.js';
+import { chooseNetworkStt, createNetworkSttEngine, operatorSttOf, sttSettingsOf, type NetworkSttChoice } from './network.js';
 
 const composite = (stt: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { stt } });
 const fetch = async () => new Response('{}');
@@ -43,6 +46,28 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
     expect(chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: { stt: { provider: 3, api_key: 'mine' } } }, op).choice).toEqual({ kind: 'azure', apiKey: 'op-az', region: 'eastus', operator: true });
     expect(chooseNetworkStt(composite({ provider: 0, default_stt: 'deepgram' }), op).choice).toEqual({ kind: 'deepgram', apiKey: 'op-dg', operator: true });
     expect(chooseNetworkStt(composite({ provider: 0 }), {})).toMatchObject({ choice: null, reason: expect.stringContaining('no hosted speech to text') });
+  });
+
+  it("PLATFORM_STT_*: Simple mode listens with the operator's provider, at its gateway, with its model; the avatar's own keys never go there", async () => {
+    const fake = await startFakeDeepgram();
+    try {
+      const op = operatorSttOf(platformSpeechFromEnv({ PLATFORM_STT_PROVIDER: 'deepgram', PLATFORM_STT_API_KEY: DEEPGRAM_KEY, PLATFORM_STT_URL: fake.origin, PLATFORM_STT_MODEL: 'nova-2-meeting' }).stt);
+      const pick = chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: { stt: { languages: 'en-US' } } }, op);
+      expect(pick).toEqual({ choice: { kind: 'deepgram', apiKey: DEEPGRAM_KEY, baseUrl: fake.origin, operator: true }, reason: '', settings: { languages: ['en-US'], model: 'nova-2-meeting' } });
+      const session = await createNetworkSttEngine(pick.choice!, { fetch }).open(
+        { ...pick.settings, interim: false, sampleRate: 16_000, signal: new AbortController().signal },
+        { onResult: () => undefined, onError: () => undefined },
+      );
+      await until(() => fake.connections.length === 1);
+      expect(fake.connections[0]!.headers.authorization).toBe(`Token ${DEEPGRAM_KEY}`);
+      expect(fake.connections[0]!.query.get('model')).toBe('nova-2-meeting');
+      session.close();
+      expect(chooseNetworkStt(composite({ provider: 3, api_key: 'mine' }), op).choice).toEqual({ kind: 'deepgram', apiKey: 'mine', operator: false });
+      const azure = operatorSttOf(platformSpeechFromEnv({ PLATFORM_STT_PROVIDER: 'azure', PLATFORM_STT_API_KEY: 'k', PLATFORM_STT_REGION: 'eastus' }).stt);
+      expect(chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: {} }, azure).choice).toEqual({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: true });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('makes the engine for each choice', () => {

@@ -1,4 +1,4 @@
-import { SetupMode, SttProvider } from '@persona/contract';
+import { SetupMode, SttProvider, type TPlatformStt } from '@persona/contract';
 import type { GuardedFetch } from '../../brains/types.js';
 import { LANGUAGE_TAG, type SttTimeouts } from './batch.js';
 import { AZURE_STT, createAzureStt } from './azure.js';
@@ -20,10 +20,27 @@ import type { SttEngine, SttOptions } from './types.js';
  * and an endpointing hint (`endpointing` ms, Deepgram) become the session's SttOptions.
  */
 export interface OperatorStt {
-  azure?: { apiKey: string; region: string };
-  google?: { apiKey: string; region?: string };
-  deepgram?: { apiKey: string };
+  /** `baseUrl` (Azure, Google, Deepgram): a gateway instead of the provider's host; `model`: the operator's, over the avatar's. */
+  azure?: { apiKey: string; region: string; baseUrl?: string };
+  google?: { apiKey: string; region?: string; baseUrl?: string; model?: string };
+  deepgram?: { apiKey: string; baseUrl?: string; model?: string };
   openai?: { baseUrl: string; apiKey: string; model?: string };
+}
+
+/** The operator's speech to text of PLATFORM_STT_* (contract's platformSpeechFromEnv) as the chooser takes it. */
+export function operatorSttOf(stt: TPlatformStt | null): OperatorStt {
+  if (!stt) return {};
+  const extra = { ...(stt.url ? { baseUrl: stt.url } : {}), ...(stt.model ? { model: stt.model } : {}) };
+  switch (stt.provider) {
+    case 'azure':
+      return { azure: { apiKey: stt.apiKey, region: stt.region ?? '', ...(stt.url ? { baseUrl: stt.url } : {}) } };
+    case 'google':
+      return { google: { apiKey: stt.apiKey, ...(stt.region ? { region: stt.region } : {}), ...extra } };
+    case 'deepgram':
+      return { deepgram: { apiKey: stt.apiKey, ...extra } };
+    case 'openai':
+      return { openai: { baseUrl: stt.url ?? '', apiKey: stt.apiKey, ...(stt.model ? { model: stt.model } : {}) } };
+  }
 }
 
 /** Provider base URLs (tests, proxies, sovereign clouds); `azure`/`google` may contain `{region}`. */
@@ -33,10 +50,11 @@ export interface SttBaseUrls {
   google?: string;
 }
 
+/** `baseUrl`: the operator's gateway (its choices only; the avatar's own keys go to the provider's host). */
 export type NetworkSttChoice =
-  | { kind: 'deepgram'; apiKey: string; operator: boolean }
-  | { kind: 'azure'; apiKey: string; region: string; operator: boolean }
-  | { kind: 'google'; apiKey: string; region?: string; operator: boolean }
+  | { kind: 'deepgram'; apiKey: string; operator: boolean; baseUrl?: string }
+  | { kind: 'azure'; apiKey: string; region: string; operator: boolean; baseUrl?: string }
+  | { kind: 'google'; apiKey: string; region?: string; operator: boolean; baseUrl?: string }
   | { kind: 'openai'; baseUrl: string; apiKey: string; model?: string; operator: boolean };
 
 export type SttSettings = Pick<SttOptions, 'languages' | 'model' | 'phrases' | 'endpointingMs'>;
@@ -130,16 +148,22 @@ export function chooseNetworkStt(input: { setupMode: number; pipeline: Record<st
 
 /** The product's own STT: the operator's provider that `default_stt` names, else any it configured. */
 function hosted(defaultStt: string, op: OperatorStt, settings: SttSettings, why: string): NetworkSttPick {
+  const without = <T extends { model?: string }>(o: T): Omit<T, 'model'> => {
+    const { model: _model, ...rest } = o;
+    return rest;
+  };
   const all: Record<string, NetworkSttChoice | undefined> = {
     azure: op.azure && { kind: 'azure', ...op.azure, operator: true },
-    google: op.google && { kind: 'google', ...op.google, operator: true },
-    deepgram: op.deepgram && { kind: 'deepgram', ...op.deepgram, operator: true },
+    google: op.google && { kind: 'google', ...without(op.google), operator: true },
+    deepgram: op.deepgram && { kind: 'deepgram', ...without(op.deepgram), operator: true },
     openai: op.openai && { kind: 'openai', ...op.openai, operator: true },
   };
-  const pick = all[defaultStt] ?? all.azure ?? all.google ?? all.deepgram ?? all.openai;
-  if (!pick) return { choice: null, reason: `${why}: no hosted speech to text is configured on this server`, settings };
+  const key = [defaultStt, 'azure', 'google', 'deepgram', 'openai'].find((k) => all[k]);
+  const pick = key ? all[key] : undefined;
+  if (!key || !pick) return { choice: null, reason: `${why}: no hosted speech to text is configured on this server`, settings };
   // The stored model belongs to the avatar's provider list; the operator's own model wins for its endpoint.
-  return { choice: pick, reason: '', settings: pick.kind === 'openai' && pick.model ? { ...settings, model: pick.model } : settings };
+  const model = (op[key as keyof OperatorStt] as { model?: string } | undefined)?.model;
+  return { choice: pick, reason: '', settings: model ? { ...settings, model } : settings };
 }
 
 export interface SttEngineDeps {
@@ -155,10 +179,10 @@ export interface SttEngineDeps {
 
 /** Provider name → engine factory (the registry choose.ts plugs in). */
 export const networkSttFactories: { [K in NetworkSttChoice['kind']]: (choice: Extract<NetworkSttChoice, { kind: K }>, deps: SttEngineDeps) => SttEngine } = {
-  deepgram: (c, d) => createDeepgramStt({ apiKey: c.apiKey, ...(d.baseUrls?.deepgram ? { baseUrl: d.baseUrls.deepgram } : {}), ...(d.keepAliveMs ? { keepAliveMs: d.keepAliveMs } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
-  azure: (c, d) => createAzureStt({ apiKey: c.apiKey, region: c.region, ...(d.baseUrls?.azure ? { baseUrl: d.baseUrls.azure } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  deepgram: (c, d) => createDeepgramStt({ apiKey: c.apiKey, ...((c.baseUrl ?? d.baseUrls?.deepgram) ? { baseUrl: c.baseUrl ?? d.baseUrls?.deepgram } : {}), ...(d.keepAliveMs ? { keepAliveMs: d.keepAliveMs } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+  azure: (c, d) => createAzureStt({ apiKey: c.apiKey, region: c.region, ...((c.baseUrl ?? d.baseUrls?.azure) ? { baseUrl: c.baseUrl ?? d.baseUrls?.azure } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
   google: (c, d) =>
-    createGoogleStt({ apiKey: c.apiKey, ...(c.region ? { region: c.region } : {}), fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.baseUrls?.google ? { baseUrl: d.baseUrls.google } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
+    createGoogleStt({ apiKey: c.apiKey, ...(c.region ? { region: c.region } : {}), fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...((c.baseUrl ?? d.baseUrls?.google) ? { baseUrl: c.baseUrl ?? d.baseUrls?.google } : {}), ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
   openai: (c, d) => createOpenAiStt({ baseUrl: c.baseUrl, apiKey: c.apiKey, fetch: c.operator ? (d.operatorFetch ?? d.fetch) : d.fetch, ...(d.timeouts ? { timeouts: d.timeouts } : {}) }),
 };
 
