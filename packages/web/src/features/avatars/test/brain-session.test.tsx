@@ -245,7 +245,7 @@ describe('Advanced tab in the editor: the mode chosen on the Brain tab', () => {
 });
 
 describe('Brain tab: the product’s own services this server lacks', () => {
-  const platform = (llm: boolean, realtime: boolean) => () => json({ status: 'OK', llm, realtime });
+  const platform = (llm: boolean, realtime: boolean) => () => json({ status: 'OK', llm, realtime, tts: null, stt: null });
   const simple = () => withPipeline({ llm: { api_key: '' } }, { setupMode: 0, nlpEngine: 10 });
   const realtime = (apiKey: string) =>
     withPipeline({ speech_to_speech: { url: RealtimeBaseUrls[0].url, api_key: apiKey, model: '', voice_id: '', instructions: '', greeting: '' } }, { setupMode: 2, nlpEngine: 9 });

@@ -7,7 +7,7 @@ import { FormProvider, useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { MemoryRouter } from 'react-router';
 import { z } from 'zod';
-import { ProviderLookupMessages, SpeechMessages as M, type TAvatar } from '@persona/contract';
+import { PlatformSpeechMessages, ProviderLookupMessages, SpeechMessages as M, type TAvatar } from '@persona/contract';
 import { json, mockFetch, type Handler } from '../../../test/fetch-mock';
 import { authStore } from '../../../lib/auth-store';
 import { setPublicConfig } from '../../../lib/config';
@@ -83,6 +83,27 @@ describe('speech forms: modes', () => {
     fireEvent.mouseDown(within(tts()).getByRole('combobox', { name: 'Voice' }));
     const offline = await screen.findByRole('option', { name: /Kal — offline/ });
     expect(within(offline).getByText('Offline')).toBeInTheDocument();
+  });
+
+  it('says which voice and recogniser a Simple-mode avatar really gets on this server (issue 26)', async () => {
+    const platform = (tts: unknown, stt: unknown) => ({ 'GET /api/lookups/platform': () => json({ status: 'OK', llm: true, realtime: false, tts, stt }) });
+    // Nothing hosted: "Persona Studio (Azure) / en-US-JennyNeural" is spoken by the offline voice, and the tab says so.
+    const bare = renderForms({ setupMode: 0, nlpEngine: 10 }, platform(null, null));
+    await waitFor(() => expect(within(tts()).getByRole('combobox', { name: 'Voice' })).toHaveTextContent('en-US-JennyNeural'));
+    expect(await within(tts()).findByTestId('platform-voice-note')).toHaveTextContent(PlatformSpeechMessages.voiceOffline('US English, female (CMU Arctic slt)'));
+    expect(within(stt()).getByTestId('platform-stt-note')).toHaveTextContent(PlatformSpeechMessages.sttOffline);
+    bare.unmount();
+    // The operator's Azure: the avatar's Azure voice speaks.
+    const azure = renderForms({ setupMode: 0, nlpEngine: 10 }, platform({ provider: 'azure', voice: 'en-GB-RyanNeural' }, { provider: 'deepgram' }));
+    await waitFor(() => expect(within(tts()).getByTestId('platform-voice-note')).toHaveTextContent('Visitors hear en-US-JennyNeural from Microsoft Azure'));
+    expect(within(stt()).getByTestId('platform-stt-note')).toHaveTextContent(PlatformSpeechMessages.sttHosted('deepgram'));
+    azure.unmount();
+    // Only Polly on this server: an Azure voice is not one of its voices, the operator's default speaks.
+    renderForms({ setupMode: 0, nlpEngine: 10 }, platform({ provider: 'polly', voice: 'Joanna (neural)' }, null));
+    await waitFor(() => expect(within(tts()).getByTestId('platform-voice-note')).toHaveTextContent('Visitors hear Joanna (neural) from Amazon Polly'));
+    // The offline choice needs no note: it says what it is.
+    await choose('Text to Speech provider', /Persona Studio offline/);
+    expect(within(tts()).queryByTestId('platform-voice-note')).toBeNull();
   });
 
   it('is hidden for Speech to Speech, None, TEN and the realtime engine', () => {

@@ -43,6 +43,7 @@ import {
   type TtsDetails,
 } from '../../../lib/speech-form';
 import { useOptionalEditorSession } from '../editor-session';
+import { PlatformSttNote, PlatformVoiceNote } from './platform-notice';
 import { speechHelp, type SpeechHelpKey } from './speech-help';
 import { useRealtimeSetting } from './use-realtime-setting';
 
@@ -250,6 +251,7 @@ function SttForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
           No speech recognition: visitors type in the chat.
         </Typography>
       ) : null}
+      {provider === SttProvider.Default ? <PlatformSttNote /> : null}
 
       {isOwn && provider === SttProvider.Google ? <GoogleKeyFile help={help('sttAPIKey')} /> : null}
       {isOwn && provider !== SttProvider.Google ? (
@@ -644,6 +646,7 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
           )}
         />
       ) : null}
+      {provider === TtsProvider.Default && tts.default_tts !== 'offline' ? <PlatformVoiceNote defaultTts={tts.default_tts} voice={tts.ttsVoice} /> : null}
       {provider !== TtsProvider.None ? (
         <TextInput
           name="ttsDetails.ttsSpeechSpeed"
