@@ -104,6 +104,9 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
       data-testid={`avatar-card-${avatar.id}`}
       sx={{
         overflow: 'hidden',
+        // In the list's scrolling column (a flex column with a maximum height) a card keeps its
+        // own height: shrunk to share the column, it cut its photo, subtitle and buttons.
+        flexShrink: 0,
         borderColor: isSelected ? 'primary.main' : 'divider',
         boxShadow: isSelected ? '0 0 0 3px rgba(79, 70, 229, 0.14)' : 'none',
         transition: 'border-color 120ms, box-shadow 120ms',
@@ -159,8 +162,14 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
               {avatar.name}
             </Typography>
           )}
-          <Typography variant="caption" color="text.secondary">
-            ID {avatar.id} · {avatar.dhTypeName}
+          {/* The id and the kind each stay whole: in a narrow card the kind goes to its own line. */}
+          <Typography variant="caption" color="text.secondary" component="div" sx={{ display: 'flex', flexWrap: 'wrap', columnGap: 0.5 }}>
+            <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+              ID {avatar.id} ·
+            </Box>
+            <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+              {avatar.dhTypeName}
+            </Box>
           </Typography>
         </Box>
         {!isCompact ? (

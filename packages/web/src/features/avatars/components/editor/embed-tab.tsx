@@ -119,23 +119,28 @@ export function EmbedTab() {
           <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
             Add them to the src address, for example <code>?hideChatHistory=true&amp;micOn=false</code>.
           </Typography>
-          {/* Scrolls sideways in a narrow panel: focusable, so a keyboard can scroll it too (WCAG 2.1.1). */}
-          <TableContainer tabIndex={0} role="group" aria-label="URL parameters, scrollable" sx={{ border: 1, borderColor: 'divider', borderRadius: 2 }}>
+          {/* Two columns that wrap (the values and default under the name): they fit the editor's
+              panel (536 px at a 1280 px window), where four columns needed sideways scrolling. It
+              still scrolls in a panel narrower than its longest word, focusable so a keyboard can too. */}
+          <TableContainer tabIndex={0} role="group" aria-label="URL parameters" sx={{ border: 1, borderColor: 'divider', borderRadius: 2 }}>
             <Table size="small" aria-label="URL parameters">
               <TableHead>
                 <TableRow sx={{ '& th': { fontWeight: 700, bgcolor: 'grey.50' } }}>
                   <TableCell>Parameter</TableCell>
-                  <TableCell>Values</TableCell>
-                  <TableCell>Default</TableCell>
                   <TableCell>What it does</TableCell>
                 </TableRow>
               </TableHead>
               <TableBody>
                 {AVATAR_URL_PARAMETERS.map((p) => (
-                  <TableRow key={p.name}>
-                    <TableCell sx={{ fontFamily: 'ui-monospace, monospace', fontWeight: 600 }}>{p.name}</TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{p.values}</TableCell>
-                    <TableCell>{p.defaultValue}</TableCell>
+                  <TableRow key={p.name} sx={{ verticalAlign: 'top' }}>
+                    <TableCell sx={{ width: '40%' }}>
+                      <Box component="code" sx={{ fontFamily: 'ui-monospace, monospace', fontWeight: 600, overflowWrap: 'anywhere' }}>
+                        {p.name}
+                      </Box>
+                      <Typography variant="caption" color="text.secondary" component="div">
+                        {p.values} · default {p.defaultValue}
+                      </Typography>
+                    </TableCell>
                     <TableCell>{p.description}</TableCell>
                   </TableRow>
                 ))}
