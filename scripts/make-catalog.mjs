@@ -79,7 +79,7 @@ for (const p of people) {
   });
   write(`thumbs/${p.id}-image.svg`, layers.composite);
   write(`avatar-configs/${p.id}-image.json`, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `${p.id}-image`, portraitURL: `/catalog/${dir}/portrait.json` } });
-  list.image.push({ id: `${p.id}-image`, name: `${p.name} (photo)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}-image.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
+  list.image.push({ id: `${p.id}-image`, name: `${p.name} (illustration)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}-image.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
 }
 // What the models hold and cost, for the docs and the upload check's comparison.
 write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
@@ -144,12 +144,72 @@ function glb(name, boxes) {
   };
   return Buffer.concat([header, chunk(jsonBuf, 'JSON'), chunk(bin, 'BIN\0')]);
 }
-write('environments/plaza.glb', glb('plaza', [{ at: [0, -0.05, 0], size: [20, 0.05, 20] }, { at: [-4, 0, -5], size: [2, 3, 2] }, { at: [4, 0, -6], size: [3, 1, 1] }]));
-write('environments/gallery.glb', glb('gallery', [{ at: [0, -0.05, 0], size: [12, 0.05, 12] }, { at: [0, 0, -6], size: [12, 4, 0.2] }, { at: [-6, 0, 0], size: [0.2, 4, 12] }]));
-const env3d = [
-  { id: 'plaza', name: 'Plaza', 'gltf-model': '/catalog/environments/plaza.glb', thumbnail: '/catalog/environments/studio.svg' },
-  { id: 'gallery', name: 'Gallery', 'gltf-model': '/catalog/environments/gallery.glb', thumbnail: '/catalog/environments/office.svg' },
+// A 3D scene's thumbnail: the scene itself, drawn from about where the full-body camera stands
+// (a wider lens, to show the place): each box's faces projected, shaded by one light, far to near.
+function sceneThumbnail(boxes, { width = 320, height = 180, eye = [0, 1.6, 4.2], target = [0, 1, -2], fovDeg = 60, sky = ['#bfdbfe', '#f8fafc'] } = {}) {
+  const sub = (a, b) => a.map((v, i) => v - b[i]);
+  const dot = (a, b) => a.reduce((n, v, i) => n + v * b[i], 0);
+  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const unit = (a) => a.map((v) => v / Math.hypot(...a));
+  const forward = unit(sub(target, eye));
+  const right = unit(cross(forward, [0, 1, 0]));
+  const up = cross(right, forward);
+  const toCamera = (p) => {
+    const d = sub(p, eye);
+    return [dot(d, right), dot(d, up), dot(d, forward)];
+  };
+  const near = 0.1;
+  const focal = height / 2 / Math.tan((fovDeg * Math.PI) / 360);
+  const project = ([x, y, z]) => [width / 2 + (x * focal) / z, height / 2 - (y * focal) / z];
+  // Cuts a polygon (camera space) at the near plane: the ground reaches behind the camera.
+  const clip = (poly) => {
+    const out = [];
+    for (let i = 0; i < poly.length; i++) {
+      const a = poly[i];
+      const b = poly[(i + 1) % poly.length];
+      if (a[2] >= near) out.push(a);
+      if (a[2] >= near !== b[2] >= near) {
+        const t = (near - a[2]) / (b[2] - a[2]);
+        out.push(a.map((v, k) => v + (b[k] - v) * t));
+      }
+    }
+    return out;
+  };
+  const light = unit([0.4, 1, 0.6]);
+  const faces = [];
+  for (const { at: [x, y, z], size: [w, h, d] } of boxes) {
+    const [x0, x1, y0, y1, z0, z1] = [x - w / 2, x + w / 2, y, y + h, z - d / 2, z + d / 2];
+    for (const [normal, corners] of [
+      [[0, 1, 0], [[x0, y1, z0], [x1, y1, z0], [x1, y1, z1], [x0, y1, z1]]],
+      [[0, 0, 1], [[x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]],
+      [[0, 0, -1], [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0]]],
+      [[1, 0, 0], [[x1, y0, z0], [x1, y0, z1], [x1, y1, z1], [x1, y1, z0]]],
+      [[-1, 0, 0], [[x0, y0, z0], [x0, y0, z1], [x0, y1, z1], [x0, y1, z0]]],
+    ]) {
+      // Faces turned away from the eye are not drawn.
+      if (dot(normal, sub(eye, corners[0])) <= 0) continue;
+      const poly = clip(corners.map(toCamera));
+      if (poly.length < 3) continue;
+      const depth = Math.max(...poly.map((p) => p[2]));
+      const shade = 0.45 + 0.55 * Math.max(0, dot(normal, light));
+      const [r, g, b] = [0.78, 0.8, 0.84].map((c) => Math.round(255 * Math.min(1, c * shade)));
+      faces.push({ depth, points: poly.map(project), fill: `rgb(${r},${g},${b})` });
+    }
+  }
+  faces.sort((a, b) => b.depth - a.depth);
+  const polygons = faces.map((f) => `<polygon points="${f.points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ')}" fill="${f.fill}" stroke="#94a3b8" stroke-width="0.6" stroke-linejoin="round"/>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}"><defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${sky[0]}"/><stop offset="1" stop-color="${sky[1]}"/></linearGradient></defs><rect width="${width}" height="${height}" fill="url(#sky)"/>${polygons}</svg>`;
+}
+
+const scenes = [
+  { id: 'plaza', name: 'Plaza', boxes: [{ at: [0, -0.05, 0], size: [20, 0.05, 20] }, { at: [-4, 0, -5], size: [2, 3, 2] }, { at: [4, 0, -6], size: [3, 1, 1] }] },
+  { id: 'gallery', name: 'Gallery', boxes: [{ at: [0, -0.05, 0], size: [12, 0.05, 12] }, { at: [0, 0, -6], size: [12, 4, 0.2] }, { at: [-6, 0, 0], size: [0.2, 4, 12] }], sky: ['#e2e8f0', '#f8fafc'] },
 ];
+const env3d = scenes.map((scene) => {
+  write(`environments/${scene.id}.glb`, glb(scene.id, scene.boxes));
+  write(`environments/${scene.id}-thumb.svg`, sceneThumbnail(scene.boxes, scene.sky ? { sky: scene.sky } : {}));
+  return { id: scene.id, name: scene.name, 'gltf-model': `/catalog/environments/${scene.id}.glb`, thumbnail: `/catalog/environments/${scene.id}-thumb.svg` };
+});
 const light = [
   { id: 'studio', name: 'Studio', preset: 'studio', intensity: 1 },
   { id: 'daylight', name: 'Daylight', preset: 'daylight', intensity: 1.2 },

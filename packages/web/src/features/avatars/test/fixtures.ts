@@ -2,7 +2,7 @@ import type { TAvatar } from '@persona/contract';
 import { json, type Handler } from '../../../test/fetch-mock';
 
 export const catalog = {
-  image: [{ id: 'maya-image', name: 'Maya (photo)', dhType: 1, thumbnail: '/catalog/thumbs/maya.svg', avatarConfigURL: '/catalog/avatar-configs/maya-image.json' }],
+  image: [{ id: 'maya-image', name: 'Maya (illustration)', dhType: 1, thumbnail: '/catalog/thumbs/maya.svg', avatarConfigURL: '/catalog/avatar-configs/maya-image.json' }],
   upperBody: [
     { id: 'maya-upper', name: 'Maya', dhType: 2, thumbnail: '/catalog/thumbs/maya.svg', avatarConfigURL: '/catalog/avatar-configs/maya-upper.json' },
     { id: 'leo-upper', name: 'Leo', dhType: 2, thumbnail: '/catalog/thumbs/leo.svg', avatarConfigURL: '/catalog/avatar-configs/leo-upper.json' },
@@ -13,7 +13,7 @@ export const catalog = {
 
 export const environments = {
   env2d: [{ id: 'office', name: 'Office', url: '/catalog/environments/office.svg', thumbnail: '/catalog/environments/office.svg' }],
-  env3d: [{ id: 'plaza', name: 'Plaza', 'gltf-model': '/catalog/environments/plaza.glb', thumbnail: '/catalog/environments/studio.svg' }],
+  env3d: [{ id: 'plaza', name: 'Plaza', 'gltf-model': '/catalog/environments/plaza.glb', thumbnail: '/catalog/environments/plaza-thumb.svg' }],
   video: [],
   light: [{ id: 'studio', name: 'Studio', preset: 'studio', intensity: 1 }],
 };
