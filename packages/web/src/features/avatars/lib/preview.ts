@@ -1,3 +1,5 @@
+import { AVATAR_IFRAME_ALLOW } from '../../../lib/embed';
+
 /**
  * The avatar page's URL parameters (documented in the Embed tab). The editor's preview uses the
  * spec's preview options: no connect, hidden fullscreen, hidden chat input and history, mic on,
@@ -58,7 +60,7 @@ export function embedSnippet(accessLink: string, token?: string): string {
     '  width="400"',
     '  height="600"',
     '  style="border:0"',
-    '  allow="microphone; autoplay; fullscreen; clipboard-write"',
+    `  allow="${AVATAR_IFRAME_ALLOW}"`,
     '  title="Persona Studio avatar"',
     '></iframe>',
   ].join('\n');

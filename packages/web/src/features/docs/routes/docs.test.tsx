@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import { renderApp } from '../../../test/render-app';
+import { embedSnippet } from '../../avatars/lib/preview';
 
 describe('/docs', () => {
   it('links the OAuth configs page (in no menu) and its help from a section of its own', async () => {
@@ -9,6 +10,21 @@ describe('/docs', () => {
     expect(within(section).getByRole('link', { name: 'OAuth configs' })).toHaveAttribute('href', '/oauthconfigs');
     expect(within(section).getByRole('link', { name: 'OAuth help' })).toHaveAttribute('href', '/oauthhelp');
     expect(screen.getByRole('link', { name: 'Visitor sign-in (OAuth)' })).toHaveAttribute('href', '#oauth');
+  });
+});
+
+describe('iframe snippets', () => {
+  it('every snippet on /docs grants the avatar page what the Embed tab’s snippet grants (issue 26: they differed)', async () => {
+    renderApp({ route: '/docs' });
+    await screen.findByRole('region', { name: 'Visitor sign-in (OAuth)' });
+    const allowOf = (text: string) => [...text.matchAll(/allow="([^"]*)"/g)].map((m) => m[1]);
+    const embedTab = allowOf(embedSnippet('https://portal.example/avatar/1'));
+    expect(embedTab).toHaveLength(1);
+    const docs = [screen.getByLabelText('Embed snippet'), screen.getByLabelText('Host page driving the avatar')].flatMap((el) => allowOf(el.textContent ?? ''));
+    expect(docs).toHaveLength(2);
+    for (const allow of docs) expect(allow).toBe(embedTab[0]);
+    // What the page uses: the microphone, sound without a click, its fullscreen button.
+    expect(embedTab[0]!.split(/;\s*/)).toEqual(['microphone', 'autoplay', 'fullscreen']);
   });
 });
 

@@ -10,6 +10,7 @@ import { AuthLimits, Plans, type TPlan } from '@persona/contract';
 import { PageContainer } from '../../../components/page-container';
 import { useSession } from '../../../lib/auth-store';
 import { usePublicConfig } from '../../../lib/config';
+import { AVATAR_IFRAME_ALLOW } from '../../../lib/embed';
 import { paths } from '../../../lib/paths';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { CodeBlock } from '../components/code-block';
@@ -57,7 +58,7 @@ console.log(\`${origin}/avatar/10001?token=\${token}\`);`;
 /** The /docs example: a host page that drives the avatar through its postMessage API. */
 function hostPageExample(origin: string): string {
   return `<iframe id="avatar" src="${origin}/avatar/YOUR_AVATAR_ID?hideChatInput=true"
-        allow="microphone; autoplay" width="400" height="600" style="border:0"></iframe>
+        allow="${AVATAR_IFRAME_ALLOW}" width="400" height="600" style="border:0"></iframe>
 <button id="ask">Ask about opening hours</button>
 <script>
   const frame = document.getElementById('avatar');
@@ -136,7 +137,7 @@ export function DocsRoute() {
   src="${origin}/avatar/YOUR_AVATAR_ID"
   title="Talk to our assistant"
   width="400" height="600"
-  allow="microphone; camera; autoplay; clipboard-write"
+  allow="${AVATAR_IFRAME_ALLOW}"
   style="border: 0; border-radius: 12px"
 ></iframe>`;
 

@@ -17,6 +17,7 @@ import PersonOutlineIcon from '@mui/icons-material/PersonOutlineOutlined';
 import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
 import { AvatarLimits, AvatarMessages, DhTypeName, ErrorMessages, type TDhType } from '@persona/contract';
 import { ConfirmDialog } from '../../../../components/confirm-dialog';
+import { AVATAR_IFRAME_ALLOW } from '../../../../lib/embed';
 import { paths } from '../../../../lib/paths';
 import type { TCreatorAccount } from '../../api/get-account-info';
 import { useDefaultAvatars } from '../../api/get-avatar-catalog';
@@ -111,7 +112,7 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
             component="iframe"
             title="Avatar preview"
             src={previewUrl(agent.id, agent.token, loadedVersion)}
-            allow="microphone; autoplay"
+            allow={AVATAR_IFRAME_ALLOW}
             sx={{ width: '100%', height: AvatarLimits.previewHeightPx, border: 0, display: 'block', bgcolor: '#fff' }}
           />
         ) : chosen ? (
