@@ -14,6 +14,7 @@ import CloseIcon from '@mui/icons-material/Close';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import Face6OutlinedIcon from '@mui/icons-material/Face6Outlined';
 import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
@@ -42,6 +43,8 @@ export interface AvatarCardProps {
   onShowUsers?: () => void;
   /** The chosen appearance's picture, shown when the avatar has no photo of its own. */
   appearancePicture?: string;
+  /** The avatar wears its owner's uploaded model: without a photo, the model's sign (as on its tile), not a catalogue look. */
+  hasOwnModel?: boolean;
 }
 
 export function formatUpdated(iso: string): string {
@@ -60,7 +63,7 @@ function Detail({ label, children }: { label: string; children: React.ReactNode 
   );
 }
 
-export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, isCompact = false, onEdit, onClose, onDelete, onShowUsers, appearancePicture }: AvatarCardProps) {
+export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, isCompact = false, onEdit, onClose, onDelete, onShowUsers, appearancePicture, hasOwnModel = false }: AvatarCardProps) {
   const session = useOptionalEditorSession();
   const editing = isSelected && session?.mode.kind === 'edit' ? session : null;
   const [usersCount, setUsersCount] = useState(avatar.usersCount);
@@ -92,9 +95,16 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
     setCropSource(URL.createObjectURL(renamed));
   };
 
+  const isModelSign = !photo && hasOwnModel;
   const photoNode = (
-    <Avatar src={photo} alt="" sx={{ width: 52, height: 52, bgcolor: 'primary.main', color: 'primary.contrastText', fontWeight: 700, fontSize: 20 }}>
-      {avatar.name.slice(0, 1).toUpperCase()}
+    <Avatar
+      src={photo}
+      alt=""
+      data-testid={isModelSign ? 'own-model-picture' : undefined}
+      title={isModelSign ? 'Your own 3D model' : undefined}
+      sx={{ width: 52, height: 52, bgcolor: isModelSign ? 'grey.200' : 'primary.main', color: isModelSign ? 'text.secondary' : 'primary.contrastText', fontWeight: 700, fontSize: 20 }}
+    >
+      {isModelSign ? <Face6OutlinedIcon aria-hidden /> : avatar.name.slice(0, 1).toUpperCase()}
     </Avatar>
   );
 

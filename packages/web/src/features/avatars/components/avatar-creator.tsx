@@ -23,7 +23,7 @@ import { forgetAvatar } from '../api/delete-avatar';
 import { useAvatars } from '../api/list-avatars';
 import { useDefaultAvatars } from '../api/get-avatar-catalog';
 import { useCustomAvatars } from '../api/get-custom-avatars';
-import { appearancePictureOf } from '../lib/appearance-picture';
+import { appearancePictureOf, hasOwnModel } from '../lib/appearance-picture';
 import { toFetchable } from '../lib/hosting';
 import { parentConfigOf, type TAvatarConfig } from '../lib/avatar-config';
 import { AvatarCard } from './avatar-card';
@@ -248,6 +248,7 @@ function CreatorLayout({ mode, setMode, avatars, account, isAccountPending, expa
               key={avatar.id}
               avatar={avatar}
               appearancePicture={appearancePictureOf(avatar, catalogue)}
+              hasOwnModel={hasOwnModel(avatar)}
               isSelected={mode.kind === 'edit' && mode.id === avatar.id}
               isExpanded={expanded.has(avatar.id)}
               onToggleExpanded={() =>

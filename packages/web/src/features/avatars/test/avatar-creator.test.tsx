@@ -70,6 +70,16 @@ describe('avatar list', () => {
     expect(await within(screen.getByTestId('avatar-card-101')).findByRole('button', { name: 'Save' })).toBeInTheDocument();
   });
 
+  it('an avatar wearing its own uploaded model does not show the catalogue look it keeps as parent (issue 26)', async () => {
+    const own = agent({ id: 103, name: 'Own Model', avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', Avatar: { modelURL: '/files/avatar-models/7/me.glb', format: 'glb' } }) });
+    renderApp({ route: '/avatars', session: userSession, api: creatorApi([agent(), own]) });
+    const card = await screen.findByTestId('avatar-card-103');
+    // The catalogue's pictures are loaded (the other card shows Maya's), and this one shows the model's sign.
+    await waitFor(() => expect(screen.getByTestId('avatar-card-101').querySelector('img')).toHaveAttribute('src', '/catalog/thumbs/maya.svg'));
+    expect(card.querySelector('img')).toBeNull();
+    expect(within(card).getByTestId('own-model-picture')).toHaveAttribute('title', 'Your own 3D model');
+  });
+
   it('says the agents could not be fetched when the list fails', async () => {
     renderApp({ route: '/avatars', session: userSession, api: creatorApi([], { 'GET /api/list_avatar': () => json({ status: 'FAIL', errors: ['nope'] }, 400) }) });
     expect(await screen.findByText(/Failed to fetch agents\. Please verify\.\.\.: No Agents Found in your account/)).toBeInTheDocument();

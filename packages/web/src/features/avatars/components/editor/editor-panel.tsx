@@ -13,6 +13,7 @@ import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import CloseIcon from '@mui/icons-material/Close';
+import Face6OutlinedIcon from '@mui/icons-material/Face6Outlined';
 import PersonOutlineIcon from '@mui/icons-material/PersonOutlineOutlined';
 import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
 import { AvatarLimits, AvatarMessages, DhTypeName, ErrorMessages, type TDhType } from '@persona/contract';
@@ -22,7 +23,7 @@ import { paths } from '../../../../lib/paths';
 import type { TCreatorAccount } from '../../api/get-account-info';
 import { useDefaultAvatars } from '../../api/get-avatar-catalog';
 import { useCustomAvatars } from '../../api/get-custom-avatars';
-import { parentConfigOf, sameConfigUrl } from '../../lib/avatar-config';
+import { parentConfigOf, readOwnModel, sameConfigUrl } from '../../lib/avatar-config';
 import { EDITOR_SIDE_SLOT_ID, EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
 import { toFetchable } from '../../lib/hosting';
 import { previewUrl } from '../../lib/preview';
@@ -89,7 +90,9 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
   const custom = useCustomAvatars(account?.customAvatarsJsonUrl ? toFetchable(account.customAvatarsJsonUrl) : undefined);
   const parent = parentConfigOf(draft.avatarConfig);
   const all = [...(custom.data ?? []), ...(catalog.data ? [...catalog.data.image, ...catalog.data.upperBody, ...catalog.data.fullBody] : [])];
-  const chosen = all.find((item) => sameConfigUrl(item.avatarConfigURL, parent));
+  // An avatar wearing its own uploaded model keeps a catalogue look as its parent: not its picture.
+  const isOwnModel = readOwnModel(draft.avatarConfig) !== '';
+  const chosen = isOwnModel ? undefined : all.find((item) => sameConfigUrl(item.avatarConfigURL, parent));
   return (
     <Box>
       <Typography variant="overline" color="text.secondary" sx={{ fontWeight: 700, lineHeight: 1.5, display: 'block', mb: 0.75 }}>
@@ -129,8 +132,8 @@ function Preview({ account }: { account: TCreatorAccount | undefined }) {
           </Box>
         ) : (
           <Box sx={{ textAlign: 'center', color: 'rgba(226,232,240,0.8)', px: 2 }}>
-            <PersonOutlineIcon sx={{ fontSize: 44 }} aria-hidden />
-            <Typography variant="body2">Choose an appearance from the grid.</Typography>
+            {isOwnModel ? <Face6OutlinedIcon sx={{ fontSize: 44 }} aria-hidden /> : <PersonOutlineIcon sx={{ fontSize: 44 }} aria-hidden />}
+            <Typography variant="body2">{isOwnModel ? 'Your own 3D model: the live preview shows it once the avatar page is available.' : 'Choose an appearance from the grid.'}</Typography>
           </Box>
         )}
       </Box>
