@@ -133,8 +133,12 @@ test('create from the grid, edit every tab, save with Confirm Update, and find e
   await expectToastClearOf(toast(page, 'Some fields are invalid'), panel.getByText('Wake Up Message is required'));
   await shot(page, 'avatars-tab-advanced-invalid-1280');
   await wakeUp.fill('Hi, I am the e2e avatar.');
+  // A new avatar starts unlimited (issue 26); unticking restores 600, which is then changed.
+  await expect(panel.getByRole('textbox', { name: 'Daily Limit Per Session' })).toHaveValue('Unlimited');
+  await panel.getByRole('checkbox', { name: 'Daily Limit Per Session Unlimited' }).uncheck();
+  await expect(panel.getByRole('textbox', { name: 'Daily Limit Per Session' })).toHaveValue('600');
   await panel.getByRole('textbox', { name: 'Daily Limit Per Session' }).fill('1200');
-  await panel.getByRole('checkbox', { name: 'Demo duration Unlimited' }).check();
+  await expect(panel.getByRole('checkbox', { name: 'Demo duration Unlimited' })).toBeChecked();
   await expect(panel.getByRole('textbox', { name: 'Demo duration' })).toHaveValue('Unlimited');
   await panel.getByRole('textbox', { name: 'Interrupt min words' }).fill('2');
   await panel.getByRole('textbox', { name: 'Activation threshold' }).fill('0.6');

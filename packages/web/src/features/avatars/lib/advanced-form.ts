@@ -178,12 +178,24 @@ const pipelineOf = (agent: Partial<TAvatar>): Pipeline =>
 
 const pick = (v: unknown, fallback: Num): Num => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : fallback);
 
+/**
+ * A new avatar starts without time limits (issue 26: it started with 600 s a day per session and
+ * per IP — an office behind one NAT shared ten minutes a day — and every call ended at ten
+ * minutes). The spec's 600 is what unticking Unlimited restores (AvatarLimits.dailyLimitRestore);
+ * no plan sets limits of its own. Idle calls still end after the idle timeout.
+ */
 export const NEW_AVATAR_DEFAULTS = {
   wakeUpMessage: 'Hello! How can I help you today?',
-  dailyLimitPerSession: AvatarLimits.dailyLimitRestore,
-  dailyLimitPerIP: AvatarLimits.dailyLimitRestore,
-  demoLimit: AvatarLimits.dailyLimitRestore,
+  dailyLimitPerSession: AvatarLimits.unlimited,
+  dailyLimitPerIP: AvatarLimits.unlimited,
+  demoLimit: AvatarLimits.unlimited,
+  idleTimeout: AvatarLimits.idleTimeoutDefault,
 } as const;
+
+const limitText = (seconds: number) => (seconds === AvatarLimits.unlimited ? 'unlimited' : `${seconds} s`);
+
+/** The limits a new avatar gets, said where it is created (the Advanced tab's names). */
+export const NEW_AVATAR_LIMITS_TEXT = `New avatars have no call limits: Daily Limit Per Session ${limitText(NEW_AVATAR_DEFAULTS.dailyLimitPerSession)}, Daily Limit Per IP ${limitText(NEW_AVATAR_DEFAULTS.dailyLimitPerIP)}, Demo duration ${limitText(NEW_AVATAR_DEFAULTS.demoLimit)}; an idle call ends after ${NEW_AVATAR_DEFAULTS.idleTimeout / 60} minutes. Set limits in the ADVANCED tab once it is created.`;
 
 /** The form's values for an avatar (defaults from the spec's constants where it has none). */
 export function advancedValuesOf(agent: Partial<TAvatar>): AdvancedValues {

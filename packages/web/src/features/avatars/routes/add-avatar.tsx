@@ -10,6 +10,7 @@ import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import { AvatarLimits, AvatarMessages, NlpEngine, SetupMode } from '@persona/contract';
 import { PageContainer } from '../../../components/page-container';
@@ -20,7 +21,7 @@ import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useAccountInfo } from '../api/get-account-info';
 import { useDefaultAvatars, type TCatalogAvatar } from '../api/get-avatar-catalog';
 import { useCreateAvatar } from '../api/create-avatar';
-import { NEW_AVATAR_DEFAULTS } from '../lib/advanced-form';
+import { NEW_AVATAR_DEFAULTS, NEW_AVATAR_LIMITS_TEXT } from '../lib/advanced-form';
 import { prettyJson } from '../lib/avatar-config';
 import { ERROR_TOAST_MS, SUCCESS_TOAST_MS } from '../lib/editor-model';
 import { toFetchable } from '../lib/hosting';
@@ -58,7 +59,7 @@ export function AddAvatarRoute() {
         dailyLimitPerSession: NEW_AVATAR_DEFAULTS.dailyLimitPerSession,
         dailyLimitPerIP: NEW_AVATAR_DEFAULTS.dailyLimitPerIP,
         dailyLimits: { Demo: NEW_AVATAR_DEFAULTS.demoLimit },
-        idleTimeout: AvatarLimits.idleTimeoutDefault,
+        idleTimeout: NEW_AVATAR_DEFAULTS.idleTimeout,
         avatarJson: prettyJson({ ParentConfig: chosen.avatarConfigURL }),
       },
       {
@@ -127,6 +128,9 @@ export function AddAvatarRoute() {
             />
           )}
           {hasTried && !chosen ? <FormHelperText error>{AvatarMessages.selectionRequired}</FormHelperText> : null}
+          <Typography variant="body2" color="text.secondary" data-testid="new-avatar-limits">
+            {NEW_AVATAR_LIMITS_TEXT}
+          </Typography>
           <Button variant="contained" size="large" onClick={submit} disabled={create.isPending} fullWidth>
             {create.isPending ? 'Creating...' : 'CREATE AVATAR'}
           </Button>

@@ -461,15 +461,21 @@ describe('unsaved changes and creation', () => {
   it('puts a created avatar at the top and says how to go on', async () => {
     const user = userEvent.setup();
     const created = agent({ id: 300, name: 'Leo', updated: '2026-04-01T00:00:00.000Z' });
-    renderApp({
+    const { fetchMock } = renderApp({
       route: '/avatars',
       session: userSession,
       api: creatorApi([agent()], { 'POST /api/add_avatar_v2': () => json({ status: 'OK', agent: created }) }),
     });
     await screen.findByText('Maya Helper');
     await user.click(screen.getByRole('button', { name: 'START' }));
+    // The limits it will get are said before it is created (issue 26): none, as sent.
+    expect(await within(screen.getByRole('region', { name: 'Create avatar' })).findByTestId('new-avatar-limits')).toHaveTextContent(
+      'New avatars have no call limits: Daily Limit Per Session unlimited, Daily Limit Per IP unlimited, Demo duration unlimited; an idle call ends after 5 minutes.',
+    );
     await user.click(await screen.findByRole('radio', { name: 'Leo' }));
     await user.click(screen.getByRole('button', { name: 'CREATE AVATAR' }));
+    await waitFor(() => expect(v2Calls(fetchMock)).toHaveLength(1));
+    expect(await multipartJson(v2Calls(fetchMock)[0]![1] as RequestInit)).toMatchObject({ dailyLimitPerSession: -1, dailyLimitPerIP: -1, dailyLimits: { Demo: -1 }, idleTimeout: 300 });
     const dialog = await screen.findByRole('dialog', { name: 'Avatar created' });
     expect(dialog).toHaveTextContent('select the avatar in the left panel and click EDIT');
     const cards = screen.getAllByTestId(/^avatar-card-/);

@@ -24,6 +24,7 @@ import type { TCreatorAccount } from '../../api/get-account-info';
 import { useDefaultAvatars } from '../../api/get-avatar-catalog';
 import { useCustomAvatars } from '../../api/get-custom-avatars';
 import { parentConfigOf, readOwnModel, sameConfigUrl } from '../../lib/avatar-config';
+import { NEW_AVATAR_LIMITS_TEXT } from '../../lib/advanced-form';
 import { EDITOR_SIDE_SLOT_ID, EDITOR_TABS, type EditorTab } from '../../lib/editor-model';
 import { toFetchable } from '../../lib/hosting';
 import { previewUrl } from '../../lib/preview';
@@ -199,6 +200,11 @@ export function EditorPanel({ account, onClose }: EditorPanelProps) {
           sx={{ mb: 2, width: { xs: '100%', sm: 360 } }}
           slotProps={{ htmlInput: { maxLength: AvatarLimits.nameMax } }}
         />
+      ) : null}
+      {mode.kind === 'create' ? (
+        <Typography variant="body2" color="text.secondary" sx={{ mt: -1, mb: 2 }} data-testid="new-avatar-limits">
+          {NEW_AVATAR_LIMITS_TEXT}
+        </Typography>
       ) : null}
 
       <Tabs

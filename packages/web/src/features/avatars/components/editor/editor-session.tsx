@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useForm, type FieldErrors, type Resolver, type UseFormReturn } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { z } from 'zod';
-import { AvatarLimits, AvatarMessages, NlpEngine, SetupMode } from '@persona/contract';
+import { AvatarMessages, NlpEngine, SetupMode } from '@persona/contract';
 import { closeToast, showToast } from '../../../../lib/toast';
 import { useSaveAvatar } from '../../api/save-avatar';
 import { applyBrainValues, brainIssues, brainValuesOf, type BrainValues } from '../../lib/brain-form';
@@ -330,7 +330,7 @@ export function EditorSessionProvider({
       dailyLimitPerSession: NEW_AVATAR_DEFAULTS.dailyLimitPerSession,
       dailyLimitPerIP: NEW_AVATAR_DEFAULTS.dailyLimitPerIP,
       dailyLimits: { Demo: NEW_AVATAR_DEFAULTS.demoLimit },
-      idleTimeout: AvatarLimits.idleTimeoutDefault,
+      idleTimeout: NEW_AVATAR_DEFAULTS.idleTimeout,
       avatarJson: prettyJson(draft.avatarConfig),
     };
     void showToast('Creating...', 'info', { autoHideDurationMs: SUCCESS_TOAST_MS, id: SAVE_TOAST });
