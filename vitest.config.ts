@@ -39,7 +39,7 @@ const NO_DATABASE = [
   'src/plugins/serializer.test.ts',
   'src/plugins/storage.test.ts',
   'src/plugins/revocations.test.ts',
-  'src/lib/{guarded-fetch,outbound-url,s3,secret-box}.test.ts',
+  'src/lib/{guarded-fetch,outbound-url,s3,secret-box,storage-key}.test.ts',
   'src/test/*.test.ts',
   'src/features/agents/dispatch.test.ts',
   'src/features/auth/session-cache.test.ts',

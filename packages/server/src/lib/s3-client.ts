@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { signS3Request, uriEncode, UNSIGNED_PAYLOAD, type S3Location } from './s3.js';
+import { storageKey } from './storage-key.js';
 
 /**
  * Signed requests to the bucket of STORAGE_URL, over Node's fetch (ADR 077). The bucket is the
@@ -41,7 +42,8 @@ export interface S3Client {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function createS3Client(loc: S3Location, opts: { now?: () => Date; timeoutMs?: number } = {}): S3Client {
-  const objectUrl = (key: string) => new URL(`${loc.endpoint}/${uriEncode(loc.bucket)}/${key.split('/').map(uriEncode).join('/')}`);
+  // Every request to the bucket and every presigned link names a canonical key (lib/storage-key.ts).
+  const objectUrl = (key: string) => new URL(`${loc.endpoint}/${uriEncode(loc.bucket)}/${storageKey(key).split('/').map(uriEncode).join('/')}`);
   return {
     location: loc,
     objectUrl,

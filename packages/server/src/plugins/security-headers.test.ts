@@ -85,3 +85,19 @@ describe('answers Fastify gives before routing', () => {
     }
   });
 });
+
+describe('an API route reached by another spelling of its path (issue 26: decide on the canonical path)', () => {
+  it('gets the API headers: the router decodes /%61pi/health into /api/health', async () => {
+    const t = await createTestApp();
+    try {
+      for (const url of ['/api/health', '/%61pi/health', '/%61%70%69/health']) {
+        const res = await t.app.inject({ url });
+        expect(res.statusCode, url).toBe(200);
+        expect(directive(String(res.headers['content-security-policy']), 'default-src'), url).toEqual(["'none'"]);
+        expect(res.headers['x-frame-options'], url).toBeUndefined();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify';
 import helmet, { contentSecurityPolicy, type HelmetOptions } from 'helmet';
 
 type Directives = Record<string, string[] | null>;
@@ -73,7 +73,12 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
 };
 
-const isApiPath = (url: string) => url.startsWith('/api/');
+/**
+ * Whether a request is under /api/. The router decodes percent-encoded letters (`/%61pi/health`
+ * is routed to /api/health), so a URL that has any is judged by the route it reached, not by how
+ * it was spelled (issue 26, item 1: decide on the canonical path).
+ */
+const isApiPath = (request: FastifyRequest) => request.url.startsWith('/api/') || (request.url.includes('%') && (request.routeOptions.url ?? '').startsWith('/api/'));
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && contentType.startsWith('text/html');
 
 /**
@@ -105,11 +110,11 @@ export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOpt
   const { requestIdHeader } = extra;
   app.addHook('onRequest', (request, reply, done) => {
     if (requestIdHeader) reply.header(requestIdHeader, request.id);
-    reply.headers(isApiPath(request.url) ? API_SECURITY_HEADERS : headers);
+    reply.headers(isApiPath(request) ? API_SECURITY_HEADERS : headers);
     done();
   });
   const pageHeadersIfHtml: onSendHookHandler = (request, reply, payload, done) => {
-    if (isApiPath(request.url) && isHtml(reply.getHeader('content-type'))) reply.headers(headers);
+    if (isApiPath(request) && isHtml(reply.getHeader('content-type'))) reply.headers(headers);
     done(null, payload);
   };
   app.addHook('onRoute', (route) => {

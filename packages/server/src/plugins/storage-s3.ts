@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { bodyStream, createS3Client, discardBody, s3ErrorCode, S3RequestError, type S3Client } from '../lib/s3-client.js';
 import { sha256Hex, type S3Location } from '../lib/s3.js';
+import { storageKey } from '../lib/storage-key.js';
 import {
-  assertStorageKey,
   createUrlSigning,
   receiveStream,
   receiveUpload,
@@ -56,9 +56,8 @@ export function createS3Storage(loc: S3Location, opts: S3StorageOptions): Storag
     return new StorageUnavailable();
   };
   const send = async (method: 'GET' | 'HEAD' | 'PUT' | 'DELETE', key: string, sendOpts: Parameters<S3Client['send']>[2] = {}) => {
-    assertStorageKey(key);
     try {
-      return await client.send(method, key, sendOpts);
+      return await client.send(method, storageKey(key), sendOpts);
     } catch (err) {
       if (err instanceof S3RequestError) throw unavailable(method, key, err.message);
       throw err;
@@ -102,7 +101,7 @@ export function createS3Storage(loc: S3Location, opts: S3StorageOptions): Storag
       await discardBody(res);
     },
     async putStream(key, stream: Readable) {
-      assertStorageKey(key);
+      storageKey(key);
       const tmp = await tmpFile();
       const { size, sha256 } = await receiveStream(stream, tmp);
       await putFile(key, tmp, size, sha256, 'application/octet-stream');
@@ -135,8 +134,8 @@ export function createS3Storage(loc: S3Location, opts: S3StorageOptions): Storag
       if (!isOk(res.status) && res.status !== 404) throw await failed('DELETE', key, res);
       await discardBody(res);
     },
-    url: (key) => `/files/${key}`,
-    privateUrl: (key) => `/files/${key}?${signing.query(key)}`,
+    url: (key) => `/files/${storageKey(key)}`,
+    privateUrl: (key) => `/files/${storageKey(key)}?${signing.query(key)}`,
     verifyPrivate: (key, expires, signature) => signing.verify(key, expires, signature),
   };
 }

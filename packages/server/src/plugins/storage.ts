@@ -7,6 +7,7 @@ import { FailReason } from '@persona/contract';
 import { AppError } from '../lib/app-error.js';
 import { writeFileStream } from '../lib/write-file-stream.js';
 import { SNIFF_BYTES, sniff, type SniffedType } from '../lib/file-type.js';
+import { canonicalKey, storageKey, topFolder } from '../lib/storage-key.js';
 
 export interface StoredFile {
   key: string;
@@ -65,11 +66,15 @@ export class StorageUnavailable extends AppError {
 }
 
 /**
- * Keys under these prefixes are private: served only with a valid, unexpired signature, never
- * cached by shared caches (issue 9, item 4). Everything else under /files is public media.
+ * Public media: keys in these top folders (avatar media, backgrounds, scenes, models, custom
+ * avatars' thumbnails) are served to anyone, cacheable for a year. Every other key — knowledge
+ * uploads, image-avatar requests' face photos, and any folder added later — is private: served
+ * only with a valid, unexpired signature, never cached by shared caches (issue 9 item 4; deny by
+ * default since issue 26 item 1). Decided on the canonical key only (lib/storage-key.ts).
  */
-export const PRIVATE_PREFIXES = ['knowledge/', 'image-requests/'] as const;
-export const isPrivateKey = (key: string) => PRIVATE_PREFIXES.some((p) => key.startsWith(p));
+export const PUBLIC_FOLDERS: ReadonlySet<string> = new Set(['avatars', 'custom-avatars']);
+export const isPublicKey = (key: string) => canonicalKey(key) !== null && PUBLIC_FOLDERS.has(topFolder(key));
+export const isPrivateKey = (key: string) => !isPublicKey(key);
 /** How long a signed URL of a private file works. */
 export const PRIVATE_URL_TTL_SECONDS = 15 * 60;
 
@@ -86,11 +91,12 @@ export function createUrlSigning(signer: FileUrlSigner) {
   const mac = (key: string, expires: string) => createHmac('sha256', signer.key).update(`files:${key}\n${expires}`).digest();
   return {
     query(key: string): string {
+      storageKey(key);
       const expires = String(now() + (signer.ttlSeconds ?? PRIVATE_URL_TTL_SECONDS));
       return `expires=${expires}&signature=${mac(key, expires).toString('base64url')}`;
     },
     verify(key: string, expires: string | undefined, signature: string | undefined): 'ok' | 'expired' | 'invalid' {
-      if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[\w-]{43}$/.test(signature)) return 'invalid';
+      if (canonicalKey(key) === null || !expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[\w-]{43}$/.test(signature)) return 'invalid';
       const given = Buffer.from(signature, 'base64url');
       const expected = mac(key, expires);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
@@ -99,13 +105,8 @@ export function createUrlSigning(signer: FileUrlSigner) {
   };
 }
 
-const KEY = /^[a-z0-9/_-]+\.[a-z0-9]+$/;
-/** Throws unless the key is one this server makes (no `..`, no odd characters). */
-export function assertStorageKey(key: string): void {
-  if (!KEY.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
-}
 /** A new, unguessable key for an upload of this type under the prefix. */
-export const uploadKey = (prefix: string, type: SniffedType) => `${prefix}/${randomBytes(16).toString('hex')}.${extensionOf(type)}`;
+export const uploadKey = (prefix: string, type: SniffedType) => storageKey(`${prefix}/${randomBytes(16).toString('hex')}.${extensionOf(type)}`);
 
 /**
  * Receives an upload into the file `file`: the type read from the first bytes, the size counted
@@ -191,10 +192,7 @@ export class UploadTooLarge extends AppError {
  */
 export function createLocalStorage(root: string, signer: FileUrlSigner): Storage {
   const signing = createUrlSigning(signer);
-  const resolve = (key: string) => {
-    assertStorageKey(key);
-    return path.join(root, key);
-  };
+  const resolve = (key: string) => path.join(root, storageKey(key));
   return {
     kind: 'local',
     async putUpload(stream, prefix, rule) {
@@ -250,8 +248,8 @@ export function createLocalStorage(root: string, signer: FileUrlSigner): Storage
     async delete(key) {
       await fsp.rm(resolve(key), { force: true });
     },
-    url: (key) => `/files/${key}`,
-    privateUrl: (key) => `/files/${key}?${signing.query(key)}`,
+    url: (key) => `/files/${storageKey(key)}`,
+    privateUrl: (key) => `/files/${storageKey(key)}?${signing.query(key)}`,
     verifyPrivate: (key, expires, signature) => signing.verify(key, expires, signature),
   };
 }
@@ -274,14 +272,27 @@ const MIME_BY_EXT: Record<string, string> = {
   txt: 'text/plain; charset=utf-8',
 };
 
+/** `/files/<key>`: the key as the request spelled it (still percent-encoded), before any decoding. */
+const FILES_URL = /^\/files\/([^?#]*)/;
+
 /**
  * GET /files/<key>: public media immutable and cacheable by anyone (a new upload gets a new key);
  * private files only with a valid signed URL, `private, no-store`.
+ *
+ * The key is read from the URL exactly as sent — not from the router's decoded parameter — and
+ * must be canonical (lib/storage-key.ts) before anything is decided: `/files//knowledge/…`,
+ * `/files/%2Fknowledge/…`, `/fil%65s/…`, `/files/./…` are a 404, never another spelling of a
+ * private key that the public check would not recognise (issue 26, item 1). Then privacy is
+ * deny-by-default: only the public folders are served without a signature.
  */
 export function registerFileRoutes(app: FastifyInstance, storage: Storage): void {
   app.get('/files/*', { schema: { hide: true } }, async (req, reply) => {
-    const key = (req.params as { '*': string })['*'];
-    const isPrivate = isPrivateKey(key);
+    const key = canonicalKey(FILES_URL.exec(req.url)?.[1]);
+    if (key === null || key !== (req.params as { '*': string })['*']) {
+      reply.header('cache-control', 'no-store');
+      throw AppError.notFound();
+    }
+    const isPrivate = !isPublicKey(key);
     if (isPrivate) {
       const query = req.query as { expires?: unknown; signature?: unknown };
       const verdict = storage.verifyPrivate(key, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
@@ -291,7 +302,7 @@ export function registerFileRoutes(app: FastifyInstance, storage: Storage): void
     }
     let file: StoredStream | null;
     try {
-      file = KEY.test(key) && !key.includes('..') ? await storage.read(key) : null;
+      file = await storage.read(key);
     } catch (err) {
       // Not cached by anyone, and worth another try shortly (the error handler answers 503).
       if (err instanceof StorageUnavailable) reply.header('cache-control', 'no-store').header('retry-after', '5');

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { KnowledgeFileTypes, type TKnowledgeFileType } from '@persona/contract';
 import { bodyStream, createS3Client, discardBody, S3RequestError } from '../../lib/s3-client.js';
 import { POLICY_TTL_MS, PolicyError, presignGetUrl, presignPost, verifyPostPolicy, type S3Location } from '../../lib/s3.js';
+import { canonicalKey, storageKey } from '../../lib/storage-key.js';
 import { StorageUnavailable, type Storage } from '../../plugins/storage.js';
 
 export { PolicyError };
@@ -50,7 +51,7 @@ export interface KnowledgeFiles {
   putStream(key: string, stream: Readable): Promise<number>;
 }
 
-const newKey = (userId: number, fileType: TKnowledgeFileType) => `knowledge/u${userId}/${randomBytes(16).toString('hex')}.${KnowledgeFileTypes[fileType].ext}`;
+const newKey = (userId: number, fileType: TKnowledgeFileType) => storageKey(`knowledge/u${userId}/${randomBytes(16).toString('hex')}.${KnowledgeFileTypes[fileType].ext}`);
 const KEY_OF_USER = (userId: number) => new RegExp(`^knowledge/u${userId}/[0-9a-f]{32}\\.(pdf|txt|docx)$`);
 const typeOfKey = (key: string): TKnowledgeFileType | null => {
   const ext = key.split('.').pop();
@@ -80,7 +81,7 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
   const secret = opts.uploadSecret.toString('hex');
   const common = { bucket: 'local', accessKeyId: 'local', region: 'local', secretAccessKey: secret };
   const now = () => opts.now?.() ?? new Date();
-  const filesPrefixes = [opts.storage.url(''), `${opts.publicUrl}/files/`];
+  const filesPrefixes = ['/files/', `${opts.publicUrl}/files/`];
   return {
     kind: 'local',
     presign(userId, fileType, maxBytes) {
@@ -98,8 +99,8 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
     keyFromUrl(userId, url) {
       const prefix = filesPrefixes.find((p) => url.startsWith(p));
       if (!prefix) return null;
-      const key = url.slice(prefix.length);
-      return KEY_OF_USER(userId).test(key) ? key : null;
+      const key = canonicalKey(url.slice(prefix.length));
+      return key !== null && KEY_OF_USER(userId).test(key) ? key : null;
     },
     async exists(key) {
       return (await opts.storage.stat(key)) !== null;
@@ -121,7 +122,7 @@ export function createLocalKnowledgeFiles(opts: { storage: Storage; publicUrl: s
     verifyPost(fields) {
       const checked = verifyPostPolicy(fields, { ...common, now: now() });
       const fileType = typeOfKey(checked.key);
-      if (!fileType || !/^knowledge\/u\d+\/[0-9a-f]{32}\.(pdf|txt|docx)$/.test(checked.key) || checked.contentType !== fileType) throw new PolicyError('bad key');
+      if (!fileType || canonicalKey(checked.key) === null || !/^knowledge\/u\d+\/[0-9a-f]{32}\.(pdf|txt|docx)$/.test(checked.key) || checked.contentType !== fileType) throw new PolicyError('bad key');
       return { key: checked.key, fileType, minBytes: checked.minBytes, maxBytes: checked.maxBytes };
     },
     putStream: (key, stream) => opts.storage.putStream(key, stream),
@@ -162,8 +163,8 @@ export function createS3KnowledgeFiles(loc: S3Location, opts: { now?: () => Date
     },
     keyFromUrl(userId, url) {
       if (!url.startsWith(`${base}/`)) return null;
-      const key = url.slice(base.length + 1);
-      return KEY_OF_USER(userId).test(key) ? key : null;
+      const key = canonicalKey(url.slice(base.length + 1));
+      return key !== null && KEY_OF_USER(userId).test(key) ? key : null;
     },
     async exists(key) {
       return isOk((await head(key)).status);
