@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import rateLimit from '@fastify/rate-limit';
@@ -66,7 +67,7 @@ import { createLiveSessionsService, LiveRefusal, type LiveSessionsService } from
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
-import { agentTicketKey, ticketKey } from '@persona/worker';
+import { agentTicketKey, guardConnections, httpServerOptions, ticketKey } from '@persona/worker';
 import { platformSpeechInfo } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
@@ -125,9 +126,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     trustProxy: config.trustProxy,
+    // Half-sent requests and upgrades are not held (issue 26): headers and whole-request timeouts
+    // checked every ≤ 1 s (Fastify would turn Node's request timeout off); the per-address cap and
+    // the upgrade deadline are applied below.
+    http: httpServerOptions(config.connectionLimits),
+    requestTimeout: config.connectionLimits.requestTimeoutMs,
     bodyLimit: 1024 * 1024,
     // URLs Fastify refuses before routing (/api/%zz) answered like every other error.
     frameworkErrors: frameworkErrors({ trustProxy: config.trustProxy }),
+  });
+  let refusedSince = 0;
+  const connections = guardConnections(app.server, config.connectionLimits, {
+    // Said at most once a minute: a flood of refused connections is not a flood of log lines.
+    onRefused: (address) => {
+      if (Date.now() - refusedSince < 60_000) return;
+      refusedSince = Date.now();
+      app.log.warn({ address, maxConnectionsPerIp: config.connectionLimits.maxConnectionsPerIp, refused: connections.refused }, 'connections refused: too many open from one address');
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -357,6 +372,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // websocket plugin: it adds an onRequest and an onResponse hook to every route of its scope.
   await app.register(async (scope) => {
     await scope.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+    // A WebSocket now: the upgrade deadline of guardConnections no longer applies to its socket.
+    scope.websocketServer.on('connection', (_ws: unknown, req: IncomingMessage) => connections.upgraded(req.socket));
     await scope.register(workerSocketRoutes({ hub: workerHub, workerSecret: config.workerSecret }));
     await scope.register(liveSocketRoutes({ sockets: liveSockets }));
     await scope.register(agentSocketRoutes({ agents }));

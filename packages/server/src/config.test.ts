@@ -62,6 +62,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ PROVIDER_ELEVENLABS_URL: 'http://10.0.0.9:8080/eleven/' }).realtimeElevenLabs).toEqual({ baseUrl: 'http://10.0.0.9:8080/eleven' });
   });
 
+  it("reads the listener's timeouts and per-address cap: none by default behind TRUST_PROXY, where every connection is the proxy's (issue 26)", () => {
+    expect(loadConfig({}).connectionLimits).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 300_000, maxConnectionsPerIp: 256 });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).connectionLimits.maxConnectionsPerIp).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: 'true', MAX_CONNECTIONS_PER_IP: '2000' }).connectionLimits.maxConnectionsPerIp).toBe(2000);
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_IP: '0' }).connectionLimits).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 60_000, maxConnectionsPerIp: 0 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toThrow('HTTP_HEADERS_TIMEOUT_MS');
+    expect(() => loadConfig({ MAX_CONNECTIONS_PER_IP: '-1' })).toThrow(ConfigError);
+  });
+
   it('reads booleans and strips a trailing slash from PUBLIC_URL', () => {
     const c = loadConfig({ ALLOW_REGISTRATION: 'true', ALLOW_PRIVATE_URLS: '1', PUBLIC_URL: 'https://studio.example.com/' });
     expect(c.allowRegistration).toBe(true);

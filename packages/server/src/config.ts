@@ -90,6 +90,12 @@ export const ZEnv = z.object({
   ALLOW_PRIVATE_URLS: bool(false),
   ALLOW_REGISTRATION: bool(false),
   TRUST_PROXY: bool(false),
+  // The HTTP listener's limits (issue 26): until a request's headers, and the whole request, have
+  // arrived; connections open at once per address (default 256 — none behind TRUST_PROXY, where
+  // every connection comes from the proxy). 0: no cap.
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(20_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(3_600_000).default(300_000),
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(1_000_000).optional(),
   EMBEDDED_WORKER: bool(true),
   ADMIN_EMAIL: z.email('must be an e-mail address').default('admin@persona.local'),
   ADMIN_PASSWORD: z
@@ -186,6 +192,8 @@ export interface Config {
   allowRegistration: boolean;
   /** Trust X-Forwarded-* (only behind a reverse proxy). */
   trustProxy: boolean;
+  /** The HTTP listener's timeouts and per-address connection cap (0: none), issue 26. */
+  connectionLimits: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
   /** Start one worker inside the server process. */
   embeddedWorker: boolean;
   adminEmail: string;
@@ -266,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError([...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)), ...speech.problems]);
   }
   const e = parsed.data;
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) throw new ConfigError(['HTTP_HEADERS_TIMEOUT_MS: must not be longer than HTTP_REQUEST_TIMEOUT_MS']);
   const port = e.PORT;
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -287,6 +296,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     allowRegistration: e.ALLOW_REGISTRATION,
     trustProxy: e.TRUST_PROXY,
+    // Behind a proxy a TCP connection shows only the proxy's address: no cap unless asked for.
+    connectionLimits: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY ? 0 : 256) },
     embeddedWorker: e.EMBEDDED_WORKER,
     adminEmail: e.ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,

@@ -22,6 +22,13 @@ describe('loadWorkerConfig', () => {
     }
   });
 
+  it("reads its listener's timeouts and per-address cap from the portal's variable names (issue 26)", () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ headersTimeoutMs: 20_000, requestTimeoutMs: 300_000, maxConnectionsPerIp: 256 });
+    expect(loadWorkerConfig({ ...env, HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '60000', MAX_CONNECTIONS_PER_IP: '0' }, flags)).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 60_000, maxConnectionsPerIp: 0 });
+    expect(() => loadWorkerConfig({ ...env, HTTP_HEADERS_TIMEOUT_MS: '70000', HTTP_REQUEST_TIMEOUT_MS: '60000' }, flags)).toThrow('HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
+    expect(() => loadWorkerConfig({ ...env, MAX_CONNECTIONS_PER_IP: '-1' }, flags)).toThrow('MAX_CONNECTIONS_PER_IP must be at least 0');
+  });
+
   it('takes one portal URL or every instance, comma-separated, each http(s)', () => {
     expect(loadWorkerConfig(env, flags).serverUrls).toEqual(['http://portal:3000']);
     expect(loadWorkerConfig(env, { server: ' http://a:3000 , https://b.example ,' }).serverUrls).toEqual(['http://a:3000', 'https://b.example']);

@@ -37,7 +37,12 @@ const ZWorkerEnv = z.object({
     .optional(),
   /** Serve GET /metrics (Prometheus) to `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics (404). */
   metricsToken: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
-});
+  /** The --listen port's limits (the portal's variables of the same names; net/connection-guard.ts). */
+  headersTimeoutMs: z.coerce.number({ error: 'HTTP_HEADERS_TIMEOUT_MS must be a number' }).int().min(50, 'HTTP_HEADERS_TIMEOUT_MS must be at least 50').max(600_000).default(20_000),
+  requestTimeoutMs: z.coerce.number({ error: 'HTTP_REQUEST_TIMEOUT_MS must be a number' }).int().min(50, 'HTTP_REQUEST_TIMEOUT_MS must be at least 50').max(3_600_000).default(300_000),
+  /** Connections open at once per address; behind a reverse proxy every one has the proxy's address: set 0 there. */
+  maxConnectionsPerIp: z.coerce.number({ error: 'MAX_CONNECTIONS_PER_IP must be a number' }).int().min(0, 'MAX_CONNECTIONS_PER_IP must be at least 0').max(1_000_000).default(256),
+}).refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, 'HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
 export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string; drainSeconds?: string }) {
@@ -54,6 +59,9 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS?.trim() || undefined,
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS?.trim() || undefined,
+    maxConnectionsPerIp: env.MAX_CONNECTIONS_PER_IP?.trim() || undefined,
   });
   // The product's own voice and speech to text (Simple mode, Default): the portal's variables of the same names.
   const speech = platformSpeechFromEnv(env);

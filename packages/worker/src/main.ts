@@ -34,7 +34,11 @@ the portal's values (unset: the offline voice and recogniser).
 WORKER_STT_PROCESSES: how many pocketsphinx processes the offline recogniser may run at once
 (default one per core, at most 4; each holds ~100 MB; the second starts when utterances overlap).
 METRICS_TOKEN (16+ characters) serves Prometheus metrics at /metrics on the --listen port to
-"Authorization: Bearer <METRICS_TOKEN>"; unset, there is no /metrics.`;
+"Authorization: Bearer <METRICS_TOKEN>"; unset, there is no /metrics.
+HTTP_HEADERS_TIMEOUT_MS (default 20000) and HTTP_REQUEST_TIMEOUT_MS (default 300000): how long a
+connection to the --listen port may take to send a request's headers (and to become a WebSocket),
+and a whole request. MAX_CONNECTIONS_PER_IP (default 256; 0: none): connections open at once from
+one address — behind a reverse proxy every connection has the proxy's address: set 0 there.`;
 
 const { values } = parseArgs({
   options: {
@@ -66,6 +70,7 @@ const worker = await startLiveWorker({
   listen: config.listen,
   capacity: config.capacity,
   metricsToken: config.metricsToken,
+  connectionLimits: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, maxConnectionsPerIp: config.maxConnectionsPerIp },
   listening: { offlineProcesses: config.sttProcesses },
   tts: { operator: operatorTtsOf(config.platformTts) },
   stt: { operator: operatorSttOf(config.platformStt) },

@@ -7,6 +7,7 @@ import { startWorker, RpcError, type WorkerHandle, type WorkerLogger, type Worke
 import { createProviderBrain } from '../brains/registry.js';
 import type { BrainOptions } from '../brains/options.js';
 import type { Brain, BrainDeps, ToolRunner } from '../brains/types.js';
+import { DEFAULT_CONNECTION_LIMITS, guardConnections, httpServerOptions, type ConnectionLimits } from '../net/connection-guard.js';
 import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from '../sandbox/pool.js';
 import { createFunctionTools } from '../sandbox/tool-runner.js';
@@ -462,6 +463,8 @@ export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
   frameGuard?: FrameGuardOptions;
   /** Serve `GET /metrics` on the page-socket listener to `Authorization: Bearer <metricsToken>` (METRICS_TOKEN; unset: 404). */
   metricsToken?: string;
+  /** The page-socket listener's timeouts and per-address cap (net/connection-guard.ts; defaults: DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: ConnectionLimits;
 }
 
 export interface LiveWorkerHandle extends WorkerHandle {
@@ -481,16 +484,22 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
   let webSocketUrl = opts.webSocketUrl;
   if (opts.listen) {
     const wss = new WebSocketServer({ noServer: true, maxPayload: LiveProtocol.maxBinaryFrame });
-    const srv = http.createServer((req, res) => {
+    const limits = opts.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
+    const srv = http.createServer(httpServerOptions(limits), (req, res) => {
       if (opts.metricsToken && runtime && (req.url ?? '').split('?')[0] === '/metrics') return serveMetrics(req, res, runtime.metrics.registry, opts.metricsToken);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Persona Studio worker: page sockets only');
     });
+    // Half-sent requests and upgrades are not held; connections per address capped (issue 26).
+    const guard = guardConnections(srv, limits);
     srv.on('upgrade', (req, sock: Duplex, head) => {
       if ((req.url ?? '').split('?')[0] !== LivePaths.workerSocket || !runtime) {
         sock.destroy();
         return;
       }
-      wss.handleUpgrade(req, sock, head, (ws) => runtime!.accept(ws));
+      wss.handleUpgrade(req, sock, head, (ws) => {
+        guard.upgraded(sock);
+        runtime!.accept(ws);
+      });
     });
     const host = opts.listen.host ?? '0.0.0.0';
     await new Promise<void>((resolve, reject) => {
