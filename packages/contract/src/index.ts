@@ -18,3 +18,4 @@ export * from './provider-lookups.js';
 export * from './brain.js';
 export * from './speech.js';
 export * from './platform-speech.js';
+export * from './log-redaction.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { redactingLogger } from '@persona/contract';
 import { loadWorkerConfig } from './config.js';
 import { startLiveWorker } from './live/runtime.js';
 import { operatorSttOf } from './providers/stt/network.js';
@@ -63,6 +64,12 @@ try {
   process.exit(1);
 }
 const worker = await startLiveWorker({
+  // Its agent's, its sessions' and its sandbox's lines, URLs in them without credentials (issue 26, item 6).
+  log: redactingLogger({
+    info: (m, d) => console.log(`[worker] ${m}`, d ?? ''),
+    warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''),
+    error: (m, d) => console.error(`[worker] ${m}`, d ?? ''),
+  }),
   serverUrl: config.serverUrls,
   secret: config.secret,
   name: config.name,

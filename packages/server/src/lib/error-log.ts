@@ -1,5 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
+import { redactLogFields, redactUrl, redactUrlsIn } from '@persona/contract';
 
 /** What a database error may tell the log: which rule broke, never the values involved. */
 const DB_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'constraint', 'routine'] as const;
@@ -60,9 +61,51 @@ export function scrubError(err: unknown, depth = 0): unknown {
   return copy;
 }
 
-/** pino's error serializer, after `scrubError`: the `err` of every log line of the app. */
+/**
+ * pino's error serializer, after `scrubError`: the `err` of every log line of the app. URLs in the
+ * message and stack (a URL Fastify could not decode, a provider's address) lose their credentials.
+ */
 export function serializeError(err: Error): ReturnType<typeof stdSerializers.err> {
-  return stdSerializers.err(scrubError(err) as Error);
+  const out = stdSerializers.err(scrubError(err) as Error);
+  if (typeof out.message === 'string') out.message = redactUrlsIn(out.message);
+  if (typeof out.stack === 'string') out.stack = redactUrlsIn(out.stack);
+  return out;
+}
+
+/** What the log shows of a request (Fastify's fields), its URL without credentials (issue 26, item 6). */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  headers?: Record<string, string | string[] | undefined>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number } | null;
+}
+export function serializeRequest(req: LoggedRequest) {
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+    version: req.headers?.['accept-version'] as string | undefined,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket ? req.socket.remotePort : undefined,
+  };
+}
+
+/** A log call's text (its message, a string field of its first argument) with the URLs in it redacted. */
+function redactLogArguments(args: unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (typeof arg === 'string') {
+      const safe = redactUrlsIn(arg);
+      if (safe !== arg) (out ??= [...args])[i] = safe;
+    } else if (i === 0 && typeof arg === 'object' && arg !== null && !Array.isArray(arg) && !isErrorLike(arg)) {
+      const safe = redactLogFields(arg);
+      if (safe !== arg) (out ??= [...args])[i] = safe;
+    }
+  }
+  return out ?? args;
 }
 
 /** A log call's arguments with every error among them scrubbed (`log.error(err)` takes its message from the error). */
@@ -80,8 +123,9 @@ function scrubLogArguments(args: unknown[]): unknown[] {
 }
 
 /**
- * The app's logger options with database values kept out of the log: the `err` serializer, and a
- * hook that scrubs errors given to a log call directly or under any other key.
+ * The app's logger options with database values and credentials kept out of the log: the `err`
+ * serializer, the `req` serializer (the access log's URL, redacted), and a hook that scrubs errors
+ * given to a log call directly or under any other key and redacts URLs in its text.
  */
 export function withSafeErrorLogging(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
   if (logger === false || logger === undefined) return logger;
@@ -89,11 +133,11 @@ export function withSafeErrorLogging(logger: FastifyServerOptions['logger']): Fa
   const logMethod = options.hooks?.logMethod;
   return {
     ...options,
-    serializers: { ...options.serializers, err: serializeError },
+    serializers: { ...options.serializers, err: serializeError, req: serializeRequest },
     hooks: {
       ...options.hooks,
       logMethod(args, method, level) {
-        const safe = scrubLogArguments(args) as Parameters<typeof method>;
+        const safe = redactLogArguments(scrubLogArguments(args)) as Parameters<typeof method>;
         return logMethod ? logMethod.call(this, safe, method, level) : method.apply(this, safe);
       },
     },
