@@ -30,6 +30,8 @@ export const LiveCode = {
   hangUp: 'hang-up',
   sessionEnded: 'session-ended',
   workerLost: 'worker-lost',
+  /** The visitor kept sending messages over the rate (LiveRates.maxRefusedMessages): ended, not resumable. */
+  tooManyMessages: 'too-many-messages',
   /** Non-fatal. */
   dailyLimitEcho: 'daily-limit-echo',
   providerError: 'provider-error',
@@ -38,6 +40,10 @@ export const LiveCode = {
   /** The speech recogniser (STT) failed: say it again, or type. */
   listeningError: 'listening-error',
   platformNotConfigured: 'platform-not-configured',
+  /** A message over the rate (LiveRates): not answered; the notice names its id. */
+  tooFast: 'too-fast',
+  /** A turn with functions waits for the function sandbox to start (bounded). */
+  toolsStarting: 'tools-starting',
   /** Bring your own agent: no agent is connected for the avatar, or it did not join in time. */
   agentNotConnected: 'agent-not-connected',
   badFrame: 'bad-frame',
@@ -67,11 +73,14 @@ export const LiveMessages: Record<TLiveCode, string> = {
   'hang-up': 'The conversation has ended.',
   'session-ended': 'The conversation has ended.',
   'worker-lost': 'The connection to the avatar server was lost. Reconnecting…',
+  'too-many-messages': 'The conversation was ended because too many messages were sent too quickly.',
   'daily-limit-echo': 'The daily conversation limit was reached: the avatar will only repeat what you say.',
   'provider-error': 'Sorry, I could not answer that just now. Please try again.',
   'voice-error': 'Sorry, my voice dropped out. My answer goes on here in the chat.',
   'listening-error': 'Sorry, I could not hear that. Please say it again, or type your message.',
   'platform-not-configured': 'This avatar\u2019s language model is not configured on this server yet.',
+  'too-fast': 'You are sending messages faster than the avatar can answer. Please wait a moment before sending the next one.',
+  'tools-starting': 'One moment, the avatar is getting its tools ready\u2026',
   'agent-not-connected': 'No agent is connected to this avatar right now. Please try again in a moment.',
   'bad-frame': 'The avatar server could not read a message from this page.',
   'server-error': 'Oops! Something went wrong on our end. Please try again later or contact support if the issue persists.',

@@ -187,7 +187,13 @@ export const ZWorkerResume = z.object({ type: z.literal('resume'), utt: z.number
 /** A function (tool) call, for the page's status line. */
 export const ZWorkerTool = z.object({ type: z.literal('tool'), name: z.string(), status: z.enum(['started', 'ok', 'error']) });
 /** Something the visitor should know that does not end the session (daily limit → echo…). */
-export const ZWorkerNotice = z.object({ type: z.literal('notice'), code: ZLiveCode, message: z.string() });
+export const ZWorkerNotice = z.object({
+  type: z.literal('notice'),
+  code: ZLiveCode,
+  message: z.string(),
+  /** too-fast: the client id of the message that was not taken (the page drops its bubble). */
+  id: z.optional(shortText),
+});
 export const ZWorkerError = z.object({ type: z.literal('error'), code: ZLiveCode, message: z.string(), fatal: z.boolean() });
 /** The session is over: the socket closes next with LiveProtocol.close.ended. */
 export const ZWorkerBye = z.object({ type: z.literal('bye'), code: ZLiveCode, message: z.string() });

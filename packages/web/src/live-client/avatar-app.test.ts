@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { LiveMessages } from '@persona/contract';
+import { LiveCode, LiveMessages, LiveRates } from '@persona/contract';
 import { handOverOAuthGrant, mountAvatarApp } from './avatar-app';
 import { parseAvatarPageOptions } from './params';
 import { FakeSocket, admitted, liveFetch, pageConfig } from './test-doubles';
@@ -58,6 +58,43 @@ describe('the avatar page', () => {
     expect(socket.sent.at(-1)).toMatchObject({ type: 'text', text: 'What can you do?' });
     expect(within(log).getByText('What can you do?')).toBeInTheDocument();
     expect(screen.getByLabelText('Message')).toHaveValue('');
+  });
+
+  it('a visitor typing faster than the message rate reads why and keeps what they typed; a message the worker refused loses its bubble', async () => {
+    let now = 0;
+    const container = document.createElement('div');
+    document.body.append(container);
+    const api = liveFetch(okRoutes);
+    mountAvatarApp(container, { avatarId: 12, options: parseAvatarPageOptions('?autoConnect=true'), session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket, now: () => now } });
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const socket = FakeSocket.last();
+    await ready(socket);
+    const input = screen.getByLabelText('Message');
+    const notice = container.querySelector('.ps-notice')!;
+    const texts = () => socket.sent.filter((f) => (f as { type: string }).type === 'text');
+    for (let i = 1; i <= LiveRates.messageBurst; i++) await userEvent.type(input, `question ${i}{enter}`);
+    expect(texts()).toHaveLength(LiveRates.messageBurst);
+    // One more at once: not sent, the page says why, the text stays in the box.
+    await userEvent.type(input, 'one more{enter}');
+    expect(texts()).toHaveLength(LiveRates.messageBurst);
+    expect(notice).toHaveTextContent(LiveMessages['too-fast']);
+    expect(notice).toBeVisible();
+    expect(input).toHaveValue('one more');
+    // A moment later it goes, and the notice with it.
+    now += LiveRates.messageIntervalMs;
+    await userEvent.type(input, '{enter}');
+    expect(texts().at(-1)).toMatchObject({ text: 'one more' });
+    expect(input).toHaveValue('');
+    expect(notice).not.toBeVisible();
+    // The worker did not take a message (its own count): the bubble goes and the notice says why.
+    const log = screen.getByRole('log', { name: 'Conversation' });
+    const refused = texts().at(-1) as { id: string };
+    expect(within(log).getByText('one more')).toBeInTheDocument();
+    socket.push({ type: 'notice', code: LiveCode.tooFast, message: LiveMessages['too-fast'], id: refused.id });
+    await waitFor(() => expect(within(log).queryByText('one more')).not.toBeInTheDocument());
+    expect(within(log).getByText('question 1')).toBeInTheDocument();
+    expect(notice).toHaveTextContent(LiveMessages['too-fast']);
+    expect(notice).toBeVisible();
   });
 
   it('waits for Connect when autoConnect=false and hides what the URL hides', async () => {

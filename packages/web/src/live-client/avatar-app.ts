@@ -130,7 +130,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       textOnly,
     },
     {
-      onSend: (text) => void send(text),
+      onSend: (text) => send(text),
       onConnect: () => void connect(),
       onHangUp: () => session.hangUp(),
       onMic: (enabled) => setMic(enabled),
@@ -171,10 +171,16 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     return player;
   }
 
+  /** The message-rate notice is showing (it goes with the next message taken). */
+  let tooFastShown = false;
   function send(text: string): boolean {
     const id = session.send(text);
     if (id === null) return false;
     view.addUser(text.trim(), id);
+    if (tooFastShown) {
+      tooFastShown = false;
+      view.showNotice(null);
+    }
     return true;
   }
   // Listening (issue 14): the microphone streams 16 kHz PCM16 frames of 20 ms to the worker while
@@ -409,7 +415,12 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     else embed.emit('speaking-ended', { utt: s.utt, interrupted: s.interrupted });
   });
   session.on('tool', (t) => view.showNotice(t.status === 'started' ? `Using ${t.name}…` : null));
-  session.on('notice', (n) => view.showNotice(n.message));
+  session.on('notice', (n) => {
+    // A message over the rate (LiveRates): its bubble goes, the notice says why.
+    if (n.id !== undefined) view.dropUser(n.id);
+    tooFastShown = n.code === LiveCode.tooFast;
+    view.showNotice(n.message);
+  });
   session.on('error', (e) => {
     embed.emit('error', e);
     if (!e.fatal) view.showNotice(e.message);

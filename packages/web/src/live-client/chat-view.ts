@@ -13,7 +13,8 @@ export interface ChatViewOptions {
 }
 
 export interface ChatViewHandlers {
-  onSend(text: string): void;
+  /** False: the message was not sent (over the message rate, not connected): it goes back into the input. */
+  onSend(text: string): boolean | void;
   onConnect(): void;
   onHangUp(): void;
   onMic(enabled: boolean): void;
@@ -120,7 +121,7 @@ export class ChatView {
       const text = this.input.value.trim();
       if (!text) return;
       this.input.value = '';
-      this.handlers.onSend(text);
+      if (this.handlers.onSend(text) === false && !this.input.value) this.input.value = text;
     });
     this.connectButton.addEventListener('click', () => this.handlers.onConnect());
     this.signInButton.addEventListener('click', () => this.handlers.onSignIn());
@@ -278,6 +279,12 @@ export class ChatView {
       bubble.dataset.pending = 'true';
       this.userBubbles.set(id, bubble);
     }
+  }
+
+  /** A message the worker did not take (over the message rate): its bubble goes. */
+  dropUser(id: string) {
+    this.userBubbles.get(id)?.remove();
+    this.userBubbles.delete(id);
   }
 
   /** What the visitor is saying, as recognised so far (transcriptionStreaming): one bubble, updated. */

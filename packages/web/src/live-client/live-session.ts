@@ -6,6 +6,8 @@ import {
   LiveMessages,
   LivePaths,
   LiveProtocol,
+  LiveRates,
+  TokenBucket,
   ZLivePageConfig,
   ZLiveStartAnswer,
   ZWorkerFrame,
@@ -55,7 +57,8 @@ export interface LiveSessionEvents {
   /** The visitor's sound was not a turn: the held utterance goes on. */
   resume: (r: { utt: number }) => void;
   tool: (t: { name: string; status: 'started' | 'ok' | 'error' }) => void;
-  notice: (n: { code: TLiveCode; message: string }) => void;
+  /** `id`: a message the worker did not take (too-fast). */
+  notice: (n: { code: TLiveCode; message: string; id?: string }) => void;
   error: (e: { code: TLiveCode; message: string; fatal: boolean }) => void;
   ended: (e: { code: TLiveCode; message: string }) => void;
 }
@@ -78,6 +81,8 @@ export interface LiveSessionOptions {
   WebSocket?: typeof WebSocket;
   /** Where the portal is (default: this page's origin). */
   portalOrigin?: string;
+  /** The clock of the message rate (default Date.now). */
+  now?: () => number;
 }
 
 const textMessage = (code: TLiveCode) => LiveMessages[code];
@@ -102,10 +107,13 @@ export class LiveSession {
   private speakerOn: boolean;
   private outbox: TPageFrame[] = [];
   private nextTextId = 1;
+  /** The worker's message rate (LiveRates), applied here too: a visitor typing fast is told at once. */
+  private readonly messages: TokenBucket;
   ui: TLiveUiConfig | undefined;
 
   constructor(opts: LiveSessionOptions) {
     this.opts = opts;
+    this.messages = TokenBucket.every(LiveRates.messageBurst, LiveRates.messageIntervalMs, opts.now);
     this.micOn = opts.mic ?? true;
     this.speakerOn = opts.speaker ?? true;
   }
@@ -336,7 +344,7 @@ export class LiveSession {
         this.emit('tool', { name: frame.name, status: frame.status });
         break;
       case 'notice':
-        this.emit('notice', { code: frame.code, message: frame.message });
+        this.emit('notice', { code: frame.code, message: frame.message, ...(frame.id !== undefined ? { id: frame.id } : {}) });
         break;
       case 'error':
         this.emit('error', { code: frame.code, message: frame.message, fatal: frame.fatal });
@@ -415,16 +423,21 @@ export class LiveSession {
 
   /**
    * A message from the visitor (or, with speak, a line the avatar says itself). Queued while the
-   * socket is (re)connecting. Returns the client id the transcript will echo.
+   * socket is (re)connecting. Returns the client id the transcript will echo; null when it was not
+   * sent (not connected, or over the message rate: then a `notice` too-fast says so).
    */
   send(text: string, opts: { speak?: boolean } = {}): string | null {
     const trimmed = text.trim().slice(0, LiveLimits.textMax);
     if (!trimmed) return null;
+    if (this.connection !== 'connected' && this.connection !== 'connecting' && this.connection !== 'reconnecting') return null;
+    if (!this.messages.take()) {
+      this.emit('notice', { code: LiveCode.tooFast, message: textMessage(LiveCode.tooFast) });
+      return null;
+    }
     const id = `m${this.nextTextId++}`;
     const frame: TPageFrame = { type: 'text', id, text: trimmed, ...(opts.speak ? { speak: true } : {}) };
     if (this.connection === 'connected') this.sendFrame(frame);
-    else if (this.connection === 'connecting' || this.connection === 'reconnecting') this.outbox.push(frame);
-    else return null;
+    else this.outbox.push(frame);
     return id;
   }
 

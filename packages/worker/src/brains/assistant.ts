@@ -2,7 +2,7 @@ import { cancelRun, deleteThread, getAssistant, streamRun, submitToolOutputs, ty
 import { completeChat, type ChatTool, type ChatToolCall } from '../providers/llm/openai-compatible.js';
 import { brainConfigOf, DEFAULT_KNOWLEDGE_PASSAGES, DEFAULT_MAX_TOOL_ROUNDS, type BrainOptions } from './options.js';
 import { cleanSummary, historyMessages, retrievePassages, summaryMessages, systemPrompt, userMessage } from './prompt.js';
-import { runToolCalls, toolCatalog, type ToolOutput } from './tools.js';
+import { runToolCalls, toolCatalog, ToolBudget, type ToolOutput } from './tools.js';
 import type { Brain, BrainDeps } from './types.js';
 
 /**
@@ -22,6 +22,8 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
   const maxRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
   const k = Math.min(10, options.knowledgePassages ?? DEFAULT_KNOWLEDGE_PASSAGES);
   const tools = toolCatalog(deps, options.toolsWaitMs);
+  // Function calls per answer and per session (LiveRates).
+  const budget = new ToolBudget();
   // Describing the functions needs a warm sandbox: start now, while the greeting plays.
   void tools();
   const additionalInstructions = systemPrompt({ instructions: config.instructions, memory: deps.config.memory, hasKnowledge: deps.config.avatar.hasKnowledge });
@@ -60,6 +62,7 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
       let completed = false;
       let answer = '';
       const citations = citationFilter();
+      const allowance = budget.turn();
       try {
         for (let round = 1; ; round++) {
           let pending: { threadId: string; runId: string; calls: ChatToolCall[] } | null = null;
@@ -82,7 +85,7 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
           if (round > maxRounds + 1) break;
           let outputs: ToolOutput[];
           if (round > maxRounds) outputs = pending.calls.map((c) => ({ id: c.id, output: JSON.stringify({ error: 'No more function calls in this turn: answer with what you have.' }) }));
-          else outputs = yield* runToolCalls(deps, ours, pending.calls, turn.signal);
+          else outputs = yield* runToolCalls(deps, ours, pending.calls, turn.signal, allowance);
           stream = submitToolOutputs(client, pending.threadId, pending.runId, outputs, turn.signal);
         }
         const rest = citations.flush();

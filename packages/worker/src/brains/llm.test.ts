@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TLiveBrainConfig } from '@persona/contract';
+import { LiveRates, type TLiveBrainConfig } from '@persona/contract';
 import { collect, entry, fakeTools, sessionConfig, testDeps, textOf, type TestDeps } from '../test/brain-deps.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
 import { createLlmBrain } from './llm.js';
+import { TOOL_LIMIT_ERRORS } from './tools.js';
 import { ProviderError, type BrainEvent } from './types.js';
 
 let fake: FakeOpenAi;
@@ -176,6 +177,32 @@ describe('LLM brain (OpenAI-compatible, streamed)', () => {
     const bodies = fake.chatBodies();
     expect(bodies.map((b) => b.tool_choice)).toEqual(['auto', 'auto', 'none']);
     expect(textOf(events)).toBe('Done.');
+  });
+
+  it('function calls are bounded per answer and per session (LiveRates): calls over either are not run, the model is told and asked to answer', async () => {
+    // A model that asks for five calls at once, every round it may.
+    fake.options.answer = (body) => (body.tool_choice === 'none' ? { text: 'Done.' } : { toolCalls: Array.from({ length: 5 }, () => ({ name: 'ping', arguments: '{}' })) });
+    const tools = fakeTools({ ping: { run: () => 'pong' } });
+    const config = sessionConfig(llm(), { functions: [{ id: 3, name: 'ping', code: '', allowNetwork: false }] });
+    const d = deps(config, { tools });
+    const brain = createLlmBrain(d, { maxToolRounds: 10 });
+    const events = await collect(brain, 'loop');
+    // One answer: toolCallsPerTurn run, the rest refused; then the model must answer.
+    expect(tools.calls).toHaveLength(LiveRates.toolCallsPerTurn);
+    expect(events.filter((e) => e.type === 'tool' && e.status === 'started')).toHaveLength(LiveRates.toolCallsPerTurn);
+    const bodies = fake.chatBodies();
+    expect(bodies.map((b) => b.tool_choice)).toEqual(['auto', 'auto', 'none']);
+    const results = (bodies[2]!.messages as { role: string; content: string }[]).filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results.filter((r) => r === 'pong')).toHaveLength(LiveRates.toolCallsPerTurn);
+    expect(results.filter((r) => r === JSON.stringify({ error: TOOL_LIMIT_ERRORS.turn }))).toHaveLength(10 - LiveRates.toolCallsPerTurn);
+    expect(textOf(events)).toBe('Done.');
+    // The session's calls: once they are used up, no answer runs one more.
+    for (let turn = 1; tools.calls.length < LiveRates.toolCallsPerSession && turn < 100; turn++) await collect(brain, 'again');
+    expect(tools.calls).toHaveLength(LiveRates.toolCallsPerSession);
+    fake.requests.length = 0;
+    expect(textOf(await collect(brain, 'and again'))).toBe('Done.');
+    expect(tools.calls).toHaveLength(LiveRates.toolCallsPerSession);
+    expect(fake.chatBodies().map((b) => b.tool_choice)).toEqual(['none']);
   });
 
   it('keeps one connection to the provider across turns (no new handshake per turn)', async () => {

@@ -1,7 +1,7 @@
 import { completeChat, streamChat, type ChatMessage, type ChatToolCall, type OpenAiCompatibleClient } from '../providers/llm/openai-compatible.js';
 import { brainConfigOf, DEFAULT_KNOWLEDGE_PASSAGES, DEFAULT_MAX_TOOL_ROUNDS, type BrainOptions } from './options.js';
 import { cleanSummary, historyMessages, retrievePassages, summaryMessages, systemPrompt, userMessage } from './prompt.js';
-import { runToolCalls, toolCatalog } from './tools.js';
+import { runToolCalls, toolCatalog, ToolBudget } from './tools.js';
 import type { Brain, BrainDeps } from './types.js';
 
 /**
@@ -22,6 +22,8 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
   const maxRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
   const k = Math.min(10, options.knowledgePassages ?? DEFAULT_KNOWLEDGE_PASSAGES);
   const tools = toolCatalog(deps, options.toolsWaitMs);
+  // Function calls per answer and per session (LiveRates).
+  const budget = new ToolBudget();
   // Describing the functions needs a warm sandbox: start now, while the greeting plays.
   void tools();
   const system = systemPrompt({ instructions: config.instructions, memory: deps.config.memory, hasKnowledge: deps.config.avatar.hasKnowledge });
@@ -31,8 +33,10 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
     async *reply(turn) {
       const [passages, offered] = await Promise.all([retrievePassages(deps, turn.text, k, turn.signal), tools()]);
       const messages: ChatMessage[] = [{ role: 'system', content: system }, ...historyMessages(turn.history), { role: 'user', content: userMessage(turn.text, passages) }];
+      const allowance = budget.turn();
       for (let round = 0; ; round++) {
-        const last = round >= maxRounds;
+        // The last round: the rounds are used up, or the calls (the model must answer now).
+        const last = round >= maxRounds || allowance.left === 0;
         let text = '';
         let calls: ChatToolCall[] = [];
         const stream = streamChat(
@@ -48,7 +52,7 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
         }
         if (calls.length === 0 || last) return;
         messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
-        const outputs = yield* runToolCalls(deps, offered, calls, turn.signal);
+        const outputs = yield* runToolCalls(deps, offered, calls, turn.signal, allowance);
         for (const o of outputs) messages.push({ role: 'tool', toolCallId: o.id, content: o.output });
       }
     },

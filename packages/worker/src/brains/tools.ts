@@ -1,3 +1,4 @@
+import { LiveRates } from '@persona/contract';
 import type { ChatTool, ChatToolCall } from '../providers/llm/openai-compatible.js';
 import type { BrainDeps, BrainEvent } from './types.js';
 
@@ -49,11 +50,72 @@ export function toolCatalog(deps: BrainDeps, waitMs: number = TOOLS_WAIT_MS): ()
   };
 }
 
-export async function* runToolCalls(deps: BrainDeps, offered: readonly ChatTool[], calls: readonly ChatToolCall[], signal: AbortSignal): AsyncGenerator<BrainEvent, ToolOutput[]> {
+/** What a call over the budget is answered (the model tells the visitor with what it has). */
+export const TOOL_LIMIT_ERRORS = {
+  turn: 'No more function calls for this answer: answer the visitor with what you have.',
+  session: 'No more function calls in this conversation: answer the visitor without them.',
+} as const;
+
+/** One answer's share of the function calls (see ToolBudget). */
+export interface ToolAllowance {
+  /** Takes one call: 'ok', or which limit refuses it. */
+  take(): 'ok' | keyof typeof TOOL_LIMIT_ERRORS;
+  /** Calls left for this answer (0: ask the model to answer now). */
+  readonly left: number;
+}
+
+/**
+ * Function calls a session's model may make (issue 26): at most `perTurn` for one answer, all
+ * rounds together, and `perSession` in the whole session (LiveRates). A call over either is not
+ * run: the model gets an error result saying so.
+ */
+export class ToolBudget {
+  private sessionLeft: number;
+
+  constructor(
+    private readonly perTurn: number = LiveRates.toolCallsPerTurn,
+    perSession: number = LiveRates.toolCallsPerSession,
+  ) {
+    this.sessionLeft = perSession;
+  }
+
+  /** The allowance of one answer. */
+  turn(): ToolAllowance {
+    let left = this.perTurn;
+    const session = () => this.sessionLeft;
+    const takeSession = () => (this.sessionLeft -= 1);
+    return {
+      take() {
+        if (session() <= 0) return 'session';
+        if (left <= 0) return 'turn';
+        left -= 1;
+        takeSession();
+        return 'ok';
+      },
+      get left() {
+        return Math.min(left, session());
+      },
+    };
+  }
+}
+
+export async function* runToolCalls(
+  deps: BrainDeps,
+  offered: readonly ChatTool[],
+  calls: readonly ChatToolCall[],
+  signal: AbortSignal,
+  allowance: ToolAllowance = new ToolBudget().turn(),
+): AsyncGenerator<BrainEvent, ToolOutput[]> {
   const names = new Set(offered.map((t) => t.name));
-  for (const call of calls) yield { type: 'tool', name: call.name, status: 'started' };
+  // Over the budget: not run, not shown; the model is told (its own error result).
+  const refused = calls.map((call) => (names.has(call.name) && deps.tools ? allowance.take() : 'ok'));
+  const overs = refused.filter((r) => r !== 'ok');
+  if (overs.length) deps.log.warn('function calls over the limit were not run', { avatarId: deps.config.avatar.id, calls: overs.length, limit: overs[0] });
+  for (const [i, call] of calls.entries()) if (refused[i] === 'ok') yield { type: 'tool', name: call.name, status: 'started' };
   const results = await Promise.all(
-    calls.map(async (call): Promise<{ ok: true; result: string } | { ok: false; error: string }> => {
+    calls.map(async (call, i): Promise<{ ok: true; result: string } | { ok: false; error: string }> => {
+      const over = refused[i]!;
+      if (over !== 'ok') return { ok: false, error: TOOL_LIMIT_ERRORS[over] };
       if (!names.has(call.name) || !deps.tools) return { ok: false, error: `There is no function named ${call.name}.` };
       try {
         return await deps.tools.call(call.name, call.arguments, signal);
@@ -68,7 +130,7 @@ export async function* runToolCalls(deps: BrainDeps, offered: readonly ChatTool[
   const outputs: ToolOutput[] = [];
   for (const [i, call] of calls.entries()) {
     const r = results[i]!;
-    yield { type: 'tool', name: call.name, status: r.ok ? 'ok' : 'error' };
+    if (refused[i] === 'ok') yield { type: 'tool', name: call.name, status: r.ok ? 'ok' : 'error' };
     outputs.push({ id: call.id, output: r.ok ? clip(r.result) : JSON.stringify({ error: clip(r.error) }) });
   }
   return outputs;

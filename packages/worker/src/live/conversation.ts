@@ -4,6 +4,8 @@ import {
   LiveLimits,
   LiveMessages,
   LiveProtocol,
+  LiveRates,
+  TokenBucket,
   ZPageFrame,
   readAudioFrame,
   type TLiveCode,
@@ -36,6 +38,11 @@ const echoBrain: Brain = {
  * out, history, the idle and demo timers and the heartbeat to the portal. Turns run one at a
  * time in arrival order. A socket that drops without `bye` leaves the session open on the portal
  * (the page resumes, here or on another worker); `bye`, idle, demo and the portal's `end` finish it.
+ *
+ * What a visitor costs is bounded (LiveRates, issue 26): messages (typed text, `speak`) at the
+ * message rate, turns waiting behind the one being answered at most `maxQueuedTurns`; a message
+ * over either is not answered and the page is told (`notice` too-fast with its id), and a page that
+ * keeps sending past `maxRefusedMessages` refusals ends the session.
  */
 export class Conversation {
   private readonly opts: ConversationOptions;
@@ -69,6 +76,11 @@ export class Conversation {
   private speechTurn: SpeechTurn | null = null;
   /** Provider failures: counted, logged, and the visitor told (provider-faults.ts). */
   private readonly faults: ProviderFaults;
+  /** Messages the visitor may still send now, and refusals the page may still pile up (LiveRates). */
+  private readonly messages: TokenBucket;
+  private readonly refusals: TokenBucket;
+  /** Visitor turns queued or being answered (typed, spoken, `speak`). */
+  private turnsPending = 0;
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
@@ -82,6 +94,8 @@ export class Conversation {
       () => this.finished,
     );
     this.speakerOn = opts.speakerOn ?? true;
+    this.messages = TokenBucket.every(LiveRates.messageBurst, LiveRates.messageIntervalMs, this.now);
+    this.refusals = TokenBucket.every(LiveRates.maxRefusedMessages, LiveRates.messageIntervalMs, this.now);
     this.faults = new ProviderFaults({
       metrics: opts.metrics,
       log: opts.log,
@@ -166,6 +180,7 @@ export class Conversation {
 
   /** A text frame from the page; false when it could not be read (the page was told, non-fatally). */
   onMessage(raw: string): boolean {
+    if (this.finished) return true;
     if (raw.length > LiveProtocol.maxTextFrame) {
       this.send({ type: 'error', code: LiveCode.badFrame, message: LiveMessages['bad-frame'], fatal: false });
       return false;
@@ -186,11 +201,16 @@ export class Conversation {
       case 'text': {
         const text = frame.text.trim();
         if (!text) break;
+        // Over the message rate, or too many turns waiting: not answered (and not part of the history).
+        if (!this.messages.take() || (!this.realtime && this.turnsPending > LiveRates.maxQueuedTurns)) {
+          this.refuseMessage(frame.id, this.realtime ? 'realtime' : 'text');
+          break;
+        }
         this.touch();
         this.send({ type: 'transcript', ...(frame.id !== undefined ? { id: frame.id } : {}), text, final: true });
         if (this.realtime) this.realtime[frame.speak ? 'say' : 'userText'](text);
-        else if (frame.speak) this.enqueue(() => this.say(text));
-        else this.enqueue(() => this.turn(text));
+        else if (frame.speak) this.enqueueTurn(() => this.say(text));
+        else this.enqueueTurn(() => this.turn(text));
         break;
       }
       case 'interrupt':
@@ -245,10 +265,30 @@ export class Conversation {
     if (this.finished) return;
     this.touch();
     this.faults.listeningWorked();
+    // Spoken turns come at the pace of speech; only the queue bounds them.
+    if (this.turnsPending > LiveRates.maxQueuedTurns) {
+      this.refuseMessage(undefined, 'voice');
+      return;
+    }
     this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
-    this.enqueue(() => this.turn(text.slice(0, 2000), m));
+    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m));
+  }
+
+  /**
+   * A message that will not be answered (over the rate, or the queue is full): the page is told
+   * which; a page that keeps sending regardless ends the session (it cannot be resumed).
+   */
+  private refuseMessage(id: string | undefined, input: 'text' | 'voice' | 'realtime') {
+    if (this.finished) return;
+    this.opts.metrics?.turn(input, 'refused');
+    if (!this.refusals.take()) {
+      this.opts.log.warn('a page kept sending messages over the rate: session ended', { sessionId: this.sessionId });
+      void this.finish(LiveCode.tooManyMessages);
+      return;
+    }
+    this.send({ type: 'notice', code: LiveCode.tooFast, message: LiveMessages['too-fast'], ...(id !== undefined ? { id } : {}) });
   }
 
   /**
@@ -392,6 +432,12 @@ export class Conversation {
       if (code === LiveCode.sessionNotFound) await this.finish(LiveCode.sessionEnded, { tellPortal: false });
       else this.opts.log.warn('heartbeat failed', { sessionId: this.sessionId, error: code });
     }
+  }
+
+  /** A visitor's turn: counted while it waits and runs (LiveRates.maxQueuedTurns). */
+  private enqueueTurn(task: () => Promise<void>) {
+    this.turnsPending += 1;
+    this.enqueue(() => task().finally(() => (this.turnsPending -= 1)));
   }
 
   private enqueue(task: () => Promise<void>) {

@@ -15,6 +15,7 @@ import type { SpeechEvent } from '../speech/pipeline.js';
 import type { ConversationHistory } from './history.js';
 import { realtimeConnector, type ConnectorOptions } from './realtime-connectors.js';
 import { RealtimeToolCalls, type RealtimeToolbox } from './realtime-tools.js';
+import type { ToolAllowance } from '../brains/tools.js';
 
 export { realtimeSettings, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-connectors.js';
 
@@ -94,8 +95,9 @@ interface Answer {
   heardMs: number | null;
   entry: TLiveHistoryEntry | null;
   done: boolean;
-  /** Tools the model called in this answer. */
+  /** Tools the model called in this answer, and how many more it may (LiveRates). */
   calls: number;
+  tools: ToolAllowance;
   /** A spoken turn's end of speech (for metrics), first words and first audio. */
   speechStoppedAt: number | null;
   firstTextAt: number | null;
@@ -134,6 +136,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
   /** Spoken turns waiting for their transcript; `answerUtt`: the answer that followed (the page shows the turn above it). */
   private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string; answerUtt: number | null }>();
   private readonly tools: RealtimeToolCalls;
+  /** A response that only called tools: the answer that follows with their results shares its allowance (one visitor turn). */
+  private toolsCarry: ToolAllowance | null = null;
   /** The utterance the visitor hears now (the conversation's playback tracking). */
   private heardUtt: number | null = null;
   private closed = false;
@@ -182,6 +186,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
 
   userText(text: string) {
     if (this.closed) return;
+    this.toolsCarry = null;
     this.host.history.remember({ role: 'user', text, at: this.now() });
     this.host.history.report();
     if (!this.connector) {
@@ -277,6 +282,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     if (this.closed) return;
     switch (ev.type) {
       case 'speech-started':
+        this.toolsCarry = null;
         this.host.userActivity();
         this.host.setState('listening');
         // Barge-in: calls still running are stopped; the conversation tells the page and calls interrupted() with what was heard.
@@ -338,7 +344,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       case 'tool-call':
         if (this.current) this.current.calls++;
         this.host.setState('thinking');
-        if (this.live) this.tools.run(ev, this.live);
+        if (this.live) this.tools.run(ev, this.live, this.current?.tools);
         break;
       case 'tool-cancelled':
         this.tools.abort(ev.callIds);
@@ -382,6 +388,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
   private newAnswer(responseId: string): Answer {
     const spoken = this.speechStoppedAt;
     this.speechStoppedAt = null;
+    const carried = this.toolsCarry;
+    this.toolsCarry = null;
     const rate = this.live?.outputSampleRate ?? REALTIME_SAMPLE_RATE;
     return {
       utt: this.host.nextUtt(),
@@ -398,6 +406,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       entry: null,
       done: false,
       calls: 0,
+      tools: carried ?? this.tools.allowance(),
       speechStoppedAt: spoken,
       firstTextAt: null,
       firstAudioAt: null,
@@ -440,8 +449,9 @@ class OpenAiRealtimeSession implements RealtimeSession {
     this.last = a;
     const interrupted = a.heardMs !== null;
     if (a.calls > 0 && !a.text && a.samples === 0 && !error && !interrupted) {
-      // Only tool calls: no message of its own. The answer with the results is the turn's answer (and its metrics).
+      // Only tool calls: no message of its own. The answer with the results is the turn's answer (and its metrics, and its calls).
       this.speechStoppedAt ??= a.speechStoppedAt;
+      this.toolsCarry = a.tools;
       if (!this.current && !this.tools.busy) this.host.setState('listening');
       return;
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveCode, type TLiveFunction, type TLiveHistoryEntry, type TLivePassage } from '@persona/contract';
+import { LiveCode, LiveRates, type TLiveFunction, type TLiveHistoryEntry, type TLivePassage } from '@persona/contract';
 import type { ToolRunner } from '../brains/types.js';
 import { createSandboxPool } from '../sandbox/pool.js';
 import { createFunctionTools } from '../sandbox/tool-runner.js';
@@ -9,6 +9,7 @@ import { finals, fakePage, framesOf, sendMic, until } from '../test/live-page.js
 import { Conversation } from './conversation.js';
 import { createRealtimeSession, type RealtimeBrainConfig } from './realtime-session.js';
 import { createRealtimeToolbox, KNOWLEDGE_TOOL, passagesOutput } from './realtime-tools.js';
+import { TOOL_LIMIT_ERRORS } from '../brains/tools.js';
 
 // Issue 15, SpeechToSpeech: the avatar's linked functions and its knowledge search as tools of the
 // realtime model, against the local fake of OpenAI Realtime — what the page sees (`tool` frames,
@@ -99,6 +100,26 @@ describe('realtime tools: linked functions', () => {
     expect(eventIndex(types, 'response.create', outputAt)).toBeGreaterThan(outputAt);
     await until(() => histories.at(-1)?.length === 2);
     expect(histories.at(-1)!.map((h) => `${h.role}: ${h.text}`)).toEqual(['user: when is high tide in Brest', 'assistant: The result is {"harbour":"Brest","high":"14:05"}.']);
+    await c.finish(LiveCode.hangUp);
+  });
+
+  it('calls are bounded per visitor turn (across the responses that only call tools): calls over it are not run, the model gets an error result', async () => {
+    const ping = fakeTools({ ping: { run: () => 'pong' } });
+    // A model that keeps asking for five calls at once, for three responses in a row, then answers.
+    let asked = 0;
+    fake.knobs = { toolCalls: (a) => (a.kind === 'text' || (a.kind === 'tool' && ++asked < 3) ? Array.from({ length: 5 }, () => ({ name: 'ping', arguments: '{}' })) : undefined) };
+    const { c, page } = openSession({ functions: [fn(1, 'ping')], tools: ping });
+    await ready(page);
+    const conn = fake.connections.at(-1)!;
+    c.onMessage(JSON.stringify({ type: 'text', text: 'ping it fifteen times' }));
+    await until(() => finals(page).length === 1, 8000, 'answer');
+    expect(ping.calls).toHaveLength(LiveRates.toolCallsPerTurn);
+    const outputs = conn.items.filter((i) => i.role === 'tool').map((i) => i.text);
+    expect(outputs).toHaveLength(15);
+    expect(outputs.filter((o) => o === 'pong')).toHaveLength(LiveRates.toolCallsPerTurn);
+    expect(outputs.filter((o) => o === JSON.stringify({ error: TOOL_LIMIT_ERRORS.turn }))).toHaveLength(15 - LiveRates.toolCallsPerTurn);
+    // Only the calls that ran were shown on the page.
+    expect(toolFrames(page).filter((f) => f === 'ping:started')).toHaveLength(LiveRates.toolCallsPerTurn);
     await c.finish(LiveCode.hangUp);
   });
 

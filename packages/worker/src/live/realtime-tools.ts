@@ -1,7 +1,7 @@
 import type { TLivePassage, TWorkerFrame } from '@persona/contract';
 import { DEFAULT_KNOWLEDGE_PASSAGES } from '../brains/options.js';
 import { retrievePassages } from '../brains/prompt.js';
-import { runToolCalls, toolCatalog, TOOLS_WAIT_MS } from '../brains/tools.js';
+import { runToolCalls, toolCatalog, ToolBudget, TOOL_LIMIT_ERRORS, TOOLS_WAIT_MS, type ToolAllowance } from '../brains/tools.js';
 import type { BrainDeps } from '../brains/types.js';
 import type { RealtimeConnection, RealtimeTool } from '../providers/realtime/types.js';
 
@@ -114,6 +114,8 @@ export function passagesOutput(passages: readonly TLivePassage[]): string {
  */
 export class RealtimeToolCalls {
   private readonly running = new Map<string, AbortController>();
+  /** Calls per response and per session (LiveRates), the knowledge search included. */
+  private readonly budget = new ToolBudget();
 
   constructor(
     private readonly toolbox: RealtimeToolbox | null,
@@ -136,8 +138,20 @@ export class RealtimeToolCalls {
     return this.running.size > 0;
   }
 
-  run(call: { callId: string; name: string; args: string }, conn: RealtimeConnection) {
+  /** A response's share of the session's calls (its calls take from it). */
+  allowance(): ToolAllowance {
+    return this.budget.turn();
+  }
+
+  run(call: { callId: string; name: string; args: string }, conn: RealtimeConnection, allowance: ToolAllowance = this.allowance()) {
     if (this.running.has(call.callId)) return;
+    const over = allowance.take();
+    if (over !== 'ok') {
+      // Not run, not shown: the model is told to answer with what it has.
+      conn.toolResult(call.callId, call.name, JSON.stringify({ error: TOOL_LIMIT_ERRORS[over] }));
+      if (this.running.size === 0) this.onIdle(true);
+      return;
+    }
     const controller = new AbortController();
     this.running.set(call.callId, controller);
     this.send({ type: 'tool', name: call.name, status: 'started' });
