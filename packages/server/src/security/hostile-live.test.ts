@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
-import { signTicket, ticketKey, type LiveWorkerHandle } from '@persona/worker';
+import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, LiveRates, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
+import { OFFLINE_VOICES, signTicket, ticketKey, type LiveWorkerHandle, type OfflineVoice } from '@persona/worker';
 import { createTestApp, type TestContext } from '../test/build-app.js';
 import { createSignedInUser } from '../test/factories.js';
 import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../test/live.js';
@@ -34,6 +34,16 @@ const unhandled: unknown[] = [];
 const onUnhandled = (err: unknown) => unhandled.push(err);
 /** The fake VAD's windows: what the worker really spent on mic audio. */
 let vadWindows = 0;
+/** A voice that speaks at once (flite is slow on a loaded machine): two seconds of tone for any text. */
+const instantVoice: OfflineVoice = {
+  voices: OFFLINE_VOICES,
+  synthesize: async () => ({ pcm: Int16Array.from({ length: 32_000 }, (_, i) => Math.round(8000 * Math.sin(i / 5))), sampleRate: 16_000, phones: [] }),
+  warm: async () => undefined,
+  close: async () => undefined,
+};
+/** What the worker logged (a hostile socket must not fill the log). */
+const lines: { level: string; msg: string; data?: Record<string, unknown> }[] = [];
+const record = (level: string) => (msg: string, data?: object) => void lines.push({ level, msg, data: data as Record<string, unknown> });
 
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
@@ -45,6 +55,8 @@ beforeAll(async () => {
   embedded = await startEmbeddedWorker(t, base, {
     helloTimeoutMs: HELLO_TIMEOUT_MS,
     maxBufferedBytes: MAX_BUFFERED,
+    log: { info: record('info'), warn: record('warn'), error: record('error') },
+    tts: { offline: instantVoice },
     // Listening with a counting VAD (never speech) and a recogniser that hears nothing.
     listening: {
       vad: {
@@ -80,10 +92,15 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** When the well-behaved visitor last sent a message: it keeps to the message rate (LiveRates). */
+let visitorSentAt = 0;
+
 afterEach(async () => {
   // After every attack: the visitor is answered within the bound, the worker runs, nothing threw.
   const text = `still there? ${++turn}`;
-  const sent = Date.now();
+  const wait = visitorSentAt + LiveRates.messageIntervalMs - Date.now();
+  if (wait > 0) await sleep(wait);
+  const sent = (visitorSentAt = Date.now());
   visitor.text(text, `v${turn}`);
   await visitor.waitFor('assistant', (f) => f.final && f.text === text, ANSWER_BOUND_MS);
   expect(Date.now() - sent).toBeLessThan(ANSWER_BOUND_MS);
@@ -113,12 +130,12 @@ async function raw() {
   return p;
 }
 
-/** A hostile client with a session of its own (typed chat; `mic` also listens). */
-async function hostileSession(opts: { mic?: boolean } = {}) {
+/** A hostile client with a session of its own (typed chat; `mic` also listens; `voice`: it is spoken to). */
+async function hostileSession(opts: { mic?: boolean; voice?: boolean } = {}) {
   const { body } = await admit();
   const p = page(body, { hello: false });
   await p.open;
-  p.send({ type: 'hello', protocol: 1, ticket: body.ticket, mic: opts.mic === true, speaker: false, textOnly: opts.mic !== true });
+  p.send({ type: 'hello', protocol: 1, ticket: body.ticket, mic: opts.mic === true, speaker: opts.voice === true, textOnly: opts.mic !== true && opts.voice !== true });
   // Generous: CI runs every project at once on two cores.
   const ready = await p.waitFor('ready', () => true, 15_000);
   if (opts.mic) expect(ready.listening).toBe(true);
@@ -263,6 +280,49 @@ describe('hostile clients: the live page and the worker', () => {
     expect(vadWindows - before).toBeLessThan(150);
   });
 
+  it('mic frames each longer than the 2 s burst close the socket at the first (before: dropped one by one, never closed — 327 MB read); a judged socket is not read again', async () => {
+    const { page: p, answer } = await hostileSession({ mic: true });
+    const before = vadWindows;
+    const longest = writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 0 }, new Uint8Array(LiveProtocol.maxBinaryFrame - LiveProtocol.binaryHeaderBytes));
+    for (let i = 0; i < 200 && p.socket.readyState === p.socket.OPEN; i++) p.socket.send(longest);
+    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(fatalBadFrame(p)).toBeDefined();
+    expect(vadWindows).toBe(before);
+    // Whatever else it had sent, one line about it.
+    const said = lines.filter((l) => l.msg === 'a page broke the protocol: socket closed' && l.data?.sessionId === answer.sessionId);
+    expect(said).toEqual([expect.objectContaining({ level: 'warn', data: expect.objectContaining({ reason: 'mic frame longer than the protocol allows' }) })]);
+  });
+
+  it('a socket that keeps sending after it was judged (thousands of bad frames): closed at the limit, one warning line, not one per frame', async () => {
+    const { page: p, answer } = await hostileSession({ mic: true });
+    for (let i = 0; i < 5000; i++) p.socket.send(new Uint8Array(5));
+    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.badFrame);
+    const about = lines.filter((l) => l.data?.sessionId === answer.sessionId && l.level !== 'info');
+    expect(about.map((l) => l.msg)).toEqual(['a page broke the protocol: socket closed']);
+  });
+
+  it('JSON frames faster than the protocol allows (a ping flood): dropped unread past the burst, then the socket is closed (badFrame)', async () => {
+    const { page: p } = await hostileSession();
+    for (let i = 0; i < 3000 && p.socket.readyState === p.socket.OPEN; i++) p.send({ type: 'ping', t: i });
+    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.badFrame);
+    // The burst and what the pace refilled while they came; never one pong per ping.
+    expect(p.of('pong').length).toBeGreaterThanOrEqual(LiveRates.frameBurst);
+    expect(p.of('pong').length).toBeLessThan(LiveRates.frameBurst + 100);
+  });
+
+  it('typed messages faster than the rate (issue 26: 200 became 200 model calls): the burst is answered, each refused one gets a notice, then the session is ended and cannot be resumed', async () => {
+    const { page: p, answer } = await hostileSession();
+    for (let i = 0; i < 200 && p.socket.readyState === p.socket.OPEN; i++) p.text(`buy ${i}`, `b${i}`);
+    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.ended);
+    expect(p.of('bye')).toEqual([expect.objectContaining({ code: LiveCode.tooManyMessages })]);
+    // Answered (the echo brain: each answer is one model call with a model): the burst and what refilled meanwhile.
+    const answered = p.answers().filter((a) => a.startsWith('buy '));
+    expect(answered.length).toBeLessThanOrEqual(LiveRates.messageBurst + 2);
+    expect(p.of('notice').filter((n) => n.code === LiveCode.tooFast).length).toBeGreaterThanOrEqual(LiveRates.maxRefusedMessages);
+    const resumed = await t.app.inject({ method: 'POST', url: LivePaths.resume, payload: { sessionId: answer.sessionId, resumeToken: answer.resumeToken } });
+    expect(resumed.json()).toMatchObject({ status: 'FAIL', code: LiveCode.sessionNotFound });
+  });
+
   it('a flood of admissions from one IP: LiveLimits.maxSessionsPerIp open sessions, then ip-concurrency (429), then the rate limit; other addresses are admitted', async () => {
     const ip = '203.0.113.66';
     const answers = [];
@@ -295,16 +355,13 @@ describe('hostile clients: the live page and the worker', () => {
   });
 
   it('a page that never reads: the worker does not queue for it without bound, its socket is dropped past the limit', async () => {
-    const { page: p } = await hostileSession();
+    const { page: p } = await hostileSession({ voice: true });
     const sessions = embedded.runtime.sessions();
     p.socket.pause();
-    const line = 'z'.repeat(LiveLimits.textMax);
-    // Each line comes back three times (transcript, delta, final): ~6 KB a turn, far past the kernel's buffers.
-    for (let i = 0; i < 4000 && embedded.runtime.sessions() === sessions; i++) {
-      p.text(line, `f${i}`);
-      if (i % 200 === 199) await sleep(5);
-    }
-    await until(() => embedded.runtime.sessions() === sessions - 1, 10_000, 'the silent page to be dropped');
+    // Within the message rate: each long line is said back (minutes of audio, megabytes), far past the kernel's buffers.
+    const line = 'The quick brown fox jumps over the lazy dog. '.repeat(44).slice(0, LiveLimits.textMax);
+    for (let i = 0; i < LiveRates.messageBurst; i++) p.text(line, `f${i}`);
+    await until(() => embedded.runtime.sessions() === sessions - 1, 20_000, 'the silent page to be dropped');
     // Dropped, not closed by a frame rule: reading again, the page finds its connection cut (no close frame).
     p.socket.resume();
     expect(await p.waitClosed(8000)).toBe(1006);

@@ -22,6 +22,7 @@ import { createRealtimeToolbox } from './realtime-tools.js';
 import { agentTicketKey, createTicketVerifier, ticketKey } from './tickets.js';
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from './metrics.js';
 import { createAgentBridge } from './agent-bridge.js';
+import { sessionLog } from './session-log.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { turnOptionsFrom } from '../listening/options.js';
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
@@ -93,6 +94,11 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * of sending the visitor away.
  */
 const CLAIM_WAIT_FOR_PORTAL_MS = 5_000;
+/**
+ * A socket judged hostile (a frame rule broken) is no longer read: it gets the error and the close
+ * frame, and is cut this long after if the page does not close it (we do not read its answer).
+ */
+const JUDGED_CLOSE_GRACE_MS = 1_000;
 
 /**
  * A page socket for a conversation. A page that stops reading (or cannot keep up) would make us
@@ -140,6 +146,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     offer: async (sessionId) => (await agent.rpc('agent.offer', { sessionId })).offered,
     log,
   });
+  // Lines about sockets before they have a session (bad tickets, refused claims): rate limited like a session's.
+  const socketLog = sessionLog(log, {});
   const conversations = new Map<string, Conversation>();
   const sockets = new Set<WebSocket>();
   let pool: SandboxPool | null = opts.sandbox && 'call' in opts.sandbox ? opts.sandbox : null;
@@ -183,7 +191,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
 
   /** How the avatar listens (issue 14): its STT choice; null when it cannot here (typed chat only). */
-  function buildListening(config: TLiveSessionConfig): ConversationListening | null {
+  function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
     if (!listenOpts) return null;
     const choice = chooseStt({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.stt?.operator ?? {});
     const stt = createSttEngine(choice, {
@@ -214,7 +222,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   }
 
   /** The avatar's voice (issue 13): its TTS provider, or the offline voice when it has no keys. */
-  function buildSpeech(config: TLiveSessionConfig): SpeechPipeline | null {
+  function buildSpeech(config: TLiveSessionConfig, log: WorkerLogger = opts.log): SpeechPipeline | null {
     const choice = chooseTts({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
     if (choice.kind === 'offline' && choice.reason) log.info('the avatar speaks with the offline voice', { avatarId: config.avatar.id, reason: choice.reason });
     const engine = createTtsEngine(choice, {
@@ -240,7 +248,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
    * What a session's model may use (the brains' and the realtime tools'): the avatar's linked
    * functions in the sandbox, its knowledge search through the portal, the session's guarded fetch.
    */
-  function sessionDeps(config: TLiveSessionConfig): BrainDeps {
+  function sessionDeps(config: TLiveSessionConfig, log: WorkerLogger = opts.log): BrainDeps {
     const fetch = createGuardedFetch({ allowPrivate: config.allowPrivateUrls });
     let tools: ToolRunner | null = null;
     if (config.functions.length > 0) {
@@ -262,14 +270,14 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     };
   }
 
-  function buildBrain(config: TLiveSessionConfig): Brain | null {
+  function buildBrain(config: TLiveSessionConfig, log: WorkerLogger = opts.log): Brain | null {
     // A realtime model answers by itself (live/realtime-session.ts).
     if (config.brain.kind === 'echo' || isConnectedBrain(config.brain)) return null;
     if (config.brain.kind === 'unavailable') {
       log.warn('this avatar\u2019s engine cannot run here', { avatarId: config.avatar.id, code: config.brain.code, detail: config.brain.detail });
       return unavailableBrain(config.brain.code);
     }
-    return createProviderBrain(sessionDeps(config), { operatorFetch, ...opts.brainOptions });
+    return createProviderBrain(sessionDeps(config, log), { operatorFetch, ...opts.brainOptions });
   }
 
   async function open(ws: WebSocket, raw: string) {
@@ -283,7 +291,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     if (!hello) return refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
     const check = verifier.verify(hello.ticket);
     if (!check.ok) {
-      log.warn('page ticket refused', { reason: check.reason });
+      socketLog.warn('page ticket refused', { reason: check.reason });
       return refuse(ws, LiveCode.ticketInvalid, LiveProtocol.close.ticketRefused);
     }
     if (draining && !conversations.has(check.claims.sid)) {
@@ -301,7 +309,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       config = await agent.rpc('session.claim', { sessionId: check.claims.sid, jti: check.claims.jti });
     } catch (err) {
       const code = err instanceof RpcError ? err.code : 'error';
-      log.warn('session claim refused', { sessionId: check.claims.sid, code });
+      socketLog.warn('session claim refused', { sessionId: check.claims.sid, code });
       if (code === LiveCode.sessionNotFound || code === LiveCode.avatarNotFound) return refuse(ws, code, LiveProtocol.close.ended);
       return refuse(ws, LiveCode.serverError, LiveProtocol.close.goingAway);
     }
@@ -312,7 +320,9 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       previous.replaced();
     }
     const sessionId = config.sessionId;
-    const socket = pageSocket(ws, opts.maxBufferedBytes ?? MAX_BUFFERED_BYTES, (buffered) => log.warn('a page does not read its socket: dropped', { sessionId, buffered }));
+    // Everything this session logs carries its ids and is rate limited (a hostile page cannot fill the log).
+    const slog = sessionLog(log, { sessionId, avatarId: config.avatar.id });
+    const socket = pageSocket(ws, opts.maxBufferedBytes ?? MAX_BUFFERED_BYTES, (buffered) => slog.warn('a page does not read its socket: dropped', { buffered }));
     const textOnly = hello.textOnly === true || config.textOnly;
     // Bring your own agent (ADR 072): the agent joins through the bridge; the avatar's voice says its `speak`s,
     // and its STT (read as in Composite mode: None mode has none of its own) transcribes for agents that ask.
@@ -320,7 +330,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       config.brain.kind === 'agent'
         ? agents.forSession(sessionId, config.avatar.id, config.resumed, {
             voice: () => buildAgentVoice(config),
-            listening: () => buildListening({ ...config, avatar: { ...config.avatar, setupMode: SetupMode.Composite } }),
+            listening: () => buildListening({ ...config, avatar: { ...config.avatar, setupMode: SetupMode.Composite } }, slog),
           })
         : undefined;
     // SpeechToSpeech: the realtime model hears and speaks (with the avatar's functions and knowledge as its tools); no STT, brain or TTS of ours.
@@ -337,20 +347,20 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
           tools:
             config.brain.kind === 'agent'
               ? null
-              : createRealtimeToolbox(sessionDeps(config), { toolsWaitMs: opts.brainOptions?.toolsWaitMs, knowledgePassages: opts.brainOptions?.knowledgePassages }),
+              : createRealtimeToolbox(sessionDeps(config, slog), { toolsWaitMs: opts.brainOptions?.toolsWaitMs, knowledgePassages: opts.brainOptions?.knowledgePassages }),
         })
       : null;
     const conversation = new Conversation({
       config,
-      brain: buildBrain(config),
+      brain: buildBrain(config, slog),
       // Text-only clients (the chat widget) get no audio.
-      speech: textOnly || realtime ? null : buildSpeech(config),
+      speech: textOnly || realtime ? null : buildSpeech(config, slog),
       speakerOn: hello.speaker,
       // Text-only clients (the chat widget) send no audio.
-      listening: textOnly || realtime ? null : buildListening(config),
+      listening: textOnly || realtime ? null : buildListening(config, slog),
       micOn: hello.mic,
       realtime,
-      log,
+      log: slog,
       heartbeatMs: opts.heartbeatMs,
       metrics: metrics.conversation,
       portal: {
@@ -373,14 +383,20 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     updateStatus();
     // Hostile or broken pages (issue 16): oversized frames, garbage, mic audio faster than real time.
     const guard = new FrameGuard(opts.frameGuard);
+    // Judged once: the socket is no longer read (what it already sent is ignored), closed, then cut.
+    let judged = false;
     const judge = (verdict: FrameVerdict) => {
-      if (typeof verdict === 'object') {
-        log.warn('a page broke the protocol: socket closed', { sessionId, reason: verdict.close, droppedMicMs: Math.round(guard.droppedMs) });
+      if (typeof verdict === 'object' && !judged) {
+        judged = true;
+        slog.warn('a page broke the protocol: socket closed', { reason: verdict.close, droppedMicMs: Math.round(guard.droppedMs) });
+        ws.pause();
         refuse(ws, LiveCode.badFrame, LiveProtocol.close.badFrame);
+        setTimeout(() => ws.terminate(), JUDGED_CLOSE_GRACE_MS).unref();
       }
-      return verdict === 'ok';
+      return verdict === 'ok' && !judged;
     };
     ws.on('message', (data, isBinary) => {
+      if (judged) return;
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       if (isBinary) {
         const verdict = guard.binary(buf);
@@ -393,7 +409,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     });
     ws.on('close', () => conversation.onSocketClosed(socket));
     conversation.attach(socket);
-    log.info('live session started', { sessionId, avatarId: config.avatar.id, brain: config.brain.kind, resumed: config.resumed });
+    slog.info('live session started', { brain: config.brain.kind, resumed: config.resumed });
   }
 
   return {
