@@ -84,7 +84,7 @@ export interface SandboxPoolOptions {
   resultMaxBytes?: number;
   /** Calls waiting for a process at most; more answer `busy`. Default 100. */
   maxQueue?: number;
-  /** Longest a call waits for a process. Default 20000 ms. */
+  /** Longest a call waits for a process (a call's own `queueTimeoutMs` may be shorter). Default 20000 ms. */
   queueTimeoutMs?: number;
   /**
    * Longest a call waits while the pool is still cold (its snapshot being made, no process ready
@@ -116,8 +116,14 @@ export interface CallOptions {
    * Which code may share a process with this one: calls with the same key may run in the same
    * interpreter (module state persists between them). Default: the code itself, so two
    * different functions never share. Pass e.g. `user:<ownerId>` to let one owner's functions share.
+   * It is also the unit of fairness: a key with no process running goes before keys that have one.
    */
   isolationKey?: string;
+  /**
+   * Longest this call waits for a process once the pool is warm (default: the pool's
+   * `queueTimeoutMs`); then it answers `busy`. A tool call waits less than the model's patience.
+   */
+  queueTimeoutMs?: number;
 }
 
 export interface SandboxPoolStats {
@@ -178,6 +184,10 @@ export function sandboxNodeFlags(nodeVersion = process.versions.node): string[] 
 interface Job {
   op: 'describe' | 'call';
   key: string;
+  /** Arrival order (fairness ties). */
+  seq?: number;
+  /** This job's own wait for a process, when shorter than the pool's. */
+  queueTimeoutMs?: number;
   /** A call binds a fresh process to its key; a description (no code runs) does not. */
   bind: boolean;
   payload: Record<string, unknown>;
@@ -231,6 +241,8 @@ async function residentBytes(pid: number): Promise<number | null> {
 
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const size = Math.max(1, options.size ?? 2);
+  /** Processes one isolation key may run at once: all but one (so another key is never shut out). */
+  const maxPerKey = Math.max(1, size - 1);
   const prewarm = options.prewarm ?? true;
   const timeoutMs = options.timeoutMs ?? 5000;
   const memoryLimitMb = options.memoryLimitMb ?? 320;
@@ -251,6 +263,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const queue: Job[] = [];
   let closed = false;
   let nextId = 1;
+  let nextSeq = 1;
   let started = 0;
   const kills: Record<SandboxKillReason, number> = { timeout: 0, memory: 0, crashed: 0, aborted: 0 };
   let busyRefusals = 0;
@@ -468,36 +481,61 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     return sandboxes.find((s) => s.state === 'idle' && predicate(s));
   }
 
+  /** Processes running each key's code now. */
+  function busyByKey(): Map<string, number> {
+    const busy = new Map<string, number>();
+    for (const s of sandboxes) if (s.state === 'busy' && s.key !== null) busy.set(s.key, (busy.get(s.key) ?? 0) + 1);
+    return busy;
+  }
+
+  /**
+   * Gives processes to waiting jobs, fairly between isolation keys (one owner's functions, for
+   * the tool runner): jobs of a key with the fewest processes running go first, in arrival order
+   * within a key, and no key runs on more than `size - 1` processes at once — so one owner's queue
+   * of slow calls cannot take every process while another owner waits (issue 26: 14.7 s). Each job
+   * in that order takes an idle process of its key, else a fresh one; a job whose key runs nowhere
+   * may also have a process started for it (growing the pool, else recycling the idle process
+   * unused the longest, of another key).
+   */
   function pump(): void {
     if (closed) return;
-    // Serve the waiting jobs in order: a process of their key, else a fresh one.
-    for (let i = 0; i < queue.length; ) {
-      const job = queue[i]!;
-      const sandbox = idle((s) => s.key === job.key) ?? idle((s) => s.key === null);
-      if (sandbox) {
-        queue.splice(i, 1);
+    for (;;) {
+      const busy = busyByKey();
+      const order = [...queue].sort((a, b) => (busy.get(a.key) ?? 0) - (busy.get(b.key) ?? 0) || (a.seq ?? 0) - (b.seq ?? 0));
+      let ran = false;
+      for (const job of order) {
+        // One key never holds every process: the next owner's call finds one (or its start).
+        if ((busy.get(job.key) ?? 0) >= maxPerKey) continue;
+        const sandbox = idle((s) => s.key === job.key) ?? idle((s) => s.key === null);
+        if (!sandbox) continue;
+        queue.splice(queue.indexOf(job), 1);
         run(sandbox, job);
-      } else {
-        i += 1;
+        ran = true;
+        break;
       }
+      if (!ran) break;
     }
     if (Date.now() < pausedUntil || snapshotPending) return;
-    // Make fresh processes for the jobs left (those whose key is not busy somewhere): grow the
-    // pool, else recycle the process idle the longest.
-    const starting = sandboxes.filter((s) => s.state === 'starting').length;
-    let needed = queue.filter((job) => !sandboxes.some((s) => s.state === 'busy' && s.key === job.key)).length - starting;
-    while (needed > 0) {
+    // Start processes for the jobs left whose key runs nowhere, in arrival order: the ones already
+    // starting are theirs; then grow the pool, else recycle an idle process of another key.
+    let starting = sandboxes.filter((s) => s.state === 'starting').length;
+    const busy = busyByKey();
+    const waiting = queue.filter((job) => !busy.has(job.key)).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    for (const { key } of waiting) {
+      if (starting > 0) {
+        starting -= 1;
+        continue;
+      }
       if (sandboxes.length < size) {
         spawnSandbox();
-      } else {
-        const victim = sandboxes
-          .filter((s) => s.state === 'idle' && s.key !== null)
-          .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-        if (!victim) break;
-        retire(victim);
-        spawnSandbox();
+        continue;
       }
-      needed -= 1;
+      const victim = sandboxes
+        .filter((s) => s.state === 'idle' && s.key !== null && s.key !== key)
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (!victim) break;
+      retire(victim);
+      spawnSandbox();
     }
     if (prewarm) while (sandboxes.length < size) spawnSandbox();
     if (readyWaiters.length && sandboxes.length >= size && sandboxes.every((s) => s.state !== 'starting')) {
@@ -520,7 +558,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       return Promise.resolve(fail('busy', 'Too many functions are running; try again shortly.'));
     }
     return new Promise((resolve) => {
-      const queued: Job = { ...job, resolve };
+      const queued: Job = { ...job, seq: nextSeq++, resolve };
       const dequeue = (answer: SandboxFailure) => {
         const index = queue.indexOf(queued);
         if (index < 0) return false;
@@ -528,9 +566,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         settle(queued, answer);
         return true;
       };
-      queued.queueTimer = setTimeout(() => {
-        if (dequeue(fail('busy', 'No function sandbox became free in time; try again shortly.'))) busyRefusals += 1;
-      }, warm ? queueTimeoutMs : coldStartTimeoutMs);
+      queued.queueTimer = setTimeout(
+        () => {
+          if (dequeue(fail('busy', 'No function sandbox became free in time; try again shortly.'))) busyRefusals += 1;
+        },
+        warm ? Math.min(queueTimeoutMs, job.queueTimeoutMs ?? Infinity) : coldStartTimeoutMs,
+      );
       if (job.signal) {
         queued.onAbort = () => {
           const aborted = fail('aborted', 'The call was cancelled.');
@@ -618,6 +659,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         allowNetwork: opts.allowNetwork ?? false,
         fetch: opts.fetch ?? poolFetch,
         signal: opts.signal,
+        queueTimeoutMs: opts.queueTimeoutMs,
       });
       if (answer.ok === true && typeof answer.result === 'string') {
         // The process cuts results itself; this only holds one that did not to the limit.

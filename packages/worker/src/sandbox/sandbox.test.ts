@@ -5,6 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functionTemplates } from '../../../server/src/features/functions/templates.js';
 import { createSandboxPool, type SandboxPool } from './pool.js';
+import { createFunctionTools, TOOL_BUSY_ERROR, TOOL_QUEUE_WAIT_MS } from './tool-runner.js';
+import { LLM_IDLE_MS } from '../providers/llm/openai-compatible.js';
+import { until } from '../test/until.js';
 
 // Sandbox processes take seconds to start on a busy two-core machine.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
@@ -262,18 +265,23 @@ describe('limits', () => {
     expect(await pool.call(code, 'wait', '{"seconds": 0}', shared)).toEqual({ ok: true, result: 'woke', truncated: false });
   });
 
-  it('runs as many calls at once as it has processes; the rest wait their turn', async () => {
+  it('runs as many calls at once as it has processes, one isolation key on all but one of them; the rest wait their turn', async () => {
     const code = 'import time\ndef nap(i: int) -> list:\n    start = time.time()\n    time.sleep(0.4)\n    return [i, start, time.time()]\n';
     const t0 = Date.now();
-    const answers = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => pool.call(code, 'nap', JSON.stringify({ i }), shared)));
+    const answers = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => pool.call(code, 'nap', JSON.stringify({ i }), i % 2 ? shared : { isolationKey: 'others' })));
     const took = Date.now() - t0;
     const spans = answers.map((a) => {
       if (!a.ok) throw new Error(a.error);
       return JSON.parse(a.result) as [number, number, number];
     });
     expect(spans.map((s) => s[0])).toEqual([0, 1, 2, 3, 4, 5]);
-    // At most two at any moment (pool size 2), so six naps of 0.4 s take at least 1.2 s.
-    for (const [, start] of spans) expect(spans.filter(([, s, e]) => s <= start + 0.001 && e > start + 0.001).length).toBeLessThanOrEqual(2);
+    // At most two at any moment (pool size 2), one of each key, so six naps of 0.4 s take at least 1.2 s.
+    const overlapping = (group: [number, number, number][], start: number) => group.filter(([, s, e]) => s <= start + 0.001 && e > start + 0.001).length;
+    for (const [, start] of spans) expect(overlapping(spans, start)).toBeLessThanOrEqual(2);
+    for (const key of [0, 1]) {
+      const own = spans.filter(([i]) => i % 2 === key);
+      for (const [, start] of own) expect(overlapping(own, start)).toBe(1);
+    }
     expect(took).toBeGreaterThanOrEqual(1150);
   });
 });
@@ -385,6 +393,46 @@ describe('waiting for a process', () => {
     } finally {
       cold.close();
     }
+  });
+
+  it('one owner\u2019s slow calls do not hold up another owner\u2019s call (issue 26: 14.7 s): owners take turns, and one never holds every process', { timeout: 180_000 }, async () => {
+    // Two warm processes, as a worker has them (the live runtime warms its pool at start).
+    const fair = createSandboxPool({ size: 2, log: silent });
+    try {
+      await fair.ready();
+      await owners(fair);
+    } finally {
+      await fair.close();
+    }
+  });
+
+  async function owners(pool: SandboxPool) {
+    const slow = 'import time\ndef slow() -> str:\n    time.sleep(1.5)\n    return "slow"\n';
+    const quick = 'def quick() -> str:\n    return "quick"\n';
+    const done: string[] = [];
+    const a = [1, 2, 3].map((i) => pool.call(slow, 'slow', '{}', { isolationKey: 'user:1' }).then((r) => (done.push(`a${i}`), r)));
+    const t0 = Date.now();
+    const b = await pool.call(quick, 'quick', '{}', { isolationKey: 'user:2' }).then((r) => (done.push('b'), r));
+    const bWaited = Date.now() - t0;
+    expect(b).toMatchObject({ ok: true, result: 'quick' });
+    // The other owner's call was answered before the first slow call ended (before: after two of them).
+    expect(done).toEqual(['b']);
+    expect((await Promise.all(a)).every((r) => r.ok)).toBe(true);
+    expect(done).toEqual(['b', 'a1', 'a2', 'a3']);
+    console.info(`[figures] another owner's call behind three 1.5 s calls: answered in ${bWaited} ms`);
+  }
+
+  it('a tool call waits for a process less than the model waits for a word: busy, with a result the model can tell the visitor about', async () => {
+    const slow = 'import time\ndef slow() -> str:\n    time.sleep(2)\n    return "slow"\n';
+    const tools = createFunctionTools({ pool, functions: [{ id: 9, name: 'quick.py', code: 'def quick() -> str:\n    """Quick."""\n    return "quick"\n', allowNetwork: false }], isolationKey: 'user:2', queueTimeoutMs: 200, log: { info() {}, warn() {}, error() {} } });
+    expect((await tools.tools()).map((t) => t.name)).toEqual(['quick']);
+    // Two other owners' slow calls hold both processes: the tool call gives up after its wait, with words for the model.
+    const running = [pool.call(slow, 'slow', '{}', { isolationKey: 'user:1' }), pool.call(slow, 'slow', '{}', { isolationKey: 'user:3' })];
+    await until(() => pool.stats().busy === 2, 60_000, 'both processes busy');
+    expect(await tools.call('quick', '{}', new AbortController().signal)).toEqual({ ok: false, error: TOOL_BUSY_ERROR });
+    expect((await Promise.all(running)).every((r) => r.ok)).toBe(true);
+    // The tool runner's own wait (used by the live sessions) is under the model stream's idle timeout.
+    expect(TOOL_QUEUE_WAIT_MS).toBeLessThan(LLM_IDLE_MS);
   });
 
   it('closed while someone waits for it to be ready: the wait ends with an error, not never', async () => {

@@ -17,11 +17,23 @@ export interface FunctionToolsOptions {
   timeoutMs?: number;
   /** Time limit of a call of a function allowed on the network (its requests take time). Default 10000 ms. */
   networkTimeoutMs?: number;
+  /** Longest a call waits for a process (default TOOL_QUEUE_WAIT_MS). */
+  queueTimeoutMs?: number;
   log: BrainLogger;
 }
 
 /** Kinds of failure that say nothing about the function itself: try again later. */
 const TRANSIENT = new Set(['busy', 'crashed', 'timeout', 'closed', 'aborted']);
+
+/**
+ * Longest a tool call waits for a sandbox process (issue 26): well within the time a turn may go
+ * without a word (the model's stream idles out after 10 s, LLM_IDLE_MS), so a busy pool gives the
+ * model a result it can tell the visitor about instead of a silent turn.
+ */
+export const TOOL_QUEUE_WAIT_MS = 5000;
+
+/** What the model is told when no sandbox process was free in time. */
+export const TOOL_BUSY_ERROR = 'The function could not run now because the function service is busy. Tell the visitor to try again in a moment.';
 
 /**
  * The brains' ToolRunner over the sandbox pool: each function is offered under its entry name
@@ -61,9 +73,14 @@ export function createFunctionTools(opts: FunctionToolsOptions): ToolRunner {
         fetch: opts.fetch,
         isolationKey: opts.isolationKey,
         timeoutMs: fn.allowNetwork ? (opts.networkTimeoutMs ?? 10_000) : opts.timeoutMs,
+        queueTimeoutMs: opts.queueTimeoutMs ?? TOOL_QUEUE_WAIT_MS,
         signal,
       });
       if (answer.ok) return { ok: true, result: answer.result };
+      if (answer.kind === 'busy') {
+        opts.log.warn('a function call found no free sandbox in time', { functionId: fn.id, name, error: answer.error });
+        return { ok: false, error: TOOL_BUSY_ERROR };
+      }
       // For the owner: the function's own failures at info, the sandbox's limits and crashes as warnings.
       const entry = { functionId: fn.id, name, kind: answer.kind, error: answer.error };
       if (answer.kind === 'raised' || answer.kind === 'invalid') opts.log.info('a function call raised', entry);
