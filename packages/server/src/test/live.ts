@@ -28,6 +28,8 @@ export async function startEmbeddedWorker(t: TestContext, base: string, extra: P
     pingIntervalMs: 200,
     heartbeatMs: 200,
     log: quietLog,
+    // Tests that use functions say how they want the sandbox; the others do not start one.
+    sandbox: { prewarm: false },
     ...extra,
   });
   t.app.liveSockets.accept = (socket) => worker.runtime.accept(socket);
@@ -46,6 +48,7 @@ export async function startSeparateWorker(base: string, name: string, extra: Par
     heartbeatMs: 200,
     minBackoffMs: 50,
     log: quietLog,
+    sandbox: { prewarm: false },
     ...extra,
   });
   await worker.registered;

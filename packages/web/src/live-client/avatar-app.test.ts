@@ -97,6 +97,19 @@ describe('the avatar page', () => {
     expect(notice).toBeVisible();
   });
 
+  it('says the avatar is getting its tools ready while a question waits for them, until the answer comes', async () => {
+    const { container } = mount('?autoConnect=true', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const socket = FakeSocket.last();
+    await ready(socket);
+    const notice = container.querySelector('.ps-notice')!;
+    socket.push({ type: 'notice', code: LiveCode.toolsStarting, message: LiveMessages['tools-starting'] });
+    await waitFor(() => expect(notice).toHaveTextContent(LiveMessages['tools-starting']));
+    expect(notice).toBeVisible();
+    socket.push({ type: 'assistant', utt: 2, delta: 'It is sunny', final: false });
+    await waitFor(() => expect(notice).not.toBeVisible());
+  });
+
   it('waits for Connect when autoConnect=false and hides what the URL hides', async () => {
     mount('?autoConnect=false&hideChatInput=true&hideChatHistory=true&hideFS=true&micOffByDefault=true', okRoutes);
     const connect = await screen.findByRole('button', { name: 'Connect' });

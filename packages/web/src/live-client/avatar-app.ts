@@ -171,16 +171,18 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     return player;
   }
 
-  /** The message-rate notice is showing (it goes with the next message taken). */
-  let tooFastShown = false;
+  /** The notice showing, when it is one that goes by itself (too-fast: with the next message taken; tools-starting: with the answer). */
+  let passingNotice: TLiveCode | null = null;
+  const clearNotice = (code: TLiveCode) => {
+    if (passingNotice !== code) return;
+    passingNotice = null;
+    view.showNotice(null);
+  };
   function send(text: string): boolean {
     const id = session.send(text);
     if (id === null) return false;
     view.addUser(text.trim(), id);
-    if (tooFastShown) {
-      tooFastShown = false;
-      view.showNotice(null);
-    }
+    clearNotice(LiveCode.tooFast);
     return true;
   }
   // Listening (issue 14): the microphone streams 16 kHz PCM16 frames of 20 ms to the worker while
@@ -400,6 +402,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     }
   });
   session.on('assistant', (a) => {
+    clearNotice(LiveCode.toolsStarting);
     view.assistant(a.utt, a);
     const text = a.text ?? (assistantText.get(a.utt) ?? '') + (a.delta ?? '');
     assistantText.set(a.utt, text.slice(-4000));
@@ -414,11 +417,14 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     if (s.speaking) embed.emit('speaking-started', { utt: s.utt });
     else embed.emit('speaking-ended', { utt: s.utt, interrupted: s.interrupted });
   });
-  session.on('tool', (t) => view.showNotice(t.status === 'started' ? `Using ${t.name}…` : null));
+  session.on('tool', (t) => {
+    passingNotice = null;
+    view.showNotice(t.status === 'started' ? `Using ${t.name}…` : null);
+  });
   session.on('notice', (n) => {
     // A message over the rate (LiveRates): its bubble goes, the notice says why.
     if (n.id !== undefined) view.dropUser(n.id);
-    tooFastShown = n.code === LiveCode.tooFast;
+    passingNotice = n.code === LiveCode.tooFast || n.code === LiveCode.toolsStarting ? n.code : null;
     view.showNotice(n.message);
   });
   session.on('error', (e) => {

@@ -2,7 +2,7 @@ import { cancelRun, deleteThread, getAssistant, streamRun, submitToolOutputs, ty
 import { completeChat, type ChatTool, type ChatToolCall } from '../providers/llm/openai-compatible.js';
 import { brainConfigOf, DEFAULT_KNOWLEDGE_PASSAGES, DEFAULT_MAX_TOOL_ROUNDS, type BrainOptions } from './options.js';
 import { cleanSummary, historyMessages, retrievePassages, summaryMessages, systemPrompt, userMessage } from './prompt.js';
-import { runToolCalls, toolCatalog, ToolBudget, type ToolOutput } from './tools.js';
+import { awaitTools, runToolCalls, toolCatalog, ToolBudget, type ToolOutput } from './tools.js';
 import type { Brain, BrainDeps } from './types.js';
 
 /**
@@ -25,7 +25,7 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
   // Function calls per answer and per session (LiveRates).
   const budget = new ToolBudget();
   // Describing the functions needs a warm sandbox: start now, while the greeting plays.
-  void tools();
+  tools.warm();
   const additionalInstructions = systemPrompt({ instructions: config.instructions, memory: deps.config.memory, hasKnowledge: deps.config.avatar.hasKnowledge });
   let info: Promise<AssistantInfo> | null = null;
   const assistant = (signal: AbortSignal) =>
@@ -43,7 +43,10 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
       await assistant(signal);
     },
     async *reply(turn) {
-      const [a, passages, ours] = await Promise.all([assistant(turn.signal), retrievePassages(deps, turn.text, k, turn.signal), tools()]);
+      const preparing = Promise.all([assistant(turn.signal), retrievePassages(deps, turn.text, k, turn.signal)]);
+      preparing.catch(() => undefined);
+      const ours = yield* awaitTools(tools(), turn.signal);
+      const [a, passages] = await preparing;
       const content = userMessage(turn.text, passages);
       const common = {
         assistantId: config.assistantId,

@@ -1,7 +1,7 @@
 import { completeChat, streamChat, type ChatMessage, type ChatToolCall, type OpenAiCompatibleClient } from '../providers/llm/openai-compatible.js';
 import { brainConfigOf, DEFAULT_KNOWLEDGE_PASSAGES, DEFAULT_MAX_TOOL_ROUNDS, type BrainOptions } from './options.js';
 import { cleanSummary, historyMessages, retrievePassages, summaryMessages, systemPrompt, userMessage } from './prompt.js';
-import { runToolCalls, toolCatalog, ToolBudget } from './tools.js';
+import { awaitTools, runToolCalls, toolCatalog, ToolBudget } from './tools.js';
 import type { Brain, BrainDeps } from './types.js';
 
 /**
@@ -25,18 +25,24 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
   // Function calls per answer and per session (LiveRates).
   const budget = new ToolBudget();
   // Describing the functions needs a warm sandbox: start now, while the greeting plays.
-  void tools();
+  tools.warm();
   const system = systemPrompt({ instructions: config.instructions, memory: deps.config.memory, hasKnowledge: deps.config.avatar.hasKnowledge });
 
   const brain: Brain = {
     kind: 'llm',
     async *reply(turn) {
-      const [passages, offered] = await Promise.all([retrievePassages(deps, turn.text, k, turn.signal), tools()]);
+      const retrieving = retrievePassages(deps, turn.text, k, turn.signal);
+      retrieving.catch(() => undefined);
+      // A turn that has functions waits for them (bounded, the visitor told): asked without them, a question that needs one gets no useful answer.
+      const offered = yield* awaitTools(tools(), turn.signal);
+      const passages = await retrieving;
       const messages: ChatMessage[] = [{ role: 'system', content: system }, ...historyMessages(turn.history), { role: 'user', content: userMessage(turn.text, passages) }];
       const allowance = budget.turn();
+      /** The model called functions it was not offered (none this turn): it gets one more request, to answer. */
+      let uninvited = false;
       for (let round = 0; ; round++) {
         // The last round: the rounds are used up, or the calls (the model must answer now).
-        const last = round >= maxRounds || allowance.left === 0;
+        const last = round >= maxRounds || allowance.left === 0 || uninvited;
         let text = '';
         let calls: ChatToolCall[] = [];
         const stream = streamChat(
@@ -51,6 +57,7 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
           } else if (ev.type === 'tool-calls') calls = ev.calls;
         }
         if (calls.length === 0 || last) return;
+        uninvited = offered.length === 0;
         messages.push({ role: 'assistant', content: text || null, toolCalls: calls });
         const outputs = yield* runToolCalls(deps, offered, calls, turn.signal, allowance);
         for (const o of outputs) messages.push({ role: 'tool', toolCallId: o.id, content: o.output });

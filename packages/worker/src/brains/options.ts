@@ -8,7 +8,7 @@ export interface BrainOptions {
   maxToolRounds?: number;
   /** Knowledge passages retrieved per user turn (default 5, at most 10). */
   knowledgePassages?: number;
-  /** Longest a turn waits for the functions' definitions while the sandbox starts (default 4 s). */
+  /** Longest a turn waits for the functions' definitions while the sandbox starts (default 20 s, TOOLS_WAIT_MS). */
   toolsWaitMs?: number;
   /** LLM and assistant streams: first-chunk and idle timeouts. */
   chatTimeouts?: Partial<ChatTimeouts>;

@@ -1,4 +1,4 @@
-import { LiveRates } from '@persona/contract';
+import { LiveCode, LiveRates } from '@persona/contract';
 import type { ChatTool, ChatToolCall } from '../providers/llm/openai-compatible.js';
 import type { BrainDeps, BrainEvent } from './types.js';
 
@@ -15,23 +15,34 @@ export interface ToolOutput {
 }
 
 /**
- * Longest a turn waits for the definitions. A cold sandbox (the worker's first session with
- * functions) can take tens of seconds to start on a busy machine: the turn goes on without
- * functions rather than keep the visitor waiting, and the description carries on for later turns.
+ * Longest a turn waits for the definitions. The worker warms its sandbox when it starts, so this
+ * is only met by a turn of a worker still starting, or whose sandbox was lost: a cold start took
+ * 8–19 s on a busy machine. A turn that has functions waits for them (the visitor is told, after
+ * TOOLS_NOTICE_MS) — a question that needs a function, asked without it, gets no useful answer
+ * (issue 26) — and goes on without them only past this bound (as long as a model's first token
+ * may take, LLM_FIRST_TOKEN_MS); the description carries on for later turns.
  */
-export const TOOLS_WAIT_MS = 4000;
+export const TOOLS_WAIT_MS = 20_000;
+
+/** A turn that has waited this long for its functions tells the visitor (`notice` tools-starting). */
+export const TOOLS_NOTICE_MS = 1000;
+
+/** A session's function definitions: `()` for a turn (waits, bounded); `warm()` starts loading them. */
+export interface ToolCatalog {
+  (): Promise<ChatTool[]>;
+  /** Starts describing the functions now (the session opens), without waiting or logging. */
+  warm(): void;
+}
 
 /**
- * Loads the definitions once per session (call it at the start to warm the sandbox); a sandbox
- * that cannot list them leaves the model without tools for that turn, and the next turn asks again.
+ * Loads the definitions once per session (warm it at the start); a sandbox that cannot list them
+ * leaves the model without tools for that turn, and the next turn asks again.
  */
-export function toolCatalog(deps: BrainDeps, waitMs: number = TOOLS_WAIT_MS): () => Promise<ChatTool[]> {
+export function toolCatalog(deps: BrainDeps, waitMs: number = TOOLS_WAIT_MS): ToolCatalog {
   let loaded: Promise<ChatTool[]> | null = null;
   let ready: ChatTool[] | null = null;
-  return () => {
-    if (!deps.tools || deps.config.functions.length === 0) return Promise.resolve([]);
-    if (ready) return Promise.resolve(ready);
-    const pending = (loaded ??= deps.tools.tools().then(
+  const load = () =>
+    (loaded ??= deps.tools!.tools().then(
       (list) => (ready = list.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))),
       (err: unknown) => {
         deps.log.warn('functions unavailable for this turn', { avatarId: deps.config.avatar.id, error: err instanceof Error ? err.message : String(err) });
@@ -39,6 +50,11 @@ export function toolCatalog(deps: BrainDeps, waitMs: number = TOOLS_WAIT_MS): ()
         return [];
       },
     ));
+  const hasTools = () => deps.tools !== null && deps.config.functions.length > 0;
+  const catalog = () => {
+    if (!hasTools()) return Promise.resolve([]);
+    if (ready) return Promise.resolve(ready);
+    const pending = load();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<ChatTool[]>((resolve) => {
       timer = setTimeout(() => {
@@ -48,6 +64,11 @@ export function toolCatalog(deps: BrainDeps, waitMs: number = TOOLS_WAIT_MS): ()
     });
     return Promise.race([pending, late]).finally(() => clearTimeout(timer));
   };
+  return Object.assign(catalog, {
+    warm() {
+      if (hasTools() && !ready) void load();
+    },
+  });
 }
 
 /** What a call over the budget is answered (the model tells the visitor with what it has). */
@@ -96,6 +117,33 @@ export class ToolBudget {
         return Math.min(left, session());
       },
     };
+  }
+}
+
+/**
+ * Waits for a turn's functions (a `toolCatalog` promise), telling the visitor when it takes longer
+ * than TOOLS_NOTICE_MS (a `notice` event; the wait itself is bounded by the catalogue).
+ */
+export async function* awaitTools(pending: Promise<ChatTool[]>, signal: AbortSignal, noticeMs: number = TOOLS_NOTICE_MS): AsyncGenerator<BrainEvent, ChatTool[]> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  // The visitor moving on (an interruption, the session's end) stops the wait.
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), noticeMs)));
+    const first = await Promise.race([pending, slow, aborted]);
+    if (first !== 'slow') return first;
+    clearTimeout(timer);
+    yield { type: 'notice', code: LiveCode.toolsStarting };
+    return await Promise.race([pending, aborted]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -525,6 +525,8 @@ export class Conversation {
           this.send({ type: 'assistant', utt, delta: ev.delta, final: false });
         } else if (ev.type === 'tool') {
           this.send({ type: 'tool', name: ev.name, status: ev.status });
+        } else if (ev.type === 'notice') {
+          this.send({ type: 'notice', code: ev.code, message: LiveMessages[ev.code] });
         }
       }
     } catch (err) {
@@ -534,6 +536,13 @@ export class Conversation {
       }
     } finally {
       if (this.turnAbort === abort) this.turnAbort = null;
+    }
+    if (!failed && !signal.aborted && !answer.trim()) {
+      // The brain ended without a word (a model that only called functions, an empty completion):
+      // the visitor must not be left with nothing — before, the turn ended silently (issue 26).
+      failed = true;
+      answer = '';
+      this.opts.log.warn('the brain gave no answer: the visitor is told', { sessionId: this.sessionId, avatarId: this.opts.config.avatar.id, brain: this.brain.kind });
     }
     if (this.finished) {
       speech?.cancel();

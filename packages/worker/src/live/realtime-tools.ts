@@ -1,7 +1,7 @@
-import type { TLivePassage, TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, type TLivePassage, type TWorkerFrame } from '@persona/contract';
 import { DEFAULT_KNOWLEDGE_PASSAGES } from '../brains/options.js';
 import { retrievePassages } from '../brains/prompt.js';
-import { runToolCalls, toolCatalog, ToolBudget, TOOL_LIMIT_ERRORS, TOOLS_WAIT_MS, type ToolAllowance } from '../brains/tools.js';
+import { runToolCalls, toolCatalog, ToolBudget, TOOL_LIMIT_ERRORS, TOOLS_NOTICE_MS, TOOLS_WAIT_MS, type ToolAllowance } from '../brains/tools.js';
 import type { BrainDeps } from '../brains/types.js';
 import type { RealtimeConnection, RealtimeTool } from '../providers/realtime/types.js';
 
@@ -43,7 +43,7 @@ export interface RealtimeToolbox {
 }
 
 export interface RealtimeToolboxOptions {
-  /** Longest wait for the functions' definitions while the sandbox starts (default 4 s). */
+  /** Longest wait for the functions' definitions while the sandbox starts (default 20 s, TOOLS_WAIT_MS). */
   toolsWaitMs?: number;
   /** Passages per search (default 5, at most 10). */
   knowledgePassages?: number;
@@ -127,10 +127,14 @@ export class RealtimeToolCalls {
   /** The tools to offer on a new connection; a toolbox that fails offers none. */
   async offer(): Promise<RealtimeTool[]> {
     if (!this.toolbox) return [];
+    // The connection (and the greeting) waits for the functions: past a moment, the visitor is told why.
+    const timer = setTimeout(() => this.send({ type: 'notice', code: LiveCode.toolsStarting, message: LiveMessages['tools-starting'] }), TOOLS_NOTICE_MS);
     try {
       return await this.toolbox.list();
     } catch {
       return [];
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -39,7 +39,11 @@ export interface LiveRuntimeOptions {
   capacity?: number;
   heartbeatMs?: number;
   brainOptions?: BrainOptions;
-  /** The python functions' sandbox (made on first use when not given). */
+  /**
+   * The python functions' sandbox. By default it starts with the worker (its memory snapshot and
+   * one warm process: the first question of a session with functions does not wait for Pyodide to
+   * load, issue 26); with `prewarm: false` it is made on first use.
+   */
   sandbox?: SandboxPool | SandboxPoolOptions;
   /** Time a page has to send `hello` after opening the socket. */
   helloTimeoutMs?: number;
@@ -86,6 +90,8 @@ const unavailableBrain = (code: TLiveCode): Brain => ({
   },
 });
 
+/** Sandbox processes a worker keeps warm from its start (each ~165 MB resident); more start on demand. */
+const SANDBOX_WARM_PROCESSES = 1;
 /** Bytes queued for a page that does not read them before its socket is dropped (see `maxBufferedBytes`). */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /**
@@ -160,7 +166,10 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
 
   // Simple mode's platform model is the operator's endpoint (may be on a private network).
   const operatorFetch = createGuardedFetch({ allowPrivate: true });
-  const sandbox = () => (pool ??= createSandboxPool({ prewarm: false, ...(opts.sandbox && !('call' in opts.sandbox) ? opts.sandbox : {}), log }));
+  const poolOptions: SandboxPoolOptions = { prewarm: SANDBOX_WARM_PROCESSES, ...(opts.sandbox && !('call' in opts.sandbox) ? opts.sandbox : {}), log };
+  const sandbox = () => (pool ??= createSandboxPool(poolOptions));
+  // Warmed now, while no visitor waits: a cold start took 8–19 s on a busy machine.
+  if (poolOptions.prewarm !== false && poolOptions.prewarm !== 0) sandbox();
   const refuse = (ws: WebSocket, code: TLiveCode, closeCode: number) => {
     if (ws.readyState !== WebSocket.OPEN) return;
     metrics.socketRefused(code);

@@ -74,8 +74,8 @@ export interface SandboxLogger {
 export interface SandboxPoolOptions {
   /** Sandbox processes at most (each ~150 MB resident when warm). Default 2. */
   size?: number;
-  /** Start `size` processes now and keep that many warm. Default true. */
-  prewarm?: boolean;
+  /** Start processes now and keep that many warm: `size` (true), none (false) or a number. Default true. */
+  prewarm?: boolean | number;
   /** Time limit of one call or description. Default 5000 ms. */
   timeoutMs?: number;
   /** Resident memory limit of a sandbox process. Default 320 MB. */
@@ -148,7 +148,7 @@ export interface SandboxPool {
   describe(code: string, entry?: string, opts?: Pick<CallOptions, 'timeoutMs' | 'isolationKey'>): Promise<DescribeResult>;
   /** Calls `entry` with the JSON object `argsJson` (as an LLM's tool call gives it). Never throws. */
   call(code: string, entry: string, argsJson: string, opts?: CallOptions): Promise<CallResult>;
-  /** Resolves when every process of the pool is warm; rejects when processes fail to start (three in a row). */
+  /** Resolves when the processes it keeps warm (`prewarm`; without: all `size`) are; rejects when processes fail to start (three in a row). */
   ready(): Promise<void>;
   stats(): SandboxPoolStats;
   close(): Promise<void>;
@@ -243,7 +243,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const size = Math.max(1, options.size ?? 2);
   /** Processes one isolation key may run at once: all but one (so another key is never shut out). */
   const maxPerKey = Math.max(1, size - 1);
-  const prewarm = options.prewarm ?? true;
+  const prewarmOption = options.prewarm ?? true;
+  /** Processes kept started (warm) even without calls. */
+  const warmCount = prewarmOption === true ? size : prewarmOption === false ? 0 : Math.max(0, Math.min(size, Math.floor(prewarmOption)));
+  /** What ready() waits for: the warm processes (all of them when none are kept warm, as before). */
+  const readyCount = warmCount || size;
   const timeoutMs = options.timeoutMs ?? 5000;
   const memoryLimitMb = options.memoryLimitMb ?? 320;
   const resultMaxBytes = options.resultMaxBytes ?? 16 * 1024;
@@ -537,8 +541,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       retire(victim);
       spawnSandbox();
     }
-    if (prewarm) while (sandboxes.length < size) spawnSandbox();
-    if (readyWaiters.length && sandboxes.length >= size && sandboxes.every((s) => s.state !== 'starting')) {
+    while (sandboxes.length < warmCount) spawnSandbox();
+    if (readyWaiters.length && sandboxes.length >= readyCount && sandboxes.every((s) => s.state !== 'starting')) {
       for (const waiter of readyWaiters.splice(0)) waiter.resolve();
     }
   }
@@ -608,7 +612,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   if (snapshotPending) makeSnapshot();
-  else if (prewarm) pump();
+  else if (warmCount) pump();
 
   return {
     async describe(code, entry, opts = {}) {
@@ -671,7 +675,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
     ready() {
       if (closed) return Promise.reject(new Error('The function sandbox is shut down.'));
-      if (sandboxes.length >= size && sandboxes.every((s) => s.state !== 'starting')) return Promise.resolve();
+      if (sandboxes.length >= readyCount && sandboxes.every((s) => s.state !== 'starting')) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         readyWaiters.push({ resolve, reject });
         pump();
