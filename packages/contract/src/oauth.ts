@@ -30,6 +30,8 @@ export const OAuthMessages = {
   exchangeFailed: 'The identity service did not accept the authorization code.',
   returnToInvalid: 'returnTo must be a path on this portal.',
   codeInvalid: 'The sign-in code is invalid, was already used or has expired. Please sign in again.',
+  /** GET /api/oauth/start without the portal's signed start, or with an expired one (issue 26). */
+  startInvalid: 'This sign-in link is not valid or has expired. Please start the sign-in again from the avatar.',
   /** On edit: the stored secret is not sent to new endpoints (a changed URL could collect it). */
   clientSecretReenter: 'Client Secret is required again when the OAuth URL or Token Issue URL changes',
 } as const;
@@ -46,6 +48,13 @@ export const OAuthLimits = {
   valueMax: 2000,
   /** How long a started sign-in (its state) may take. */
   stateTtlMinutes: 10,
+  /**
+   * How long the signed start link the avatar page gets (its page config's `oauth.startUrl`) opens
+   * the identity service; the page asks for a fresh one when the visitor clicks Sign in.
+   */
+  startTtlMinutes: 10,
+  /** The start link's query parameter carrying the portal's signature. */
+  startParam: 'start',
   /** How long the one-time code the callback hands back to returnTo can be exchanged for the grant. */
   codeTtlSeconds: 120,
 } as const;
@@ -178,9 +187,14 @@ export function normaliseReturnPath(value: string, origin: string): string | nul
   return `${url.pathname}${url.search}`;
 }
 
-/** GET /api/oauth/start/{appId}?returnTo=/avatar/10001 */
+/**
+ * GET /api/oauth/start/{appId}?start=…&returnTo=/avatar/10001 — only with the signed start the
+ * portal put in an avatar's page config (OAuthLimits.startTtlMinutes): the route redirects to the
+ * config's user-set OAuth URL, so without it anyone's link on our origin would lead anywhere.
+ */
 export const ZOAuthStartParams = z.object({ appId: ZId });
 export const ZOAuthStartQuery = z.object({
+  start: z.string().max(1000).optional(),
   returnTo: z
     .string()
     .max(2000)

@@ -335,7 +335,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openSecrets: (c) => openSecrets(c, secretBox),
     presence,
     verifyToken: (ownerId, keyId, avatarId, token) => encryptionKeysService.verifyToken(ownerId, keyId, avatarId, token),
-    oauthApp: (appId) => oauthService.publicInfo(appId),
+    oauthApp: (appId, avatarId) => oauthService.publicInfo(appId, avatarId),
     consumeOAuthGrant: (appId, grant) => oauthService.consumeGrant(appId, grant),
     billingCheck: (url, header, body) => billingCheck(url, header, body, { allowPrivate: config.allowPrivateUrls, log: app.log }),
     searchKnowledge: async (ownerUserId, collectionIds, query, k) => {

@@ -115,7 +115,10 @@ describe('every server entry point of a user-supplied URL, every payload', () =>
       }
       const appId = created.json().oauthApp.appId as number;
       const address = ip();
-      const start = await t.app.inject({ url: `/api/oauth/start/${appId}`, remoteAddress: address });
+      // The signed start link the page of an avatar signing visitors in with it gets.
+      const [gated] = await t.database.db.insert(avatars).values({ userId: user.id, name: 'SSRF', config: { oauthEnabled: 1, partnerOauthAppId: appId } }).returning();
+      const startUrl = (await t.app.inject({ url: LivePaths.pageConfig(gated!.id), remoteAddress: address })).json().avatar.oauth.startUrl as string;
+      const start = await t.app.inject({ url: startUrl, remoteAddress: address });
       expect(start.statusCode, start.body).toBe(302);
       const cookie = String(start.headers['set-cookie']).split(';')[0]!;
       const state = new URL(String(start.headers.location)).searchParams.get('state')!;

@@ -109,7 +109,8 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/forgot_password': { access: 'appKey', call: async (f) => ({ url: '/api/forgot_password', payload: { email: (await f.spareUser()).email } }), ok: 'any' },
   'POST /api/reset_password': { access: 'appKey', call: () => ({ url: '/api/reset_password', payload: { mode: 'validate', resetToken: 'no-such-token' } }), ok: 'any' },
   // The visitor's OAuth sign-in for an avatar: no portal session (the config's public facts only).
-  'GET /api/oauth/start/:appId': { access: 'public', call: async (f) => ({ url: `/api/oauth/start/${await f.oauthApp()}` }), ok: 'any', publicData: true },
+  // Without the signed start an avatar's page config carries, nobody is redirected to the config's OAuth URL (issue 26).
+  'GET /api/oauth/start/:appId': { access: 'public', call: async (f) => ({ url: `/api/oauth/start/${await f.oauthApp()}` }), ok: 400, publicData: true },
   'GET /api/oauth/callback/:appId': { access: 'public', call: async (f) => ({ url: `/api/oauth/callback/${await f.oauthApp()}?code=x&state=forged` }), ok: 'any' },
   'POST /api/oauth/grant': { access: 'public', call: async (f) => ({ url: '/api/oauth/grant', payload: { appId: await f.oauthApp(), code: 'forged-code' } }), ok: 'any' },
   // Files: signed, short-lived URLs (plugins/storage.ts); the catalogue and the avatars' hosted configs are public.

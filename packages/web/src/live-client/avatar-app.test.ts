@@ -156,6 +156,29 @@ describe('the avatar page', () => {
     expect(calls.filter((c) => c.path === '/api/live/sessions')).toHaveLength(1);
   });
 
+  it('signs in through a fresh start link: the popup opens on the click, then goes to the link the portal signed just now', async () => {
+    let served = 0;
+    const { calls } = mount('', {
+      ...okRoutes,
+      '/api/live/avatars/12': () => ({ status: 200, body: pageConfig({ oauth: { appId: 5, startUrl: `/api/oauth/start/5?start=signed-${++served}`, provider: 'Google' } }) }),
+    });
+    const popup = { location: { href: '' } };
+    const open = vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
+    try {
+      await userEvent.click(await screen.findByRole('button', { name: 'Sign in to continue' }));
+      expect(open).toHaveBeenCalledWith('', 'persona-oauth', 'popup,width=520,height=680');
+      await waitFor(() => expect(popup.location.href).not.toBe(''));
+      const url = new URL(popup.location.href);
+      expect(url.pathname).toBe('/api/oauth/start/5');
+      // Not the link of the page's load: a new one (they expire in minutes).
+      expect(url.searchParams.get('start')).toBe('signed-2');
+      expect(url.searchParams.get('returnTo')).toBe(`${window.location.pathname}?oauthApp=5`);
+      expect(calls.filter((c) => c.path === '/api/live/avatars/12')).toHaveLength(2);
+    } finally {
+      open.mockRestore();
+    }
+  });
+
   it('in the sign-in popup, swaps the one-time code for the grant and hands it to the avatar page', async () => {
     const posted: { message: unknown; origin: string }[] = [];
     const opener = { postMessage: (message: unknown, origin: string) => posted.push({ message, origin }) };

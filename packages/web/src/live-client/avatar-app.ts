@@ -135,7 +135,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       onHangUp: () => session.hangUp(),
       onMic: (enabled) => setMic(enabled),
       onSpeaker: (enabled) => setSpeaker(enabled),
-      onSignIn: () => signIn(),
+      onSignIn: () => void signIn(),
     },
   );
   container.replaceChildren(view.root);
@@ -286,13 +286,29 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     return session.connect(grant ? { oauthGrant: grant } : {});
   }
 
-  function signIn() {
+  /**
+   * The sign-in popup opens at once (the click allows it), then goes to a fresh start link: the
+   * portal signs them and they last minutes (OAuthLimits.startTtlMinutes), while a page may stay
+   * open for hours.
+   */
+  async function signIn() {
     const oauth = pageConfig?.avatar.oauth;
     if (!oauth) return;
-    const url = new URL(oauth.startUrl, window.location.origin);
+    const popup = window.open('', 'persona-oauth', 'popup,width=520,height=680');
+    if (!popup) {
+      view.showError('Please allow pop-ups for this page to sign in.', { signIn: true });
+      return;
+    }
+    let startUrl = oauth.startUrl;
+    try {
+      const fresh = await session.loadPageConfig();
+      if (fresh.avatar.oauth?.appId === oauth.appId) startUrl = fresh.avatar.oauth.startUrl;
+    } catch {
+      // The link the page has may still be valid.
+    }
+    const url = new URL(startUrl, window.location.origin);
     url.searchParams.set('returnTo', `${window.location.pathname}?${OAUTH_RETURN_APP}=${oauth.appId}`);
-    const popup = window.open(url.toString(), 'persona-oauth', 'popup,width=520,height=680');
-    if (!popup) view.showError('Please allow pop-ups for this page to sign in.', { signIn: true });
+    popup.location.href = url.toString();
   }
 
   const onOAuthMessage = (event: MessageEvent) => {

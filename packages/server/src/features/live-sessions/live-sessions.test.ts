@@ -184,7 +184,11 @@ describe('live sessions: page config and admission', () => {
       .values({ userId: owner.id, name: 'Staff sign-in', partner: 'Google', clientId: 'cid', clientSecretSealed: 'x', oauthUrl: 'https://accounts.example.com/auth', tokenIssueUrl: 'https://accounts.example.com/token' })
       .returning();
     const a = await avatar({ oauthEnabled: 1, partnerOauthAppId: app!.id });
-    expect((await t.app.inject({ url: LivePaths.pageConfig(a.id) })).json().avatar.oauth).toEqual({ appId: app!.id, startUrl: `/api/oauth/start/${app!.id}`, provider: 'Staff sign-in' });
+    const oauth = (await t.app.inject({ url: LivePaths.pageConfig(a.id) })).json().avatar.oauth as { startUrl: string };
+    // The start link is signed (issue 26): it opens the sign-in; the bare route does not.
+    expect(oauth).toEqual({ appId: app!.id, startUrl: expect.stringMatching(new RegExp(`^/api/oauth/start/${app!.id}\\?start=v1%3A`)), provider: 'Staff sign-in' });
+    expect((await t.app.inject({ url: oauth.startUrl })).headers.location).toMatch(/^https:\/\/accounts\.example\.com\/auth\?/);
+    expect((await t.app.inject({ url: `/api/oauth/start/${app!.id}` })).statusCode).toBe(400);
     expect((await start({ avatarId: a.id })).body).toMatchObject({ code: LiveCode.oauthRequired, failReason: FailReason.AuthenticationFailed });
     const grant = 'g'.repeat(43);
     await t.database.db.insert(oauthGrants).values({ appId: app!.id, sessionHash: createHash('sha256').update(grant).digest('hex'), subject: 'staff-1', tokensSealed: 'x', expiresAt: new Date(Date.now() + 3600_000) });

@@ -62,8 +62,8 @@ export interface LiveSessionsDeps {
   };
   /** ES256 token check of the encryption-keys feature. */
   verifyToken(ownerId: number, keyId: number | null | undefined, avatarId: number, token: string): Promise<{ ok: true } | { ok: false; reason: string }>;
-  /** The OAuth config shown on the page (null: gone). */
-  oauthApp(appId: number): Promise<{ id: number; name: string } | null>;
+  /** The OAuth config shown on the page, with the signed link that starts a sign-in from it (null: gone). */
+  oauthApp(appId: number, avatarId: number): Promise<{ id: number; name: string; startUrl: string } | null>;
   /** Uses up a one-time OAuth grant of this config; null when unknown, used or expired. */
   consumeOAuthGrant(appId: number, grant: string): Promise<{ subject: string | null } | null>;
   /** Calls the avatar's billing-auth URL through the server's guarded fetch. */
@@ -398,7 +398,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     async pageConfig(avatarId: number): Promise<TLivePageConfig> {
       const avatar = await loadAvatar(avatarId);
       const rules = sessionRules(avatar.config);
-      const app = rules.oauthAppId ? await deps.oauthApp(rules.oauthAppId) : null;
+      const app = rules.oauthAppId ? await deps.oauthApp(rules.oauthAppId, avatar.id) : null;
       const config = avatar.config;
       return {
         status: 'OK',
@@ -409,7 +409,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
           dhType: avatar.dhType,
           avatarConfigUrl: ownPath(typeof config.avatarConfigURL === 'string' && config.avatarConfigURL ? config.avatarConfigURL : null),
           tokenRequired: rules.encKeyId !== null,
-          oauth: app ? { appId: app.id, startUrl: `/api/oauth/start/${app.id}`, provider: app.name } : null,
+          oauth: app ? { appId: app.id, startUrl: app.startUrl, provider: app.name } : null,
           engineName: NlpEngineName[avatar.nlpEngine as TNlpEngine] ?? 'Unknown',
         },
       };

@@ -85,6 +85,18 @@ const config = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/**
+ * The signed start link an avatar's page config carries for a config (minted by the service with
+ * that app's key), with more query parameters (`returnTo`) added raw.
+ */
+function startPath(ctx: TestContext, appId: number, query = ''): string {
+  const signer = createOAuthService({ repo: createOAuthRepository(ctx.database.db), secretBox: ctx.app.secretBox, publicUrl: 'http://portal.test', allowPrivateUrls: true, log: ctx.app.log });
+  return `${signer.startUrl(appId, 10001)}${query ? `&${query}` : ''}`;
+}
+
+/** The signature of a start link the service mints (its `start` parameter). */
+const signedStart = (service: ReturnType<typeof createOAuthService>, appId: number) => new URL(service.startUrl(appId, 10001), 'http://portal.test').searchParams.get(OAuthLimits.startParam)!;
+
 async function create(headers: Record<string, string>, overrides: Record<string, unknown> = {}) {
   const res = await t.app.inject({ method: 'POST', url: '/api/add_oauthapp', headers, payload: config(overrides) });
   expect(res.statusCode, res.body).toBe(200);
@@ -280,7 +292,7 @@ async function consent(authorizeUrl: URL): Promise<URL> {
 describe('the authorization-code flow', () => {
   async function startFlow(appId: number, returnTo?: string, visitor: Browser = browser()) {
     const start = await t.app.inject({
-      url: `/api/oauth/start/${appId}${returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : ''}`,
+      url: startPath(t, appId, returnTo ? `returnTo=${encodeURIComponent(returnTo)}` : ''),
       headers: { cookie: visitor.cookie },
       remoteAddress: visitor.ip,
     });
@@ -298,7 +310,7 @@ describe('the authorization-code flow', () => {
     const me = await createSignedInUser(t.app, t.database);
     const app = await create(me.headers);
     const visitor = browser();
-    const start = await t.app.inject({ url: `/api/oauth/start/${app.appId}?returnTo=${encodeURIComponent('/avatar/10001?lang=en')}`, remoteAddress: visitor.ip });
+    const start = await t.app.inject({ url: startPath(t, app.appId, `returnTo=${encodeURIComponent('/avatar/10001?lang=en')}`), remoteAddress: visitor.ip });
     expect(start.statusCode).toBe(302);
     // The sign-in cookie: HttpOnly, SameSite=Lax, a random nonce.
     expect(start.headers['set-cookie']).toMatch(/^persona_oauth=[\w-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
@@ -380,7 +392,7 @@ describe('the authorization-code flow', () => {
     });
     const me = await createSignedInUser(t.app, t.database);
     const app = await create(me.headers);
-    const started = await service.start(app.appId, '/avatar/1', undefined);
+    const started = await service.start(app.appId, '/avatar/1', undefined, signedStart(service, app.appId));
     const outcome = await service.callback(app.appId, Object.fromEntries(new URL((await consent(new URL(started.location))).href).searchParams), started.browserNonce);
     expect(outcome.kind).toBe('redirect');
     const code = new URL((outcome as { location: string }).location).searchParams.get(OAuthReturnParams.code)!;
@@ -420,12 +432,51 @@ describe('the authorization-code flow', () => {
     expect(new URL((await callback(first, visitor)).headers.location as string).pathname).toBe('/avatar/1');
   });
 
+  it('starts only from the signed link an avatar page gets: without it, expired, tampered, of another config or a sealed state, no redirect (issue 26: an open redirect to any OAuth URL)', async () => {
+    const me = await createSignedInUser(t.app, t.database);
+    const app = await create(me.headers, { oauthURL: 'https://evil.example/phish' });
+    const other = await create(me.headers);
+    const refusedStart = async (url: string) => {
+      const res = await t.app.inject({ url, remoteAddress: nextIp() });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers.location, url).toBeUndefined();
+      expect(res.headers['set-cookie'], url).toBeUndefined();
+      expect(res.json().errors, url).toEqual([OAuthMessages.startInvalid]);
+    };
+    await refusedStart(`/api/oauth/start/${app.appId}`);
+    await refusedStart(`/api/oauth/start/${app.appId}?returnTo=%2Favatar%2F1`);
+    await refusedStart(`/api/oauth/start/${app.appId}?start=garbage`);
+    // Another config's start does not open this one.
+    await refusedStart(startPath(t, other.appId).replace(`/start/${other.appId}`, `/start/${app.appId}`));
+    // A tampered signature.
+    const signed = new URL(startPath(t, app.appId), 'http://portal.test');
+    const token = signed.searchParams.get(OAuthLimits.startParam)!;
+    await refusedStart(`/api/oauth/start/${app.appId}?start=${encodeURIComponent(`${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`)}`);
+    // A sealed sign-in state (same key, another purpose) is not a start.
+    const visitor = browser();
+    const started = await t.app.inject({ url: startPath(t, other.appId), remoteAddress: visitor.ip });
+    const state = new URL(started.headers.location as string).searchParams.get('state')!;
+    await refusedStart(`/api/oauth/start/${other.appId}?start=${encodeURIComponent(state)}`);
+    // Expired: a link older than OAuthLimits.startTtlMinutes.
+    let clock = Date.now();
+    const service = createOAuthService({ repo: createOAuthRepository(t.database.db), secretBox: t.app.secretBox, publicUrl: 'http://portal.test', allowPrivateUrls: true, log: t.app.log, now: () => new Date(clock) });
+    const old = service.startUrl(app.appId, 10001);
+    const oldStart = new URL(old, 'http://portal.test').searchParams.get(OAuthLimits.startParam)!;
+    await expect(service.start(app.appId, undefined, undefined, oldStart)).resolves.toMatchObject({ location: expect.stringContaining('https://evil.example/phish') });
+    clock += OAuthLimits.startTtlMinutes * 60_000 + 1000;
+    await expect(service.start(app.appId, undefined, undefined, oldStart)).rejects.toMatchObject({ errors: [OAuthMessages.startInvalid] });
+    // The signed link of the avatar page opens it.
+    const ok = await t.app.inject({ url: startPath(t, app.appId), remoteAddress: nextIp() });
+    expect(ok.statusCode).toBe(302);
+    expect(ok.headers.location).toMatch(/^https:\/\/evil\.example\/phish\?/);
+  });
+
   it('marks the sign-in cookie Secure and __Host- when the portal is served over https', async () => {
     const secure = await createTestApp({ ALLOW_PRIVATE_URLS: 'true', PUBLIC_URL: 'https://portal.test' });
     try {
       const me = await createSignedInUser(secure.app, secure.database);
       const created = await secure.app.inject({ method: 'POST', url: '/api/add_oauthapp', headers: me.headers, payload: config() });
-      const start = await secure.app.inject({ url: `/api/oauth/start/${created.json().oauthApp.appId}` });
+      const start = await secure.app.inject({ url: startPath(secure, created.json().oauthApp.appId) });
       expect(start.headers['set-cookie']).toMatch(/^__Host-persona_oauth=[\w-]{43}; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
     } finally {
       await secure.close();
@@ -506,14 +557,14 @@ describe('the authorization-code flow', () => {
       'evil.example',
     ];
     for (const raw of refused) {
-      const res = await t.app.inject({ url: `/api/oauth/start/${app.appId}?returnTo=${raw}`, remoteAddress: nextIp() });
+      const res = await t.app.inject({ url: startPath(t, app.appId, `returnTo=${raw}`), remoteAddress: nextIp() });
       expect(res.statusCode, raw).toBe(400);
       // NUL is refused for every field before validation (plugins/input-guard.ts), with its own message.
       const reason = raw.includes('%00') ? `returnTo: ${InputMessages.controlChars}` : OAuthMessages.returnToInvalid;
       expect(res.json().errors, raw).toContain(reason);
       expect(res.headers['set-cookie'], raw).toBeUndefined();
     }
-    expect((await t.app.inject({ url: '/api/oauth/start/999999', remoteAddress: nextIp() })).statusCode).toBe(404);
+    expect((await t.app.inject({ url: startPath(t, 999999), remoteAddress: nextIp() })).statusCode).toBe(404);
   });
 
   it('returns to the portal itself for every returnTo it accepts, normalised', async () => {
@@ -529,7 +580,7 @@ describe('the authorization-code flow', () => {
       ['/%5Cevil.example', 'http://portal.test/%5Cevil.example'],
     ] as const) {
       const visitor = browser();
-      const start = await t.app.inject({ url: `/api/oauth/start/${app.appId}?returnTo=${encodeURIComponent(raw)}`, remoteAddress: visitor.ip });
+      const start = await t.app.inject({ url: startPath(t, app.appId, `returnTo=${encodeURIComponent(raw)}`), remoteAddress: visitor.ip });
       expect(start.statusCode, raw).toBe(302);
       visitor.keep(start.headers['set-cookie']);
       const res = await callback(await consent(new URL(start.headers.location as string)), visitor);
@@ -573,7 +624,7 @@ describe('the token endpoint', () => {
         isBlockedAddress: (address) => address !== '127.0.0.1',
       },
     });
-    const started = await service.start(app.appId, '/avatar/7', undefined);
+    const started = await service.start(app.appId, '/avatar/7', undefined, signedStart(service, app.appId));
     const back = await consent(new URL(started.location));
     const outcome = await service.callback(app.appId, Object.fromEntries(back.searchParams), started.browserNonce);
     expect(outcome.kind === 'redirect' ? new URL(outcome.location).searchParams.has(OAuthReturnParams.code) : outcome).toBe(true);
@@ -589,7 +640,7 @@ describe('the token endpoint', () => {
       for (const tokenIssueURL of [`http://127.0.0.1:${port}/token`, `http://localhost:${port}/token`, `http://no-such-host.invalid:${port}/token`]) {
         const created = await strict.app.inject({ method: 'POST', url: '/api/add_oauthapp', headers: me.headers, payload: config({ tokenIssueURL }) });
         const appId = created.json().oauthApp.appId as number;
-        const start = await strict.app.inject({ url: `/api/oauth/start/${appId}` });
+        const start = await strict.app.inject({ url: startPath(strict, appId) });
         const cookie = (start.headers['set-cookie'] as string).split(';')[0]!;
         const authorize = new URL(start.headers.location as string);
         const before = provider.exchanges.length;
@@ -616,7 +667,7 @@ describe('the token endpoint', () => {
     const service = createOAuthService({ repo: createOAuthRepository(t.database.db), secretBox: t.app.secretBox, publicUrl: 'http://portal.test', allowPrivateUrls: false, log });
     for (const tokenIssueURL of [`http://10.0.0.1:${port}/token`, `http://localhost:${port}/token`]) {
       const app = await create(me.headers, { tokenIssueURL });
-      const started = await service.start(app.appId, undefined, undefined);
+      const started = await service.start(app.appId, undefined, undefined, signedStart(service, app.appId));
       const state = new URL(started.location).searchParams.get('state')!;
       await service.callback(app.appId, { code: 'c', state }, started.browserNonce);
     }

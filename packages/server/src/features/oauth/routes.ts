@@ -76,7 +76,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; guards: AuthGuards; pub
       '/api/oauth/start/:appId',
       { config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['oauth'], params: ZOAuthStartParams, querystring: ZOAuthStartQuery } },
       async (req, reply) => {
-        const { location, browserNonce } = await oauth.start(req.params.appId, req.query.returnTo, cookie.read(req.headers.cookie));
+        const { location, browserNonce } = await oauth.start(req.params.appId, req.query.returnTo, cookie.read(req.headers.cookie), req.query.start);
         reply.header('set-cookie', cookie.write(browserNonce)).header('cache-control', 'no-store');
         return reply.redirect(location, 302);
       },

@@ -46,6 +46,18 @@ interface StatePayload {
   b: string;
 }
 
+/** The signed start of a sign-in (issue 26): minted for an avatar's page config, sealed, short-lived. */
+interface StartPayload {
+  /** what it is (a sealed state is not a start) */
+  k: 'oauth-start';
+  /** appId */
+  a: number;
+  /** the avatar whose page it was given to */
+  v: number;
+  /** expiry, ms since 1970 */
+  e: number;
+}
+
 /** The sign-in cookie's value: a random nonce that binds a sign-in to the browser that started it. */
 const BROWSER_NONCE = /^[A-Za-z0-9_-]{43}$/;
 const isBrowserNonce = (value: string | undefined): value is string => typeof value === 'string' && BROWSER_NONCE.test(value);
@@ -162,6 +174,26 @@ export function createOAuthService(deps: OAuthServiceDeps) {
 
   const failure = (statusCode: number, message: string): CallbackOutcome => ({ kind: 'page', statusCode, title: 'Sign-in failed', message });
 
+  /**
+   * The start link of a sign-in with this config, for the page of an avatar that uses it:
+   * `/api/oauth/start/{appId}?start=<sealed>`, valid OAuthLimits.startTtlMinutes.
+   */
+  function startUrl(appId: number, avatarId: number): string {
+    const payload: StartPayload = { k: 'oauth-start', a: appId, v: avatarId, e: now().getTime() + OAuthLimits.startTtlMinutes * 60_000 };
+    return `/api/oauth/start/${appId}?${new URLSearchParams({ [OAuthLimits.startParam]: secretBox.seal(JSON.stringify(payload)) })}`;
+  }
+
+  /** A signed start of this config that has not expired. */
+  function isStartOf(appId: number, start: string | undefined): boolean {
+    if (!start) return false;
+    try {
+      const p = JSON.parse(secretBox.open(start)) as Partial<StartPayload>;
+      return p.k === 'oauth-start' && p.a === appId && typeof p.e === 'number' && p.e > now().getTime();
+    } catch {
+      return false;
+    }
+  }
+
   return {
     callbackUrl,
 
@@ -208,13 +240,19 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       if (!(await repo.delete(userId, appId))) throw AppError.notFound(OAuthMessages.flowNotFound);
     },
 
+    startUrl,
+
     /**
      * GET /api/oauth/start/{appId}: where to send the visitor — the identity service's OAuth URL
      * with the client id, the redirect URI and a sealed, single-use state bound to this browser
      * (the hash of its sign-in cookie, reused when the browser already has one, so that two
      * sign-ins in two tabs do not undo each other). The route sets the cookie.
+     *
+     * Only with a signed start (startUrl) of this config, unexpired: the OAuth URL is the owner's
+     * to set, so an unsigned start would make our origin a redirect to any address (issue 26).
      */
-    async start(appId: number, returnTo: string | undefined, browserNonce: string | undefined): Promise<{ location: string; browserNonce: string }> {
+    async start(appId: number, returnTo: string | undefined, browserNonce: string | undefined, start?: string): Promise<{ location: string; browserNonce: string }> {
+      if (!isStartOf(appId, start)) throw AppError.badRequest(OAuthMessages.startInvalid);
       const app = await repo.findById(appId);
       if (!app) throw AppError.notFound(OAuthMessages.flowNotFound);
       const path = returnTo === undefined ? null : normaliseReturnPath(returnTo, publicOrigin);
@@ -313,10 +351,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     },
 
     /** Live-session admission: uses up the visitor's one-time grant of this config (null: unknown, used or expired). */
-    /** The config's public name (the avatar page's sign-in button); null when it is gone. */
-    async publicInfo(appId: number): Promise<{ id: number; name: string } | null> {
+    /** The config's public name (the avatar page's sign-in button) and the page's signed start link; null when it is gone. */
+    async publicInfo(appId: number, avatarId: number): Promise<{ id: number; name: string; startUrl: string } | null> {
       const app = await repo.findById(appId);
-      return app ? { id: app.id, name: app.name } : null;
+      return app ? { id: app.id, name: app.name, startUrl: startUrl(app.id, avatarId) } : null;
     },
 
     async consumeGrant(appId: number, grant: string): Promise<{ subject: string | null; email: string | null } | null> {
