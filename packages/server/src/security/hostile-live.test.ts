@@ -323,6 +323,18 @@ describe('hostile clients: the live page and the worker', () => {
     expect(resumed.json()).toMatchObject({ status: 'FAIL', code: LiveCode.sessionNotFound });
   });
 
+  it('resumes of one session, from any number of addresses: LiveRates.resumesPerSessionPerMinute a minute, then rate-limited (each resume opens the conversation again on a worker)', async () => {
+    const { answer } = await hostileSession();
+    const codes: number[] = [];
+    for (let i = 0; i < LiveRates.resumesPerSessionPerMinute + 2; i++) {
+      const ip = `192.0.2.${100 + i}`;
+      const res = await t.app.inject({ method: 'POST', url: LivePaths.resume, payload: { sessionId: answer.sessionId, resumeToken: answer.resumeToken }, headers: { 'x-forwarded-for': ip }, remoteAddress: ip });
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) expect(res.json()).toMatchObject({ status: 'FAIL', code: LiveCode.rateLimited });
+    }
+    expect(codes).toEqual([...Array.from({ length: LiveRates.resumesPerSessionPerMinute }, () => 200), 429, 429]);
+  });
+
   it('a flood of admissions from one IP: LiveLimits.maxSessionsPerIp open sessions, then ip-concurrency (429), then the rate limit; other addresses are admitted', async () => {
     const ip = '203.0.113.66';
     const answers = [];

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
-import { LivePaths, LiveProtocol, ZLiveEndRequest, ZLivePageConfig, ZLiveResumeRequest, ZLiveStartAnswer, ZLiveStartRequest } from '@persona/contract';
+import { LiveCode, LiveFailReason, LiveMessages, LivePaths, LiveProtocol, LiveRates, ZLiveEndRequest, ZLivePageConfig, ZLiveResumeRequest, ZLiveStartAnswer, ZLiveStartRequest } from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
 import { cspHeaderValue, portalCspDirectives, type ConnectSources } from '../../plugins/security-headers.js';
 import type { LiveSessionsService } from './service.js';
 
@@ -33,15 +34,29 @@ export function liveSessionRoutes(deps: { live: LiveSessionsService; publicUrl: 
       },
     );
 
+    // What a visitor's sessions cost (a wake-up, the brain's login, a realtime connection) is bounded per address and per session (LiveRates).
     app.post(
       LivePaths.start,
-      { config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveStartRequest, response: { 200: ZLiveStartAnswer } } },
+      { config: { rateLimit: { max: LiveRates.startsPerIpPerMinute, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveStartRequest, response: { 200: ZLiveStartAnswer } } },
       async (req) => live.start(req.body, { ip: req.ip, origin: header(req.headers.origin), referer: header(req.headers.referer), portalOrigin }),
     );
 
+    const resumesOfSession = fastify.createRateLimit({
+      max: LiveRates.resumesPerSessionPerMinute,
+      timeWindow: '1 minute',
+      keyGenerator: (req) => `live-resume:${(req.body as { sessionId: string }).sessionId}`,
+    });
     app.post(
       LivePaths.resume,
-      { config: { rateLimit: { max: 60, timeWindow: '1 minute' } }, schema: { tags: ['live'], body: ZLiveResumeRequest, response: { 200: ZLiveStartAnswer } } },
+      {
+        config: { rateLimit: { max: LiveRates.resumesPerIpPerMinute, timeWindow: '1 minute' } },
+        schema: { tags: ['live'], body: ZLiveResumeRequest, response: { 200: ZLiveStartAnswer } },
+        // Each resume opens the conversation again on a worker: one session, from any number of addresses, only so often.
+        preHandler: async (req) => {
+          const verdict = await resumesOfSession(req);
+          if (!verdict.isAllowed && verdict.isExceeded) throw new AppError(429, LiveMessages['rate-limited'], LiveFailReason['rate-limited'], { code: LiveCode.rateLimited });
+        },
+      },
       async (req) => live.resume(req.body),
     );
 
