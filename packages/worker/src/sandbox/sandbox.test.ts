@@ -422,17 +422,23 @@ describe('waiting for a process', () => {
     console.info(`[figures] another owner's call behind three 1.5 s calls: answered in ${bWaited} ms`);
   }
 
-  it('a tool call waits for a process less than the model waits for a word: busy, with a result the model can tell the visitor about', async () => {
-    const slow = 'import time\ndef slow() -> str:\n    time.sleep(2)\n    return "slow"\n';
-    const tools = createFunctionTools({ pool, functions: [{ id: 9, name: 'quick.py', code: 'def quick() -> str:\n    """Quick."""\n    return "quick"\n', allowNetwork: false }], isolationKey: 'user:2', queueTimeoutMs: 200, log: { info() {}, warn() {}, error() {} } });
-    expect((await tools.tools()).map((t) => t.name)).toEqual(['quick']);
-    // Two other owners' slow calls hold both processes: the tool call gives up after its wait, with words for the model.
-    const running = [pool.call(slow, 'slow', '{}', { isolationKey: 'user:1' }), pool.call(slow, 'slow', '{}', { isolationKey: 'user:3' })];
-    await until(() => pool.stats().busy === 2, 60_000, 'both processes busy');
-    expect(await tools.call('quick', '{}', new AbortController().signal)).toEqual({ ok: false, error: TOOL_BUSY_ERROR });
-    expect((await Promise.all(running)).every((r) => r.ok)).toBe(true);
-    // The tool runner's own wait (used by the live sessions) is under the model stream's idle timeout.
-    expect(TOOL_QUEUE_WAIT_MS).toBeLessThan(LLM_IDLE_MS);
+  it('a tool call waits for a process less than the model waits for a word: busy, with a result the model can tell the visitor about', { timeout: 180_000 }, async () => {
+    // One warm process, held by another owner's slow call.
+    const one = createSandboxPool({ size: 1, log: silent });
+    try {
+      await one.ready();
+      const tools = createFunctionTools({ pool: one, functions: [{ id: 9, name: 'quick.py', code: 'def quick() -> str:\n    """Quick."""\n    return "quick"\n', allowNetwork: false }], isolationKey: 'user:2', queueTimeoutMs: 200, log: { info() {}, warn() {}, error() {} } });
+      expect((await tools.tools()).map((t) => t.name)).toEqual(['quick']);
+      const running = one.call('import time\ndef slow() -> str:\n    time.sleep(2)\n    return "slow"\n', 'slow', '{}', { isolationKey: 'user:1' });
+      await until(() => one.stats().busy === 1, 60_000, 'the process busy');
+      // The tool call gives up after its wait, with words for the model (before: it waited for the slow call, up to the pool's 20 s).
+      expect(await tools.call('quick', '{}', new AbortController().signal)).toEqual({ ok: false, error: TOOL_BUSY_ERROR });
+      expect((await running).ok).toBe(true);
+      // The tool runner's own wait (used by the live sessions) is under the model stream's idle timeout.
+      expect(TOOL_QUEUE_WAIT_MS).toBeLessThan(LLM_IDLE_MS);
+    } finally {
+      await one.close();
+    }
   });
 
   it('closed while someone waits for it to be ready: the wait ends with an error, not never', async () => {
