@@ -12,6 +12,9 @@ console.log(
     : 'Offline speech recognition: pocketsphinx not found — avatars without an STT key offer typed chat only (apt-get install pocketsphinx pocketsphinx-en-us).',
 );
 
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) console.warn(`Node.js ${process.version} is out of support (Node 20 ended in April 2026): use Node.js 22 or 24.`);
+
 const code = await ensureBuilt();
 if (code !== 0) process.exit(code);
 
