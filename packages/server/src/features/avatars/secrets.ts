@@ -1,19 +1,8 @@
-import { isMasked, maskSecret } from '@persona/contract';
+import { AvatarSecretFields, isMasked, maskSecret } from '@persona/contract';
 import type { SecretBox } from '../../lib/secret-box.js';
 
-/** Where an avatar keeps secrets (dotted paths into its configuration). */
-export const SECRET_PATHS = [
-  'jsonKey',
-  'jsonKeyBase64',
-  'restApiKey',
-  'billingAuthHeader',
-  'customData.agent_pipeline_config.stt.api_key',
-  'customData.agent_pipeline_config.tts.api_key',
-  'customData.agent_pipeline_config.tts.secret_key',
-  'customData.agent_pipeline_config.llm.api_key',
-  'customData.agent_pipeline_config.speech_to_speech.api_key',
-  'customData.agent_pipeline_config.third_party.api_key',
-] as const;
+/** Where an avatar keeps secrets (dotted paths into its configuration): the contract's AvatarSecretFields. */
+export const SECRET_PATHS: readonly string[] = AvatarSecretFields.map((f) => f.path);
 
 type Obj = Record<string, unknown>;
 

@@ -21,6 +21,7 @@ import {
   type TNlpEngine,
   type TSetupMode,
   ZId,
+  secretsNeededAgain,
 } from '@persona/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
@@ -296,6 +297,9 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
         const stored = isCreate ? undefined : await repo.findOwned(input.id!, caller.userId);
         if (!isCreate && !stored) throw AppError.notFound(AvatarMessages.notFound);
+        // A stored key follows its URL or provider only when typed again (contract AvatarSecretFields).
+        const keysAgain = stored ? secretsNeededAgain(stored.config, input as Record<string, unknown>) : [];
+        if (keysAgain.length) throw AppError.badRequest(keysAgain);
         // The engine's settings (spec "Engine forms"); a create always starts in echo-back mode.
         const engineTouched = !stored || touchesEngine(input, stored);
         if (stored && engineTouched) {

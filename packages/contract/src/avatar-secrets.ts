@@ -1,0 +1,102 @@
+import { isMasked } from './avatar.js';
+import { providerNumber } from './speech.js';
+
+/**
+ * Every secret an avatar stores (dotted paths into its configuration), declared once: the portal
+ * seals, masks and opens these (features/avatars/secrets.ts), and each names the fields beside it
+ * that say where it is sent — its base URL or its provider. A save that changes one of those while
+ * it keeps the stored secret (the mask the editor shows, or no value) is refused with `message`:
+ * whoever can edit an avatar must know its key to point that key somewhere else (issue 26, item 4;
+ * the same rule as an OAuth config's client secret, isSecretNeededAgain in oauth.ts).
+ */
+const P = 'customData.agent_pipeline_config';
+
+export interface TAvatarSecretField {
+  path: string;
+  /** The fields whose change sends the secret somewhere else: a URL, or a provider (which picks the host). */
+  boundTo: readonly { path: string; kind: 'url' | 'stt' | 'tts' }[];
+  /** Said when the secret must be typed again. */
+  message: string;
+}
+
+export const AvatarSecretMessages = {
+  restKeyAgain: 'REST API Key is required again when the REST Endpoint URL changes',
+  billingHeaderAgain: 'Billing Auth Header is required again when the Billing Auth URL changes',
+  llmKeyAgain: 'LLM API Key is required again when the LLM Base URL changes',
+  realtimeKeyAgain: 'Realtime API Key is required again when the Realtime URL changes',
+  sttKeyAgain: 'Speech to Text API Key is required again when the provider or the endpoint URL changes',
+  ttsKeyAgain: 'Text to Speech API Key is required again when the provider or the endpoint URL changes',
+  ttsSecretAgain: 'Polly Secret Key is required again when the provider or the endpoint URL changes',
+} as const;
+
+const url = (path: string) => ({ path, kind: 'url' as const });
+const provider = (path: string, kind: 'stt' | 'tts') => ({ path, kind });
+
+export const AvatarSecretFields: readonly TAvatarSecretField[] = [
+  // Dialogflow: the key goes to Google's own hosts, whatever else the avatar says.
+  { path: 'jsonKey', boundTo: [], message: '' },
+  { path: 'jsonKeyBase64', boundTo: [], message: '' },
+  { path: 'restApiKey', boundTo: [url('restEndPointURL')], message: AvatarSecretMessages.restKeyAgain },
+  { path: 'billingAuthHeader', boundTo: [url('billingAuthURL')], message: AvatarSecretMessages.billingHeaderAgain },
+  { path: `${P}.stt.api_key`, boundTo: [provider(`${P}.stt.provider`, 'stt'), url(`${P}.stt.base_url`)], message: AvatarSecretMessages.sttKeyAgain },
+  { path: `${P}.tts.api_key`, boundTo: [provider(`${P}.tts.provider`, 'tts'), url(`${P}.tts.base_url`)], message: AvatarSecretMessages.ttsKeyAgain },
+  { path: `${P}.tts.secret_key`, boundTo: [provider(`${P}.tts.provider`, 'tts'), url(`${P}.tts.base_url`)], message: AvatarSecretMessages.ttsSecretAgain },
+  { path: `${P}.llm.api_key`, boundTo: [url(`${P}.llm.base_url`)], message: AvatarSecretMessages.llmKeyAgain },
+  { path: `${P}.speech_to_speech.api_key`, boundTo: [url(`${P}.speech_to_speech.url`)], message: AvatarSecretMessages.realtimeKeyAgain },
+  // ElevenLabs Conversational AI: always ElevenLabs' host.
+  { path: `${P}.third_party.api_key`, boundTo: [], message: '' },
+];
+
+type Obj = Record<string, unknown>;
+
+/** The value at a dotted path (undefined along a missing or non-object step). */
+export function valueAtPath(obj: Obj, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (!cur || typeof cur !== 'object') return undefined;
+    cur = (cur as Obj)[part];
+  }
+  return cur;
+}
+
+/** A URL as compared: trimmed, no trailing slash, scheme and host in lower case. */
+function canonicalUrl(value: string): string {
+  const trimmed = value.trim().replace(/\/+$/, '');
+  try {
+    const u = new URL(trimmed);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return trimmed;
+  }
+}
+
+/** A bound field's value as compared: a URL canonical, a provider as its number (a name or digits alike). */
+function canonical(value: unknown, kind: 'url' | 'stt' | 'tts'): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  if (kind === 'url') return canonicalUrl(text);
+  const n = providerNumber(value, kind);
+  return n === undefined ? '' : Number.isNaN(n) ? text.toLowerCase() : String(n);
+}
+
+/**
+ * The messages of the stored secrets this save would keep while sending them somewhere else:
+ * the incoming secret is the mask or absent (kept), one is stored, and a field it is bound to is
+ * in the save with another value than the stored one. Empty when the save may go on.
+ */
+export function secretsNeededAgain(stored: Obj, incoming: Obj): string[] {
+  const out: string[] = [];
+  for (const field of AvatarSecretFields) {
+    if (field.boundTo.length === 0) continue;
+    const value = valueAtPath(incoming, field.path);
+    const keeps = value === undefined || value === null || isMasked(value);
+    const held = valueAtPath(stored, field.path);
+    if (!keeps || held === undefined || held === null || held === '') continue;
+    const moved = field.boundTo.some((b) => {
+      const next = valueAtPath(incoming, b.path);
+      return next !== undefined && canonical(next, b.kind) !== canonical(valueAtPath(stored, b.path), b.kind);
+    });
+    if (moved && !out.includes(field.message)) out.push(field.message);
+  }
+  return out;
+}
