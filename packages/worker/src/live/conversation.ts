@@ -34,6 +34,12 @@ const echoBrain: Brain = {
 };
 
 /**
+ * Close codes of a socket the page closed itself (RFC 6455): its own end (1000, or 1005: a close
+ * frame without a code), and a tab closed or gone to another page (1001). A lost connection is 1006.
+ */
+const PAGE_CLOSED = new Set([1000, 1001, 1005]);
+
+/**
  * One visitor's conversation on this worker: the page's frames in, the brain's streamed answers
  * out, history, the idle and demo timers and the heartbeat to the portal. Turns run one at a
  * time in arrival order. A socket that drops without `bye` leaves the session open on the portal
@@ -325,11 +331,21 @@ export class Conversation {
     this.send({ type: held ? 'pause' : 'resume', utt });
   }
 
-  /** The page's socket closed. Without `bye` the session stays open on the portal for a resume. */
-  onSocketClosed(socket: PageSocket) {
+  /**
+   * The page's socket closed. Closed by the page itself (1000: its own end; 1001: the tab closed
+   * or went to another page; 1005) the visitor has left and nothing will resume: the session ends now
+   * (hang-up, billed to now) instead of waiting for the portal's sweep of silent sessions, which
+   * took such a session for one whose worker stopped reporting. Any other close (the connection
+   * lost, 1006) keeps the session open on the portal for a resume.
+   */
+  onSocketClosed(socket: PageSocket, code?: number) {
     if (socket !== this.socket) return;
     this.socket = null;
     if (this.finished) return;
+    if (code !== undefined && PAGE_CLOSED.has(code)) {
+      void this.finish(LiveCode.hangUp);
+      return;
+    }
     this.teardown();
     this.opts.onClosed?.();
   }

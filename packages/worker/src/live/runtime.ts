@@ -416,7 +416,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       }
       if (judge(guard.text(buf.length)) && !conversation.onMessage(buf.toString())) judge(guard.unreadable());
     });
-    ws.on('close', () => conversation.onSocketClosed(socket));
+    ws.on('close', (code) => conversation.onSocketClosed(socket, code));
     conversation.attach(socket);
     slog.info('live session started', { brain: config.brain.kind, resumed: config.resumed });
   }

@@ -144,6 +144,16 @@ export function createLiveSessionsRepository(db: Db) {
     },
 
     /** Open sessions whose worker has not reported since the cutoff. */
+    /** Those of these workers that still report (connected, pinged after `since`, not removed). */
+    async workersReporting(ids: number[], since: Date): Promise<Set<number>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .select({ id: workers.id })
+        .from(workers)
+        .where(and(inArray(workers.id, ids), isNull(workers.deletedAt), inArray(workers.status, ['AVAILABLE', 'BUSY']), gt(workers.lastPingTime, since)));
+      return new Set(rows.map((r) => r.id));
+    },
+
     async stale(cutoff: Date): Promise<LiveSessionRow[]> {
       return db
         .select()

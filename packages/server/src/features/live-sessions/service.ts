@@ -519,13 +519,17 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     },
 
     /**
-     * Closes sessions whose worker stopped reporting, billed up to their last heartbeat (once:
-     * the end is a conditional update).
+     * Closes silent sessions (no heartbeat for the stale time), billed up to their last heartbeat
+     * (once: the end is a conditional update). A silent session whose worker still reports was
+     * left by its page (its connection lost, no resume): it ends as a hang-up, in the info log.
+     * Only those whose worker stopped reporting too are the warning (and end worker-lost). A page
+     * that closes its socket itself (a closed tab) is ended by the worker at once (issue 26).
      */
     async sweep(): Promise<number> {
       const staleMs = (deps.staleSessionSeconds ?? LiveLimits.staleSessionSeconds) * 1000;
       const cutoff = new Date(now().getTime() - staleMs);
       let closed = 0;
+      let left = 0;
       try {
         const stale = await repo.stale(cutoff);
         if (sweepFailed) {
@@ -535,15 +539,19 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         // Heartbeats could not be written while the database was down (or this portal was): a
         // session is lost only once its worker has had the whole stale time since to report (ADR 078).
         if (now().getTime() - readableSince < staleMs) return 0;
+        const reporting = await repo.workersReporting([...new Set(stale.map((r) => r.workerId))], new Date(now().getTime() - WorkerProtocol.pingTimeoutMs));
         for (const row of stale) {
-          if (await endSession(row.id, LiveCode.workerLost, row.lastHeartbeatAt)) closed++;
+          if (reporting.has(row.workerId)) {
+            if (await endSession(row.id, LiveCode.hangUp, row.lastHeartbeatAt)) left++;
+          } else if (await endSession(row.id, LiveCode.workerLost, row.lastHeartbeatAt)) closed++;
         }
       } catch (err) {
         sweepFailed = true;
         throw err;
       }
+      if (left) log.info({ closed: left }, 'closed live sessions whose page left without coming back');
       if (closed) log.warn({ closed }, 'closed live sessions whose worker stopped reporting');
-      return closed;
+      return closed + left;
     },
   };
 }
