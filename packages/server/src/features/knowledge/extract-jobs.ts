@@ -1,5 +1,6 @@
 import type { TKnowledgeFileType } from '@persona/contract';
 import { chunkText, type Chunk } from './chunker.js';
+import { crawlCandidates, filterByRobots, type RobotsVerdicts } from './crawl-links.js';
 import { decodeText, extractFile, extractHtml, extractPdf, matchesFileType, pageLinks } from './extract.js';
 
 /**
@@ -11,13 +12,20 @@ export type ExtractJob =
   | { op: 'text'; text: string }
   | { op: 'file'; fileType: TKnowledgeFileType; data: Uint8Array }
   | { op: 'page'; kind: 'pdf' | 'text' | 'html'; data: Uint8Array; html?: string; url: string }
-  | { op: 'links'; html: string; url: string };
+  /** A crawled page: its title and the links a crawl of `site` may follow (crawl-links.ts). */
+  | { op: 'links'; html: string; url: string; site: string }
+  /** URLs checked against a robots.txt within a work budget (crawl-links.ts). */
+  | { op: 'robots'; robots: string; userAgent: string; urls: string[]; budget: number };
 
-export type ExtractResult = { chunks: Chunk[] } | { invalidFile: true } | { title: string; links: string[] };
+export type ExtractResult = { chunks: Chunk[] } | { invalidFile: true } | { title: string; links: string[] } | RobotsVerdicts;
 
 export async function runExtractJob(job: ExtractJob): Promise<ExtractResult> {
   if (job.op === 'text') return { chunks: chunkText(job.text) };
-  if (job.op === 'links') return pageLinks(job.html, job.url);
+  if (job.op === 'links') {
+    const { title, links } = pageLinks(job.html, job.url);
+    return { title, links: crawlCandidates(links, job.site) };
+  }
+  if (job.op === 'robots') return filterByRobots(job.robots, job.userAgent, job.urls, job.budget);
   const buf = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
   if (job.op === 'file') {
     if (!matchesFileType(buf, job.fileType)) return { invalidFile: true };

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { KnowledgeMessages, knowledgeFileMaxBytes, type TKnowledgeFileType } from '@persona/contract';
 import { chunkForEmbedding, type Chunk } from './chunker.js';
-import { loadRobots } from './crawler.js';
+import { robotsAllows } from './crawler.js';
 import type { Embedder } from './embedder.js';
 import { ExtractError } from './extract.js';
 import type { ExtractResult } from './extract-jobs.js';
@@ -99,8 +99,7 @@ export function createIngestion(deps: IngestionDeps) {
     // url and crawl
     const url = item.url ?? '';
     if (item.knowledgeType === 'crawl') {
-      const robots = await loadRobots(new URL(url), deps.allowPrivateUrls);
-      if (!robots.isAllowed(new URL(url))) throw new ItemFailure('The site’s robots.txt does not allow reading this page.');
+      if (!(await robotsAllows(new URL(url), deps.allowPrivateUrls, deps.extractor))) throw new ItemFailure('The site’s robots.txt does not allow reading this page.');
     }
     const res = await safeFetch(url, { allowPrivate: deps.allowPrivateUrls, timeoutMs: PAGE_TIMEOUT_MS, maxBytes: PAGE_MAX_BYTES });
     const type = (res.contentType.split(';')[0] ?? '').trim().toLowerCase();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText } from './chunker.js';
 import { docxParagraphs, extractDocx, MAX_DOCUMENT_XML_BYTES } from './extract.js';
-import { matchRobotsPattern, parseRobots, ROBOTS_LIMITS } from './robots.js';
+import { CRAWL_LIMITS, crawlCandidates, filterByRobots } from './crawl-links.js';
+import { matchRobotsPattern, parseRobots, ROBOTS_LIMITS, type WorkMeter } from './robots.js';
 import { makeDocx, makeDocxBody } from './sample-documents.js';
 import { writeZip } from './zip.js';
 
@@ -40,6 +41,54 @@ describe('robots.txt patterns', () => {
       for (let i = 0; i < 20; i++) ok(`/${'r'.repeat(100_000)}`);
     });
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+describe('robots.txt rules indexed by their literal prefix, and a crawl\u2019s work budget (issue 26, item 2)', () => {
+  const UA = 'PersonaStudioBot/1.0';
+  it('a path tries only the rules whose literal prefix it starts with (was: every rule, every link)', () => {
+    const text = `User-agent: *\n${Array.from({ length: ROBOTS_LIMITS.maxRules - 2 }, (_, i) => `Disallow: /r${i}/*.pdf$`).join('\n')}\nAllow: /r7/open\nDisallow: /r7/\n`;
+    const robots = parseRobots(text, UA);
+    const meter: WorkMeter = { spent: 0 };
+    const ok = (p: string) => robots.isAllowed(new URL(`http://x.test${p}`), meter);
+    expect([ok('/r7/a.pdf'), ok('/r7/open/x'), ok('/r7/x'), ok('/r70/x.pdf'), ok('/r70/x.pdfz'), ok(`/s/${'a'.repeat(900)}`)]).toEqual([false, true, false, false, true, true]);
+    // Six paths against 1,000 rules: a few hundred characters compared, not 6 × 1,002 × the path.
+    expect(meter.spent).toBeLessThan(2000);
+  });
+
+  it('keeps the same answers as trying every rule (longest match wins, Allow wins ties, $ and *)', () => {
+    const robots = parseRobots('User-agent: *\nDisallow: /\nAllow: /$\nAllow: /docs/\nDisallow: /docs/*.pdf\nAllow: /docs/*.pdf$\nDisallow: /*?session=\n', UA);
+    const ok = (p: string) => robots.isAllowed(new URL(`http://x.test${p}`));
+    expect([ok('/'), ok('/x'), ok('/docs/a'), ok('/docs/a.pdf'), ok('/docs/a.pdfx'), ok('/docs/a?session=1')]).toEqual([true, false, true, true, false, false]);
+  });
+
+  it('stops at the budget: rules that every path tries (prefix `/`) cannot make a crawl cost more than it', () => {
+    const text = `User-agent: *\n${Array.from({ length: 2000 }, (_, i) => `Disallow: /*${'x'.repeat(150)}${i}`).join('\n')}\n`;
+    const urls = Array.from({ length: 240 }, (_, i) => `http://x.test/${'a'.repeat(1000)}/${i}`);
+    const { value, ms } = timed(() => filterByRobots(text, UA, urls, 5_000_000));
+    expect(value.checked).toBeGreaterThan(0);
+    expect(value.checked).toBeLessThan(urls.length);
+    expect(value.allowed).toEqual(urls.slice(0, value.checked));
+    // One URL's work past the budget at most: the rules kept × (path + pattern).
+    expect(value.spent).toBeLessThan(5_000_000 + ROBOTS_LIMITS.maxRules * (ROBOTS_LIMITS.maxPathLength + ROBOTS_LIMITS.maxPatternLength + 2));
+    expect(ms).toBeLessThan(2000);
+    expect(parseRobots(text, UA).ruleCount).toBe(ROBOTS_LIMITS.maxRules);
+  });
+
+  it('a page gives at most maxLinksPerPage links, same site, http(s), not too long, not files', () => {
+    const site = 'x.test';
+    const links = [
+      'http://www.x.test/a',
+      'https://x.test/b?q=1',
+      'http://other.test/c',
+      'ftp://x.test/d',
+      'http://x.test/e.PDF',
+      `http://x.test/${'f'.repeat(CRAWL_LIMITS.maxLinkLength)}`,
+      ...Array.from({ length: 500 }, (_, i) => `http://x.test/p${i}`),
+    ];
+    const kept = crawlCandidates(links, site);
+    expect(kept.slice(0, 3)).toEqual(['http://www.x.test/a', 'https://x.test/b?q=1', 'http://x.test/p0']);
+    expect(kept).toHaveLength(CRAWL_LIMITS.maxLinksPerPage);
   });
 });
 
