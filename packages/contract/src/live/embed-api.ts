@@ -7,8 +7,10 @@ import { z } from 'zod/mini';
  *
  *   host → avatar  {eventName:'trl-method-call', eventParams:{method, args, callId}}
  *   avatar → host  {eventName:'trl-method-response', eventParams:{callId, status:'success'|'error', result | error}}
- *   host → avatar  {eventName:'registerTrlEvents', eventParams:{events:[…names]}}   (or method 'registerTrlEvents')
+ *   host → avatar  {eventName:'registerTrlEvents', eventParams:{events:[…names]}}   (or method 'registerTrlEvents',
+ *                  or the URL parameter registerTrlEvents=name,name,… as Trulience's iframe app takes it)
  *   avatar → host  {eventName:<event>, eventParams:{…}}  — only registered events, only to the host's origin
+ *   host → avatar  {command:<EmbedCommands name>, message}  — Trulience's deprecated messages, still accepted
  *
  * Documented for site owners in the portal's Docs page ("Embedding an avatar").
  */
@@ -17,6 +19,22 @@ export const EmbedMessages = {
   methodResponse: 'trl-method-response',
   registerEvents: 'registerTrlEvents',
 } as const;
+
+/**
+ * Trulience's deprecated host messages ({command, message}; `trl-method-call` in this form carries
+ * method, args and callId beside `command`), and the method each one is.
+ */
+export const EmbedCommands = {
+  'trl-chat-send': 'sendMessage',
+  'trl-chat': 'sendMessage',
+  'trl-avatar-chat-send': 'sendMessageToAvatar',
+  'trl-avatar-chat': 'sendMessageToAvatar',
+  'trl-mic-set': 'setMicEnabled',
+  'trl-mic-status': 'setMicEnabled',
+  'trl-speaker-set': 'setSpeakerEnabled',
+  'trl-set-speaker-status': 'setSpeakerEnabled',
+  'end-call': 'disconnect',
+} as const satisfies Record<string, TEmbedMethod>;
 
 /** Methods a host page may call. Trulience's names first, then ours. */
 export const EmbedMethods = [
@@ -46,6 +64,8 @@ export const EmbedEvents = [
   'media-connected',
   'websocket-connect',
   'websocket-disconnect',
+  /** {permissionGranted}: the browser granted the microphone, or the visitor refused it. */
+  'mic-access',
   // ours
   'avatar-text',
   'speaking-started',
@@ -66,6 +86,15 @@ export const ZEmbedMethodCall = z.object({
 });
 export type TEmbedMethodCall = z.infer<typeof ZEmbedMethodCall>;
 
+export const ZEmbedCommand = z.object({
+  command: z.string().check(z.maxLength(64)),
+  message: z.optional(z.unknown()),
+  method: z.optional(z.string().check(z.maxLength(64))),
+  args: z.optional(z.array(z.unknown()).check(z.maxLength(8))),
+  callId: z.optional(z.union([z.string().check(z.maxLength(128)), z.number()])),
+});
+export type TEmbedCommand = z.infer<typeof ZEmbedCommand>;
+
 export const ZEmbedRegister = z.object({
   eventName: z.literal('registerTrlEvents'),
   eventParams: z.optional(z.object({ events: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(64))) })),
@@ -84,6 +113,7 @@ export interface TEmbedEventParams {
   'trl-chat': { message: string; sttResponse: boolean; final?: boolean };
   'mic-update': { enabled: boolean };
   'speaker-update': { enabled: boolean };
+  'mic-access': { permissionGranted: boolean };
   'media-connected': { sessionId: string };
   'websocket-connect': { sessionId: string };
   'websocket-disconnect': { code: string; message: string };
@@ -97,20 +127,28 @@ export interface TEmbedEventParams {
 }
 
 /**
- * URL parameters of the avatar page: ours (documented in the Embed tab) and Trulience's
- * names, accepted beside them. Booleans are 'true'/'false' (also '1'/'0').
+ * URL parameters of the avatar page: ours (documented in the Embed tab) and the names of
+ * Trulience's avatar page and iframe app (connect, hideFS, micOffByDefault, disableMic,
+ * showFullscreenAvatar, registerTrlEvents…), accepted beside them. Booleans are 'true'/'false'
+ * (also '1'/'0'). Trulience's cosmetic ones (loadingBarColor, avatarBackgroundColor, sdkURL,
+ * lsloglevel) are ignored.
  */
 export const AvatarPageParams = {
   autoConnect: ['autoConnect', 'connect'],
   hideFullscreen: ['hideFullscreen', 'hideFS'],
   hideChatInput: ['hideChatInput'],
   hideChatHistory: ['hideChatHistory'],
-  /** micOn=true ≡ micOffByDefault=false ≡ micOff=false */
+  /** micOn=true ≡ micOffByDefault=false ≡ micOff=false ≡ disableMic=false */
   micOn: ['micOn'],
-  micOff: ['micOffByDefault', 'micOff'],
+  micOff: ['micOffByDefault', 'micOff', 'disableMic'],
   speakerOff: ['speakerOffByDefault', 'speakerOff'],
   hideMicButton: ['hideMicButton'],
+  hideSpeakerButton: ['hideSpeakerButton'],
   hideHangUpButton: ['hideHangUpButton'],
+  /** Only the avatar: every control hidden unless its own parameter says otherwise. */
+  showFullscreenAvatar: ['showFullscreenAvatar'],
+  /** The events to post to the host page, comma-separated (as a registerTrlEvents message would). */
+  registerEvents: ['registerTrlEvents'],
   draggable: ['draggable'],
   useCache: ['useCache'],
   token: ['token'],

@@ -247,5 +247,19 @@ describe('URL parameters', () => {
     });
     expect(parseAvatarPageOptions('')).toMatchObject({ autoConnect: true, micOn: true, speakerOn: true, draggable: true, useCache: true, token: undefined });
     expect(parseAvatarPageOptions('?micOn=false&draggable=false&useCache=false&token=abc')).toMatchObject({ micOn: false, draggable: false, useCache: false, token: 'abc' });
+    // Trulience's iframe app: the events to post, the avatar alone, the mic disabled.
+    expect(parseAvatarPageOptions('?connect=true&showFullscreenAvatar=true&disableMic=true&registerTrlEvents=auth-success,%20trl-chat,,auth-success')).toMatchObject({
+      autoConnect: true,
+      micOn: false,
+      hideChatInput: true,
+      hideChatHistory: true,
+      hideMicButton: true,
+      hideSpeakerButton: true,
+      hideHangUpButton: true,
+      hideFullscreen: true,
+      registerEvents: ['auth-success', 'trl-chat'],
+    });
+    expect(parseAvatarPageOptions('?showFullscreenAvatar=true&hideChatInput=false')).toMatchObject({ hideChatInput: false, hideChatHistory: true });
+    expect(parseAvatarPageOptions('')).toMatchObject({ hideSpeakerButton: false, registerEvents: [] });
   });
 });

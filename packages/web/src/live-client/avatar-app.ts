@@ -103,7 +103,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     connect: () => connect(),
     disconnect: () => session.hangUp(),
     getState: () => session.state,
-  }, app.embedWindow);
+  }, app.embedWindow, options.registerEvents);
   const session: LiveSession = new LiveSession({
     avatarId,
     ...(options.token ? { token: options.token } : {}),
@@ -125,6 +125,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       hideChatHistory: options.hideChatHistory,
       hideFullscreen: options.hideFullscreen,
       hideMicButton: options.hideMicButton,
+      hideSpeakerButton: options.hideSpeakerButton,
       hideHangUpButton: options.hideHangUpButton,
       draggable: options.draggable,
       textOnly,
@@ -239,6 +240,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       return;
     }
     view.showMicProblem(null);
+    embed.emit('mic-access', { permissionGranted: true });
     // The browser's recognition gives no level: no meter then.
     if (src === mic) view.setMeter(0);
   }
@@ -250,6 +252,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     view.setMeter(null);
     view.showMicProblem(MicProblemText[problem]);
     embed.emit('mic-error', { reason: problem, message: MicProblemText[problem] });
+    if (problem === 'denied') embed.emit('mic-access', { permissionGranted: false });
     if (micWanted) {
       micWanted = false;
       session.setMic(false);

@@ -6,6 +6,7 @@ export interface ChatViewOptions {
   hideChatHistory: boolean;
   hideFullscreen: boolean;
   hideMicButton: boolean;
+  hideSpeakerButton?: boolean;
   hideHangUpButton: boolean;
   draggable: boolean;
   /** The chat-only widget: no stage, no audio controls. */
@@ -90,7 +91,7 @@ export class ChatView {
       // Offered once the worker says it listens (ready.listening).
       this.micButton.hidden = true;
       this.meter.append(this.meterBar);
-      controls.append(this.speakerButton);
+      if (!opts.hideSpeakerButton) controls.append(this.speakerButton);
       if (!opts.hideFullscreen) controls.append(this.fullscreenButton);
     }
     if (!opts.hideHangUpButton) controls.append(this.hangUpButton);

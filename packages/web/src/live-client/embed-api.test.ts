@@ -111,4 +111,48 @@ describe('the postMessage API for host pages', () => {
     await deliver(call('sendMessage', ['x'], 2), 'https://other.example');
     expect(posted).toHaveLength(1);
   });
+
+  it('registers the events of the registerTrlEvents URL parameter without any message (a page written for Trulience)', () => {
+    const { win, posted } = framedWindow({ ancestor: 'https://shop.example' });
+    const api = new EmbedApi(target(), win, ['auth-success', 'trl-chat', 'mic-access', 'no-such-event']);
+    api.start();
+    api.emit('auth-success', { sessionId: 's1' });
+    api.emit('trl-chat', { message: 'Hello!', sttResponse: false });
+    api.emit('state', { state: 'idle' });
+    expect(posted).toEqual([
+      { message: { eventName: 'auth-success', eventParams: { sessionId: 's1' } }, targetOrigin: 'https://shop.example' },
+      { message: { eventName: 'trl-chat', eventParams: { message: 'Hello!', sttResponse: false } }, targetOrigin: 'https://shop.example' },
+    ]);
+  });
+
+  it('takes Trulience’s deprecated {command, message} messages', async () => {
+    const { win, posted, deliver } = framedWindow({ ancestor: 'https://shop.example' });
+    const t = target();
+    new EmbedApi(t, win).start();
+    await deliver({ command: 'trl-chat', message: 'Typed on the host' }, 'https://shop.example');
+    await deliver({ command: 'trl-chat-send', message: 'Sent again' }, 'https://shop.example');
+    await deliver({ command: 'trl-avatar-chat', message: 'Say this' }, 'https://shop.example');
+    await deliver({ command: 'trl-avatar-chat-send', message: 'And this' }, 'https://shop.example');
+    await deliver({ command: 'trl-mic-status', message: false }, 'https://shop.example');
+    expect(t.isMicEnabled()).toBe(false);
+    await deliver({ command: 'trl-mic-set', message: true }, 'https://shop.example');
+    expect(t.isMicEnabled()).toBe(true);
+    await deliver({ command: 'trl-set-speaker-status', message: false }, 'https://shop.example');
+    expect(t.isSpeakerEnabled()).toBe(false);
+    await deliver({ command: 'trl-speaker-set', message: true }, 'https://shop.example');
+    expect(t.isSpeakerEnabled()).toBe(true);
+    await deliver({ command: 'end-call' }, 'https://shop.example');
+    expect(t.disconnect).toHaveBeenCalledTimes(1);
+    // A bad argument or an unknown command does nothing; no answers in this form…
+    await deliver({ command: 'trl-chat', message: 42 }, 'https://shop.example');
+    await deliver({ command: 'format-disk' }, 'https://shop.example');
+    // …from another origin, nothing at all.
+    await deliver({ command: 'trl-chat', message: 'from evil' }, 'https://evil.example');
+    expect(t.sent).toEqual(['Typed on the host', 'Sent again']);
+    expect(t.said).toEqual(['Say this', 'And this']);
+    expect(posted).toEqual([]);
+    // The deprecated method call carries its fields beside `command`, and is answered.
+    await deliver({ command: 'trl-method-call', method: 'isMicEnabled', args: [], callId: 'm1' }, 'https://shop.example');
+    expect(posted.map((p) => p.message)).toEqual([{ eventName: 'trl-method-response', eventParams: { callId: 'm1', status: 'success', result: true } }]);
+  });
 });

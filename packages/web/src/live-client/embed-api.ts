@@ -1,7 +1,9 @@
 import {
+  EmbedCommands,
   EmbedEvents,
   EmbedMessages,
   EmbedMethods,
+  ZEmbedCommand,
   ZEmbedMethodCall,
   ZEmbedRegister,
   type TEmbedEvent,
@@ -54,10 +56,12 @@ export class EmbedApi {
   private readonly target: EmbedTarget;
   private readonly onMessage = (event: MessageEvent) => void this.handle(event);
 
-  constructor(target: EmbedTarget, win: Window = window) {
+  /** `events`: registered from the start (the registerTrlEvents URL parameter of a page written for Trulience). */
+  constructor(target: EmbedTarget, win: Window = window, events: readonly string[] = []) {
     this.target = target;
     this.win = win;
     this.hostOrigin = detectHostOrigin(win);
+    if (events.length > 0) this.register(events);
   }
 
   get origin(): string | null {
@@ -115,10 +119,23 @@ export class EmbedApi {
       return;
     }
     const call = ZEmbedMethodCall.safeParse(data);
-    if (!call.success) return;
-    // The host's origin was unknown (no referrer): its first valid call fixes it.
+    if (call.success) return this.call(event.origin, call.data.eventParams);
+    // Trulience's deprecated form: {command, message}, or {command: 'trl-method-call', method, args, callId}.
+    const command = ZEmbedCommand.safeParse(data);
+    if (!command.success) return;
+    const { command: name, message, method, args, callId } = command.data;
+    if (name === EmbedMessages.methodCall && method !== undefined) return this.call(event.origin, { method, args, callId });
+    if (!Object.hasOwn(EmbedCommands, name)) return;
+    const mapped = EmbedCommands[name as keyof typeof EmbedCommands];
     this.hostOrigin ??= event.origin;
-    const { method, args = [], callId } = call.data.eventParams;
+    // No callId in this form: the host gets no answer, as from Trulience's page.
+    await this.invoke(mapped, message === undefined ? [] : [message]).catch(() => undefined);
+  }
+
+  private async call(origin: string, params: { method: string; args?: unknown[] | undefined; callId?: string | number | undefined }) {
+    // The host's origin was unknown (no referrer): its first valid call fixes it.
+    this.hostOrigin ??= origin;
+    const { method, args = [], callId } = params;
     if (!isMethod(method)) {
       this.respond(callId, { error: `Unknown method: ${method}` });
       return;

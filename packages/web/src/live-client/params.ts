@@ -9,10 +9,13 @@ export interface AvatarPageOptions {
   micOn: boolean;
   speakerOn: boolean;
   hideMicButton: boolean;
+  hideSpeakerButton: boolean;
   hideHangUpButton: boolean;
   draggable: boolean;
   useCache: boolean;
   token: string | undefined;
+  /** Events to post to the host page from the start (Trulience's registerTrlEvents URL parameter). */
+  registerEvents: string[];
 }
 
 function flag(params: URLSearchParams, names: readonly string[]): boolean | undefined {
@@ -26,24 +29,34 @@ function flag(params: URLSearchParams, names: readonly string[]): boolean | unde
   return undefined;
 }
 
+/** A comma-separated list (registerTrlEvents=auth-success,trl-chat): at most 64 names of at most 64 characters. */
+function list(params: URLSearchParams, names: readonly string[]): string[] {
+  const joined = names.flatMap((name) => params.getAll(name)).join(',');
+  return [...new Set(joined.split(',').map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 64))].slice(0, 64);
+}
+
 export function parseAvatarPageOptions(search: string): AvatarPageOptions {
   const params = new URLSearchParams(search);
   const p = AvatarPageParams;
   const micOff = flag(params, p.micOff);
   const micOn = flag(params, p.micOn);
   const token = params.get('token')?.trim();
+  // Trulience's showFullscreenAvatar: only the avatar, its controls hidden unless asked for one by one.
+  const onlyAvatar = flag(params, p.showFullscreenAvatar) ?? false;
   return {
     autoConnect: flag(params, p.autoConnect) ?? true,
-    hideFullscreen: flag(params, p.hideFullscreen) ?? false,
-    hideChatInput: flag(params, p.hideChatInput) ?? false,
-    hideChatHistory: flag(params, p.hideChatHistory) ?? false,
+    hideFullscreen: flag(params, p.hideFullscreen) ?? onlyAvatar,
+    hideChatInput: flag(params, p.hideChatInput) ?? onlyAvatar,
+    hideChatHistory: flag(params, p.hideChatHistory) ?? onlyAvatar,
     micOn: micOn ?? (micOff === undefined ? true : !micOff),
     speakerOn: !(flag(params, p.speakerOff) ?? false),
-    hideMicButton: flag(params, p.hideMicButton) ?? false,
-    hideHangUpButton: flag(params, p.hideHangUpButton) ?? false,
+    hideMicButton: flag(params, p.hideMicButton) ?? onlyAvatar,
+    hideSpeakerButton: flag(params, p.hideSpeakerButton) ?? onlyAvatar,
+    hideHangUpButton: flag(params, p.hideHangUpButton) ?? onlyAvatar,
     draggable: flag(params, p.draggable) ?? true,
     useCache: flag(params, p.useCache) ?? true,
     token: token && token.length <= 8192 ? token : undefined,
+    registerEvents: list(params, p.registerEvents),
   };
 }
 

@@ -17,13 +17,16 @@ export const AVATAR_URL_PARAMETERS: readonly UrlParameter[] = [
   { name: 'hideFullscreen', values: 'true | false', defaultValue: 'false', description: 'Hide the fullscreen button (also accepted: hideFS).' },
   { name: 'hideChatInput', values: 'true | false', defaultValue: 'false', description: 'Hide the text chat input box.' },
   { name: 'hideChatHistory', values: 'true | false', defaultValue: 'false', description: 'Hide the chat history (transcript) panel.' },
-  { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on (also accepted: micOffByDefault=true, micOff=true to start muted).' },
+  { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on (also accepted: micOffByDefault=true, micOff=true, disableMic=true to start muted).' },
   { name: 'speakerOffByDefault', values: 'true | false', defaultValue: 'false', description: 'Start with the avatar muted (also accepted: speakerOff).' },
   { name: 'hideMicButton', values: 'true | false', defaultValue: 'false', description: 'Hide the microphone button.' },
+  { name: 'hideSpeakerButton', values: 'true | false', defaultValue: 'false', description: 'Hide the button that mutes the avatar.' },
   { name: 'hideHangUpButton', values: 'true | false', defaultValue: 'false', description: 'Hide the button that ends the conversation.' },
   { name: 'draggable', values: 'true | false', defaultValue: 'true', description: 'Let the visitor drag the avatar window around.' },
   { name: 'useCache', values: 'true | false', defaultValue: 'true', description: 'Use the cached avatar and client configuration; false reads the latest saved files.' },
   { name: 'token', values: 'access token', defaultValue: '—', description: 'Access token for avatars protected by an encryption key.' },
+  { name: 'showFullscreenAvatar', values: 'true | false', defaultValue: 'false', description: 'Only the avatar: hides the chat and every button unless its own parameter shows it.' },
+  { name: 'registerTrlEvents', values: 'event names, comma-separated', defaultValue: '—', description: 'Events to post to your page from the start, e.g. auth-success,auth-fail,trl-chat (as the registerTrlEvents message does).' },
 ];
 
 export const PREVIEW_OPTIONS: Record<string, string> = {

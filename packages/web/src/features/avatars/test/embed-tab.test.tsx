@@ -43,6 +43,8 @@ describe('Embed tab', () => {
     expect(within(panel).queryByText(/snippet carries an access token/)).not.toBeInTheDocument();
     expect(table).toHaveTextContent('also accepted: hideFS');
     expect(table).toHaveTextContent('speakerOffByDefault');
+    // Trulience's iframe app's names (issue 26, item 8).
+    for (const name of ['registerTrlEvents', 'showFullscreenAvatar', 'hideSpeakerButton', 'disableMic']) expect(table).toHaveTextContent(name);
   });
 });
 

@@ -113,6 +113,7 @@ const embedEvents: readonly [string, string][] = [
   ['auth-success / auth-fail', 'The conversation was admitted, or refused with {code, message, failReason}.'],
   ['trl-chat', '{message, sttResponse}: a line of the conversation; sttResponse is true for what the visitor said aloud.'],
   ['mic-update / speaker-update', '{enabled}: the microphone or sound was switched.'],
+  ['mic-access', '{permissionGranted}: the browser gave the microphone, or the visitor refused it.'],
   ['mic-error', "{reason, message}: the microphone cannot be used — reason 'denied' (the visitor blocked it), 'missing' (none connected), 'unavailable' (in use) or 'unsupported' (not https). The page explains it too; typing still works."],
   ['media-connected, websocket-connect / websocket-disconnect', 'The avatar server connection opened or closed ({code, message}).'],
   ['avatar-text', '{utt, delta | text, final}: the answer as it is being written.'],
@@ -395,9 +396,12 @@ export function DocsRoute() {
                 <>
                   URL parameters change the page: <code>autoConnect</code>, <code>hideChatInput</code>,{' '}
                   <code>hideChatHistory</code>, <code>hideFullscreen</code>, <code>micOn</code>, <code>draggable</code>,{' '}
-                  <code>useCache</code> and <code>token</code> (the Embed tab lists them). Pages written for Trulience keep
-                  working: <code>connect</code>, <code>hideFS</code>, <code>micOffByDefault</code>,{' '}
-                  <code>speakerOffByDefault</code>, <code>hideMicButton</code> and <code>hideHangUpButton</code> are accepted too.
+                  <code>useCache</code>, <code>token</code>, <code>showFullscreenAvatar</code> and{' '}
+                  <code>registerTrlEvents</code> (the Embed tab lists them). Pages written for Trulience keep working:{' '}
+                  <code>connect</code>, <code>hideFS</code>, <code>micOffByDefault</code>, <code>disableMic</code>,{' '}
+                  <code>speakerOffByDefault</code>, <code>hideMicButton</code>, <code>hideSpeakerButton</code> and{' '}
+                  <code>hideHangUpButton</code> are accepted too, and <code>registerTrlEvents=auth-success,trl-chat,…</code>{' '}
+                  in the URL registers those events without any message.
                 </>,
                 <>
                   To allow only your own sites to show the avatar, list their origins in the avatar&apos;s{' '}
@@ -412,7 +416,11 @@ export function DocsRoute() {
               The avatar page answers messages from the page that embeds it, with the same shape as Trulience&apos;s
               iframe API: send <code>{'{eventName: "trl-method-call", eventParams: {method, args, callId}}'}</code> and get{' '}
               <code>{'{eventName: "trl-method-response", eventParams: {callId, status, result | error}}'}</code> back. Events
-              are posted only after you register them, and only to your page&apos;s origin.
+              are posted only after you register them (by message, or with <code>registerTrlEvents</code> in the URL), and
+              only to your page&apos;s origin. Trulience&apos;s older messages <code>{'{command, message}'}</code> still work:{' '}
+              <code>trl-chat</code> / <code>trl-chat-send</code>, <code>trl-avatar-chat</code> /{' '}
+              <code>trl-avatar-chat-send</code>, <code>trl-mic-status</code> / <code>trl-mic-set</code>,{' '}
+              <code>trl-set-speaker-status</code> / <code>trl-speaker-set</code> and <code>end-call</code>.
             </P>
             <CodeBlock code={hostPageExample(origin)} label="Host page driving the avatar" />
             <DefinitionTable caption="Methods" rows={embedMethods} />
