@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from './config.js';
 
 const env = { WORKER_SECRET: 'a-worker-secret-of-some-length' };
-const flags = { server: 'http://portal:3000' };
+const flags = { server: 'https://portal.example' };
 
 describe('loadWorkerConfig', () => {
   it("reads the product's realtime key and URL (ws or wss only)", () => {
@@ -30,12 +30,23 @@ describe('loadWorkerConfig', () => {
   });
 
   it('takes one portal URL or every instance, comma-separated, each http(s)', () => {
-    expect(loadWorkerConfig(env, flags).serverUrls).toEqual(['http://portal:3000']);
-    expect(loadWorkerConfig(env, { server: ' http://a:3000 , https://b.example ,' }).serverUrls).toEqual(['http://a:3000', 'https://b.example']);
-    expect(loadWorkerConfig({ ...env, WORKER_SERVER_URL: 'http://a:1,http://b:2' }, {}).serverUrls).toEqual(['http://a:1', 'http://b:2']);
-    expect(() => loadWorkerConfig(env, { server: 'http://a:3000,ws://b:1' })).toThrow('must be http(s)://');
+    expect(loadWorkerConfig(env, flags).serverUrls).toEqual(['https://portal.example']);
+    expect(loadWorkerConfig(env, { server: ' http://127.0.0.1:3000 , https://b.example ,' }).serverUrls).toEqual(['http://127.0.0.1:3000', 'https://b.example']);
+    expect(loadWorkerConfig({ ...env, WORKER_SERVER_URL: 'https://a:1,https://b:2' }, {}).serverUrls).toEqual(['https://a:1', 'https://b:2']);
+    expect(() => loadWorkerConfig(env, { server: 'https://a:3000,ws://b:1' })).toThrow('must be http(s)://');
     expect(() => loadWorkerConfig(env, { server: ' , ' })).toThrow('the server URL (--server) is required');
     expect(() => loadWorkerConfig(env, {})).toThrow('the server URL (--server) is required');
+  });
+
+  it('refuses an http:// portal URL that is not this machine: the credential and the keys would travel in clear (issue 26)', () => {
+    for (const ok of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://127.8.9.10', 'http://[::1]:3000', 'http://studio.localhost:3000', 'https://portal.example', 'https://10.0.0.5:3000']) {
+      expect(loadWorkerConfig(env, { server: ok }).serverUrls, ok).toEqual([ok.replace(/\/$/, '')]);
+    }
+    for (const bad of ['http://portal:3000', 'http://portal.example.com', 'http://10.0.0.5:3000', 'http://192.168.1.2', 'http://[2001:db8::1]:3000', 'http://localhost.example.com', 'http://127.0.0.1.nip.io']) {
+      expect(() => loadWorkerConfig(env, { server: bad }), bad).toThrow('must be https:// unless it is this machine');
+    }
+    // One of several is enough to refuse.
+    expect(() => loadWorkerConfig(env, { server: 'https://a.example,http://b.internal:3000' })).toThrow('http://b.internal:3000 would carry');
   });
 
   it('reads how many pocketsphinx processes it may run (unset: the runtime chooses)', () => {

@@ -1,12 +1,35 @@
 import { z } from 'zod';
 import { platformSpeechFromEnv } from '@persona/contract';
 
+/** https://, or http:// to this machine itself (localhost, 127.0.0.0/8, ::1). */
+export function isSecureOrLoopback(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol === 'https:' || u.protocol === 'wss:') return true;
+  const host = u.hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '[::1]';
+}
+
 const ZWorkerEnv = z.object({
   /** One portal URL, or every instance's, comma-separated (the worker moves to the next when one is lost). */
   serverUrls: z
     .string({ error: 'the server URL (--server) is required' })
     .transform((v) => v.split(',').map((u) => u.trim()).filter(Boolean))
-    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'the server URL (--server) must be http(s)://…' })).min(1, 'the server URL (--server) is required').max(16, 'at most 16 server URLs')),
+    .pipe(
+      z
+        .array(
+          z
+            .url({ protocol: /^https?$/, error: 'the server URL (--server) must be http(s)://…' })
+            // The worker's credential goes over it, and the avatars' keys come back: in clear only on this machine.
+            .refine(isSecureOrLoopback, { error: (issue) => `the server URL (--server) must be https:// unless it is this machine (http://localhost, 127.0.0.1, [::1]): ${String(issue.input)} would carry the worker's credential and the avatars' keys in clear` }),
+        )
+        .min(1, 'the server URL (--server) is required')
+        .max(16, 'at most 16 server URLs'),
+    ),
   secret: z.string({ error: 'WORKER_SECRET is required' }).min(16, 'WORKER_SECRET must be at least 16 characters'),
   name: z.string().min(1).max(100).optional(),
   wsUrl: z.url({ protocol: /^wss?$/, error: '--ws-url must be ws(s)://…' }).optional(),

@@ -10,7 +10,7 @@ const USAGE = `Persona Studio worker (avatar server)
 
   npm run worker -- --server <url> [--name NAME] [--listen [HOST:]PORT] [--ws-url URL] [--capacity N]
 
-  --server    the portal server, e.g. http://portal.example.com:3000   (or WORKER_SERVER_URL);
+  --server    the portal server, e.g. https://portal.example.com (or WORKER_SERVER_URL); http:// only to this machine (localhost);
               several instances comma-separated: it connects to one, and to the next when it is lost
   --name      the name shown on VPS Status (default: worker-<hostname>) (or WORKER_NAME)
   --listen    where avatar pages connect to this worker (default 0.0.0.0:8090) (or WORKER_LISTEN)

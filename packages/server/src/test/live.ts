@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { LivePaths, type TLiveStartAnswer, type TWorkerFrame } from '@persona/contract';
+import { LivePaths, WorkerProtocol, type TLiveStartAnswer, type TWorkerFrame } from '@persona/contract';
 import { startLiveWorker, type LiveWorkerHandle, type LiveWorkerOptions } from '@persona/worker';
 import type { TestContext } from './build-app.js';
 
@@ -138,4 +138,64 @@ export async function startBillingFake() {
     setStatus: (s: number) => (status = s),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/**
+ * A worker written by hand on the workers' socket (what anyone holding a credential could run):
+ * it registers, is told its id, and calls the portal's RPC — each raw answer is kept as the text
+ * that came over the socket, so a test sees exactly what a worker receives.
+ */
+export class RawWorker {
+  readonly socket: WebSocket;
+  readonly raw: string[] = [];
+  closeCode: number | null = null;
+  unexpectedStatus: number | null = null;
+  private nextId = 1;
+
+  constructor(base: string, token: string) {
+    this.socket = new WebSocket(`${base.replace(/^http/, 'ws')}${WorkerProtocol.path}`, { headers: { authorization: `Bearer ${token}` } });
+    this.socket.on('message', (data) => this.raw.push(String(data)));
+    this.socket.on('close', (code) => (this.closeCode = code));
+    this.socket.on('unexpected-response', (_req, res) => {
+      this.unexpectedStatus = res.statusCode ?? 0;
+      this.closeCode = -1;
+    });
+    this.socket.on('error', () => undefined);
+  }
+
+  /** Parsed messages of a type. */
+  of(type: string): Record<string, unknown>[] {
+    return this.raw.map((r) => JSON.parse(r) as Record<string, unknown>).filter((m) => m.type === type);
+  }
+
+  /** Registers as `vpsId` with its page socket at `webSocket`; resolves with what the portal said first (registered, error, or the close). */
+  async register(vpsId: string, webSocket = 'ws://127.0.0.1:9/avatar-ws'): Promise<{ registered: number | null; error: string | null; closeCode: number | null }> {
+    await until(() => this.socket.readyState === WebSocket.OPEN || this.closeCode !== null, 8000, 'the worker socket open');
+    if (this.closeCode !== null) return { registered: null, error: null, closeCode: this.closeCode };
+    const seen = this.raw.length;
+    this.socket.send(JSON.stringify({ type: 'register', vpsId, name: vpsId, address: 'rogue', privateIp: '', webSocket, status: 'AVAILABLE' }));
+    await until(() => this.raw.length > seen || this.closeCode !== null, 8000, 'an answer to register');
+    const first = this.raw.slice(seen).map((r) => JSON.parse(r) as { type: string; id?: number; message?: string })[0];
+    return { registered: first?.type === 'registered' ? first.id! : null, error: first?.type === 'error' ? first.message! : null, closeCode: this.closeCode };
+  }
+
+  /** One RPC call: the raw text of its answer (or null if the socket closed first). */
+  async rpc(method: string, params: object): Promise<{ text: string; ok: boolean; result?: unknown; error?: string } | null> {
+    const id = this.nextId++;
+    this.socket.send(JSON.stringify({ type: 'rpc', id, method, params }));
+    let text: string | undefined;
+    await until(() => (text = this.raw.find((r) => r.includes('"rpc-result"') && (JSON.parse(r) as { id: number }).id === id)) !== undefined || this.closeCode !== null, 8000, `the answer to ${method}`);
+    if (!text) return null;
+    const msg = JSON.parse(text) as { ok: boolean; result?: unknown; error?: string };
+    return { text, ...msg };
+  }
+
+  close() {
+    this.socket.terminate();
+  }
+}
+
+/** The claims of a live ticket (its id `jti` is what `session.claim` takes). */
+export function ticketClaims(ticket: string): { sid: string; wid: number; jti: string } {
+  return JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString('utf8')) as { sid: string; wid: number; jti: string };
 }

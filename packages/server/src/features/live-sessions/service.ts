@@ -22,7 +22,8 @@ import {
 import { signTicket } from '@persona/worker';
 import { AppError } from '../../lib/app-error.js';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
-import { brainConfig, llmSettings, type PlatformLlm } from './brain-config.js';
+import type { PlatformLlm } from './brain-config.js';
+import { isSummaryEnabled, toLiveSessionConfig } from './session-config.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
 
 type Obj = Record<string, unknown>;
@@ -278,38 +279,24 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
       const collections = Array.isArray(customData.collection_ids) ? customData.collection_ids.filter((n): n is number => typeof n === 'number') : [];
       const fnIds = Array.isArray(config.functions) ? config.functions.filter((n): n is number => typeof n === 'number') : [];
       const fns = await repo.approvedFunctions(avatar.userId, fnIds);
-      const summaryEnabled = customData.summaryEnabled !== false && llmSettings(config).summary_enabled === true;
+      const summaryEnabled = isSummaryEnabled(config);
       // Avatar memory: what this returning visitor told the avatar before (the page's visitor id).
       const memory = summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
-      const answer: TLiveSessionConfig = {
-        sessionId: row.id,
-        resumed: before?.claimedJti != null,
-        avatar: {
-          id: avatar.id,
-          name: avatar.name,
-          ownerUserId: avatar.userId,
-          nlpEngine: avatar.nlpEngine,
-          setupMode: avatar.setupMode,
-          wakeUpMessage: typeof config.wakeUpMessage === 'string' ? config.wakeUpMessage : '',
-          idleTimeoutSeconds: rules.idleTimeoutSeconds,
-          demoSeconds: rules.demoSeconds,
-          startedAt: row.startedAt.getTime(),
-          sendChatHistory: config.sendChatHistory === true,
-          permissions: typeof config.permissions === 'number' ? config.permissions : 0,
-          summaryEnabled,
+      const answer: TLiveSessionConfig = toLiveSessionConfig(
+        {
+          row,
+          resumed: before?.claimedJti != null,
+          avatar,
+          config,
+          rules,
+          functions: fns.map((f) => ({ id: f.id, name: f.name, code: f.code, allowNetwork: functionUsesNetwork(f) })),
+          memory,
           hasKnowledge: collections.length > 0,
-          pipeline: obj(customData.agent_pipeline_config),
+          summaryEnabled,
         },
-        brain: brainConfig({ nlpEngine: avatar.nlpEngine, setupMode: avatar.setupMode, config }, deps.platformLlm),
-        functions: fns.map((f) => ({ id: f.id, name: f.name, code: f.code, allowNetwork: functionUsesNetwork(f) })),
-        echo: row.echo,
-        history: row.history,
-        memory,
-        visitorId: row.visitorId,
-        allowPrivateUrls: deps.allowPrivateUrls,
-        textOnly: row.textOnly,
-      };
+        { platformLlm: deps.platformLlm, allowPrivateUrls: deps.allowPrivateUrls },
+      );
       return answer;
     },
 
@@ -368,7 +355,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         // Kept only while the avatar still wants a memory (its owner may have turned it off since).
         const avatar = await repo.findAvatar(row.avatarId);
         const config = avatar ? deps.openSecrets(avatar.config) : null;
-        if (config && obj(config.customData).summaryEnabled !== false && llmSettings(config).summary_enabled === true) {
+        if (config && isSummaryEnabled(config)) {
           await repo.saveMemory(row.avatarId, row.visitorId, summary.slice(0, 2000), now());
         }
       }
