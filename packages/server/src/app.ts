@@ -59,6 +59,9 @@ import { createFunctionsService } from './features/functions/service.js';
 import { functionRoutes } from './features/functions/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { registerKnowledge } from './features/knowledge/feature.js';
+import { ExtractError } from './features/knowledge/extract.js';
+import type { ExtractPool } from './features/knowledge/extract-pool.js';
+import type { PythonAnalysis } from './lib/python-syntax.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
 import { createProviderLookups } from './features/provider-lookups/service.js';
 import { platformServicesRoute, providerLookupRoutes } from './features/provider-lookups/routes.js';
@@ -87,6 +90,27 @@ declare module 'fastify' {
     /** Bring your own agent: the connected agents (features/agents). */
     agents: AgentsService;
   }
+}
+
+
+/** How long a python parse may take in the extraction pool; tree-sitter's error recovery on 100 KB of hostile code took 12 s. */
+export const PYTHON_PARSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Parses python in the extraction pool (issue 26, item 2: tree-sitter on the request thread held
+ * the portal 12 s for 100 KB of `def (:` lines). A parse past its time, or one that broke the
+ * parser, is an error of the code, not of the server.
+ */
+export async function analysePythonInPool(pool: ExtractPool, code: string): Promise<PythonAnalysis> {
+  let result;
+  try {
+    result = await pool.run({ op: 'python', code }, { timeoutMs: PYTHON_PARSE_TIMEOUT_MS });
+  } catch (err) {
+    // Past its time (ExtractError), or the parser trapped (its thread is replaced).
+    return { errors: [{ line: 1, column: 1, detail: err instanceof ExtractError ? 'the code is too complex to check' : 'the code could not be parsed' }], functions: [] };
+  }
+  if (!('python' in result)) throw new Error('the extraction thread answered a python job with something else');
+  return result.python;
 }
 
 export interface AppDeps {
@@ -246,7 +270,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: deps.now,
   });
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
-  const functionsService = createFunctionsService({ repo: createFunctionsRepository(database.db), mailer, log: app.log, publicUrl: config.publicUrl, now: deps.now });
+  const functionsService = createFunctionsService({
+    repo: createFunctionsRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    now: deps.now,
+    // Python is parsed in the extraction threads (resolved at request time: the knowledge feature is registered further down).
+    analyse: (code) => analysePythonInPool(app.knowledge.extractor, code),
+  });
   await app.register(functionRoutes({ functions: functionsService, guards }));
 
   // Multipart is registered by the upload routes only (plugins/uploads.ts); every file part is

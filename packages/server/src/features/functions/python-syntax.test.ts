@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { analysePython } from './python-syntax.js';
+import { analysePython } from '../../lib/python-syntax.js';
 import { checkFunctionCode } from './service.js';
 import { functionTemplates } from './templates.js';
 

@@ -14,7 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../lib/app-error.js';
 import type { Mailer } from '../../plugins/mail.js';
 import { renderMailHtml } from '../../plugins/mail.js';
-import { analysePython } from './python-syntax.js';
+import { analysePython, type PythonAnalysis } from '../../lib/python-syntax.js';
 import type { FunctionRow, FunctionsRepository } from './repository.js';
 
 export interface FunctionsServiceDeps {
@@ -23,6 +23,11 @@ export interface FunctionsServiceDeps {
   log: FastifyBaseLogger;
   publicUrl: string;
   now?: () => Date;
+  /**
+   * Parses python source (issue 26, item 2: off the request thread). The app gives the extraction
+   * pool's (`analysePythonInPool` in app.ts); without it, the parser runs here (tests of the service alone).
+   */
+  analyse?: (code: string) => Promise<PythonAnalysis>;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -54,8 +59,8 @@ class ItemError extends Error {
 }
 
 /** Checks the code: a real python parse, then the entry function named like the File Name. */
-export async function checkFunctionCode(name: string, code: string): Promise<string[]> {
-  const analysis = await analysePython(code);
+export async function checkFunctionCode(name: string, code: string, analyse: (code: string) => Promise<PythonAnalysis> = analysePython): Promise<string[]> {
+  const analysis = await analyse(code);
   if (analysis.errors.length > 0) {
     const first = analysis.errors[0]!;
     return [FunctionMessages.syntaxError(first.line, first.column, first.detail)];
@@ -68,6 +73,7 @@ export async function checkFunctionCode(name: string, code: string): Promise<str
 export function createFunctionsService(deps: FunctionsServiceDeps) {
   const { repo, mailer, log } = deps;
   const now = deps.now ?? (() => new Date());
+  const analyse = deps.analyse ?? analysePython;
 
   function send(message: Parameters<Mailer['send']>[0]) {
     mailer.send(message).catch((err: unknown) => log.error({ err, to: message.to }, 'mail delivery failed'));
@@ -100,7 +106,7 @@ export function createFunctionsService(deps: FunctionsServiceDeps) {
     switch (item.action) {
       case 'new': {
         await assertNameFree(userId, item.name);
-        const problems = await checkFunctionCode(item.name, item.code);
+        const problems = await checkFunctionCode(item.name, item.code, analyse);
         if (problems.length > 0) throw new ItemError(400, problems);
         const row = await repo.insert({ userId, name: item.name, code: item.code, language: item.language, template: item.template ?? null });
         void notifyModerators(userId, row, true).catch((err: unknown) => log.error({ err }, 'moderator notification failed'));
@@ -112,7 +118,7 @@ export function createFunctionsService(deps: FunctionsServiceDeps) {
         const name = item.name ?? existing.name;
         const code = item.code ?? existing.code;
         if (name !== existing.name) await assertNameFree(userId, name, existing.id);
-        const problems = await checkFunctionCode(name, code);
+        const problems = await checkFunctionCode(name, code, analyse);
         if (problems.length > 0) throw new ItemError(400, problems);
         // Moderators approved that code called through that entry point, not any code or any
         // function of it: a change of code, or a rename that changes the entry point, goes back to Pending.
@@ -179,7 +185,7 @@ export function createFunctionsService(deps: FunctionsServiceDeps) {
       const out: TRealtimeFunction[] = [];
       for (const row of rows) {
         const entry = entryFunctionName(row.name);
-        const info = (await analysePython(row.code)).functions.find((f) => f.name === entry);
+        const info = (await analyse(row.code)).functions.find((f) => f.name === entry);
         out.push({ ...present(row), entry, description: info?.docstring ?? '', parameters: info?.parameters ?? [] });
       }
       return out;

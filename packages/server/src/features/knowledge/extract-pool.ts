@@ -13,7 +13,8 @@ import type { ExtractJob, ExtractResult } from './extract-jobs.js';
  * worker is terminated and replaced.
  */
 export interface ExtractPool {
-  run(job: ExtractJob): Promise<ExtractResult>;
+  /** Runs a job; `timeoutMs` replaces the pool's limit for this job (e.g. a python parse's shorter one). */
+  run(job: ExtractJob, opts?: { timeoutMs?: number }): Promise<ExtractResult>;
   stats(): { workers: number; busy: number; queued: number; replaced: number };
   close(): Promise<void>;
 }
@@ -28,6 +29,7 @@ export interface ExtractPoolOptions {
 
 interface Pending {
   job: ExtractJob;
+  timeoutMs: number;
   resolve: (r: ExtractResult) => void;
   reject: (e: Error) => void;
 }
@@ -87,7 +89,7 @@ export function createExtractPool(opts: ExtractPoolOptions): ExtractPool {
   const start = (): Slot => {
     const slot: Slot = { worker: spawn(maxMemoryMb), ready: false, current: null };
     slot.worker.unref();
-    slot.worker.on('message', (msg: { ready?: true; id: number; result?: ExtractResult; error?: { name: string; message: string } }) => {
+    slot.worker.on('message', (msg: { ready?: true; id: number; ending?: boolean; result?: ExtractResult; error?: { name: string; message: string } }) => {
       if (msg.ready) {
         slot.ready = true;
         pump();
@@ -95,7 +97,13 @@ export function createExtractPool(opts: ExtractPoolOptions): ExtractPool {
       }
       const job = slot.current;
       if (!job || job.id !== msg.id) return;
-      finish(slot);
+      if (msg.ending) {
+        // The thread is ending itself (its state may be broken): no job goes to it again.
+        clearTimeout(job.timer);
+        slot.current = null;
+        retire(slot);
+        pump();
+      } else finish(slot);
       if (msg.error) job.reject(msg.error.name === 'ExtractError' ? new ExtractError(msg.error.message) : new Error(msg.error.message));
       else job.resolve(msg.result!);
     });
@@ -134,9 +142,9 @@ export function createExtractPool(opts: ExtractPoolOptions): ExtractPool {
         if (slot.current?.id !== id) return;
         slot.current = null;
         retire(slot);
-        pending.reject(new ExtractError(`reading it took longer than ${opts.timeoutMs / 1000} seconds and was stopped`));
+        pending.reject(new ExtractError(`reading it took longer than ${pending.timeoutMs / 1000} seconds and was stopped`));
         pump();
-      }, opts.timeoutMs);
+      }, pending.timeoutMs);
       timer.unref();
       slot.current = { ...pending, id, timer };
       // A busy worker keeps the process alive until its job ends.
@@ -147,10 +155,10 @@ export function createExtractPool(opts: ExtractPoolOptions): ExtractPool {
   };
 
   return {
-    run(job) {
+    run(job, runOpts) {
       if (closed) return Promise.reject(new ExtractError('the server is shutting down'));
       return new Promise<ExtractResult>((resolve, reject) => {
-        queue.push({ job, resolve, reject });
+        queue.push({ job, timeoutMs: runOpts?.timeoutMs ?? opts.timeoutMs, resolve, reject });
         pump();
       });
     },

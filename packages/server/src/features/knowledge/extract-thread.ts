@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { getPythonParser } from '../../lib/python-syntax.js';
 import { runExtractJob, type ExtractJob } from './extract-jobs.js';
 
 /**
@@ -11,7 +12,12 @@ parentPort!.on('message', (msg: { id: number; job: ExtractJob }) => {
     (result) => parentPort!.postMessage({ id: msg.id, result }),
     (err: unknown) => {
       const e = err as Error;
-      parentPort!.postMessage({ id: msg.id, error: { name: e?.name ?? 'Error', message: String(e?.message ?? err) } });
+      // A WebAssembly trap (tree-sitter's parser on some hostile python: "memory access out of
+      // bounds") may leave the module's memory broken: this thread ends (`ending` tells the pool
+      // to give it no other job), and the pool starts another.
+      const ending = e?.name === 'RuntimeError';
+      parentPort!.postMessage({ id: msg.id, ending, error: { name: e?.name ?? 'Error', message: String(e?.message ?? err) } });
+      if (ending) process.exit(1);
     },
   );
 });
@@ -21,4 +27,6 @@ await import('pdfjs-dist/legacy/build/pdf.mjs');
 // (pdf.js looks for `globalThis.pdfjsWorker`; the module ships no types, hence the variable.)
 const pdfWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = (await import(pdfWorkerModule)) as unknown;
+// The python parser (tree-sitter's WASM) too: a python job's time limit is its parse alone.
+await getPythonParser();
 parentPort!.postMessage({ ready: true });
