@@ -1,4 +1,4 @@
-import { LiveCode, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
+import { LiveCode, LiveFailReason, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
 import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
 import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
 import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
@@ -304,8 +304,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   async function connect(): Promise<boolean> {
     if (!pageConfig) return false;
     if (pageConfig.avatar.tokenRequired && !options.token) {
-      refuse(LiveCode.tokenRequired, LiveMessages['token-required']);
-      embed.emit('auth-fail', { code: LiveCode.tokenRequired, message: LiveMessages['token-required'] });
+      refuseWithoutToken();
       return false;
     }
     if (pageConfig.avatar.oauth && !oauthGrant) {
@@ -317,6 +316,17 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     const grant = oauthGrant;
     oauthGrant = undefined; // one-time
     return session.connect(grant ? { oauthGrant: grant } : {});
+  }
+
+  /**
+   * A protected avatar opened without a token can never connect: the page says so as it loads,
+   * offers no Connect, and the host page gets auth-fail (also if it registers later).
+   */
+  function refuseWithoutToken() {
+    const code = LiveCode.tokenRequired;
+    refuse(code, LiveMessages[code]);
+    view.setUnavailable();
+    embed.emitStanding('auth-fail', { code, message: LiveMessages[code], failReason: LiveFailReason[code]! });
   }
 
   /**
@@ -519,7 +529,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     pageConfig = config;
     view.setAvatar(config.avatar.name, config.avatar.photoUrl);
     if (!textOnly) void mountStage(config);
-    if (options.autoConnect) await connect();
+    if (config.avatar.tokenRequired && !options.token) refuseWithoutToken();
+    else if (options.autoConnect) await connect();
   })();
 
   /** Draws the avatar (the renderer chunk for its kind); keeps the photo when it cannot. */

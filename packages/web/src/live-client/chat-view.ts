@@ -79,6 +79,8 @@ export class ChatView {
   private micOn = true;
   private speakerOn = true;
   private connection: ConnectionState = 'disconnected';
+  /** Connecting cannot succeed from this page (a protected avatar opened without a token): no Connect button. */
+  private connectable = true;
 
   constructor(
     private readonly opts: ChatViewOptions,
@@ -187,12 +189,18 @@ export class ChatView {
     this.root.dataset.connection = state;
     this.status.textContent = STATUS_TEXT[state];
     const live = state === 'connected' || state === 'connecting' || state === 'reconnecting';
-    this.connectButton.hidden = live;
+    this.connectButton.hidden = live || !this.connectable;
     this.connectButton.textContent = state === 'ended' || state === 'failed' ? 'Connect again' : 'Connect';
     this.hangUpButton.hidden = !live;
     this.input.disabled = !live;
     this.sendButton.disabled = !live;
     if (state === 'connected') this.hideBanner();
+  }
+
+  /** The page cannot connect (the refusal in the banner says why): no Connect button, no input. */
+  setUnavailable() {
+    this.connectable = false;
+    this.setConnection(this.connection);
   }
 
   setMic(enabled: boolean) {
