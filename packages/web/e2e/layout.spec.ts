@@ -63,11 +63,47 @@ async function clippedInCard(card: Locator): Promise<string[]> {
   });
 }
 
+/**
+ * The card's id line ("ID 12 · Upper body") as drawn: every separator dot that can be seen has
+ * something on its line on both sides — none dangles at the end (or start) of a line when the
+ * line wraps in a narrow card or a part is empty.
+ */
+async function danglingSeparators(card: Locator): Promise<string[]> {
+  const line = card.locator('.MuiTypography-caption').filter({ hasText: /ID \d+/ }).first();
+  return line.evaluate((root) => {
+    const box = root.getBoundingClientRect();
+    const glyphs: { ch: string; left: number; right: number; mid: number }[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        if (!text[i]!.trim()) continue;
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const r = range.getBoundingClientRect();
+        // Clipped away by the line's box: not seen.
+        if (r.width === 0 || r.right <= box.left + 0.5 || r.left >= box.right - 0.5) continue;
+        glyphs.push({ ch: text[i]!, left: r.left, right: r.right, mid: (r.top + r.bottom) / 2 });
+      }
+    }
+    const problems: string[] = [];
+    for (const g of glyphs.filter((x) => x.ch === '·')) {
+      const sameLine = glyphs.filter((x) => x.ch !== '·' && Math.abs(x.mid - g.mid) < 4);
+      const before = sameLine.some((x) => x.right <= g.left + 0.5);
+      const after = sameLine.some((x) => x.left >= g.right - 0.5);
+      if (!before || !after) problems.push(`"${(root.textContent ?? '').trim()}": a "·" with nothing ${before ? 'after' : 'before'} it on its line`);
+    }
+    return problems;
+  });
+}
+
 async function expectCardsWhole(page: Page, ids: number[]) {
   for (const id of ids) {
     const card = page.getByTestId(`avatar-card-${id}`);
     await card.scrollIntoViewIfNeeded();
     expect.soft(await clippedInCard(card), `avatar card ${id}`).toEqual([]);
+    expect.soft(await danglingSeparators(card), `avatar card ${id}'s id line`).toEqual([]);
   }
 }
 

@@ -76,6 +76,16 @@ export const EmbedEvents = [
 ] as const;
 export type TEmbedEvent = (typeof EmbedEvents)[number];
 
+/**
+ * The avatar as the visitor experiences it, in one vocabulary: the page's header, `getState()`
+ * and the `state` event all say one of these (live-client/avatar-state.ts decides which).
+ * `speaking` is what is heard: from the first sample of an answer's voice played to its last;
+ * `thinking` covers an answer on its way that is not heard yet (its voice still loading or being
+ * made); `connecting` includes reconnecting; `ended` includes a refused start.
+ */
+export const AvatarStates = ['disconnected', 'connecting', 'idle', 'listening', 'thinking', 'speaking', 'ended'] as const;
+export type TAvatarState = (typeof AvatarStates)[number];
+
 export const ZEmbedMethodCall = z.object({
   eventName: z.literal('trl-method-call'),
   eventParams: z.object({
@@ -120,7 +130,7 @@ export interface TEmbedEventParams {
   'avatar-text': { utt: number; delta?: string; text?: string; final: boolean };
   'speaking-started': { utt: number };
   'speaking-ended': { utt: number; interrupted: boolean };
-  state: { state: 'disconnected' | 'connecting' | 'idle' | 'listening' | 'thinking' | 'speaking' | 'ended' };
+  state: { state: TAvatarState };
   error: { code: string; message: string; fatal: boolean };
   /** The microphone could not be used: the visitor blocked it, none is connected, it is busy, or the page is not https. */
   'mic-error': { reason: 'denied' | 'missing' | 'unavailable' | 'unsupported'; message: string };

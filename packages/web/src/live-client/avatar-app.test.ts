@@ -145,6 +145,35 @@ describe('the avatar page', () => {
     expect(calls.some((c) => c.path === '/api/live/sessions')).toBe(false);
   });
 
+  it('a protected avatar opened without a token says so as it loads and offers no Connect that would fail, with or without autoConnect; the host gets auth-fail even when it registers later', async () => {
+    for (const search of ['', '?autoConnect=false']) {
+      document.body.replaceChildren();
+      const posted: { eventName: string; eventParams: unknown; origin: string }[] = [];
+      const listeners: ((e: MessageEvent) => void)[] = [];
+      const parent = { postMessage: (message: { eventName: string; eventParams: unknown }, origin: string) => posted.push({ ...message, origin }) };
+      const win = {
+        parent,
+        location: { ancestorOrigins: Object.assign(['https://host.example'], { contains: () => true, item: () => 'https://host.example' }) },
+        document: { referrer: '' },
+        addEventListener: (_: string, fn: (e: MessageEvent) => void) => listeners.push(fn),
+        removeEventListener: () => undefined,
+      } as unknown as Window;
+      const container = document.createElement('div');
+      document.body.append(container);
+      const api = liveFetch({ ...okRoutes, '/api/live/avatars/12': () => ({ status: 200, body: pageConfig({ tokenRequired: true }) }) });
+      mountAvatarApp(container, { avatarId: 12, options: parseAvatarPageOptions(search), session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket }, embedWindow: win });
+      expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['token-required']);
+      expect(screen.queryByRole('button', { name: /^Connect/ })).not.toBeInTheDocument();
+      expect(screen.getByRole('textbox', { name: 'Message' })).toBeDisabled();
+      // The host registers after the page found out (its iframe's load event comes late).
+      for (const fn of listeners) fn({ data: { eventName: 'registerTrlEvents', eventParams: { events: ['auth-fail'] } }, origin: 'https://host.example', source: parent } as unknown as MessageEvent);
+      await waitFor(() => expect(posted.filter((p) => p.eventName === 'auth-fail')).toEqual([
+        { eventName: 'auth-fail', eventParams: { code: LiveCode.tokenRequired, message: LiveMessages['token-required'], failReason: 13 }, origin: 'https://host.example' },
+      ]));
+      expect(api.calls.some((c) => c.path === '/api/live/sessions')).toBe(false);
+    }
+  });
+
   it('offers sign-in for an OAuth avatar and connects with the grant in the request body', async () => {
     const { calls } = mount('', { ...okRoutes, '/api/live/avatars/12': () => ({ status: 200, body: pageConfig({ oauth: { appId: 5, startUrl: '/api/oauth/start/5', provider: 'Google' } }) }) });
     expect(await screen.findByRole('alert')).toHaveTextContent(LiveMessages['oauth-required']);

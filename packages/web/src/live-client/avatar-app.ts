@@ -1,8 +1,9 @@
-import { LiveCode, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
+import { LiveCode, LiveFailReason, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
 import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
 import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
 import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
 import { meterLevel } from './audio/mic-framer';
+import { AvatarStateMachine } from './avatar-state';
 import { ChatView } from './chat-view';
 import type { AvatarStage } from './render/stage';
 import { EmbedApi } from './embed-api';
@@ -102,7 +103,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     isSpeakerEnabled: () => session.isSpeakerEnabled,
     connect: () => connect(),
     disconnect: () => session.hangUp(),
-    getState: () => session.state,
+    getState: () => presence.state,
   }, app.embedWindow, options.registerEvents);
   const session: LiveSession = new LiveSession({
     avatarId,
@@ -118,6 +119,24 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   });
   let pageConfig: TLivePageConfig | null = null;
   let oauthGrant: string | undefined;
+  /**
+   * The state the visitor experiences (avatar-state.ts): the header, the stage's pose, getState()
+   * and the host's `state` event; and the answers' text, each held until its voice is heard.
+   */
+  const presence = new AvatarStateMachine({
+    state: (state) => {
+      view.setLiveState(state);
+      stage?.setPose(state);
+      embed.emit('state', { state });
+    },
+    reveal: (utt) => {
+      view.revealAnswer(utt);
+      for (const emit of heldEvents.get(utt) ?? []) emit();
+      heldEvents.delete(utt);
+    },
+  });
+  /** The host page's events of answers whose text is held (avatar-text, trl-chat): posted when it shows. */
+  const heldEvents = new Map<number, (() => void)[]>();
 
   const view = new ChatView(
     {
@@ -161,7 +180,11 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
         else session.playback(full(low), 'ended', ms);
         stage?.ended(low, ms, interrupted);
       },
-      blocked: (isBlocked) => view.setAudioBlocked(isBlocked),
+      blocked: (isBlocked) => {
+        audioBlocked = isBlocked;
+        view.setAudioBlocked(isBlocked);
+        updateVoiced();
+      },
     });
     player.setMuted(!options.speakerOn);
     view.root.append(player.element);
@@ -170,6 +193,12 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     window.addEventListener('pointerdown', unlock, true);
     window.addEventListener('keydown', unlock, true);
     return player;
+  }
+
+  let audioBlocked = false;
+  /** The visitor can hear the avatar's voice here: a player plays it, the browser lets it sound, the speaker is on. */
+  function updateVoiced() {
+    presence.setVoiced(audio !== null && session.playbackDriven && !audioBlocked && session.isSpeakerEnabled && session.state === 'connected');
   }
 
   /** The notice showing, when it is one that goes by itself (too-fast: with the next message taken; tools-starting: with the answer). */
@@ -264,6 +293,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     session.setSpeaker(enabled);
     audio?.setMuted(!enabled);
     view.setSpeaker(enabled);
+    updateVoiced();
     embed.emit('speaker-update', { enabled });
   }
 
@@ -274,8 +304,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   async function connect(): Promise<boolean> {
     if (!pageConfig) return false;
     if (pageConfig.avatar.tokenRequired && !options.token) {
-      refuse(LiveCode.tokenRequired, LiveMessages['token-required']);
-      embed.emit('auth-fail', { code: LiveCode.tokenRequired, message: LiveMessages['token-required'] });
+      refuseWithoutToken();
       return false;
     }
     if (pageConfig.avatar.oauth && !oauthGrant) {
@@ -287,6 +316,17 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     const grant = oauthGrant;
     oauthGrant = undefined; // one-time
     return session.connect(grant ? { oauthGrant: grant } : {});
+  }
+
+  /**
+   * A protected avatar opened without a token can never connect: the page says so as it loads,
+   * offers no Connect, and the host page gets auth-fail (also if it registers later).
+   */
+  function refuseWithoutToken() {
+    const code = LiveCode.tokenRequired;
+    refuse(code, LiveMessages[code]);
+    view.setUnavailable();
+    embed.emitStanding('auth-fail', { code, message: LiveMessages[code], failReason: LiveFailReason[code]! });
   }
 
   /**
@@ -335,7 +375,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       view.setListeningAvailable(false);
       void applyMic();
     }
-    embed.emit('state', { state: state === 'connected' ? 'idle' : state === 'failed' ? 'ended' : state === 'reconnecting' ? 'connecting' : state });
+    if (state !== 'connected') updateVoiced();
+    presence.setConnection(state);
   });
   session.on('admitted', ({ sessionId }) => embed.emit('auth-success', { sessionId }));
   session.on('refused', (failure) => {
@@ -377,8 +418,10 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       void audio.start(audioSampleRate).catch(() => {
         // No worklet (old browser, blocked module): speaking follows the worker's frames.
         session.playbackDriven = false;
+        updateVoiced();
       });
     }
+    updateVoiced();
     if (resumed) {
       audio?.connectionResumed();
       view.setHistory(history);
@@ -393,6 +436,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     uttByLow.set(u.utt & 0xffff, u.utt);
     while (uttByLow.size > 64) uttByLow.delete(uttByLow.keys().next().value!);
     if (u.text) stage?.setText(u.utt, u.text);
+    if (u.phase === 'start') presence.utteranceStarted(u.utt);
     if (u.phase === 'end') audio?.end(u.utt & 0xffff);
   });
   session.on('audio', (a) => audio?.push(a.utt, a.pcm, a.last));
@@ -404,12 +448,9 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   session.on('interrupted', (i) => {
     audio?.flush(i.utt & 0xffff);
     stage?.interrupt(i.utt & 0xffff, i.heardMs);
+    presence.interrupted(i.utt);
   });
-  session.on('state', (state) => {
-    view.setLiveState(state);
-    stage?.setPose(state);
-    embed.emit('state', { state });
-  });
+  session.on('state', (state) => presence.setWorkerState(state));
   session.on('transcript', (t) => {
     // Interim results are shown (and passed on) only when the avatar streams transcription.
     const streaming = session.ui?.transcriptionStreaming === true;
@@ -422,15 +463,26 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   });
   session.on('assistant', (a) => {
     clearNotice(LiveCode.toolsStarting);
+    // Shown in step with its voice: held (in place, hidden) until its first sample is heard.
+    const show = presence.text(a.utt);
+    if (!show) view.holdAnswer(a.utt);
     view.assistant(a.utt, a);
     const text = a.text ?? (assistantText.get(a.utt) ?? '') + (a.delta ?? '');
     assistantText.set(a.utt, text.slice(-4000));
     while (assistantText.size > 16) assistantText.delete(assistantText.keys().next().value!);
     stage?.setText(a.utt & 0xffff, text);
-    embed.emit('avatar-text', { utt: a.utt, ...(a.delta !== undefined ? { delta: a.delta } : {}), ...(a.text !== undefined ? { text: a.text } : {}), final: a.final });
-    if (a.final && a.text) embed.emit('trl-chat', { message: a.text, sttResponse: false });
+    const post = () => {
+      embed.emit('avatar-text', { utt: a.utt, ...(a.delta !== undefined ? { delta: a.delta } : {}), ...(a.text !== undefined ? { text: a.text } : {}), final: a.final });
+      if (a.final && a.text) embed.emit('trl-chat', { message: a.text, sttResponse: false });
+    };
+    if (show) post();
+    else {
+      heldEvents.set(a.utt, [...(heldEvents.get(a.utt) ?? []), post]);
+      while (heldEvents.size > 16) heldEvents.delete(heldEvents.keys().next().value!);
+    }
   });
   session.on('speaking', (s) => {
+    presence.speaking(s.utt, s.speaking);
     view.setSpeaking(s.speaking);
     browserRec?.pause(s.speaking);
     if (s.speaking) embed.emit('speaking-started', { utt: s.utt });
@@ -477,7 +529,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     pageConfig = config;
     view.setAvatar(config.avatar.name, config.avatar.photoUrl);
     if (!textOnly) void mountStage(config);
-    if (options.autoConnect) await connect();
+    if (config.avatar.tokenRequired && !options.token) refuseWithoutToken();
+    else if (options.autoConnect) await connect();
   })();
 
   /** Draws the avatar (the renderer chunk for its kind); keeps the photo when it cannot. */
@@ -485,6 +538,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     const { AvatarStage } = await import('./render/stage');
     const s = new AvatarStage({ avatarConfigUrl: config.avatar.avatarConfigUrl, dhType: config.avatar.dhType, photoUrl: config.avatar.photoUrl });
     stage = s;
+    s.setPose(presence.state);
     if (audio) s.attachAudio(audio);
     view.mountStage(s.root, s.layer);
     const transparent = () => {
@@ -503,6 +557,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   const destroy = () => {
     destroyed = true;
     session.hangUp();
+    presence.dispose();
     mic?.stop();
     browserRec?.stop();
     audio?.close();

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AudioFrameKind, readAudioFrame, type TLiveStartAnswer } from '@persona/contract';
+import { AudioFrameKind, AvatarStates, readAudioFrame, type TLiveStartAnswer } from '@persona/contract';
 import { MicProblemText } from './audio/mic-capture';
 import { mountAvatarApp } from './avatar-app';
 import { parseAvatarPageOptions } from './params';
@@ -174,6 +174,36 @@ describe('listening in the avatar page', () => {
     expect(FakeMic.last!.starts).toBe(0);
     await userEvent.click(button);
     await waitFor(() => expect(FakeMic.last!.active).toBe(true));
+  });
+
+  it('getState and the state events say the same word, from one vocabulary (AvatarStates): before, getState said "connected" while the events said "listening"', async () => {
+    const { host } = mount('');
+    await host.deliver({ eventName: 'registerTrlEvents', eventParams: { events: ['state'] } });
+    const call = (callId: number) => host.deliver({ eventName: 'trl-method-call', eventParams: { method: 'getState', args: [], callId } });
+    const socket = await ready(true);
+    const asked: unknown[] = [];
+    const ask = async () => {
+      const id = asked.length + 1;
+      await call(id);
+      const answer = (events(host.posted, 'trl-method-response') as { callId: number; result: unknown }[]).find((a) => a.callId === id);
+      asked.push(answer?.result);
+      return answer?.result;
+    };
+    expect(await ask()).toBe('idle');
+    socket.push({ type: 'state', state: 'listening' });
+    expect(await ask()).toBe('listening');
+    socket.push({ type: 'state', state: 'thinking' });
+    expect(await ask()).toBe('thinking');
+    // No player in this page (jsdom): speaking follows the worker's frames.
+    socket.push({ type: 'state', state: 'speaking' });
+    socket.push({ type: 'assistant', utt: 1, delta: 'Hi', final: false });
+    expect(await ask()).toBe('speaking');
+    socket.push({ type: 'assistant', utt: 1, text: 'Hi', final: true });
+    socket.push({ type: 'state', state: 'listening' });
+    expect(await ask()).toBe('listening');
+    const stated = (events(host.posted, 'state') as { state: string }[]).map((e) => e.state);
+    expect(stated).toEqual(['connecting', 'idle', 'listening', 'thinking', 'speaking', 'listening']);
+    for (const word of [...stated, ...asked]) expect(AvatarStates).toContain(word);
   });
 
   it('the host page drives the mic: setMicEnabled, toggleMic, isMicEnabled', async () => {

@@ -1,3 +1,4 @@
+import type { TAvatarState } from '@persona/contract';
 import type { ConnectionState } from './live-session';
 
 /** The avatar page's DOM, without React (the page must stay small): stage, status, chat panel. */
@@ -65,6 +66,8 @@ export class ChatView {
   private readonly meterBar = el('span', { class: 'ps-meter-bar', 'aria-hidden': 'true' });
   private interimBubble: HTMLElement | null = null;
   private readonly answerBubbles = new Map<number, HTMLElement>();
+  /** Answers whose text waits for their voice: their bubble is made in place, hidden. */
+  private readonly heldAnswers = new Set<number>();
   private lastMeterAria = 0;
   private readonly form = el('form', { class: 'ps-input' });
   private readonly input = el('input', { id: 'ps-message', name: 'message', type: 'text', autocomplete: 'off', maxlength: '2000', placeholder: 'Type a message…', 'aria-label': 'Message' });
@@ -76,6 +79,8 @@ export class ChatView {
   private micOn = true;
   private speakerOn = true;
   private connection: ConnectionState = 'disconnected';
+  /** Connecting cannot succeed from this page (a protected avatar opened without a token): no Connect button. */
+  private connectable = true;
 
   constructor(
     private readonly opts: ChatViewOptions,
@@ -184,12 +189,18 @@ export class ChatView {
     this.root.dataset.connection = state;
     this.status.textContent = STATUS_TEXT[state];
     const live = state === 'connected' || state === 'connecting' || state === 'reconnecting';
-    this.connectButton.hidden = live;
+    this.connectButton.hidden = live || !this.connectable;
     this.connectButton.textContent = state === 'ended' || state === 'failed' ? 'Connect again' : 'Connect';
     this.hangUpButton.hidden = !live;
     this.input.disabled = !live;
     this.sendButton.disabled = !live;
     if (state === 'connected') this.hideBanner();
+  }
+
+  /** The page cannot connect (the refusal in the banner says why): no Connect button, no input. */
+  setUnavailable() {
+    this.connectable = false;
+    this.setConnection(this.connection);
   }
 
   setMic(enabled: boolean) {
@@ -247,7 +258,8 @@ export class ChatView {
     this.root.dataset.speaking = String(speaking);
   }
 
-  setLiveState(state: string) {
+  /** The header's label for the avatar's state (AvatarStates; listening reads so while the mic is live). */
+  setLiveState(state: TAvatarState | string) {
     this.root.dataset.state = state;
     if (this.connection === 'connected') {
       this.status.textContent = state === 'thinking' ? 'Thinking…' : state === 'speaking' ? 'Speaking' : state === 'listening' && this.root.dataset.micLive === 'true' ? 'Listening…' : 'Connected';
@@ -260,6 +272,7 @@ export class ChatView {
     this.interimBubble = null;
     this.assistantBubbles.clear();
     this.answerBubbles.clear();
+    this.heldAnswers.clear();
     this.userBubbles.clear();
     for (const entry of entries) this.appendBubble(entry.role, entry.text);
   }
@@ -337,6 +350,7 @@ export class ChatView {
     let bubble = this.assistantBubbles.get(utt) ?? (part.final && part.interrupted ? this.answerBubbles.get(utt) : undefined);
     if (!bubble) {
       bubble = this.appendBubble('assistant', '');
+      if (this.heldAnswers.has(utt)) bubble.hidden = true;
       this.assistantBubbles.set(utt, bubble);
       // The last few answers, by utterance: a late transcript goes above its answer.
       this.answerBubbles.set(utt, bubble);
@@ -350,6 +364,20 @@ export class ChatView {
       if (part.interrupted) bubble.dataset.interrupted = 'true';
       this.assistantBubbles.delete(utt);
     }
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  /** The answer `utt` is shown only once its voice is heard (revealAnswer). */
+  holdAnswer(utt: number) {
+    this.heldAnswers.add(utt);
+    while (this.heldAnswers.size > 32) this.heldAnswers.delete(this.heldAnswers.values().next().value!);
+  }
+
+  revealAnswer(utt: number) {
+    this.heldAnswers.delete(utt);
+    const bubble = this.answerBubbles.get(utt);
+    if (!bubble?.hidden) return;
+    bubble.hidden = false;
     this.log.scrollTop = this.log.scrollHeight;
   }
 

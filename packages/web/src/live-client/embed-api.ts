@@ -52,6 +52,8 @@ const isMethod = (name: string): name is TEmbedMethod => (EmbedMethods as readon
 export class EmbedApi {
   private hostOrigin: string | null;
   private readonly registered = new Set<TEmbedEvent>();
+  /** Events that state a standing fact (the page cannot connect): posted again to a host that registers later. */
+  private readonly standing = new Map<TEmbedEvent, unknown>();
   private readonly win: Window;
   private readonly target: EmbedTarget;
   private readonly onMessage = (event: MessageEvent) => void this.handle(event);
@@ -86,6 +88,15 @@ export class EmbedApi {
     this.win.parent.postMessage({ eventName, eventParams }, this.hostOrigin);
   }
 
+  /**
+   * An event that stays true (auth-fail of a protected avatar opened without a token, known as the
+   * page loads): a host that registers for it after it happened still gets it.
+   */
+  emitStanding<K extends TEmbedEvent>(eventName: K, eventParams: TEmbedEventParams[K]) {
+    this.standing.set(eventName, eventParams);
+    this.emit(eventName, eventParams);
+  }
+
   private respond(callId: string | number | undefined, result: { result?: unknown; error?: string }) {
     if (!this.hostOrigin) return;
     const message: TEmbedMethodResponse = {
@@ -100,8 +111,11 @@ export class EmbedApi {
     const added: string[] = [];
     for (const name of list) {
       if (typeof name === 'string' && isEvent(name)) {
+        const fresh = !this.registered.has(name);
         this.registered.add(name);
         added.push(name);
+        const standing = this.standing.get(name);
+        if (fresh && standing !== undefined) this.emit(name, standing as TEmbedEventParams[typeof name]);
       }
     }
     return added;

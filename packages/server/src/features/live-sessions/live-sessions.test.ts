@@ -165,7 +165,10 @@ describe('live sessions: page config and admission', () => {
     expect(key.statusCode).toBe(200);
     const { id: keyId, encKey } = key.json().encKey as { id: number; encKey: string };
     const a = await avatar({ encKeyId: keyId });
-    expect((await start({ avatarId: a.id })).body).toMatchObject({ status: 'FAIL', code: LiveCode.tokenRequired, errors: [LiveMessages['token-required']] });
+    // The page learns it from its config before anything is offered (issue 26, item 14: no Connect
+    // that can only fail), and the refusal is the spec's InvalidToken.
+    expect((await t.app.inject({ url: LivePaths.pageConfig(a.id) })).json().avatar.tokenRequired).toBe(true);
+    expect((await start({ avatarId: a.id })).body).toMatchObject({ status: 'FAIL', code: LiveCode.tokenRequired, failReason: FailReason.InvalidToken, errors: [LiveMessages['token-required']] });
     expect((await start({ avatarId: a.id, token: 'a.b.c' })).body).toMatchObject({ code: LiveCode.tokenInvalid });
     const { mintAvatarToken } = await import('../encryption-keys/avatar-token.js');
     const expired = mintAvatarToken(encKey, { avatarId: a.id, expiresInSeconds: 60 }, new Date(Date.now() - 3600_000));

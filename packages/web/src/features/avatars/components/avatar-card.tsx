@@ -52,6 +52,34 @@ export function formatUpdated(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** Width of the "·" between two parts of a meta line (with its spaces). */
+const SEPARATOR = '1.1em';
+
+/**
+ * Short facts on one line ("ID 12 · Upper Body 3D"), each kept whole: in a narrow card a part
+ * goes to the next line. Empty parts are left out, and a separator is drawn only between two
+ * parts on the same line: each part after the first begins with one, and the row is shifted
+ * left by its width inside a box that clips — so the one that would start a line is cut off,
+ * and none ends a line (issue 26, item 14).
+ */
+export function MetaLine({ parts }: { parts: readonly (string | null | undefined)[] }) {
+  const shown = parts.map((p) => p?.trim() ?? '').filter(Boolean);
+  return (
+    <Typography variant="caption" color="text.secondary" component="div" sx={{ overflow: 'hidden' }}>
+      <Box component="span" sx={{ display: 'flex', flexWrap: 'wrap', ml: `-${SEPARATOR}` }}>
+        {shown.map((part, i) => (
+          <Box component="span" key={`${i}-${part}`} sx={{ whiteSpace: 'nowrap' }}>
+            <Box component="span" aria-hidden="true" sx={{ display: 'inline-block', width: SEPARATOR, textAlign: 'center' }}>
+              ·
+            </Box>
+            {part}
+          </Box>
+        ))}
+      </Box>
+    </Typography>
+  );
+}
+
 function Detail({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <Box sx={{ display: 'flex', justifyContent: 'space-between', gap: 1.5, py: 0.5, alignItems: 'center', minHeight: 30 }}>
@@ -172,15 +200,7 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
               {avatar.name}
             </Typography>
           )}
-          {/* The id and the kind each stay whole: in a narrow card the kind goes to its own line. */}
-          <Typography variant="caption" color="text.secondary" component="div" sx={{ display: 'flex', flexWrap: 'wrap', columnGap: 0.5 }}>
-            <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
-              ID {avatar.id} ·
-            </Box>
-            <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
-              {avatar.dhTypeName}
-            </Box>
-          </Typography>
+          <MetaLine parts={[`ID ${avatar.id}`, avatar.dhTypeName]} />
         </Box>
         {!isCompact ? (
           <Tooltip title="Delete">

@@ -6,7 +6,7 @@ import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
-import { AuthLimits, Plans, type TPlan } from '@persona/contract';
+import { AuthLimits, AvatarStates, Plans, type TPlan } from '@persona/contract';
 import { PageContainer } from '../../../components/page-container';
 import { useSession } from '../../../lib/auth-store';
 import { usePublicConfig } from '../../../lib/config';
@@ -106,7 +106,7 @@ const embedMethods: readonly [string, string][] = [
   ['setMicEnabled(on) · toggleMic() · isMicEnabled()', 'The microphone, as the visitor’s mic button.'],
   ['setSpeakerEnabled(on) · toggleSpeaker() · isSpeakerEnabled()', 'The avatar’s sound.'],
   ['registerTrlEvents([names])', 'Subscribes to events (also accepted as a message with that eventName).'],
-  ['connect() · disconnect() · getState()', 'Starts or ends the conversation; the connection state.'],
+  ['connect() · disconnect() · getState()', 'Starts or ends the conversation; getState() answers the avatar’s state, in the words of the state event.'],
 ];
 
 const embedEvents: readonly [string, string][] = [
@@ -116,9 +116,9 @@ const embedEvents: readonly [string, string][] = [
   ['mic-access', '{permissionGranted}: the browser gave the microphone, or the visitor refused it.'],
   ['mic-error', "{reason, message}: the microphone cannot be used — reason 'denied' (the visitor blocked it), 'missing' (none connected), 'unavailable' (in use) or 'unsupported' (not https). The page explains it too; typing still works."],
   ['media-connected, websocket-connect / websocket-disconnect', 'The avatar server connection opened or closed ({code, message}).'],
-  ['avatar-text', '{utt, delta | text, final}: the answer as it is being written.'],
-  ['speaking-started / speaking-ended', '{utt, interrupted}: the avatar starts or stops speaking.'],
-  ['state', '{state}: connecting, idle, listening, thinking, speaking, ended.'],
+  ['avatar-text', '{utt, delta | text, final}: the answer as it is being written, from when its voice is heard (as the page shows it).'],
+  ['speaking-started / speaking-ended', '{utt, interrupted}: the first and the last sample of an answer’s voice are heard.'],
+  ['state', `{state}: ${AvatarStates.join(', ')}. It follows what the visitor hears: speaking from the first sample of the voice to the last, thinking while an answer is on its way.`],
   ['error', '{code, message, fatal}: something went wrong; fatal means the conversation ended.'],
 ];
 
