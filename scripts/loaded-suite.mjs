@@ -83,6 +83,9 @@ function failedTests(text) {
   return failLines.length ? failLines : named('✘|×');
 }
 
+/** The run in progress (its own process group, so that stopping the script stops all of it). */
+let current = null;
+
 function runOnce(k) {
   return new Promise((resolve) => {
     const file = path.join(logDir, `run-${k}.log`);
@@ -93,7 +96,8 @@ function runOnce(k) {
       const preload = new URL('./event-loop-stalls.mjs', import.meta.url).href;
       Object.assign(env, { LOADED_STALL_MS: String(stalls), NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim() });
     }
-    const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    current = child;
     let text = '';
     const take = (chunk) => {
       out.write(chunk);
@@ -103,6 +107,7 @@ function runOnce(k) {
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     child.on('close', (code, signal) => {
+      current = null;
       out.end();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const summary = /Tests\s+(.*\(\d+\))/.exec(plainText(text))?.[1] ?? /Total: .*/.exec(text)?.[0] ?? '';
@@ -114,6 +119,7 @@ function runOnce(k) {
 const hog = startHog();
 const stop = () => {
   stopHog(hog);
+  stopHog(current);
   process.exit(130);
 };
 process.on('SIGINT', stop);
