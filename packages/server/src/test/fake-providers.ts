@@ -26,6 +26,8 @@ export interface RecordedRequest {
 export interface FakeKnobs {
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Never answer: the request is held until the client gives up (a timeout that a slow machine cannot turn into an answer). */
+  hang?: boolean;
   /** Answer this status with the provider's error body. */
   status?: number;
   /** Answer a body of this many bytes (chunked, no length announced). */
@@ -56,6 +58,10 @@ async function serve(req: http.IncomingMessage, res: http.ServerResponse, fake: 
   const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body: Buffer.concat(chunks).toString('utf8') };
   fake.requests.push(rec);
   const knobs = { ...fake.knobs };
+  if (knobs.hang) {
+    if (!res.destroyed) await new Promise((r) => res.once('close', r));
+    return;
+  }
   if (knobs.delayMs) await sleep(knobs.delayMs);
   if (res.destroyed) return;
   if (knobs.redirectTo) {

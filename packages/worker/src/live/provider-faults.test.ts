@@ -4,10 +4,13 @@
 // apology or notice, what was already said kept), that the error is counted once with the right
 // labels, that the next turn works once the provider behaves, and that nothing is left open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TtsTimeouts } from '../providers/tts/common.js';
+import type { SttTimeouts } from '../providers/stt/batch.js';
 import { LiveCode, LiveMessages, type TLiveHistoryEntry } from '@persona/contract';
 import { createLlmBrain } from '../brains/llm.js';
 import type { Brain } from '../brains/types.js';
 import { TURN_DEFAULTS, type TurnOptions } from '../listening/options.js';
+import { realClock, STT_REOPEN_BACKOFF_MS, type Clock } from '../listening/turns.js';
 import type { VadStream } from '../listening/vad.js';
 import { createGuardedFetch, type GuardedFetchHandle } from '../net/guarded-fetch.js';
 import { createAzureStt } from '../providers/stt/azure.js';
@@ -33,10 +36,41 @@ import { scriptedTts, type ScriptedCall } from '../test/scripted-tts.js';
 import { Conversation } from './conversation.js';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js';
 
-/** Short bounds, so that a hang costs a cell about a second (production: LLM_FIRST_TOKEN_MS, TTS_FIRST_AUDIO_MS…). */
+/**
+ * Short bounds, so that a hang costs a cell about a second (production: LLM_FIRST_TOKEN_MS,
+ * TTS_FIRST_AUDIO_MS…) — used only for the bound that detects the hang a cell is about.
+ */
 const LLM_TIMEOUTS = { firstChunkMs: 1_200, idleMs: 600 };
-const TTS_TIMEOUTS = { firstChunkMs: 1_000, idleMs: 500 };
-const STT_TIMEOUTS = { requestMs: 1_000, finalizeMs: 500, streamIdleMs: 800 };
+const TTS_TIMEOUTS: TtsTimeouts = { firstChunkMs: 1_000, idleMs: 500 };
+const STT_TIMEOUTS: SttTimeouts = { requestMs: 1_000, finalizeMs: 500, streamIdleMs: 800 };
+/**
+ * Every other bound: far above any pause of a loaded machine. Under load a short bound met by a
+ * working provider is a second error the test did not cause (issue 26, item 16: 'counted 2, not
+ * 1' and '0 samples heard' were short bounds met by a healthy fake while the event loop was held).
+ */
+const PATIENT_LLM = { firstChunkMs: 30_000, idleMs: 30_000 };
+const PATIENT_TTS: TtsTimeouts = { firstChunkMs: 30_000, idleMs: 30_000 };
+const PATIENT_STT: SttTimeouts = { requestMs: 30_000, finalizeMs: 30_000, streamIdleMs: 30_000 };
+
+/** The bounds of a fault turn: short only for the one that detects a hang of this kind. */
+function faultBounds<T extends { firstChunkMs: number; idleMs: number }>(mode: FaultMode, short: T, patient: T): T {
+  if (mode === 'hang') return { ...patient, firstChunkMs: short.firstChunkMs };
+  if (mode === 'stall') return { ...patient, idleMs: short.idleMs };
+  return patient;
+}
+
+/**
+ * A provider client made with the fault turn's bounds, and again with patient ones for the turns
+ * after it (`recover()`): the client of one session, as the conversation sees it.
+ */
+function phased<T>(make: (patient: boolean) => T, wrap: (current: () => T) => T) {
+  let current = make(false);
+  return { client: wrap(() => current), recover: () => void (current = make(true)) };
+}
+const phasedTts = (make: (patient: boolean) => TtsEngine) =>
+  phased(make, (current) => ({ provider: current().provider, sampleRate: current().sampleRate, marks: current().marks, synthesize: (text, o) => current().synthesize(text, o) }));
+const phasedBrain = (make: (patient: boolean) => Brain) => phased(make, (current) => ({ kind: current().kind, reply: (turn) => current().reply(turn) }));
+const phasedStt = (make: (patient: boolean) => SttEngine) => phased(make, (current) => ({ provider: current().provider, mode: current().mode, open: (o, ev) => current().open(o, ev) }));
 
 const ANSWER = 'The museum opens at nine. It closes at five in the evening, every day but Monday.';
 /** What the model had said when a stream with six events (role + five words) broke off. */
@@ -53,7 +87,7 @@ interface Session {
   fetch: GuardedFetchHandle;
 }
 
-function openSession(o: { brain: (fetch: GuardedFetchHandle) => Brain; speech: (fetch: GuardedFetchHandle) => SpeechPipeline; stt?: (fetch: GuardedFetchHandle) => SttEngine }): Session {
+function openSession(o: { brain: (fetch: GuardedFetchHandle) => Brain; speech: (fetch: GuardedFetchHandle) => SpeechPipeline; stt?: (fetch: GuardedFetchHandle) => SttEngine; clock?: Clock }): Session {
   const config = sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' }, textOnly: false });
   const fetch = createGuardedFetch({ allowPrivate: true });
   const metrics = createWorkerMetrics();
@@ -63,10 +97,11 @@ function openSession(o: { brain: (fetch: GuardedFetchHandle) => Brain; speech: (
     config,
     brain: o.brain(fetch),
     speech: o.speech(fetch),
-    ...(o.stt ? { listening: { stt: o.stt(fetch), vad: levelVad, options }, micOn: true } : {}),
+    ...(o.stt ? { listening: { stt: o.stt(fetch), vad: levelVad, options, ...(o.clock ? { clock: o.clock } : {}) }, micOn: true } : {}),
     portal: { heartbeat: async () => ({ echo: false, end: null }), history: async (h) => void histories.push(h.map((e) => ({ ...e }))), end: async () => undefined },
     log: { info() {}, warn() {}, error() {} },
     metrics: metrics.conversation,
+    ...(o.clock ? { now: o.clock.now } : {}),
   });
   const page = fakePage();
   c.attach(page);
@@ -80,10 +115,10 @@ const listeningStates = (p: Page) => framesOf(p, 'state').filter((f) => f.state 
 
 /** A typed turn, to its end (the state goes back to listening). */
 async function typed(s: Session, text: string) {
-  await until(() => listeningStates(s.page) > 0, 5000, 'ready');
+  await until(() => listeningStates(s.page) > 0, 20_000, 'ready');
   const n = listeningStates(s.page);
   s.c.onMessage(JSON.stringify({ type: 'text', text }));
-  await until(() => listeningStates(s.page) > n, 10_000, `the turn "${text}"`);
+  await until(() => listeningStates(s.page) > n, 20_000, `the turn "${text}"`);
 }
 
 /** Provider errors counted so far, as `provider/phase → n`. */
@@ -108,17 +143,23 @@ function handles() {
 async function hangUpCleanly(s: Session, before: ReturnType<typeof handles>) {
   expect(s.page.isOpen).toBe(true);
   s.c.onMessage(JSON.stringify({ type: 'bye' }));
-  await until(() => !s.page.isOpen, 3000, 'bye');
+  await until(() => !s.page.isOpen, 10_000, 'bye');
   expect(s.c.isFinished).toBe(true);
   s.fetch.close();
   const left = () => handles();
-  await until(() => left().timers <= before.timers && left().sockets <= before.sockets, 4000, `leftovers ${JSON.stringify(left())} (before ${JSON.stringify(before)})`).catch(() => undefined);
+  await until(() => left().timers <= before.timers && left().sockets <= before.sockets, 10_000, `leftovers ${JSON.stringify(left())} (before ${JSON.stringify(before)})`).catch(() => undefined);
   expect(left().timers).toBeLessThanOrEqual(before.timers);
   expect(left().sockets).toBeLessThanOrEqual(before.sockets);
 }
 
 /** The client let go of every exchange it gave up on (its side closed: the proxy sees it a moment later). */
-const released = (proxy: FaultProxy) => until(() => proxy.open() === 0, 2000, `${proxy.open()} exchanges left open`);
+const released = (proxy: FaultProxy) => until(() => proxy.open() === 0, 10_000, `${proxy.open()} exchanges left open`);
+
+/**
+ * A fault turn ends with the short bound of its hang, not the patient one: far below the patient
+ * bound whatever the machine's load (on an idle machine: the short bound plus a few ms).
+ */
+const SHORT_NOT_PATIENT_MS = 15_000;
 
 const spokenText = (calls: ScriptedCall[]) => calls.map((c) => c.text).join(' ');
 
@@ -147,10 +188,12 @@ describe('the model (OpenAI-compatible streaming chat completions) fails', () =>
   it.each(HTTP_FAULTS)('%s: the apology is shown and spoken, what was said stays, counted once, the next turn works', async (_name, mode, after) => {
     const before = handles();
     const voice = scriptedTts({ sampleRate: 16000 });
+    let model!: ReturnType<typeof phasedBrain>;
     const s = openSession({
       brain: (fetch) => {
         const config = sessionConfig({ kind: 'llm', baseUrl: `${proxy.origin}/v1`, apiKey: 'test-key', model: 'gpt-fake', instructions: 'Be brief.', maxTokens: null, platform: false });
-        return createLlmBrain({ ...testDeps(config), fetch }, { chatTimeouts: LLM_TIMEOUTS });
+        model = phasedBrain((patient) => createLlmBrain({ ...testDeps(config), fetch }, { chatTimeouts: patient ? PATIENT_LLM : faultBounds(mode, LLM_TIMEOUTS, PATIENT_LLM) }));
+        return model.client;
       },
       speech: () => createSpeechPipeline({ tts: voice }),
     });
@@ -158,7 +201,7 @@ describe('the model (OpenAI-compatible streaming chat completions) fails', () =>
     proxy.after = after;
     const t0 = Date.now();
     await typed(s, 'When does the museum open?');
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(Date.now() - t0).toBeLessThan(SHORT_NOT_PATIENT_MS);
     const partial = after > 1;
     const first = finals(s.page).at(-1)!;
     expect(first.text).toBe(partial ? `${SAID}\u2026 ${APOLOGY}` : APOLOGY);
@@ -168,6 +211,7 @@ describe('the model (OpenAI-compatible streaming chat completions) fails', () =>
     expect(await providerErrors(s.metrics)).toEqual({ 'openai-compatible/reply': 1 });
     await released(proxy);
 
+    model.recover();
     proxy.mode = 'pass';
     await typed(s, 'And when does it close?');
     expect(finals(s.page).at(-1)!.text).toBe(ANSWER);
@@ -191,15 +235,15 @@ interface TtsCase {
   /** Frames (or bytes) forwarded before a stall or drop: some audible audio. */
   after: number;
   start: () => Promise<tts.FakeTts>;
-  engine: (origin: string, fetch: GuardedFetchHandle) => TtsEngine;
+  engine: (origin: string, fetch: GuardedFetchHandle, timeouts: TtsTimeouts) => TtsEngine;
 }
 
 const TTS_CASES: TtsCase[] = [
-  { name: 'elevenlabs', format: 'ndjson', after: 1, start: tts.startFakeElevenLabs, engine: (baseUrl, fetch) => createElevenLabsTts({ apiKey: tts.ELEVENLABS_KEY, voiceId: 'voice-1', baseUrl, fetch, timeouts: TTS_TIMEOUTS }) },
-  { name: 'cartesia', format: 'sse', after: 1, start: tts.startFakeCartesia, engine: (baseUrl, fetch) => createCartesiaTts({ apiKey: tts.CARTESIA_KEY, voiceId: 'voice-1', baseUrl, fetch, timeouts: TTS_TIMEOUTS }) },
-  { name: 'neuphonic', format: 'sse', after: 1, start: tts.startFakeNeuphonic, engine: (baseUrl, fetch) => createNeuphonicTts({ apiKey: tts.NEUPHONIC_KEY, baseUrl, fetch, timeouts: TTS_TIMEOUTS }) },
-  { name: 'azure', format: 'audio', after: 24_000, start: tts.startFakeAzure, engine: (baseUrl, fetch) => createAzureTts({ apiKey: tts.AZURE_KEY, region: 'westeurope', voice: 'en-US-JennyNeural', baseUrl, fetch, timeouts: TTS_TIMEOUTS }) },
-  { name: 'openai-compatible', format: 'audio', after: 24_000, start: () => tts.startFakeOpenAiSpeech(), engine: (origin, fetch) => createOpenAiTts({ baseUrl: `${origin}/v1`, apiKey: tts.OPENAI_TTS_KEY, fetch, timeouts: TTS_TIMEOUTS }) },
+  { name: 'elevenlabs', format: 'ndjson', after: 1, start: tts.startFakeElevenLabs, engine: (baseUrl, fetch, timeouts) => createElevenLabsTts({ apiKey: tts.ELEVENLABS_KEY, voiceId: 'voice-1', baseUrl, fetch, timeouts }) },
+  { name: 'cartesia', format: 'sse', after: 1, start: tts.startFakeCartesia, engine: (baseUrl, fetch, timeouts) => createCartesiaTts({ apiKey: tts.CARTESIA_KEY, voiceId: 'voice-1', baseUrl, fetch, timeouts }) },
+  { name: 'neuphonic', format: 'sse', after: 1, start: tts.startFakeNeuphonic, engine: (baseUrl, fetch, timeouts) => createNeuphonicTts({ apiKey: tts.NEUPHONIC_KEY, baseUrl, fetch, timeouts }) },
+  { name: 'azure', format: 'audio', after: 24_000, start: tts.startFakeAzure, engine: (baseUrl, fetch, timeouts) => createAzureTts({ apiKey: tts.AZURE_KEY, region: 'westeurope', voice: 'en-US-JennyNeural', baseUrl, fetch, timeouts }) },
+  { name: 'openai-compatible', format: 'audio', after: 24_000, start: () => tts.startFakeOpenAiSpeech(), engine: (origin, fetch, timeouts) => createOpenAiTts({ baseUrl: `${origin}/v1`, apiKey: tts.OPENAI_TTS_KEY, fetch, timeouts }) },
 ];
 
 /** Raw PCM noise with an audio content type is audio: no client can tell it from speech. */
@@ -227,12 +271,19 @@ describe.each(TTS_CASES.map((c) => [c.name, c] as const))('the voice (%s) fails'
 
   it.each(HTTP_FAULTS)('%s: the answer goes on in the chat with a short apology, counted once, the next turn is spoken', async (_name, mode, after) => {
     const before = handles();
-    const s = openSession({ brain: () => textBrain, speech: (fetch) => createSpeechPipeline({ tts: tc.engine(proxy.origin, fetch) }) });
+    let voice!: ReturnType<typeof phasedTts>;
+    const s = openSession({
+      brain: () => textBrain,
+      speech: (fetch) => {
+        voice = phasedTts((patient) => tc.engine(proxy.origin, fetch, patient ? PATIENT_TTS : faultBounds(mode, TTS_TIMEOUTS, PATIENT_TTS)));
+        return createSpeechPipeline({ tts: voice.client });
+      },
+    });
     proxy.mode = mode;
     proxy.after = after === 0 ? 0 : tc.after;
     const t0 = Date.now();
     await typed(s, 'When does the museum open?');
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(Date.now() - t0).toBeLessThan(SHORT_NOT_PATIENT_MS);
     const utt = finals(s.page)[0]!.utt;
     const utterance = framesOf(s.page, 'utterance').filter((f) => f.utt === utt);
     if (undetectable(tc, mode)) {
@@ -249,6 +300,7 @@ describe.each(TTS_CASES.map((c) => [c.name, c] as const))('the voice (%s) fails'
     }
     await released(proxy);
 
+    voice.recover();
     proxy.mode = 'pass';
     await typed(s, 'And when does it close?');
     const next = finals(s.page).at(-1)!;
@@ -274,12 +326,22 @@ const echoBrain: Brain = {
   },
 };
 
+/**
+ * Fault knobs detected by a bound (the short ones): a handshake never answered, an answer that
+ * never comes, or never a readable one (garbage: the stream's idle bound). Any other fault is
+ * detected by what comes.
+ */
+const isHang = (knobs: { stallHandshake?: boolean; silent?: boolean; garbage?: boolean }) => Boolean(knobs.stallHandshake || knobs.silent || knobs.garbage);
+
+/** A recogniser client with the short bounds for a hang, patient ones otherwise and after the fault. */
+const recogniser = (hang: boolean, make: (timeouts: SttTimeouts) => SttEngine) => phasedStt((patient) => make(hang && !patient ? STT_TIMEOUTS : PATIENT_STT));
+
 async function listenThroughFault(s: Session, fault: () => void, behave: () => void, provider: string) {
   const before = handles();
-  await until(() => listeningStates(s.page) > 0, 5000, 'ready');
+  await until(() => listeningStates(s.page) > 0, 20_000, 'ready');
   fault();
   await speak(s);
-  await until(() => errorsOf(s.page).length > 0, 6000, 'the listening notice');
+  await until(() => errorsOf(s.page).length > 0, 20_000, 'the listening notice');
   await new Promise((r) => setTimeout(r, 300));
   expect(errorsOf(s.page)).toEqual([LiveCode.listeningError]);
   expect(framesOf(s.page, 'error')[0]!.message).toBe(LiveMessages['listening-error']);
@@ -289,10 +351,10 @@ async function listenThroughFault(s: Session, fault: () => void, behave: () => v
   // Listening goes on: once the provider behaves, the visitor is heard and answered.
   behave();
   await speak(s);
-  await until(() => finals(s.page).length > 0, 6000, 'the answer after the fault');
+  await until(() => finals(s.page).length > 0, 20_000, 'the answer after the fault');
   expect(finals(s.page)[0]!.text).toMatch(/^You said: \S/);
   expect(await providerErrors(s.metrics)).toEqual({ [`${provider}/listening`]: 1 });
-  await until(() => listeningStates(s.page) >= 2, 5000, 'the answer spoken');
+  await until(() => listeningStates(s.page) >= 2, 20_000, 'the answer spoken');
   return before;
 }
 
@@ -314,31 +376,60 @@ describe('the recogniser (Deepgram, streaming) fails', () => {
   ];
 
   it.each(DEEPGRAM_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, knobs) => {
-    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => createDeepgramStt({ apiKey: DEEPGRAM_KEY, baseUrl: fake.wsOrigin, timeouts: STT_TIMEOUTS }) });
+    const stt = recogniser(isHang(knobs), (timeouts) => createDeepgramStt({ apiKey: DEEPGRAM_KEY, baseUrl: fake.wsOrigin, timeouts }));
+    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => stt.client });
     const before = await listenThroughFault(
       s,
       () => (fake.knobs = { ...knobs, times: 1 }),
-      () => (fake.knobs = {}),
+      () => {
+        fake.knobs = {};
+        stt.recover();
+      },
       'deepgram',
     );
     expect(finals(s.page)[0]!.text).toMatch(/^You said: finalized after \d+ samples$/);
     await hangUpCleanly(s, before);
-    await until(() => fake.connections.every((conn) => conn.closed), 3000, 'Deepgram sockets closed');
+    await until(() => fake.connections.every((conn) => conn.closed), 10_000, 'Deepgram sockets closed');
   });
 
   it('one that keeps failing is opened again at once, then only after a wait; the visitor is not told after every sentence', async () => {
     const before = handles();
     fake.knobs = { handshakeStatus: 401 };
-    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => createDeepgramStt({ apiKey: DEEPGRAM_KEY, baseUrl: fake.wsOrigin, timeouts: STT_TIMEOUTS }) });
-    await until(() => listeningStates(s.page) > 0, 5000, 'ready');
-    for (let k = 0; k < 4; k++) {
+    // The backoff (and the gap between two notices) is measured on the session's clock: here it
+    // moves only when the test says, so a slow machine taking seconds over the sentences below
+    // cannot make the wait elapse.
+    let now = 1_000_000;
+    const clock: Clock = { ...realClock, now: () => now };
+    const handshakes = () => fake.handshakes;
+    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => createDeepgramStt({ apiKey: DEEPGRAM_KEY, baseUrl: fake.wsOrigin, timeouts: PATIENT_STT }), clock });
+    await until(() => listeningStates(s.page) > 0, 20_000, 'ready');
+    const failures = async () => (await providerErrors(s.metrics))['deepgram/listening'] ?? 0;
+    /** Sentences, a moment apart (the VAD works through each), until the failures reach n. */
+    const speakUntil = async (n: number) => {
+      const end = Date.now() + 20_000;
+      while ((await failures()) < n && Date.now() < end) {
+        await speak(s);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await failures()).toBe(n);
+    };
+    // The first failure, and the retry at once: the clock has not moved.
+    await speakUntil(1);
+    await speakUntil(2);
+    // The next attempt waits STT_REOPEN_BACKOFF_MS[1] (2 s): sentences inside it try nothing.
+    const tried = handshakes();
+    for (let k = 0; k < 3; k++) {
       await speak(s);
       await new Promise((r) => setTimeout(r, 250));
     }
-    // The first failure and the retry at once; the next attempt waits STT_REOPEN_BACKOFF_MS[1] (2 s).
     expect(await providerErrors(s.metrics)).toEqual({ 'deepgram/listening': 2 });
+    expect(handshakes()).toBe(tried);
     expect(errorsOf(s.page)).toEqual([LiveCode.listeningError]);
     expect(finals(s.page)).toEqual([]);
+    // Once the wait is over, a sentence opens it again.
+    now += STT_REOPEN_BACKOFF_MS[1]!;
+    await speakUntil(3);
+    expect(handshakes()).toBeGreaterThan(tried);
     fake.knobs = {};
     await hangUpCleanly(s, before);
   });
@@ -363,16 +454,20 @@ describe('the recogniser (Azure, streaming WebSocket) fails', () => {
   ];
 
   it.each(AZURE_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, knobs) => {
-    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => createAzureStt({ apiKey: AZURE_STT_KEY, region: 'westeurope', baseUrl: azure.origin, timeouts: STT_TIMEOUTS }) });
+    const stt = recogniser(isHang(knobs), (timeouts) => createAzureStt({ apiKey: AZURE_STT_KEY, region: 'westeurope', baseUrl: azure.origin, timeouts }));
+    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: () => stt.client });
     const before = await listenThroughFault(
       s,
       () => (azure.knobs = { ...knobs, times: 1 }),
-      () => (azure.knobs = {}),
+      () => {
+        azure.knobs = {};
+        stt.recover();
+      },
       'azure',
     );
     expect(finals(s.page)[0]!.text).toMatch(/^You said: Heard \d+ samples in en-US\.$/);
     await hangUpCleanly(s, before);
-    await until(() => azure.connections.every((conn) => conn.closed), 3000, 'Azure sockets closed');
+    await until(() => azure.connections.every((conn) => conn.closed), 10_000, 'Azure sockets closed');
   });
 });
 
@@ -393,15 +488,26 @@ describe('the recogniser (Google, streaming gRPC) fails', () => {
   ];
 
   it.each(GOOGLE_FAULTS)('%s: the visitor is asked to say it again, counted once, listening goes on', async (_name, knobs) => {
-    const s = openSession({ brain: () => echoBrain, speech: () => createSpeechPipeline({ tts: scriptedTts() }), stt: (fetch) => createGoogleStt({ apiKey: GOOGLE_API_KEY, baseUrl: google.origin, fetch, timeouts: STT_TIMEOUTS }) });
+    let stt!: ReturnType<typeof recogniser>;
+    const s = openSession({
+      brain: () => echoBrain,
+      speech: () => createSpeechPipeline({ tts: scriptedTts() }),
+      stt: (fetch) => {
+        stt = recogniser(isHang(knobs), (timeouts) => createGoogleStt({ apiKey: GOOGLE_API_KEY, baseUrl: google.origin, fetch, timeouts }));
+        return stt.client;
+      },
+    });
     const before = await listenThroughFault(
       s,
       () => (google.knobs = { ...knobs, times: 1 }),
-      () => (google.knobs = {}),
+      () => {
+        google.knobs = {};
+        stt.recover();
+      },
       'google',
     );
     expect(finals(s.page)[0]!.text).toMatch(/^You said: heard \d+ samples$/);
     await hangUpCleanly(s, before);
-    await until(() => google.streams.every((st) => st.closed), 3000, 'Google streams closed');
+    await until(() => google.streams.every((st) => st.closed), 10_000, 'Google streams closed');
   });
 });

@@ -40,6 +40,8 @@ export type DeepgramKnobs = WsFakeKnobs;
 interface WsFakeServer<K> extends FakeServer {
   wsOrigin: string;
   knobs: K;
+  /** Opening handshakes received (refused ones too). */
+  handshakes: number;
 }
 
 /**
@@ -53,7 +55,7 @@ async function wsFake<K extends WsFakeKnobs>(
   /** The provider's error body for a refusal the knobs ask for. */
   refusalBody: (status: number) => object,
 ): Promise<WsFakeServer<K>> {
-  const self = { knobs: {} as K } as WsFakeServer<K>;
+  const self = { knobs: {} as K, handshakes: 0 } as WsFakeServer<K>;
   const sockets = new Set<Socket>();
   const server = http.createServer((_req, res) => sendJson(res, 404, { error: 'not found' }));
   server.on('connection', (s) => {
@@ -62,6 +64,7 @@ async function wsFake<K extends WsFakeKnobs>(
   });
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket: Socket, head) => {
+    self.handshakes++;
     let knobs = self.knobs;
     if (knobs.times !== undefined) {
       if (knobs.times > 0) knobs.times--;
