@@ -35,6 +35,7 @@ const INPUTS = [
   'packages/web/src',
   'packages/web/index.html',
   'packages/web/avatar.html',
+  'packages/web/avatar-refused.html',
   'packages/web/vite.config.ts',
   'packages/web/vite.avatar.config.ts',
   'packages/web/public',
@@ -48,6 +49,7 @@ export function buildIsStale() {
   if (!fs.existsSync(path.join(root, 'packages/server/dist/main.js'))) return true;
   if (!fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) return true;
   if (!fs.existsSync(path.join(root, 'packages/web/dist/avatar.html'))) return true;
+  if (!fs.existsSync(path.join(root, 'packages/web/dist/avatar-refused.html'))) return true;
   return INPUTS.some((p) => newestMtime(path.join(root, p)) > stamp.mtimeMs);
 }
 

@@ -15,7 +15,11 @@ export default defineConfig({
     manifest: 'avatar-manifest.json',
     sourcemap: true,
     rolldownOptions: {
-      input: { avatar: fileURLToPath(new URL('./avatar.html', import.meta.url)) },
+      input: {
+        avatar: fileURLToPath(new URL('./avatar.html', import.meta.url)),
+        // What a site the avatar does not allow sees in its frame (ADR 085).
+        'avatar-refused': fileURLToPath(new URL('./avatar-refused.html', import.meta.url)),
+      },
       treeshake: {
         moduleSideEffects: [{ test: /[\\/]packages[\\/]contract[\\/]src[\\/]/, sideEffects: false }],
       },

@@ -60,6 +60,34 @@ describe('the avatar page', () => {
     expect(screen.getByLabelText('Message')).toHaveValue('');
   });
 
+  it('in a frame, takes the focus only once the visitor has used the frame (issue 26, item 12)', async () => {
+    const framedWindow = () =>
+      ({ parent: { postMessage: () => undefined }, location: {}, document: { referrer: '' }, addEventListener: () => undefined, removeEventListener: () => undefined }) as unknown as Window;
+    const mountFramed = () => {
+      const container = document.createElement('div');
+      document.body.append(container);
+      const api = liveFetch(okRoutes);
+      const app = mountAvatarApp(container, { avatarId: 12, options: parseAvatarPageOptions('?autoConnect=true'), embedWindow: framedWindow(), session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket } });
+      return { container, app };
+    };
+    // Connected while the visitor reads the host page: the input stays unfocused.
+    const first = mountFramed();
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    await ready(FakeSocket.last());
+    const input = first.container.querySelector('input')!;
+    await waitFor(() => expect(input).toBeEnabled());
+    expect(document.activeElement).not.toBe(input);
+    first.app.destroy();
+    // The visitor pressed something in the frame first (e.g. Connect): the input is ready to type in.
+    FakeSocket.reset();
+    const second = mountFramed();
+    second.container.dispatchEvent(new Event('pointerdown', { bubbles: true }));
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    await ready(FakeSocket.last());
+    await waitFor(() => expect(document.activeElement).toBe(second.container.querySelector('input')));
+    second.app.destroy();
+  });
+
   it('a visitor typing faster than the message rate reads why and keeps what they typed; a message the worker refused loses its bubble', async () => {
     let now = 0;
     const container = document.createElement('div');

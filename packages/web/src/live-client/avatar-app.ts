@@ -138,6 +138,16 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   /** The host page's events of answers whose text is held (avatar-text, trl-chat): posted when it shows. */
   const heldEvents = new Map<number, (() => void)[]>();
 
+  // In a frame, nothing takes the focus before the visitor has used the frame (issue 26, item 12):
+  // a focus() there moves the host page's focus into the iframe and scrolls the host to it. A
+  // pointer or key inside the frame (the Connect button, the input, the stage) is that use.
+  let visitorActed = !embed.framed;
+  const onVisitorAct = () => {
+    visitorActed = true;
+  };
+  window.addEventListener('pointerdown', onVisitorAct, true);
+  window.addEventListener('keydown', onVisitorAct, true);
+
   const view = new ChatView(
     {
       hideChatInput: options.hideChatInput,
@@ -430,7 +440,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     else view.showNotice(null);
     embed.emit('media-connected', { sessionId });
     embed.emit('websocket-connect', { sessionId });
-    view.focusInput();
+    if (visitorActed) view.focusInput();
   });
   session.on('utterance', (u) => {
     uttByLow.set(u.utt & 0xffff, u.utt);
@@ -565,6 +575,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     embed.stop();
     window.removeEventListener('message', onOAuthMessage);
     window.removeEventListener('pagehide', onPageHide);
+    window.removeEventListener('pointerdown', onVisitorAct, true);
+    window.removeEventListener('keydown', onVisitorAct, true);
     container.replaceChildren();
   };
   return { session, view, embed, destroy };

@@ -397,8 +397,9 @@ export class ChatView {
     this.signInButton.hidden = true;
   }
 
+  /** Only once the visitor has used the page (see mountAvatarApp); never scrolls a host page. */
   focusInput() {
-    if (!this.opts.hideChatInput) this.input.focus();
+    if (!this.opts.hideChatInput) this.input.focus({ preventScroll: true });
   }
 
   /** draggable=true: the visitor can move the avatar around inside its window. */

@@ -58,11 +58,18 @@ export class EmbedApi {
   private readonly target: EmbedTarget;
   private readonly onMessage = (event: MessageEvent) => void this.handle(event);
 
-  /** `events`: registered from the start (the registerTrlEvents URL parameter of a page written for Trulience). */
-  constructor(target: EmbedTarget, win: Window = window, events: readonly string[] = []) {
+  private readonly onRegister: ((added: readonly TEmbedEvent[]) => void) | undefined;
+
+  /**
+   * `events`: registered from the start (the registerTrlEvents URL parameter of a page written for
+   * Trulience). `onRegister`: told of the events a host registers later (the refusal page answers
+   * a late auth-fail registration with the failure that already happened).
+   */
+  constructor(target: EmbedTarget, win: Window = window, events: readonly string[] = [], onRegister?: (added: readonly TEmbedEvent[]) => void) {
     this.target = target;
     this.win = win;
     this.hostOrigin = detectHostOrigin(win);
+    this.onRegister = onRegister;
     if (events.length > 0) this.register(events);
   }
 
@@ -80,6 +87,10 @@ export class EmbedApi {
 
   stop() {
     this.win.removeEventListener('message', this.onMessage);
+  }
+
+  isRegistered(eventName: TEmbedEvent): boolean {
+    return this.registered.has(eventName);
   }
 
   /** Posts a registered event to the host page (never to '*'). */
@@ -108,7 +119,7 @@ export class EmbedApi {
 
   private register(names: unknown): string[] {
     const list = Array.isArray(names) ? names : EmbedEvents;
-    const added: string[] = [];
+    const added: TEmbedEvent[] = [];
     for (const name of list) {
       if (typeof name === 'string' && isEvent(name)) {
         const fresh = !this.registered.has(name);
@@ -118,6 +129,7 @@ export class EmbedApi {
         if (fresh && standing !== undefined) this.emit(name, standing as TEmbedEventParams[typeof name]);
       }
     }
+    this.onRegister?.(added);
     return added;
   }
 

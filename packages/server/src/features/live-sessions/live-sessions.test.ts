@@ -201,7 +201,7 @@ describe('live sessions: page config and admission', () => {
     await t.app.inject({ method: 'POST', url: LivePaths.end, payload: { sessionId: ok.body.sessionId, resumeToken: ok.body.resumeToken } });
   });
 
-  it('allowed origins: other embedding sites are refused; the page carries frame-ancestors from the list (* when empty)', async () => {
+  it('allowed origins: other embedding sites are refused; the page carries frame-ancestors from the list and the portal (* when empty)', async () => {
     const a = await avatar({ allowedOrigins: ['https://shop.example.com'] });
     expect((await start({ avatarId: a.id, hostOrigin: 'https://evil.example.net' })).body).toMatchObject({ code: LiveCode.originNotAllowed });
     expect((await start({ avatarId: a.id }, { ...ipHeaders(), origin: 'https://evil.example.net' })).body).toMatchObject({ code: LiveCode.originNotAllowed });
@@ -213,9 +213,32 @@ describe('live sessions: page config and admission', () => {
     // The test app has no web build: the page answers 503, with the same headers a build gets.
     expect(pageOf.statusCode).toBe(503);
     const cspOf = String(pageOf.headers['content-security-policy']);
-    expect(cspOf).toContain('frame-ancestors https://shop.example.com');
+    // The portal itself may always frame it: the editor's Live Preview (issue 26, item 13).
+    expect(cspOf).toContain("frame-ancestors 'self' http://portal.test https://shop.example.com;");
     expect(String(pageOpen.headers['content-security-policy'])).toContain('frame-ancestors *');
     expect(pageOpen.headers['x-frame-options']).toBeUndefined();
+
+    // A frame of a site not on the list (Sec-Fetch-Dest, Referer) gets the refusal page: frameable
+    // anywhere, no connections, nothing to post. Frames of the listed site or of the portal, and the
+    // page opened in a tab, get the avatar page with the list.
+    const pageAs = async (headers: Record<string, string>) => String((await t.app.inject({ url: LivePaths.page(a.id), headers })).headers['content-security-policy']);
+    const refusal = await pageAs({ 'sec-fetch-dest': 'iframe', referer: 'https://evil.example.net/some/page' });
+    expect(refusal).toContain('frame-ancestors *');
+    expect(refusal).toContain("connect-src 'none'");
+    expect(refusal).toContain("form-action 'none'");
+    const notRefused: Record<string, string>[] = [
+      { 'sec-fetch-dest': 'iframe', referer: 'https://shop.example.com/checkout' },
+      { 'sec-fetch-dest': 'iframe', referer: 'http://portal.test/react/avatars' },
+      { 'sec-fetch-dest': 'document', referer: 'https://evil.example.net/' },
+      // No Referer (referrerpolicy=no-referrer) or no Sec-Fetch-Dest (an older browser): the browser's check decides.
+      { 'sec-fetch-dest': 'iframe' },
+      { referer: 'https://evil.example.net/' },
+    ];
+    for (const headers of notRefused) {
+      expect(await pageAs(headers), JSON.stringify(headers)).toContain("frame-ancestors 'self' http://portal.test https://shop.example.com;");
+    }
+    // An avatar open to every site never gets the refusal.
+    expect(String((await t.app.inject({ url: LivePaths.page(open.id), headers: { 'sec-fetch-dest': 'iframe', referer: 'https://evil.example.net/' } })).headers['content-security-policy'])).toContain('frame-ancestors *');
 
     // The list is saved with the avatar (validated: origins only).
     const save = (allowedOrigins: string[]) => {
@@ -232,7 +255,7 @@ describe('live sessions: page config and admission', () => {
     const got = await t.app.inject({ url: `/api/get_avatar?agentId=${saved.json().agent.id}`, headers: owner.headers });
     expect(got.json().agent.allowedOrigins).toEqual(['https://shop.example.com', 'http://localhost:8080']);
     const csp = String((await t.app.inject({ url: LivePaths.page(saved.json().agent.id) })).headers['content-security-policy']);
-    expect(csp).toContain('frame-ancestors https://shop.example.com http://localhost:8080');
+    expect(csp).toContain("frame-ancestors 'self' http://portal.test https://shop.example.com http://localhost:8080");
   });
 
   it('billing-auth: called with the header at start; a refusal or an outage is its own code; a refusal mid-session ends it', async () => {

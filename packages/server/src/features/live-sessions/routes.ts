@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { LiveCode, LiveFailReason, LiveMessages, LivePaths, LiveProtocol, LiveRates, ZLiveEndRequest, ZLivePageConfig, ZLiveResumeRequest, ZLiveStartAnswer, ZLiveStartRequest } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import { cspHeaderValue, portalCspDirectives, type ConnectSources } from '../../plugins/security-headers.js';
+import { frameAncestorsFor, isFramedByRefusedSite } from './embedding.js';
 import type { LiveSessionsService } from './service.js';
 
 /** Where the embedded worker takes the page sockets that reach the portal's own port. */
@@ -21,6 +22,9 @@ export function liveSessionRoutes(deps: { live: LiveSessionsService; publicUrl: 
   const { live } = deps;
   const portalOrigin = new URL(deps.publicUrl).origin;
   const avatarHtml = path.join(deps.webDistDir, 'avatar.html');
+  const refusedHtml = path.join(deps.webDistDir, 'avatar-refused.html');
+  // The refusal page (a site not on the avatar's list framed it): frameable anywhere, nothing to click, no calls.
+  const refusedCsp = cspHeaderValue(portalCspDirectives(deps.csp, { frameAncestors: ['*'], connectSrc: ["'none'"], formAction: ["'none'"], frameSrc: ["'none'"] }));
   return async function plugin(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
     const header = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
@@ -69,20 +73,24 @@ export function liveSessionRoutes(deps: { live: LiveSessionsService; publicUrl: 
       },
     );
 
-    // The avatar page: embeddable where the avatar allows it (frame-ancestors; '*' when no list).
+    // The avatar page: embeddable where the avatar allows it (frame-ancestors: its allowed origins
+    // and the portal; '*' when no list). A frame of a site not on the list gets the refusal page
+    // (embedding.ts, ADR 085).
     app.get(LivePaths.page(':id'), { schema: { hide: true } }, async (req, reply) => {
       const id = /^[1-9]\d{0,9}$/.test((req.params as { id: string }).id) ? Number((req.params as { id: string }).id) : null;
       // Not an avatar id at all: no page (an unknown but valid id gets the page, which says so).
       if (id === null || id > 2_147_483_647) return reply.status(404).type('text/plain').send('Not found');
-      const ancestors = await live.frameAncestors(id);
-      const frameAncestors = ancestors && ancestors.length > 0 ? ancestors : ['*'];
+      const allowed = (await live.frameAncestors(id)) ?? [];
+      const refused = isFramedByRefusedSite(allowed, { secFetchDest: header(req.headers['sec-fetch-dest']), referer: header(req.headers.referer) }, [portalOrigin, `${req.protocol}://${req.host}`]);
       reply.removeHeader('x-frame-options');
-      reply.header('content-security-policy', cspHeaderValue(portalCspDirectives(deps.csp, { frameAncestors })));
+      reply.header('content-security-policy', refused ? refusedCsp : cspHeaderValue(portalCspDirectives(deps.csp, { frameAncestors: frameAncestorsFor(allowed, portalOrigin) })));
       reply.header('cache-control', NO_STORE);
-      if (!fs.existsSync(avatarHtml)) {
+      reply.header('vary', 'Sec-Fetch-Dest, Referer');
+      const file = refused ? refusedHtml : avatarHtml;
+      if (!fs.existsSync(file)) {
         return reply.status(503).type('text/plain').send('The avatar page is not built. Run `npm run build` (npm start does it for you).');
       }
-      return reply.type('text/html').send(fs.createReadStream(avatarHtml));
+      return reply.type('text/html').send(fs.createReadStream(file));
     });
 
   };

@@ -112,7 +112,7 @@ const embedMethods: readonly [string, string][] = [
 const embedEvents: readonly [string, string][] = [
   ['auth-success / auth-fail', 'The conversation was admitted, or refused with {code, message, failReason}.'],
   ['trl-chat', '{message, sttResponse}: a line of the conversation; sttResponse is true for what the visitor said aloud.'],
-  ['mic-update / speaker-update', '{enabled}: the microphone or sound was switched.'],
+  ['mic-update / speaker-update', '{enabled}: the microphone or sound was switched (Trulience posts a bare true/false: read .enabled).'],
   ['mic-access', '{permissionGranted}: the browser gave the microphone, or the visitor refused it.'],
   ['mic-error', "{reason, message}: the microphone cannot be used — reason 'denied' (the visitor blocked it), 'missing' (none connected), 'unavailable' (in use) or 'unsupported' (not https). The page explains it too; typing still works."],
   ['media-connected, websocket-connect / websocket-disconnect', 'The avatar server connection opened or closed ({code, message}).'],
@@ -405,7 +405,10 @@ export function DocsRoute() {
                 </>,
                 <>
                   To allow only your own sites to show the avatar, list their origins in the avatar&apos;s{' '}
-                  <strong>Allowed origins</strong> (Advanced tab); other sites then get a refusal instead of the avatar.
+                  <strong>Allowed origins</strong> (Advanced tab); other sites then get a refusal instead of the avatar, and
+                  their page an <code>auth-fail</code> event (code <code>origin-not-allowed</code>). The portal&apos;s own
+                  preview always works. A page that sends no <code>Referer</code> (<code>referrerpolicy=&quot;no-referrer&quot;</code>)
+                  gets the browser&apos;s blocked-frame message instead.
                 </>,
               ]}
             />
