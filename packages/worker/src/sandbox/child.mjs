@@ -4,8 +4,8 @@
  * Plain JavaScript so that the same file runs from src/ (tests) and dist/ (tsc copies it) without
  * a loader, under Node's permission model:
  *
- *   node --experimental-permission --allow-fs-read=<pyodide dir>,<this dir>
- *        --disallow-code-generation-from-strings --no-experimental-fetch --no-addons child.mjs
+ *   node --permission --allow-fs-read=<pyodide dir>/ --allow-fs-read=<this dir>/
+ *        --disallow-code-generation-from-strings [--no-experimental-fetch, before Node 24] --no-addons child.mjs
  *
  * with an empty environment. The permission model refuses file reads outside those two folders,
  * every file write, child processes, worker threads, WASI, native addons and process.binding.

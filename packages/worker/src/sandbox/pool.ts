@@ -172,13 +172,16 @@ const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 const DESCRIBE_CACHE = 500;
 const STARTUP_FAILURES_BEFORE_PAUSE = 3;
 
-/** The node flags of a sandbox process (Node 20/21 spell the permission model differently from 22+). */
+/** The node flags of a sandbox process (Node 20/21 spell the permission model differently from 22+; 24 has no fetch flag). */
 export function sandboxNodeFlags(nodeVersion = process.versions.node): string[] {
   const major = Number(nodeVersion.split('.')[0]);
   const reads = [PYODIDE_DIR, SANDBOX_DIR];
   // One flag per path: Node 20 takes a comma-separated list but then grants none of its paths.
   const permission = [major >= 22 ? '--permission' : '--experimental-permission', ...reads.map((p) => `--allow-fs-read=${p}${path.sep}`)];
-  return [...permission, '--disallow-code-generation-from-strings', '--no-experimental-fetch', '--no-addons', '--no-warnings', '--max-old-space-size=96'];
+  // Node 24 refuses --no-experimental-fetch (fetch is not experimental there): child.mjs deletes the
+  // fetch, WebSocket and EventSource globals itself on every version, the flag is a second lock.
+  const noFetch = major < 24 ? ['--no-experimental-fetch'] : [];
+  return [...permission, '--disallow-code-generation-from-strings', ...noFetch, '--no-addons', '--no-warnings', '--max-old-space-size=96'];
 }
 
 interface Job {
