@@ -1,5 +1,5 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { healthWatch } from '../../security/health-watch.js';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createSignedInUser, multipart } from '../../test/factories.js';
 import { ExtractError } from './extract.js';
@@ -52,7 +52,7 @@ describe('the API while a hostile file is being read', () => {
     await t?.close();
   });
 
-  it('answers /api/health within 50 ms (p95) while a pathological DOCX is extracted', async () => {
+  it('answers /api/health within 50 ms above the machine\'s jitter while a pathological DOCX is extracted', async () => {
     const user = await createSignedInUser(t.app, t.database);
     const jwt = (await t.app.inject({ url: '/api/token/jwt', headers: user.headers })).json().jwtToken as string;
     const bearer = { authorization: `Bearer ${jwt}` };
@@ -61,39 +61,25 @@ describe('the API while a hostile file is being read', () => {
     const uploaded = await t.app.inject({ method: 'POST', url: '/knowledge/upload', ...multipart(presigned.form, [{ field: 'file', filename: 'x.docx', data: hostileDocx(), type: DOCX }]) });
     expect(uploaded.statusCode).toBe(204);
 
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/knowledge',
-      headers: bearer,
-      payload: { collection_id: collection.id, name: 'Hostile', knowledge_type: 'file', url: presigned.final_url, file_name: 'x.docx', file_type: DOCX },
+    // Health is sampled while the pool reads the file (security/health-watch.ts): a sample fails
+    // when it is more than 50 ms above this machine's own jitter, measured first in the same run,
+    // and the event loop's thread really ran for that long within it — a busy machine delays
+    // samples without running our code; extraction on the main thread ran for seconds.
+    const watch = await healthWatch(async () => (await t.app.inject({ url: '/api/health' })).statusCode, { boundMs: 50 });
+    const watched = await watch.during(async () => {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/knowledge',
+        headers: bearer,
+        payload: { collection_id: collection.id, name: 'Hostile', knowledge_type: 'file', url: presigned.final_url, file_name: 'x.docx', file_type: DOCX },
+      });
+      expect(created.statusCode).toBe(200);
+      await t.app.knowledge.ingestion.idle();
     });
-    expect(created.statusCode).toBe(200);
-
-    // Sample while the pool is busy with the file: health latency and the event loop's own delay.
-    const loop = monitorEventLoopDelay({ resolution: 5 });
-    const latencies: number[] = [];
-    const deadline = Date.now() + 60_000;
-    while (t.app.knowledge.extractor.stats().busy === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-    loop.enable();
-    while (t.app.knowledge.extractor.stats().busy > 0 && Date.now() < deadline) {
-      const started = performance.now();
-      const res = await t.app.inject({ url: '/api/health' });
-      latencies.push(performance.now() - started);
-      expect(res.statusCode).toBe(200);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    loop.disable();
-    await t.app.knowledge.ingestion.idle();
-
-    latencies.sort((a, b) => a - b);
-    const p95 = latencies[Math.floor(latencies.length * 0.95)]!;
     // Enough samples to show the extraction really ran while the API answered (on the main
     // thread it was one long block: a sample or two, each as long as the whole extraction).
-    expect(latencies.length).toBeGreaterThanOrEqual(10);
-    expect(p95).toBeLessThan(50);
-    // The event loop's own delay: its median stays small (its tail also measures how busy the
-    // machine is — CPU starvation of a loaded 2-core host — so only the latency p95 is held to 50 ms).
-    expect(loop.percentile(50) / 1e6).toBeLessThan(20);
+    expect(watched.figures.samples, watch.describe('pathological DOCX', watched)).toBeGreaterThanOrEqual(10);
+    expect(watched.over, watch.describe('pathological DOCX', watched)).toEqual([]);
 
     const item = (await t.app.inject({ url: `/knowledge?collection_id=${collection.id}`, headers: bearer })).json().data[0] as { status: string; status_reason: string };
     expect(item).toMatchObject({ status: 'failed' });

@@ -3,8 +3,13 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { TAvatar } from '@persona/contract';
 import { renderApp, userSession } from '../../../test/render-app';
+import type * as EditorModel from '../lib/editor-model';
 import { SUCCESS_TOAST_MS } from '../lib/editor-model';
 import { agent, creatorApi } from './fixtures';
+
+// The progress toast would close itself after its display time; here that time is a minute, so a
+// progress toast that is gone was replaced by its outcome, however slowly a busy machine renders.
+vi.mock('../lib/editor-model', async (importOriginal) => ({ ...(await importOriginal<typeof EditorModel>()), SUCCESS_TOAST_MS: 60_000 }));
 
 // The editor's tabs are loaded on demand: give them time on a busy machine.
 configure({ asyncUtilTimeout: 15_000 });
@@ -53,7 +58,7 @@ const toast = (text: string) => screen.queryByText(text, { selector: '#notistack
 
 /**
  * Answers the held request and checks the progress toast gives way to the outcome: gone before
- * its own display time (2 s) could have closed it, so it was replaced, not left to time out.
+ * its own display time (a minute here) could have closed it, so it was replaced, not left to time out.
  */
 async function expectReplaced(progress: string, request: () => HeldXhr | undefined, status: number, body: unknown, outcome: string) {
   await waitFor(() => expect(request()).toBeDefined());
