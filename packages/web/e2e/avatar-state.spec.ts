@@ -217,7 +217,21 @@ test('the header, getState() and the state events say speaking while the greetin
     // The greeting's text shows with its voice, not seconds before it (in the page and to the host).
     expect.soft(firstText, 'text shown before the voice').toBeGreaterThan(start - EDGE);
     expect.soft(chat, 'trl-chat before the voice').toBeGreaterThan(start - EDGE);
-    await page.screenshot({ path: test.info().outputPath('avatar-state-after-1280.png') });
+    await page.screenshot({ path: test.info().outputPath('avatar-state-host-1280.png') });
+
+    // The avatar page itself at both widths: speaking while the greeting is heard, then listening.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(avatarUrl);
+    const status = page.locator('.ps-status');
+    await expect(status).toHaveText('Speaking', { timeout: 45_000 });
+    await page.screenshot({ path: test.info().outputPath('avatar-state-speaking-390.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: test.info().outputPath('avatar-state-speaking-1280.png') });
+    await expect(status).toHaveText('Listening…', { timeout: 45_000 });
+    await page.screenshot({ path: test.info().outputPath('avatar-state-listening-1280.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: test.info().outputPath('avatar-state-listening-390.png') });
   } finally {
     await new Promise<void>((resolve) => site.close(() => resolve()));
   }
