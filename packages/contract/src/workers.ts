@@ -11,6 +11,18 @@ export const WorkerProtocol = {
   closeDeleted: 4001,
   closeUnauthorized: 4003,
   closeReplaced: 4009,
+  /** Enrolled with the shared secret: reconnect with the credential just received (ADR 085). */
+  closeEnrolled: 4010,
+  /** A worker with this vpsId is connected already: try again later (it is not displaced). */
+  closeDuplicate: 4011,
+} as const;
+
+/** Why the portal refused a worker's registration (the `error` message before the close). */
+export const WorkerRefusals = {
+  duplicate: 'A worker with this vpsId is connected already',
+  otherVpsId: 'This credential belongs to another vpsId',
+  revoked: 'This worker credential was revoked',
+  enrolmentOnly: 'The shared worker secret only enrols: reconnect with the credential it gave',
 } as const;
 
 export const ZWorkerStatus = z.enum(['AVAILABLE', 'BUSY']);
@@ -41,10 +53,35 @@ export const ZWorkerMessage = z.discriminatedUnion('type', [ZWorkerRegister, ZWo
 export type TWorkerMessage = z.infer<typeof ZWorkerMessage>;
 
 export const ZServerToWorker = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('registered'), id: z.number().int(), sessionId: z.string() }),
+  z.object({
+    type: z.literal('registered'),
+    id: z.number().int(),
+    sessionId: z.string(),
+    /** This worker's keys for the pages' and agents' tickets (base64url; derived per worker, ADR 085). */
+    ticketKey: z.string().optional(),
+    agentTicketKey: z.string().optional(),
+  }),
+  /** Enrolment with the shared secret: this worker's own credential; the socket closes next (closeEnrolled). */
+  z.object({ type: z.literal('enrolled'), vpsId: z.string(), credential: z.string() }),
   z.object({ type: z.literal('pong'), at: z.number() }),
   z.object({ type: z.literal('error'), message: z.string() }),
   ZWorkerRpcResult,
   ZWorkerSessionStop,
 ]);
 export type TServerToWorker = z.infer<typeof ZServerToWorker>;
+
+/** A worker's credential as the admin list shows it (never the credential itself). */
+export const ZWorkerCredential = z.object({
+  id: z.number().int(),
+  vpsId: z.string(),
+  issuedBy: z.enum(['admin', 'enrolment']),
+  created: z.string(),
+  lastUsed: z.string().nullable(),
+  revoked: z.string().nullable(),
+});
+export type TWorkerCredential = z.infer<typeof ZWorkerCredential>;
+/** vpsId: letters, digits, dot, dash, underscore (the names workers register with). */
+export const ZWorkerCredentialIssue = z.object({ vpsId: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9._-]+$/, 'vpsId may hold letters, digits, dot, dash and underscore') });
+export const ZWorkerCredentialIssued = z.object({ status: z.literal('OK'), credential: z.string(), workerCredential: ZWorkerCredential });
+export const ZWorkerCredentialRevoke = z.object({ id: z.number().int().positive() });
+export const ZWorkerCredentialList = z.object({ status: z.literal('OK'), workerCredentials: z.array(ZWorkerCredential) });

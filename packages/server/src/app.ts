@@ -44,7 +44,7 @@ import { createMemoryPresence, createRedisPresence, withPresenceFallbacks, type 
 import { presenceRoutes } from './features/presence/routes.js';
 import { createWorkersRepository } from './features/workers/repository.js';
 import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
-import { workerRoutes, workerSocketRoutes } from './features/workers/routes.js';
+import { workerCredentialRoutes, workerRoutes, workerSocketRoutes } from './features/workers/routes.js';
 import { createAuthRepository } from './features/auth/repository.js';
 import { createAuthService } from './features/auth/service.js';
 import { authRoutes } from './features/auth/routes.js';
@@ -332,14 +332,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
   await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
 
-  const workerHub = createWorkerHub({ repo: createWorkersRepository(database.db), log: app.log, now: deps.now, shared: redis !== undefined, redis, ...deps.workerTimings });
+  const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));
+  const workerHub = createWorkerHub({
+    repo: createWorkersRepository(database.db),
+    log: app.log,
+    now: deps.now,
+    shared: redis !== undefined,
+    redis,
+    // Each worker is given the ticket keys when it registers: it needs no shared secret (ADR 085).
+    ticketKeys: { live: ticketKey(workerSecret), agent: agentTicketKey(workerSecret) },
+    ...deps.workerTimings,
+  });
   app.decorate('workerHub', workerHub);
   app.addHook('onReady', async () => workerHub.start());
   app.addHook('preClose', async () => workerHub.stop());
   await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime(), ...platformSpeechInfo(config.platformTts, config.platformStt) }) }));
 
   // Bring your own agent (ADR 072): agents authenticated with the avatar's key, offered its sessions.
-  const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));
   const liveRepo = createLiveSessionsRepository(database.db);
   const workersRepo = createWorkersRepository(database.db);
   const keysRepo = createEncryptionKeysRepository(database.db);
@@ -399,6 +408,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
   await app.register(workerRoutes({ hub: workerHub, guards }));
+  await app.register(workerCredentialRoutes({ hub: workerHub, guards }));
   await app.register(liveSessionRoutes({ live, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
   // The WebSocket routes (the workers' socket, the avatar page's) in a scope of their own with the
   // websocket plugin: it adds an onRequest and an onResponse hook to every route of its scope.
@@ -406,7 +416,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(websocket, { options: { maxPayload: 1024 * 1024 } });
     // A WebSocket now: the upgrade deadline of guardConnections no longer applies to its socket.
     scope.websocketServer.on('connection', (_ws: unknown, req: IncomingMessage) => connections.upgraded(req.socket));
-    await scope.register(workerSocketRoutes({ hub: workerHub, workerSecret: config.workerSecret }));
+    await scope.register(workerSocketRoutes({ hub: workerHub, workerSecret, enrolment: config.workerEnrolment }));
     await scope.register(liveSocketRoutes({ sockets: liveSockets }));
     await scope.register(agentSocketRoutes({ agents }));
   });

@@ -66,6 +66,8 @@ export const ZEnv = z.object({
       message: 'must be 32 bytes as 64 hex characters or base64',
     }),
   WORKER_SECRET: z.string().optional().transform((v) => (v === '' ? undefined : v)),
+  /** Where the shared WORKER_SECRET may enrol a worker (ADR 085): this machine only, anywhere, or nowhere. */
+  WORKER_ENROLMENT: z.enum(['loopback', 'open', 'off'], { error: 'must be loopback, open or off' }).default('loopback'),
   // ws(s) origins of avatar servers on other hosts, which pages may connect to (CSP connect-src).
   WORKER_WS_ORIGINS: z
     .string()
@@ -184,6 +186,8 @@ export interface Config {
   mailFrom: string;
   secretKey: string | undefined;
   workerSecret: string | undefined;
+  /** Where the shared secret may enrol a worker (WORKER_ENROLMENT). */
+  workerEnrolment: 'loopback' | 'open' | 'off';
   /** Origins (ws:// or wss://) of workers on other hosts: allowed in the pages' connect-src. */
   workerWsOrigins: string[];
   /** The storage bucket's origin when STORAGE_URL names one (the browser uploads to it). */
@@ -291,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     secretKey: e.SECRET_KEY,
     workerSecret: e.WORKER_SECRET,
+    workerEnrolment: e.WORKER_ENROLMENT,
     workerWsOrigins: e.WORKER_WS_ORIGINS,
     storageOrigin: storageOrigin(e.STORAGE_URL),
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,

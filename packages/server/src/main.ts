@@ -60,7 +60,8 @@ async function main() {
     if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
     embedded = await startLiveWorker({
       serverUrl: local.origin,
-      secret: config.workerSecret,
+      // Its own credential, given in this process (ADR 085): it never needs the shared secret.
+      credential: await app.workerHub.enrol('embedded'),
       name: 'embedded',
       vpsId: 'embedded',
       webSocketUrl: `${config.publicUrl.replace(/^http/, 'ws')}/avatar-ws`,

@@ -22,7 +22,15 @@ export interface WorkerOptions {
    * one connection, to the first that answers, and moves to the next when it is lost.
    */
   serverUrl: string | readonly string[];
-  secret: string;
+  /**
+   * The shared WORKER_SECRET: it only enrols (ADR 085) — the portal answers with this worker's own
+   * credential, which the worker then connects with. Not needed with `credential`.
+   */
+  secret?: string;
+  /** This worker's own credential (issued by an administrator for its vpsId, or by enrolment). */
+  credential?: string;
+  /** Told the credential enrolment gave (to keep it across restarts, if wanted). */
+  onCredential?: (credential: string) => void;
   name?: string;
   /** Stable id across restarts; defaults to the name. */
   vpsId?: string;
@@ -44,6 +52,8 @@ export interface WorkerHandle {
   readonly registered: Promise<{ id: number; sessionId: string }>;
   readonly state: () => 'connecting' | 'registered' | 'waiting' | 'stopped';
   readonly id: () => number | null;
+  /** The ticket keys the portal gave at registration (null before, or from a portal that gives none). */
+  readonly ticketKeys: () => { live: Buffer; agent: Buffer } | null;
   setStatus(status: 'AVAILABLE' | 'BUSY'): void;
   /** Says goodbye (closes the socket) and stops reconnecting. */
   stop(): Promise<void>;
@@ -71,8 +81,8 @@ function privateIp(): string {
 }
 
 /**
- * An avatar server ("VPS") agent: connects to the portal's worker websocket with the shared
- * secret, registers, pings every 10 s with its status, and reconnects with exponential backoff
+ * An avatar server ("VPS") agent: connects to the portal's worker websocket with its own
+ * credential (or first enrols with the shared secret to get one, ADR 085), registers, pings every 10 s with its status, and reconnects with exponential backoff
  * when the connection drops. An administrator's delete (close code 4001) stops it for good.
  */
 export function startWorker(opts: WorkerOptions): WorkerHandle {
@@ -91,6 +101,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   let status: 'AVAILABLE' | 'BUSY' = 'AVAILABLE';
   let state: ReturnType<WorkerHandle['state']> = 'connecting';
   let workerId: number | null = null;
+  let keys: { live: Buffer; agent: Buffer } | null = null;
+  /** What this worker connects with: its credential once it has one, else the shared secret (enrolment). */
+  let credential = opts.credential;
+  /** The credential came from enrolment (refused later: enrol again with the secret). */
+  let enrolled = false;
+  if (!credential && !opts.secret) throw new Error('startWorker: a credential or the shared secret is required');
   let socket: WebSocket | null = null;
   let pinger: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -119,7 +135,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     if (state === 'stopped') return;
     state = 'connecting';
     wsUrl = wsUrls[urlIndex]!;
-    const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${opts.secret}` }, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${credential ?? opts.secret}` }, handshakeTimeout: 10_000 });
     socket = ws;
     ws.on('open', () => {
       send({
@@ -145,6 +161,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       if (msg.data.type === 'registered') {
         state = 'registered';
         workerId = msg.data.id;
+        keys = msg.data.ticketKey && msg.data.agentTicketKey ? { live: Buffer.from(msg.data.ticketKey, 'base64url'), agent: Buffer.from(msg.data.agentTicketKey, 'base64url') } : null;
         backoff = minBackoff;
         failedInRow = 0;
         log.info('registered', { id: msg.data.id, name, server: wsUrl });
@@ -164,6 +181,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         const result = LiveRpc[p.method].result.safeParse(msg.data.result);
         if (result.success) p.resolve(result.data);
         else p.reject(new RpcError('bad-answer'));
+      } else if (msg.data.type === 'enrolled') {
+        // The shared secret enrolled this worker: from now on it is its own credential.
+        credential = msg.data.credential;
+        enrolled = true;
+        log.info('enrolled: connecting with its own credential', { vpsId: msg.data.vpsId });
+        opts.onCredential?.(msg.data.credential);
       } else if (msg.data.type === 'session-stop') {
         handle.onSessionStop?.(msg.data.sessionId, msg.data.code);
       } else if (msg.data.type === 'error') {
@@ -171,7 +194,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       }
     });
     ws.on('unexpected-response', (_req, res) => {
-      log.error(`server refused the connection (HTTP ${res.statusCode}); check WORKER_SECRET`);
+      if (res.statusCode === 401 && enrolled && opts.secret) {
+        // Its enrolled credential was revoked: enrol again (only where the portal lets the secret enrol).
+        credential = undefined;
+        enrolled = false;
+      }
+      log.error(`server refused the connection (HTTP ${res.statusCode}); check the worker's credential (WORKER_CREDENTIAL) or WORKER_SECRET`);
     });
     ws.on('error', (err) => log.warn('connection error', { message: err.message }));
     ws.on('close', (code, reason) => {
@@ -184,6 +212,15 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         state = 'stopped';
         handle.onDeleted?.();
         return;
+      }
+      if (code === WorkerProtocol.closeEnrolled && credential) {
+        state = 'connecting';
+        retry = setTimeout(connect, 0);
+        return;
+      }
+      if (code === WorkerProtocol.closeUnauthorized && enrolled && opts.secret) {
+        credential = undefined;
+        enrolled = false;
       }
       state = 'waiting';
       // Another instance of the portal is tried at once; once every one failed in a row, the
@@ -204,6 +241,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     registered,
     state: () => state,
     id: () => workerId,
+    ticketKeys: () => keys,
     setStatus(next) {
       status = next;
       send({ type: 'ping', status });

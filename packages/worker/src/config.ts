@@ -30,7 +30,10 @@ const ZWorkerEnv = z.object({
         .min(1, 'the server URL (--server) is required')
         .max(16, 'at most 16 server URLs'),
     ),
-  secret: z.string({ error: 'WORKER_SECRET is required' }).min(16, 'WORKER_SECRET must be at least 16 characters'),
+  /** The shared secret: enrols this worker (only where the portal allows it: WORKER_ENROLMENT, ADR 085). */
+  secret: z.string().min(16, 'WORKER_SECRET must be at least 16 characters').optional(),
+  /** This worker's own credential (`npm run admin -- worker-credential issue <vpsId>` on the portal). */
+  credential: z.string().min(16, 'WORKER_CREDENTIAL must be at least 16 characters').optional(),
   name: z.string().min(1).max(100).optional(),
   wsUrl: z.url({ protocol: /^wss?$/, error: '--ws-url must be ws(s)://…' }).optional(),
   listen: z
@@ -65,13 +68,16 @@ const ZWorkerEnv = z.object({
   requestTimeoutMs: z.coerce.number({ error: 'HTTP_REQUEST_TIMEOUT_MS must be a number' }).int().min(50, 'HTTP_REQUEST_TIMEOUT_MS must be at least 50').max(3_600_000).default(300_000),
   /** Connections open at once per address; behind a reverse proxy every one has the proxy's address: set 0 there. */
   maxConnectionsPerIp: z.coerce.number({ error: 'MAX_CONNECTIONS_PER_IP must be a number' }).int().min(0, 'MAX_CONNECTIONS_PER_IP must be at least 0').max(1_000_000).default(256),
-}).refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, 'HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
+})
+  .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, 'HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS')
+  .refine((c) => c.secret !== undefined || c.credential !== undefined, 'WORKER_CREDENTIAL (its own credential) or WORKER_SECRET (to enrol) is required');
 
 /** The worker's configuration: flags first, then its environment. The only reader of env here. */
 export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string; drainSeconds?: string }) {
   const parsed = ZWorkerEnv.safeParse({
     serverUrls: flags.server ?? env.WORKER_SERVER_URL,
-    secret: env.WORKER_SECRET,
+    secret: env.WORKER_SECRET?.trim() || undefined,
+    credential: env.WORKER_CREDENTIAL?.trim() || undefined,
     name: flags.name ?? env.WORKER_NAME,
     wsUrl: flags.wsUrl ?? env.WORKER_WS_URL,
     listen: flags.listen ?? env.WORKER_LISTEN,

@@ -23,8 +23,11 @@ const USAGE = `Persona Studio worker (avatar server)
               long (default 300) their pages move to another worker (or WORKER_DRAIN_SECONDS).
               A second SIGTERM or SIGINT stops at once (the pages move now).
 
-The shared secret comes from WORKER_SECRET (the server's value: set it on both, or copy the
-one the server generated into DATA_DIR/worker-secret). REALTIME_API_KEY (and REALTIME_URL,
+WORKER_CREDENTIAL is this worker's own credential, bound to its --name/vpsId (issued on the
+portal: npm run admin -- worker-credential issue <vpsId>). Without it, WORKER_SECRET (the
+server's shared secret, or the one it generated into DATA_DIR/worker-secret) enrols the worker
+and the portal gives it a credential — where the portal allows that (WORKER_ENROLMENT: by
+default only on the portal's own machine). REALTIME_API_KEY (and REALTIME_URL,
 default OpenAI's) is the operator's key for the product's own speech-to-speech realtime.
 PROVIDER_ELEVENLABS_URL (default https://api.elevenlabs.io) is where ElevenLabs Conversational
 AI avatars connect: a gateway of the operator's (the server's variable of the same name).
@@ -72,6 +75,7 @@ const worker = await startLiveWorker({
   }),
   serverUrl: config.serverUrls,
   secret: config.secret,
+  credential: config.credential,
   name: config.name,
   webSocketUrl: config.wsUrl,
   listen: config.listen,

@@ -7,6 +7,8 @@ import { openDatabase } from '../db/client.js';
 import { AppError } from '../lib/app-error.js';
 import { createUsersService } from '../features/users/service.js';
 import { sendRevocation, type Revocation } from '../plugins/revocations.js';
+import { issueWorkerCredential, presentCredential } from '../features/workers/credentials.js';
+import { createWorkersRepository } from '../features/workers/repository.js';
 
 const USAGE = `Persona Studio operator commands (npm run admin -- <command>)
 
@@ -16,6 +18,10 @@ const USAGE = `Persona Studio operator commands (npm run admin -- <command>)
   reset-password EMAIL [--password P]        set a new password (generated when omitted); signs the user out
   disable EMAIL                              disable a user and end their sessions
   enable EMAIL                               enable a user
+  worker-credential issue VPS_ID             issue a worker's own credential, bound to its vpsId (shown once);
+                                             start that worker with WORKER_CREDENTIAL=<it> (ADR 085)
+  worker-credential revoke ID                revoke one (a worker using it is disconnected at its next ping)
+  worker-credentials                         list the credentials (never the credentials themselves)
 
 Uses the same configuration as the server (DATA_DIR or DATABASE_URL). With the embedded
 database (PGlite) stop the server first: only one process can open it.`;
@@ -98,6 +104,26 @@ async function main() {
         if (!email) throw new Error(`${command} needs an e-mail`);
         await users.setStatus(email, command === 'disable' ? 'DISABLED' : 'ACTIVE');
         console.log(`${email} ${command}d.`);
+        break;
+      }
+      case 'worker-credential': {
+        const workers = createWorkersRepository(database.db);
+        const target = positionals[2];
+        if (arg === 'issue' && target) {
+          const { credential, row } = await issueWorkerCredential(workers, target, 'admin', new Date());
+          console.log(`Credential ${row.id} for worker ${row.vpsId} (shown once):\n${credential}\nStart the worker with WORKER_CREDENTIAL=${credential} and --name ${row.vpsId}`);
+        } else if (arg === 'revoke' && target && /^\d+$/.test(target)) {
+          const revoked = await workers.revokeCredentials({ id: Number(target) }, new Date());
+          console.log(revoked.length ? `Credential ${target} revoked.` : `No credential ${target} that is not revoked already.`);
+        } else {
+          throw new Error('worker-credential needs: issue VPS_ID, or revoke ID');
+        }
+        break;
+      }
+      case 'worker-credentials': {
+        const rows = (await createWorkersRepository(database.db).listCredentials()).map(presentCredential);
+        console.log(`${rows.length} credential(s)`);
+        for (const c of rows) console.log(`${String(c.id).padEnd(6)} ${c.vpsId.padEnd(30)} ${c.issuedBy.padEnd(10)} created ${c.created}${c.revoked ? `  revoked ${c.revoked}` : ''}`);
         break;
       }
       default:

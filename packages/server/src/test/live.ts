@@ -152,8 +152,8 @@ export class RawWorker {
   unexpectedStatus: number | null = null;
   private nextId = 1;
 
-  constructor(base: string, token: string) {
-    this.socket = new WebSocket(`${base.replace(/^http/, 'ws')}${WorkerProtocol.path}`, { headers: { authorization: `Bearer ${token}` } });
+  constructor(base: string, token: string, headers: Record<string, string> = {}) {
+    this.socket = new WebSocket(`${base.replace(/^http/, 'ws')}${WorkerProtocol.path}`, { headers: { ...headers, authorization: `Bearer ${token}` } });
     this.socket.on('message', (data) => this.raw.push(String(data)));
     this.socket.on('close', (code) => (this.closeCode = code));
     this.socket.on('unexpected-response', (_req, res) => {

@@ -27,8 +27,8 @@ export interface AgentJoiner {
 }
 
 export interface AgentBridgeOptions {
-  /** The agent-ticket key (tickets.ts agentTicketKey). */
-  key: Buffer;
+  /** The agent-ticket key (tickets.ts agentTicketKey), or where to read it (given at registration). */
+  key: Buffer | (() => Buffer | null);
   workerId: () => number | null;
   /** Asks the portal to offer the session to an agent of its avatar (rpc agent.offer). */
   offer: (sessionId: string) => Promise<boolean>;

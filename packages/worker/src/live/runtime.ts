@@ -33,7 +33,8 @@ import { createOfflineRecognizer, createRecognizerPool, findPocketsphinx, type O
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
   agent: WorkerHandle;
-  secret: string;
+  /** The shared secret, if this worker has it: the ticket keys when the portal gives none at registration. */
+  secret?: string;
   log: WorkerLogger;
   /** Live sessions this worker takes at most (default 200). */
   capacity?: number;
@@ -144,10 +145,12 @@ function pageSocket(ws: WebSocket, maxBuffered: number, onSlow: (buffered: numbe
 export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const { agent, log } = opts;
   const capacity = opts.capacity ?? 200;
-  const verifier = createTicketVerifier(ticketKey(opts.secret), { workerId: agent.id });
+  // The ticket keys come with the registration (ADR 085): a worker with only its credential checks tickets too.
+  const ownKeys = opts.secret ? { live: ticketKey(opts.secret), agent: agentTicketKey(opts.secret) } : null;
+  const verifier = createTicketVerifier(() => agent.ticketKeys()?.live ?? ownKeys?.live ?? null, { workerId: agent.id });
   // Bring your own agent (ADR 072): external agents join their avatar's sessions on this socket too.
   const agents = createAgentBridge({
-    key: agentTicketKey(opts.secret),
+    key: () => agent.ticketKeys()?.agent ?? ownKeys?.agent ?? null,
     workerId: agent.id,
     offer: async (sessionId) => (await agent.rpc('agent.offer', { sessionId })).offered,
     log,

@@ -39,7 +39,9 @@ export function signTicket(
 export type TicketCheck = { ok: true; claims: TLiveTicketClaims } | { ok: false; reason: 'malformed' | 'signature' | 'expired' | 'other-worker' | 'replayed' };
 
 /** Verifies a ticket for this worker and remembers its id until it expires (single use). */
-export function createTicketVerifier(key: Buffer, opts: { workerId: () => number | null; now?: () => number }) {
+/** `key`: the key, or where to read it (a worker learns it when it registers; null: not yet, every ticket refused). */
+export function createTicketVerifier(key: Buffer | (() => Buffer | null), opts: { workerId: () => number | null; now?: () => number }) {
+  const keyNow = typeof key === 'function' ? key : () => key;
   const now = opts.now ?? Date.now;
   const used = new Map<string, number>();
   const forget = () => {
@@ -53,7 +55,9 @@ export function createTicketVerifier(key: Buffer, opts: { workerId: () => number
       if (dot <= 0 || dot !== ticket.lastIndexOf('.')) return { ok: false, reason: 'malformed' };
       const body = ticket.slice(0, dot);
       const given = Buffer.from(ticket.slice(dot + 1), 'base64url');
-      const expected = createHmac('sha256', key).update(body).digest();
+      const current = keyNow();
+      if (!current) return { ok: false, reason: 'signature' };
+      const expected = createHmac('sha256', current).update(body).digest();
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature' };
       let claims: TLiveTicketClaims;
       try {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LivePaths, NlpEngine, SetupMode, ZLiveSessionConfig, type TLiveStartAnswer } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createSignedInUser } from '../../test/factories.js';
-import { RawWorker, TEST_WORKER_SECRET, ticketClaims } from '../../test/live.js';
+import { RawWorker, ticketClaims } from '../../test/live.js';
 import { avatars } from '../../db/schema/index.js';
 
 // Issue 26, item 3: the session config a worker receives carries only the keys the session's brain,
@@ -38,9 +38,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** What a worker of this server authenticates with (the shared secret on this test's loopback). */
+/** What a worker of this server authenticates with: its own credential (ADR 085). */
 async function workerToken(): Promise<string> {
-  return TEST_WORKER_SECRET;
+  return (await t.app.workerHub.issueCredential('keys-probe')).credential;
 }
 
 /** Every key an avatar can store, whatever its engine: what a session must not carry unless it uses it. */

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { hashToken } from '../../lib/tokens.js';
+import { issueWorkerCredential, presentCredential } from './credentials.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { WebSocket } from 'ws';
-import { AdminMessages, WorkerProtocol, ZWorkerMessage, type TServerToWorker, type TVps, type TWorkerRpcRequest, type TVpsRef } from '@persona/contract';
+import { AdminMessages, WorkerProtocol, WorkerRefusals, ZWorkerMessage, type TServerToWorker, type TVps, type TWorkerCredential, type TWorkerRpcRequest, type TVpsRef } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import type { WorkerRow, WorkersRepository } from './repository.js';
 
@@ -19,7 +21,17 @@ export interface WorkerHubOptions {
   shared?: boolean;
   /** With several instances: which workers (of any instance) hold the operator's realtime key. */
   redis?: Redis;
+  /** The keys of the pages' and agents' tickets, given to each registered worker (it holds no shared secret). */
+  ticketKeys?: { live: Buffer; agent: Buffer };
 }
+
+/**
+ * Who is on a worker socket (ADR 085): a worker with its own credential (bound to a vpsId), or an
+ * enrolment with the shared WORKER_SECRET, which may only register to be given a credential.
+ */
+export type WorkerAuth = { kind: 'credential'; credentialId: number; vpsId: string } | { kind: 'enrol' };
+
+
 
 /** Sorted set: worker id → time of its last register or ping, for workers holding the operator's realtime key. */
 const PRODUCT_REALTIME_KEY = 'persona:workers:product-realtime';
@@ -28,10 +40,13 @@ export type RpcHandler = (workerId: number, method: TWorkerRpcRequest['method'],
 
 interface Connection {
   socket: WebSocket;
+  auth: WorkerAuth;
   workerId: number | null;
   sessionId: string;
   /** Registered with the operator's key for the product's realtime. */
   productRealtime: boolean;
+  /** The vpsId it registered as. */
+  workerVpsId?: string;
 }
 
 export function presentWorker(row: WorkerRow): TVps {
@@ -63,6 +78,15 @@ export function createWorkerHub(opts: WorkerHubOptions) {
   const now = opts.now ?? (() => new Date());
   const pingTimeoutMs = opts.pingTimeoutMs ?? WorkerProtocol.pingTimeoutMs;
   const byWorker = new Map<number, Connection>();
+  /** The DISCONNECTED writes of connections that closed, not done yet. */
+  const disconnecting = new Set<Promise<void>>();
+  /** Every open worker socket of this instance (registered or not). */
+  const connections = new Set<Connection>();
+  /** Is a worker of this vpsId registered on another open connection of this instance? */
+  const isLiveHere = (vpsId: string, self: Connection) => {
+    for (const c of byWorker.values()) if (c !== self && c.socket.readyState === c.socket.OPEN && c.workerVpsId === vpsId) return true;
+    return false;
+  };
   let rpcHandler: RpcHandler | null = null;
   let sweeper: NodeJS.Timeout | undefined;
 
@@ -116,6 +140,19 @@ export function createWorkerHub(opts: WorkerHubOptions) {
     }
   }
 
+  /** Issues a credential bound to `vpsId` (shown once; stored as its hash). */
+  async function issueCredential(vpsId: string, issuedBy: 'admin' | 'enrolment' = 'admin'): Promise<{ credential: string; row: TWorkerCredential }> {
+    const issued = await issueWorkerCredential(repo, vpsId, issuedBy, now());
+    log.info({ vpsId, credentialId: issued.row.id, issuedBy }, 'worker credential issued');
+    return issued;
+  }
+
+  /** A fresh enrolment credential for `vpsId` (its earlier enrolment credentials revoked; an administrator's kept). */
+  async function enrol(vpsId: string): Promise<string> {
+    await repo.revokeCredentials({ vpsId, issuedBy: 'enrolment' }, now());
+    return (await issueCredential(vpsId, 'enrolment')).credential;
+  }
+
   return {
     /** A connected worker holds the operator's realtime key: one of this instance's, or (Redis) of another's that pinged lately. */
     async hasProductRealtime(): Promise<boolean> {
@@ -142,9 +179,41 @@ export function createWorkerHub(opts: WorkerHubOptions) {
     },
     sweep,
 
+    /** The worker credential a socket presents (not revoked), or undefined. */
+    async authenticate(token: string): Promise<WorkerAuth | undefined> {
+      const row = await repo.activeCredential(hashToken(token));
+      if (!row) return undefined;
+      await repo.touchCredential(row.id, now());
+      return { kind: 'credential', credentialId: row.id, vpsId: row.vpsId };
+    },
+
+    issueCredential,
+    enrol,
+
+    /** Revokes a credential; a worker connected with it here is disconnected (elsewhere: at its next ping). */
+    async revokeCredential(id: number): Promise<TWorkerCredential> {
+      const row = await repo.findCredential(id);
+      if (!row) throw new AppError(404, AdminMessages.vpsInvalid);
+      await repo.revokeCredentials({ id }, now());
+      for (const conn of connections) {
+        if (conn.auth.kind === 'credential' && conn.auth.credentialId === id) conn.socket.close(WorkerProtocol.closeUnauthorized, WorkerRefusals.revoked);
+      }
+      log.info({ vpsId: row.vpsId, credentialId: id }, 'worker credential revoked');
+      return presentCredential((await repo.findCredential(id))!);
+    },
+
+    async listCredentials(): Promise<TWorkerCredential[]> {
+      return (await repo.listCredentials()).map(presentCredential);
+    },
+
     /** Handles one authenticated websocket from a worker. */
-    accept(socket: WebSocket, remoteIp: string) {
-      const conn: Connection = { socket, workerId: null, sessionId: randomUUID(), productRealtime: false };
+    accept(socket: WebSocket, remoteIp: string, auth: WorkerAuth) {
+      const conn: Connection = { socket, auth, workerId: null, sessionId: randomUUID(), productRealtime: false };
+      connections.add(conn);
+      const refuse = (message: string, code: number) => {
+        send(socket, { type: 'error', message });
+        socket.close(code, message.slice(0, 100));
+      };
       socket.on('message', (data) => {
         void (async () => {
           let parsed;
@@ -158,22 +227,49 @@ export function createWorkerHub(opts: WorkerHubOptions) {
             return;
           }
           const msg = parsed.data;
-          if (msg.type === 'register') {
+          if (msg.type === 'register' && conn.workerId !== null) {
+            send(socket, { type: 'error', message: 'Registered already' });
+          } else if (msg.type === 'register') {
+            // A live worker is never displaced: a second registration of its vpsId waits until it is gone.
+            // (A connection of this instance that just closed is written DISCONNECTED first: a worker that reconnects at once is not refused.)
+            await Promise.all([...disconnecting]);
+            if (isLiveHere(msg.vpsId, conn) || (await repo.isLive(msg.vpsId, new Date(now().getTime() - pingTimeoutMs), conn.sessionId))) {
+              log.warn({ vpsId: msg.vpsId, remoteIp }, 'worker registration refused: this vpsId is connected already');
+              refuse(WorkerRefusals.duplicate, WorkerProtocol.closeDuplicate);
+              return;
+            }
+            if (conn.auth.kind === 'enrol') {
+              // The shared secret only enrols: this worker gets its own credential and reconnects with it.
+              const credential = await enrol(msg.vpsId);
+              send(socket, { type: 'enrolled', vpsId: msg.vpsId, credential });
+              socket.close(WorkerProtocol.closeEnrolled, 'enrolled');
+              return;
+            }
+            if (conn.auth.vpsId !== msg.vpsId) {
+              log.warn({ vpsId: msg.vpsId, bound: conn.auth.vpsId, remoteIp }, 'worker registration refused: the credential is bound to another vpsId');
+              refuse(WorkerRefusals.otherVpsId, WorkerProtocol.closeUnauthorized);
+              return;
+            }
             const row = await repo.register(
               { vpsId: msg.vpsId, name: msg.name, address: msg.address, privateIp: msg.privateIp, remoteIp, webSocket: msg.webSocket, status: msg.status, sessionId: conn.sessionId },
               now(),
             );
-            const previous = byWorker.get(row.id);
-            if (previous && previous !== conn) previous.socket.close(WorkerProtocol.closeReplaced, 'replaced by a newer connection');
             conn.workerId = row.id;
+            conn.workerVpsId = row.vpsId;
             conn.productRealtime = msg.productRealtime === true;
             byWorker.set(row.id, conn);
             shareRealtime(conn, true);
             log.info({ workerId: row.id, name: row.name, remoteIp }, 'worker registered');
-            send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId });
+            const keys = opts.ticketKeys;
+            send(socket, { type: 'registered', id: row.id, sessionId: conn.sessionId, ...(keys ? { ticketKey: keys.live.toString('base64url'), agentTicketKey: keys.agent.toString('base64url') } : {}) });
           } else if (conn.workerId === null) {
             send(socket, { type: 'error', message: 'Register first' });
           } else if (msg.type === 'ping') {
+            // A credential revoked on another instance: this connection ends at its next ping.
+            if (conn.auth.kind === 'credential' && !(await repo.isCredentialActive(conn.auth.credentialId))) {
+              refuse(WorkerRefusals.revoked, WorkerProtocol.closeUnauthorized);
+              return;
+            }
             await repo.ping(conn.workerId, conn.sessionId, msg.status, now());
             shareRealtime(conn, true);
             send(socket, { type: 'pong', at: now().getTime() });
@@ -188,12 +284,15 @@ export function createWorkerHub(opts: WorkerHubOptions) {
         })().catch((err: unknown) => log.error({ err }, 'worker message failed'));
       });
       socket.on('close', () => {
+        connections.delete(conn);
         if (conn.workerId === null) return;
         if (byWorker.get(conn.workerId) === conn) {
           byWorker.delete(conn.workerId);
           shareRealtime(conn, false);
         }
-        void repo.disconnect(conn.workerId, conn.sessionId).catch((err: unknown) => log.error({ err }, 'worker disconnect failed'));
+        const done = repo.disconnect(conn.workerId, conn.sessionId).catch((err: unknown) => log.error({ err }, 'worker disconnect failed'));
+        disconnecting.add(done);
+        void done.finally(() => disconnecting.delete(done));
         log.info({ workerId: conn.workerId }, 'worker disconnected');
       });
     },

@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, isNull, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { workers } from '../../db/schema/index.js';
+import { workerCredentials, workers } from '../../db/schema/index.js';
 
 export type WorkerRow = typeof workers.$inferSelect;
+export type WorkerCredentialRow = typeof workerCredentials.$inferSelect;
 
 export function createWorkersRepository(db: Db) {
   // GET /api/list_vps: prepared once.
@@ -53,6 +54,60 @@ export function createWorkersRepository(db: Db) {
     },
     async findByVpsId(vpsId: string): Promise<WorkerRow | undefined> {
       const [row] = await db.select().from(workers).where(eq(workers.vpsId, vpsId)).limit(1);
+      return row;
+    },
+    /** Is a worker of this vpsId connected, through another connection than `exceptSessionId` (pinged after `since`)? */
+    async isLive(vpsId: string, since: Date, exceptSessionId?: string): Promise<boolean> {
+      const rows = await db
+        .select({ id: workers.id })
+        .from(workers)
+        .where(
+          and(
+            eq(workers.vpsId, vpsId),
+            isNull(workers.deletedAt),
+            inArray(workers.status, ['AVAILABLE', 'BUSY']),
+            gt(workers.lastPingTime, since),
+            ...(exceptSessionId ? [ne(workers.sessionId, exceptSessionId)] : []),
+          ),
+        )
+        .limit(1);
+      return rows.length > 0;
+    },
+    async insertCredential(values: { vpsId: string; tokenHash: string; issuedBy: 'admin' | 'enrolment' }, now: Date): Promise<WorkerCredentialRow> {
+      const [row] = await db.insert(workerCredentials).values({ ...values, createdAt: now }).returning();
+      return row!;
+    },
+    /** A credential that is not revoked, by the hash of its token. */
+    async activeCredential(tokenHash: string): Promise<WorkerCredentialRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(workerCredentials)
+        .where(and(eq(workerCredentials.tokenHash, tokenHash), isNull(workerCredentials.revokedAt)))
+        .limit(1);
+      return row;
+    },
+    async isCredentialActive(id: number): Promise<boolean> {
+      const rows = await db.select({ id: workerCredentials.id }).from(workerCredentials).where(and(eq(workerCredentials.id, id), isNull(workerCredentials.revokedAt))).limit(1);
+      return rows.length > 0;
+    },
+    async touchCredential(id: number, now: Date): Promise<void> {
+      await db.update(workerCredentials).set({ lastUsedAt: now }).where(eq(workerCredentials.id, id));
+    },
+    /** Revokes one credential (or every enrolment credential of a vpsId); the ids revoked. */
+    async revokeCredentials(where: { id: number } | { vpsId: string; issuedBy: 'enrolment' }, now: Date): Promise<number[]> {
+      const cond = 'id' in where ? eq(workerCredentials.id, where.id) : and(eq(workerCredentials.vpsId, where.vpsId), eq(workerCredentials.issuedBy, where.issuedBy));
+      const rows = await db
+        .update(workerCredentials)
+        .set({ revokedAt: now })
+        .where(and(cond, isNull(workerCredentials.revokedAt)))
+        .returning({ id: workerCredentials.id });
+      return rows.map((r) => r.id);
+    },
+    async listCredentials(): Promise<WorkerCredentialRow[]> {
+      return db.select().from(workerCredentials).orderBy(desc(workerCredentials.id)).limit(1000);
+    },
+    async findCredential(id: number): Promise<WorkerCredentialRow | undefined> {
+      const [row] = await db.select().from(workerCredentials).where(eq(workerCredentials.id, id)).limit(1);
       return row;
     },
     async markDeleted(id: number, now: Date): Promise<boolean> {

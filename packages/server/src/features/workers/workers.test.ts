@@ -101,15 +101,16 @@ describe('workers (VPS)', () => {
   });
 
   it('turns DISCONNECTED when a worker stops pinging, and at once when its connection drops', async () => {
-    // A worker that registers and then hangs (no pings, socket open).
-    const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer test-worker-secret-0123456789' } });
+    // A worker that registers and then hangs (no pings, socket open); each with its own credential (ADR 085).
+    const credential = async (vpsId: string) => (await t.app.workerHub.issueCredential(vpsId)).credential;
+    const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: `Bearer ${await credential('hung')}` } });
     await new Promise((r) => ws.once('open', r));
     ws.send(JSON.stringify({ type: 'register', vpsId: 'hung', name: 'hung', address: 'h', privateIp: '10.0.0.9', webSocket: 'ws://h', status: 'AVAILABLE' }));
     await until(async () => (await find('hung'))?.status === 'AVAILABLE');
     await until(async () => (await find('hung'))?.status === 'DISCONNECTED');
 
     // Killed without goodbye: the socket is destroyed with no close frame.
-    const killed = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: 'Bearer test-worker-secret-0123456789' } });
+    const killed = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: `Bearer ${await credential('killed')}` } });
     await new Promise((r) => killed.once('open', r));
     killed.send(JSON.stringify({ type: 'register', vpsId: 'killed', name: 'killed', address: 'k', privateIp: '10.0.0.8', webSocket: 'ws://k', status: 'AVAILABLE' }));
     await until(async () => (await find('killed'))?.status === 'AVAILABLE');
