@@ -11,7 +11,7 @@ export const WorkerProtocol = {
   closeDeleted: 4001,
   closeUnauthorized: 4003,
   closeReplaced: 4009,
-  /** Enrolled with the shared secret: reconnect with the credential just received (ADR 085). */
+  /** Enrolled with the shared secret: reconnect with the credential just received (ADR 086). */
   closeEnrolled: 4010,
   /** A worker with this vpsId is connected already: try again later (it is not displaced). */
   closeDuplicate: 4011,
@@ -57,7 +57,7 @@ export const ZServerToWorker = z.discriminatedUnion('type', [
     type: z.literal('registered'),
     id: z.number().int(),
     sessionId: z.string(),
-    /** This worker's keys for the pages' and agents' tickets (base64url; derived per worker, ADR 085). */
+    /** This worker's keys for the pages' and agents' tickets (base64url; derived per worker, ADR 086). */
     ticketKey: z.string().optional(),
     agentTicketKey: z.string().optional(),
   }),

@@ -339,7 +339,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: deps.now,
     shared: redis !== undefined,
     redis,
-    // Each worker is given the ticket keys when it registers: it needs no shared secret (ADR 085).
+    // Each worker is given the ticket keys when it registers: it needs no shared secret (ADR 086).
     ticketKeys: { live: ticketKey(workerSecret), agent: agentTicketKey(workerSecret) },
     ...deps.workerTimings,
   });

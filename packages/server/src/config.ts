@@ -66,7 +66,7 @@ export const ZEnv = z.object({
       message: 'must be 32 bytes as 64 hex characters or base64',
     }),
   WORKER_SECRET: z.string().optional().transform((v) => (v === '' ? undefined : v)),
-  /** Where the shared WORKER_SECRET may enrol a worker (ADR 085): this machine only, anywhere, or nowhere. */
+  /** Where the shared WORKER_SECRET may enrol a worker (ADR 086): this machine only, anywhere, or nowhere. */
   WORKER_ENROLMENT: z.enum(['loopback', 'open', 'off'], { error: 'must be loopback, open or off' }).default('loopback'),
   // ws(s) origins of avatar servers on other hosts, which pages may connect to (CSP connect-src).
   WORKER_WS_ORIGINS: z

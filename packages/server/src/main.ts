@@ -60,7 +60,7 @@ async function main() {
     if (local.hostname === '0.0.0.0' || local.hostname === '[::]') local.hostname = '127.0.0.1';
     embedded = await startLiveWorker({
       serverUrl: local.origin,
-      // Its own credential, given in this process (ADR 085): it never needs the shared secret.
+      // Its own credential, given in this process (ADR 086): it never needs the shared secret.
       credential: await app.workerHub.enrol('embedded'),
       name: 'embedded',
       vpsId: 'embedded',

@@ -23,7 +23,7 @@ export interface WorkerOptions {
    */
   serverUrl: string | readonly string[];
   /**
-   * The shared WORKER_SECRET: it only enrols (ADR 085) — the portal answers with this worker's own
+   * The shared WORKER_SECRET: it only enrols (ADR 086) — the portal answers with this worker's own
    * credential, which the worker then connects with. Not needed with `credential`.
    */
   secret?: string;
@@ -82,7 +82,7 @@ function privateIp(): string {
 
 /**
  * An avatar server ("VPS") agent: connects to the portal's worker websocket with its own
- * credential (or first enrols with the shared secret to get one, ADR 085), registers, pings every 10 s with its status, and reconnects with exponential backoff
+ * credential (or first enrols with the shared secret to get one, ADR 086), registers, pings every 10 s with its status, and reconnects with exponential backoff
  * when the connection drops. An administrator's delete (close code 4001) stops it for good.
  */
 export function startWorker(opts: WorkerOptions): WorkerHandle {

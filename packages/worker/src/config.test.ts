@@ -49,7 +49,7 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig(env, { server: 'https://a.example,http://b.internal:3000' })).toThrow('http://b.internal:3000 would carry');
   });
 
-  it('takes its own credential (WORKER_CREDENTIAL), the shared secret to enrol, or both; neither is refused (ADR 085)', () => {
+  it('takes its own credential (WORKER_CREDENTIAL), the shared secret to enrol, or both; neither is refused (ADR 086)', () => {
     expect(loadWorkerConfig({ WORKER_CREDENTIAL: 'pswk_0123456789abcdef' }, flags)).toMatchObject({ credential: 'pswk_0123456789abcdef', secret: undefined });
     expect(loadWorkerConfig(env, flags)).toMatchObject({ credential: undefined, secret: env.WORKER_SECRET });
     expect(() => loadWorkerConfig({}, flags)).toThrow('WORKER_CREDENTIAL (its own credential) or WORKER_SECRET (to enrol) is required');

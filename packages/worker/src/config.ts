@@ -30,7 +30,7 @@ const ZWorkerEnv = z.object({
         .min(1, 'the server URL (--server) is required')
         .max(16, 'at most 16 server URLs'),
     ),
-  /** The shared secret: enrols this worker (only where the portal allows it: WORKER_ENROLMENT, ADR 085). */
+  /** The shared secret: enrols this worker (only where the portal allows it: WORKER_ENROLMENT, ADR 086). */
   secret: z.string().min(16, 'WORKER_SECRET must be at least 16 characters').optional(),
   /** This worker's own credential (`npm run admin -- worker-credential issue <vpsId>` on the portal). */
   credential: z.string().min(16, 'WORKER_CREDENTIAL must be at least 16 characters').optional(),

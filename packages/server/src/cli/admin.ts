@@ -19,7 +19,7 @@ const USAGE = `Persona Studio operator commands (npm run admin -- <command>)
   disable EMAIL                              disable a user and end their sessions
   enable EMAIL                               enable a user
   worker-credential issue VPS_ID             issue a worker's own credential, bound to its vpsId (shown once);
-                                             start that worker with WORKER_CREDENTIAL=<it> (ADR 085)
+                                             start that worker with WORKER_CREDENTIAL=<it> (ADR 086)
   worker-credential revoke ID                revoke one (a worker using it is disconnected at its next ping)
   worker-credentials                         list the credentials (never the credentials themselves)
 

@@ -229,7 +229,7 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/list_vps': { access: 'admin' },
   'POST /api/get_vps': { access: 'admin', call: async (f) => ({ url: '/api/get_vps', payload: { vpsId: await f.vps(), mode: 'get' } }) },
   'POST /api/del_vps': { access: 'admin', consumes: true, call: async (f) => ({ url: '/api/del_vps', payload: { vpsId: await f.vps(), mode: 'delete' } }) },
-  // Workers' own credentials (ADR 085): administrators only; a revoke of an unknown id is a 404.
+  // Workers' own credentials (ADR 086): administrators only; a revoke of an unknown id is a 404.
   'GET /api/admin/worker_credentials': { access: 'admin' },
   'POST /api/admin/worker_credentials': { access: 'admin', call: () => ({ url: '/api/admin/worker_credentials', payload: { vpsId: 'route-matrix-worker' } }) },
   'POST /api/admin/worker_credentials/revoke': { access: 'admin', ok: 404, call: () => ({ url: '/api/admin/worker_credentials/revoke', payload: { id: 999_999 } }) },

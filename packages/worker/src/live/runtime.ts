@@ -145,7 +145,7 @@ function pageSocket(ws: WebSocket, maxBuffered: number, onSlow: (buffered: numbe
 export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const { agent, log } = opts;
   const capacity = opts.capacity ?? 200;
-  // The ticket keys come with the registration (ADR 085): a worker with only its credential checks tickets too.
+  // The ticket keys come with the registration (ADR 086): a worker with only its credential checks tickets too.
   const ownKeys = opts.secret ? { live: ticketKey(opts.secret), agent: agentTicketKey(opts.secret) } : null;
   const verifier = createTicketVerifier(() => agent.ticketKeys()?.live ?? ownKeys?.live ?? null, { workerId: agent.id });
   // Bring your own agent (ADR 072): external agents join their avatar's sessions on this socket too.

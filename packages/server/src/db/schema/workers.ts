@@ -25,7 +25,7 @@ export const workers = pgTable(
 );
 
 /**
- * Each worker's own credential (ADR 085): issued by an administrator (`npm run admin -- worker-credential
+ * Each worker's own credential (ADR 086): issued by an administrator (`npm run admin -- worker-credential
  * issue`, the admin API) or by enrolment with the shared WORKER_SECRET; stored as its SHA-256 only;
  * bound to one vpsId; revoked by setting `revokedAt` (a worker using it is disconnected).
  */

@@ -38,7 +38,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** What a worker of this server authenticates with: its own credential (ADR 085). */
+/** What a worker of this server authenticates with: its own credential (ADR 086). */
 async function workerToken(): Promise<string> {
   return (await t.app.workerHub.issueCredential('keys-probe')).credential;
 }

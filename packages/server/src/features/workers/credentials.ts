@@ -3,7 +3,7 @@ import { hashToken, randomToken } from '../../lib/tokens.js';
 import type { WorkerCredentialRow, WorkersRepository } from './repository.js';
 
 /**
- * Workers' own credentials (ADR 085), shared by the hub (admin API, enrolment) and the operator
+ * Workers' own credentials (ADR 086), shared by the hub (admin API, enrolment) and the operator
  * CLI: a recognisable prefix and 32 random bytes, shown once, stored as its SHA-256, bound to one
  * vpsId, revoked by date.
  */

@@ -26,7 +26,7 @@ export interface WorkerHubOptions {
 }
 
 /**
- * Who is on a worker socket (ADR 085): a worker with its own credential (bound to a vpsId), or an
+ * Who is on a worker socket (ADR 086): a worker with its own credential (bound to a vpsId), or an
  * enrolment with the shared WORKER_SECRET, which may only register to be given a credential.
  */
 export type WorkerAuth = { kind: 'credential'; credentialId: number; vpsId: string } | { kind: 'enrol' };

@@ -11,7 +11,7 @@ const isLoopback = (address: string | undefined) => !!address && (/^127\./.test(
 
 /**
  * The workers' socket (registered in the scope of the websocket plugin: see app.ts). A worker
- * presents its own credential (ADR 085); the shared WORKER_SECRET is accepted only to enrol, and
+ * presents its own credential (ADR 086); the shared WORKER_SECRET is accepted only to enrol, and
  * only as WORKER_ENROLMENT allows: `loopback` (default: the embedded worker and `npm run worker`
  * on the portal's machine), `open` (from anywhere), `off`.
  */
@@ -46,7 +46,7 @@ export function workerSocketRoutes(deps: { hub: WorkerHub; workerSecret: string 
   };
 }
 
-/** An administrator issues, lists and revokes the workers' own credentials (ADR 085). */
+/** An administrator issues, lists and revokes the workers' own credentials (ADR 086). */
 export function workerCredentialRoutes(deps: { hub: WorkerHub; guards: AuthGuards }) {
   const { hub, guards } = deps;
   return async function plugin(fastify: FastifyInstance) {

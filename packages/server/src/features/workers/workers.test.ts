@@ -101,7 +101,7 @@ describe('workers (VPS)', () => {
   });
 
   it('turns DISCONNECTED when a worker stops pinging, and at once when its connection drops', async () => {
-    // A worker that registers and then hangs (no pings, socket open); each with its own credential (ADR 085).
+    // A worker that registers and then hangs (no pings, socket open); each with its own credential (ADR 086).
     const credential = async (vpsId: string) => (await t.app.workerHub.issueCredential(vpsId)).credential;
     const ws = new WebSocket(`${base.replace('http', 'ws')}${WorkerProtocol.path}`, { headers: { authorization: `Bearer ${await credential('hung')}` } });
     await new Promise((r) => ws.once('open', r));
