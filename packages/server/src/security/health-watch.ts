@@ -56,6 +56,8 @@ export interface HealthWatch {
   readonly baseline: HealthFigures;
   /** Samples health while `work` runs (and once more after it), and returns its value and the figures. */
   during<T>(work: () => Promise<T>): Promise<Watched<T>>;
+  /** Starts sampling (for a test's beforeEach); `stop()` (its afterEach) ends it and gives the figures. */
+  start(): { stop(): Promise<Watched<void>> };
   /** A line for a test's log: the figures against the baseline and the bound. */
   describe(label: string, watched: Pick<Watched<unknown>, 'figures' | 'bound'>): string;
 }
@@ -144,8 +146,19 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
   const { figures: baseline } = await sample(() => performance.now() >= until);
   const boundMs = opts.boundMs ?? 100;
 
-  return {
+  const watch: HealthWatch = {
     baseline,
+    start() {
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      const watched = watch.during(() => ended);
+      return {
+        stop() {
+          end();
+          return watched;
+        },
+      };
+    },
     async during(work) {
       let finished = false;
       const sampling = sample(() => finished);
@@ -168,4 +181,5 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
       return `${label}: health p50 ${f.p50} / p95 ${f.p95} / p99 ${f.p99} / max ${f.max} ms over ${f.samples} samples (event loop p99 ${f.loopP99}, max ${f.loopMax} ms; most main-thread CPU in one sample ${f.cpuMax} ms); baseline p50 ${b.p50} / p99 ${b.p99} / max ${b.max} ms (event loop max ${b.loopMax}); bound ${bound} ms`;
     },
   };
+  return watch;
 }

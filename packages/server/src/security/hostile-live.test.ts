@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, LiveRates, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
 import { OFFLINE_VOICES, signTicket, ticketKey, type LiveWorkerHandle, type OfflineVoice } from '@persona/worker';
@@ -6,6 +6,7 @@ import { createTestApp, type TestContext } from '../test/build-app.js';
 import { createSignedInUser } from '../test/factories.js';
 import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../test/live.js';
 import { avatars, liveSessions } from '../db/schema/index.js';
+import { healthWatch, type HealthWatch, type Watched } from './health-watch.js';
 
 /**
  * Issue 16: the live page and the worker under hostile clients. One well-behaved visitor holds a
@@ -44,6 +45,9 @@ const instantVoice: OfflineVoice = {
 /** What the worker logged (a hostile socket must not fill the log). */
 const lines: { level: string; msg: string; data?: Record<string, unknown> }[] = [];
 const record = (level: string) => (msg: string, data?: object) => void lines.push({ level, msg, data: data as Record<string, unknown> });
+/** Health sampled through every attack (issue 26, item 2): the embedded worker shares the portal's event loop. */
+let watch: HealthWatch;
+let watching: { stop(): Promise<Watched<void>> } | null = null;
 
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
@@ -82,6 +86,11 @@ beforeAll(async () => {
   expect(first.body, JSON.stringify(first.body)).toMatchObject({ status: 'OK' });
   visitor = page(first.body);
   await visitor.waitFor('assistant', (f) => f.final && f.text === 'Hello!');
+  watch = await healthWatch(base);
+});
+
+beforeEach(() => {
+  watching = watch.start();
 });
 
 afterAll(async () => {
@@ -95,7 +104,12 @@ afterAll(async () => {
 /** When the well-behaved visitor last sent a message: it keeps to the message rate (LiveRates). */
 let visitorSentAt = 0;
 
-afterEach(async () => {
+afterEach(async (ctx) => {
+  // While the attack ran, no health sample held the loop (security/health-watch.ts).
+  const watched = await watching!.stop();
+  watching = null;
+  console.log(watch.describe(ctx.task.name.slice(0, 60), watched));
+  expect(watched.over, watch.describe('attack', watched)).toEqual([]);
   // After every attack: the visitor is answered within the bound, the worker runs, nothing threw.
   const text = `still there? ${++turn}`;
   const wait = visitorSentAt + LiveRates.messageIntervalMs - Date.now();

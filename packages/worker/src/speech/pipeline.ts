@@ -5,6 +5,9 @@ import { Resampler, SilenceTrimmer, samplesToBytes } from './audio.js';
 import { SpeechChunker, type ChunkerOptions, type PieceBoundary, type SpeechPiece } from './chunker.js';
 import { shiftVisemes, shiftWords, textToVisemes, textToWords, type VisemeItem, type WordItem } from './visemes.js';
 
+
+/** Lets timers and I/O run before the next piece of work (a macrotask turn). */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * The avatar's voice for one session: the brain's text stream → pieces (chunker) → speech (one
  * TTS engine) → events the session turns into frames (LiveProtocol): `utterance start`, binary
@@ -297,6 +300,11 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
         for await (const chunk of tts.synthesize(job.piece.text, { signal: job.ctl.signal, previousText: job.previousText || undefined })) {
           if (stopped) return;
           onChunk(chunk);
+          // A voice that answers at once (the offline voice's cache, a fast local engine) would
+          // otherwise run every piece of a long answer in one chain of microtasks, holding the
+          // event loop — the portal's too, for the embedded worker (issue 26, item 2: 570 ms of
+          // CPU in one go for five long lines).
+          await yieldToLoop();
         }
         if (stopped) return;
         if (resampler) {
