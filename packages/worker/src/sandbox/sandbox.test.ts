@@ -162,7 +162,8 @@ def plan(
     const t0 = Date.now();
     const looping = await pool.describe('while True:\n    pass\n\ndef f(x: int) -> int:\n    """Double."""\n    return 2 * x\n', 'f');
     expect(looping.ok).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(await pool.describe('def f(:\n  pass\n', 'f')).toEqual({ ok: false, kind: 'invalid', error: "SyntaxError: invalid syntax (line 1)" });
     expect(await pool.describe('def other():\n  pass\n', 'wanted')).toEqual({ ok: false, kind: 'invalid', error: 'The code defines no top-level function named wanted.' });
     expect(await pool.describe('async def f():\n  pass\n', 'f')).toEqual({ ok: false, kind: 'invalid', error: 'f is an async def; functions must be a plain def.' });
