@@ -259,10 +259,12 @@ describe('limits', () => {
     const controller = new AbortController();
     const t0 = Date.now();
     // Two processes: two calls run, the third waits; the abort ends all three at once.
-    const answers = Promise.all([1, 2, 3].map(() => pool.call(code, 'wait', '{"seconds": 3}', { ...shared, signal: controller.signal })));
+    // Calls of 30 s: ended by the abort, not by their end, however slow the machine (at 3 s, a
+    // loaded one could not tell the two apart within the 2 s bound; issue 26, item 16).
+    const answers = Promise.all([1, 2, 3].map(() => pool.call(code, 'wait', '{"seconds": 30}', { ...shared, signal: controller.signal })));
     setTimeout(() => controller.abort(), 300);
     expect(await answers).toEqual([1, 2, 3].map(() => ({ ok: false, kind: 'aborted', error: 'The call was cancelled.' })));
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await pool.call(code, 'wait', '{"seconds": 0}', shared)).toEqual({ ok: true, result: 'woke', truncated: false });
   });
 
