@@ -168,11 +168,23 @@ test('talked over: the voice holds where it is with the mouth at rest, then goes
   // The page took the pause (on a loaded machine the frame can take a while), then the fade and
   // the echo-cancelling loopback's delay (its jitter buffer grows under load): the sound is
   // silent from some moment on — and must stay so for the whole hold.
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { audio: unknown } }).__personaAvatar.audio), { timeout: 5000 }).toBeNull();
-  await expect.poll(async () => (await readProbe(page))!.levels.at(-1)?.rms ?? 1, { timeout: 5000 }).toBeLessThan(0.01);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { audio: unknown } }).__personaAvatar.audio), { timeout: 15_000 }).toBeNull();
+  // Silent for a while, not for one frame: the loopback's tail (a gap between two words arriving
+  // late) must have played out before the hold is measured (issue 26, item 16).
+  await expect
+    .poll(
+      async () => {
+        const levels = (await readProbe(page))!.levels;
+        const last = levels.at(-1);
+        const recent = last ? levels.filter((l) => l.t > last.t - 300) : [];
+        return recent.length >= 2 && recent.every((l) => l.rms < 0.01);
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true);
   // …and the mouth has come to rest (the probe is written on drawn frames, which a loaded
   // machine draws a few times a second): from then on it must stay there for the whole hold.
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { mouthOpen: number } }).__personaAvatar.mouthOpen), { timeout: 5000 }).toBeLessThan(0.08);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __personaAvatar: { mouthOpen: number } }).__personaAvatar.mouthOpen), { timeout: 15_000 }).toBeLessThan(0.08);
   const silentAt = performance.now();
   const heldFrom = await page.evaluate(() => performance.now());
   const during: { audio: unknown; open: number }[] = [];
@@ -204,7 +216,9 @@ test('talked over: the voice holds where it is with the mouth at rest, then goes
   // (Held mid-utterance — the pause came inside the first word, later on a loaded machine — and
   // no report while held went past where the sound stopped.)
   const heldAt = Math.max(0, ...progressBeforeResume.filter((p) => p.at <= silentAt).map((p) => p.playedMs));
-  expect(heldAt).toBeLessThan(1500);
+  // Mid-utterance: before its end, with some of it left for the resume (on an idle machine near
+  // 350 ms; a loaded one takes the pause later).
+  expect(heldAt).toBeLessThan(ended.playedMs - 300);
   expect(progressBeforeResume.filter((p) => p.at > silentAt + 150).every((p) => p.playedMs <= heldAt + 150)).toBe(true);
   expect(ended.utt).toBe(started.utt);
   expect(ended.playedMs).toBeGreaterThan(2000);

@@ -16,7 +16,8 @@ import { healthWatch, type HealthWatch, type Watched } from './health-watch.js';
  * (backpressure, hello timeout) in the worker, the admission's per-IP limits in the portal.
  */
 
-const HELLO_TIMEOUT_MS = 300;
+/** Short, so that the test of it is quick; above the longest pause of a loaded machine (0.35 s measured), which a page that does say hello must not meet. */
+const HELLO_TIMEOUT_MS = 1000;
 const MAX_BUFFERED = 256 * 1024;
 /** A turn of the well-behaved visitor must be answered within this, whatever the attack. */
 const ANSWER_BOUND_MS = 2000;
@@ -169,19 +170,32 @@ function micFrames(ms: number, start = 0) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until a count has not moved for `quietMs` (what was sent has been worked through). */
+async function settled(count: () => number, quietMs = 300, boundMs = 20_000) {
+  const end = Date.now() + boundMs;
+  let last = count();
+  let since = Date.now();
+  while (Date.now() < end) {
+    await sleep(20);
+    if (count() !== last) {
+      last = count();
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return;
+  }
+}
 const fatalBadFrame = (p: PageClient) => p.of('error').find((e) => e.fatal && e.code === LiveCode.badFrame);
 
 describe('hostile clients: the live page and the worker', () => {
   it('malformed JSON and frames of the wrong shape: a non-fatal error each, the session goes on; a stream of them closes the socket (badFrame)', async () => {
     const { page: p } = await hostileSession();
     for (const junk of ['not json', '{"type":', '[]', 'null', '{"type":"text"}', '{"type":"text","text":""}', '{"type":"text","text":42}', '{"type":"launch-missiles"}', `{"type":"text","text":"${'x'.repeat(LiveLimits.textMax + 1)}"}`]) p.socket.send(junk);
-    await until(() => p.of('error').length === 9, 3000, 'nine errors');
+    await until(() => p.of('error').length === 9, 20_000, 'nine errors');
     expect(p.of('error').every((e) => e.code === LiveCode.badFrame && !e.fatal)).toBe(true);
     // The hostile session itself still works: the errors were not fatal.
     p.text('fine now', 'h1');
     await p.waitFor('assistant', (f) => f.final && f.text === 'fine now');
     for (let i = 0; i < 30; i++) p.socket.send(`{garbage ${i}`);
-    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     expect(fatalBadFrame(p)).toBeDefined();
   });
 
@@ -189,7 +203,7 @@ describe('hostile clients: the live page and the worker', () => {
     const expectClosed = async (first: string | Uint8Array, code: number) => {
       const p = await raw();
       p.socket.send(first);
-      expect(await p.waitClosed(3000)).toBe(code);
+      expect(await p.waitClosed(20_000)).toBe(code);
       expect(p.of('error')[0]).toMatchObject({ code: code === LiveProtocol.close.badFrame ? LiveCode.badFrame : LiveCode.ticketInvalid, fatal: true });
     };
     const hello = (ticket?: string) => JSON.stringify({ type: 'hello', protocol: 1, mic: false, speaker: false, ...(ticket !== undefined ? { ticket } : {}) });
@@ -220,7 +234,7 @@ describe('hostile clients: the live page and the worker', () => {
     const { page: first, answer } = await hostileSession();
     for (let i = 0; i < 3; i++) {
       const replay = page(answer);
-      expect(await replay.waitClosed(3000)).toBe(LiveProtocol.close.ticketRefused);
+      expect(await replay.waitClosed(20_000)).toBe(LiveProtocol.close.ticketRefused);
       expect(replay.of('error')[0]).toMatchObject({ code: LiveCode.ticketInvalid, fatal: true });
     }
     // The first socket was not replaced and still talks.
@@ -230,7 +244,7 @@ describe('hostile clients: the live page and the worker', () => {
     // Nor after it closed: the ticket is spent.
     first.send({ type: 'bye' });
     await first.waitClosed();
-    expect(await page(answer).waitClosed(3000)).toBe(LiveProtocol.close.ticketRefused);
+    expect(await page(answer).waitClosed(20_000)).toBe(LiveProtocol.close.ticketRefused);
   });
 
   it('binary frames with bad headers (short, odd PCM, unknown kind, the avatar\u2019s kind): a non-fatal error each; a stream of them closes the socket', async () => {
@@ -239,49 +253,58 @@ describe('hostile clients: the live page and the worker', () => {
     const odd = writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 1 }, new Uint8Array(641));
     const bad = [new Uint8Array(3), odd, writeAudioFrame({ kind: 9, flags: 0, utterance: 0, seq: 2 }, pcm), writeAudioFrame({ kind: AudioFrameKind.avatar, flags: 0, utterance: 0, seq: 3 }, pcm)];
     for (const frame of bad) p.socket.send(frame);
-    await until(() => p.of('error').length === bad.length, 3000, 'an error per bad frame');
+    await until(() => p.of('error').length === bad.length, 20_000, 'an error per bad frame');
     expect(p.of('error').every((e) => e.code === LiveCode.badFrame && !e.fatal)).toBe(true);
     // A good mic frame is still taken.
     const before = vadWindows;
     for (const frame of micFrames(200)) p.socket.send(frame);
-    await until(() => vadWindows > before, 3000, 'the VAD to hear the mic');
+    await until(() => vadWindows > before, 20_000, 'the VAD to hear the mic');
     for (let i = 0; i < 30; i++) p.socket.send(new Uint8Array(5));
-    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     expect(fatalBadFrame(p)).toBeDefined();
   });
 
   it('oversized frames: text over maxTextFrame and binary over maxBinaryFrame close the socket (badFrame), before and after hello; beyond the portal\u2019s payload limit ws closes it (1009)', async () => {
     const beforeHello = await raw();
     beforeHello.socket.send('x'.repeat(LiveProtocol.maxTextFrame + 1));
-    expect(await beforeHello.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await beforeHello.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
 
     const text = (await hostileSession()).page;
     text.socket.send(JSON.stringify({ type: 'text', text: 'y'.repeat(LiveProtocol.maxTextFrame) }));
-    expect(await text.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await text.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     expect(fatalBadFrame(text)).toBeDefined();
 
     const binary = (await hostileSession({ mic: true })).page;
     binary.socket.send(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 0 }, new Uint8Array(LiveProtocol.maxBinaryFrame)));
-    expect(await binary.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await binary.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
 
     const huge = (await hostileSession()).page;
     huge.socket.send(Buffer.alloc(2 * 1024 * 1024, 0x61));
-    expect(await huge.waitClosed(5000)).toBe(1009);
+    expect(await huge.waitClosed(20_000)).toBe(1009);
   });
 
   it('mic audio faster than real time: 10 s sent in 100 ms is paced (the VAD sees about the burst), a sustained flood closes the socket (badFrame)', async () => {
     const { page: p } = await hostileSession({ mic: true });
     const before = vadWindows;
+    const started = Date.now();
+    /**
+     * Windows of 32 ms the guard may let through by now: a 2 s burst plus 1.25× the real time
+     * since the first frame (the real time, not the 100 ms meant: a loaded machine takes longer
+     * over the sends, and the guard rightly refills meanwhile), and a few windows of rounding.
+     */
+    const allowed = () => (2000 + 1.25 * (Date.now() - started)) / 32 + 4;
     const tenSeconds = micFrames(10_000);
     for (let batch = 0; batch < 5; batch++) {
       for (const frame of tenSeconds.slice(batch * 100, (batch + 1) * 100)) p.socket.send(frame);
       await sleep(20);
     }
-    await sleep(300);
+    // The VAD hears about the burst (events, however slow the machine), then nothing more comes.
+    await until(() => vadWindows - before > 30, 20_000, 'the VAD to hear the burst');
+    await settled(() => vadWindows);
     const windows = vadWindows - before;
-    // 10 s is 312 windows of 32 ms; the guard lets a 2 s burst through plus 1.25× the time it took.
+    // 10 s is 312 windows of 32 ms: far fewer went through.
     expect(windows).toBeGreaterThan(30);
-    expect(windows).toBeLessThan(120);
+    expect(windows).toBeLessThan(Math.min(allowed(), 312));
     expect(p.closeCode).toBeNull();
     // Still a session: typed text is answered.
     p.text('and now?', 'm1');
@@ -289,9 +312,10 @@ describe('hostile clients: the live page and the worker', () => {
     // A minute of audio in a moment: no longer a page, a flood.
     const minute = micFrames(60_000, tenSeconds.length);
     for (let i = 0; i < minute.length && p.socket.readyState === p.socket.OPEN; i++) p.socket.send(minute[i]!);
-    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     expect(fatalBadFrame(p)).toBeDefined();
-    expect(vadWindows - before).toBeLessThan(150);
+    await settled(() => vadWindows);
+    expect(vadWindows - before).toBeLessThan(allowed());
   });
 
   it('mic frames each longer than the 2 s burst close the socket at the first (before: dropped one by one, never closed — 327 MB read); a judged socket is not read again', async () => {
@@ -299,7 +323,7 @@ describe('hostile clients: the live page and the worker', () => {
     const before = vadWindows;
     const longest = writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: 0 }, new Uint8Array(LiveProtocol.maxBinaryFrame - LiveProtocol.binaryHeaderBytes));
     for (let i = 0; i < 200 && p.socket.readyState === p.socket.OPEN; i++) p.socket.send(longest);
-    expect(await p.waitClosed(3000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     expect(fatalBadFrame(p)).toBeDefined();
     expect(vadWindows).toBe(before);
     // Whatever else it had sent, one line about it.
@@ -310,7 +334,7 @@ describe('hostile clients: the live page and the worker', () => {
   it('a socket that keeps sending after it was judged (thousands of bad frames): closed at the limit, one warning line, not one per frame', async () => {
     const { page: p, answer } = await hostileSession({ mic: true });
     for (let i = 0; i < 5000; i++) p.socket.send(new Uint8Array(5));
-    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     const about = lines.filter((l) => l.data?.sessionId === answer.sessionId && l.level !== 'info');
     expect(about.map((l) => l.msg)).toEqual(['a page broke the protocol: socket closed']);
   });
@@ -318,7 +342,7 @@ describe('hostile clients: the live page and the worker', () => {
   it('JSON frames faster than the protocol allows (a ping flood): dropped unread past the burst, then the socket is closed (badFrame)', async () => {
     const { page: p } = await hostileSession();
     for (let i = 0; i < 3000 && p.socket.readyState === p.socket.OPEN; i++) p.send({ type: 'ping', t: i });
-    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.badFrame);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
     // The burst and what the pace refilled while they came; never one pong per ping.
     expect(p.of('pong').length).toBeGreaterThanOrEqual(LiveRates.frameBurst);
     expect(p.of('pong').length).toBeLessThan(LiveRates.frameBurst + 100);
@@ -327,7 +351,7 @@ describe('hostile clients: the live page and the worker', () => {
   it('typed messages faster than the rate (issue 26: 200 became 200 model calls): the burst is answered, each refused one gets a notice, then the session is ended and cannot be resumed', async () => {
     const { page: p, answer } = await hostileSession();
     for (let i = 0; i < 200 && p.socket.readyState === p.socket.OPEN; i++) p.text(`buy ${i}`, `b${i}`);
-    expect(await p.waitClosed(5000)).toBe(LiveProtocol.close.ended);
+    expect(await p.waitClosed(20_000)).toBe(LiveProtocol.close.ended);
     expect(p.of('bye')).toEqual([expect.objectContaining({ code: LiveCode.tooManyMessages })]);
     // Answered (the echo brain: each answer is one model call with a model): the burst and what refilled meanwhile.
     const answered = p.answers().filter((a) => a.startsWith('buy '));
@@ -375,7 +399,7 @@ describe('hostile clients: the live page and the worker', () => {
   it('sockets that never say hello are closed after the hello timeout (badFrame) and hold nothing', async () => {
     const sessions = embedded.runtime.sessions();
     const idle = await Promise.all(Array.from({ length: 60 }, () => raw()));
-    await Promise.all(idle.map((p) => p.waitClosed(HELLO_TIMEOUT_MS + 3000)));
+    await Promise.all(idle.map((p) => p.waitClosed(HELLO_TIMEOUT_MS + 20_000)));
     expect(idle.every((p) => p.closeCode === LiveProtocol.close.badFrame)).toBe(true);
     expect(embedded.runtime.sessions()).toBe(sessions);
   });
@@ -390,7 +414,7 @@ describe('hostile clients: the live page and the worker', () => {
     await until(() => embedded.runtime.sessions() === sessions - 1, 20_000, 'the silent page to be dropped');
     // Dropped, not closed by a frame rule: reading again, the page finds its connection cut (no close frame).
     p.socket.resume();
-    expect(await p.waitClosed(8000)).toBe(1006);
+    expect(await p.waitClosed(20_000)).toBe(1006);
     expect(fatalBadFrame(p)).toBeUndefined();
   });
 });

@@ -22,7 +22,8 @@ describe('toolCatalog: the functions a turn offers the model', () => {
     const tools = toolCatalog(deps, 30);
     const t0 = Date.now();
     expect(await tools()).toEqual([]);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(deps.lines.some((l) => l.msg.includes('functions not ready yet'))).toBe(true);
     release();
     await new Promise((r) => setTimeout(r, 10));

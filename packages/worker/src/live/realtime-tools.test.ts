@@ -229,8 +229,9 @@ describe('realtime tools: linked functions', () => {
     const cold: ToolRunner = { tools: () => new Promise(() => undefined), call: async () => ({ ok: true, result: '' }) };
     const started = Date.now();
     const { c, page } = openSession({ functions: [fn(1, 'get_tide')], tools: cold, toolsWaitMs: 300, greeting: 'Welcome aboard.' });
-    await until(() => finals(page).length === 1, 8000, 'greeting');
-    expect(Date.now() - started).toBeLessThan(3000);
+    await until(() => finals(page).length === 1, 20_000, 'greeting');
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(finals(page)[0]).toMatchObject({ text: 'Welcome aboard.' });
     expect(fake.connections.at(-1)!.session).not.toHaveProperty('tools');
     await c.finish(LiveCode.hangUp);

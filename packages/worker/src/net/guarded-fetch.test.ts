@@ -219,7 +219,8 @@ describe('guarded fetch', () => {
     const t0 = performance.now();
     const err = await refusal(guarded({ allowPrivate: true })(`${a.origin}/silent`, { timeoutMs: 200 }));
     expect(err.kind).toBe('timeout');
-    expect(performance.now() - t0).toBeLessThan(1_000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
   it("the caller's signal breaks off a body that is still arriving", async () => {

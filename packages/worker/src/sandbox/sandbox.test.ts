@@ -162,7 +162,8 @@ def plan(
     const t0 = Date.now();
     const looping = await pool.describe('while True:\n    pass\n\ndef f(x: int) -> int:\n    """Double."""\n    return 2 * x\n', 'f');
     expect(looping.ok).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(await pool.describe('def f(:\n  pass\n', 'f')).toEqual({ ok: false, kind: 'invalid', error: "SyntaxError: invalid syntax (line 1)" });
     expect(await pool.describe('def other():\n  pass\n', 'wanted')).toEqual({ ok: false, kind: 'invalid', error: 'The code defines no top-level function named wanted.' });
     expect(await pool.describe('async def f():\n  pass\n', 'f')).toEqual({ ok: false, kind: 'invalid', error: 'f is an async def; functions must be a plain def.' });
@@ -258,10 +259,12 @@ describe('limits', () => {
     const controller = new AbortController();
     const t0 = Date.now();
     // Two processes: two calls run, the third waits; the abort ends all three at once.
-    const answers = Promise.all([1, 2, 3].map(() => pool.call(code, 'wait', '{"seconds": 3}', { ...shared, signal: controller.signal })));
+    // Calls of 30 s: ended by the abort, not by their end, however slow the machine (at 3 s, a
+    // loaded one could not tell the two apart within the 2 s bound; issue 26, item 16).
+    const answers = Promise.all([1, 2, 3].map(() => pool.call(code, 'wait', '{"seconds": 30}', { ...shared, signal: controller.signal })));
     setTimeout(() => controller.abort(), 300);
     expect(await answers).toEqual([1, 2, 3].map(() => ({ ok: false, kind: 'aborted', error: 'The call was cancelled.' })));
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await pool.call(code, 'wait', '{"seconds": 0}', shared)).toEqual({ ok: true, result: 'woke', truncated: false });
   });
 

@@ -90,7 +90,9 @@ describe('the knowledge quota', () => {
     } finally {
       await large.close();
     }
-  });
+    // A second instance is built inside the test (its plugins, the extraction pool): awaited,
+    // not timed; the project's 30 s was met on a loaded machine (issue 26, item 16).
+  }, 120_000);
 });
 
 describe('orphaned uploads', () => {

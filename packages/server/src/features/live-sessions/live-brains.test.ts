@@ -91,7 +91,7 @@ describe('live sessions: LLM brains on the worker', () => {
     await p.waitFor('assistant', (f) => f.final && f.text === 'Ahoy!');
 
     p.text('When was the lighthouse built?');
-    const answer = await p.waitFor('assistant', (f) => f.final && (f.text ?? '').startsWith('According to'), 45_000);
+    const answer = await p.waitFor('assistant', (f) => f.final && (f.text ?? '').startsWith('According to'), 150_000);
     expect(answer.text).toBe('According to Harbour notes, The granite lighthouse was built in 1854.');
     expect(p.of('assistant').filter((f) => !f.final && f.utt === answer.utt).length).toBeGreaterThan(1); // streamed
     const first = fake.chatBodies().at(-1)!;
@@ -103,7 +103,7 @@ describe('live sessions: LLM brains on the worker', () => {
     expect((first.tools as { function: { name: string } }[]).map((x) => x.function.name)).toEqual(['add_numbers']);
 
     p.text('Please call add_numbers {"a": 2, "b": 3}');
-    const sum = await p.waitFor('assistant', (f) => f.final && (f.text ?? '').includes('function returned'), 30_000);
+    const sum = await p.waitFor('assistant', (f) => f.final && (f.text ?? '').includes('function returned'), 60_000);
     expect(sum.text).toBe('The function returned 5.');
     expect(p.of('tool').map((f) => [f.name, f.status])).toEqual([
       ['add_numbers', 'started'],
@@ -113,7 +113,10 @@ describe('live sessions: LLM brains on the worker', () => {
     const withHistory = fake.chatBodies().find((b) => (b.messages as { content: string }[]).some((m) => String(m.content).includes('call add_numbers')))!;
     expect((withHistory.messages as { role: string; content: string }[]).some((m) => m.role === 'assistant' && m.content.startsWith('According to Harbour notes'))).toBe(true);
     p.send({ type: 'bye' });
-  }, 90_000);
+    // The first question waits for the cold sandbox (this worker's is lazy): 8-19 s on a busy
+    // machine, and more beside a CPU hog; 45 s was met (issue 26, item 16). Waits on the answer,
+    // not sleeps: the bounds cost nothing when it comes.
+  }, 240_000);
 
   it('a provider failure: a short apology, an error frame, a log line with the avatar and the status; the session goes on', async () => {
     const [a] = await t.database.db

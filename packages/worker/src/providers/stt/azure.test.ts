@@ -267,7 +267,8 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     await until(() => fake.connections[0]!.closed);
     const t0 = Date.now();
     await session.finalize();
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(errors[0]!.message).toMatch(/timed out/);
   });
 
@@ -282,7 +283,8 @@ describe('Azure STT (streaming WebSocket, the Speech SDK protocol)', () => {
     fake.knobs = { stallHandshake: true };
     const t0 = Date.now();
     await expect(open({ timeouts: { requestMs: 150 } })).rejects.toThrow(/timed out waiting for the connection/);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     fake.knobs = { handshakeHtml: true };
     await expect(open()).rejects.toMatchObject({ provider: 'azure', status: 200 });
   });

@@ -189,7 +189,8 @@ describe('Deepgram STT (streaming WebSocket)', () => {
     fake.knobs.stallHandshake = true;
     const t = Date.now();
     await expect(open({ timeouts: { requestMs: 150 } })).rejects.toThrow(/timed out/);
-    expect(Date.now() - t).toBeLessThan(1000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t).toBeLessThan(10_000);
   });
 
   it('Deepgram closing the socket with an error is reported once through onError', async () => {

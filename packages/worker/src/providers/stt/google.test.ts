@@ -178,7 +178,8 @@ describe('Google STT (v1 StreamingRecognize over gRPC)', () => {
     await until(() => fake.streams[0]!.halfClosed);
     const t0 = Date.now();
     await session.finalize();
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // Gave up at its bound rather than never (the other side never answers); how soon a busy machine runs the timer is not the test (issue 26, item 16).
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(errors[0]!.message).toMatch(/timed out: the stream did not end/);
   });
 
