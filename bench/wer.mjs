@@ -1,0 +1,349 @@
+// Word error rate of the offline recogniser (issue 29, "Measure first"): `npm run bench -- wer`.
+// Never part of the test suite.
+//
+// 60 sentences (30 in-domain for a customer-service avatar, 30 general conversational English) are
+// spoken by synthetic voices — espeak-ng (en-us, en-gb, en+f3, en+m3) at 160 and 220 words/min,
+// and the project's offline voice (flite.wasm, voices slt and rms) at rate 1 and 1.35 — resampled
+// to 16 kHz mono by the worker's own resampler, padded with 0.3 s of silence either side (the VAD
+// cuts an utterance with some of its surroundings), with pink noise at 10 dB SNR
+// (generated here, seeded), and over a quiet microphone floor (pink noise at 40 dB SNR). Each utterance goes through the built worker's offline recogniser
+// (`createOfflineRecognizer`, the same resident pocketsphinx_batch and arguments a visitor's turn
+// uses), one at a time.
+//
+// WER = word-level Levenshtein (substitutions + deletions + insertions) / reference words, after
+// normalisation: lower case, digits spelt out as words, apostrophes kept inside words, every other
+// punctuation mark removed. Figures per voice × rate × noise, per half, overall, and the processing
+// time per second of audio (real-time factor).
+//
+// Cloud recognisers (Deepgram, Azure, Google…) are NOT measured: in this environment their clients
+// only run against local fakes, and a fake's transcript is not a WER figure.
+//
+// No human recordings: none with a permissive licence ships in the Debian or npm packages installed
+// here, so every voice is synthetic — an optimistic bound for clean speech, a pessimistic one for
+// accents the model never heard.
+import { spawnSync } from 'node:child_process';
+import { round, workerDist } from './support.mjs';
+
+export const CLOUD_NOTE = 'Cloud recognisers are not measured: their clients only run against local fakes here, and a fake\'s transcript is not a WER figure.';
+
+export const IN_DOMAIN = [
+  'Hello, how are you today?',
+  'Good morning, I would like some help please.',
+  'What is your name?',
+  'Who am I talking to?',
+  'What time do you open tomorrow?',
+  'Are you open on Sunday?',
+  'What are your opening hours on Saturday?',
+  'When do you close tonight?',
+  'How much does it cost?',
+  'What is the price of the blue shirt?',
+  'Is there a discount for students?',
+  'How much is delivery to my house?',
+  'Where is my order?',
+  'I want to cancel my order.',
+  'Can I change the address on my order?',
+  'My order number is four five six seven.',
+  'When will my package arrive?',
+  'I would like to return these shoes.',
+  'Can I speak to a manager please?',
+  'What is the weather like in London today?',
+  'Will it rain in Paris tomorrow?',
+  'How hot is it in New York right now?',
+  'Is it going to snow in Chicago this weekend?',
+  'Do you accept credit cards?',
+  'Can I pay with cash?',
+  'Thank you very much for your help.',
+  'Goodbye and have a nice day.',
+  'Can you help me find a product?',
+  'Do you have this in a larger size?',
+  'I have a problem with my account.',
+];
+
+export const GENERAL = [
+  'I went to the park with my sister yesterday.',
+  'The children are playing football in the garden.',
+  'She bought a new car last week.',
+  'We should have dinner together some time.',
+  'I think it is a good idea.',
+  'My brother lives in a small town near the sea.',
+  'The meeting has been moved to next Tuesday.',
+  'Could you turn the music down a little?',
+  'I have never been to Australia.',
+  'It was the best film I have seen this year.',
+  'He forgot his keys at the office again.',
+  'Let me know if you need anything else.',
+  'The train was late because of the snow.',
+  'I usually drink coffee in the morning.',
+  'They are going on holiday in August.',
+  'What do you want to do this evening?',
+  'I am reading a book about the history of music.',
+  'The dog ran across the road after the ball.',
+  'We need to buy some bread and milk.',
+  'My phone battery is almost empty.',
+  'Do you remember where we parked the car?',
+  'The weather has been really nice lately.',
+  'I will call you back in ten minutes.',
+  'She has been learning to play the piano.',
+  'It is too cold to go swimming today.',
+  'Our neighbours are very friendly people.',
+  'I lost my wallet on the bus this morning.',
+  'Please close the window before you leave.',
+  'The shop on the corner sells fresh fruit.',
+  'I am looking forward to the weekend.',
+];
+
+const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/** 0–999,999 as words ("twenty one", no "and"); larger numbers digit by digit. */
+export function numberWords(n) {
+  if (n < 20) return ONES[n];
+  if (n < 100) return `${TENS[Math.floor(n / 10)]}${n % 10 ? ` ${ONES[n % 10]}` : ''}`;
+  if (n < 1000) return `${ONES[Math.floor(n / 100)]} hundred${n % 100 ? ` ${numberWords(n % 100)}` : ''}`;
+  if (n < 1_000_000) return `${numberWords(Math.floor(n / 1000))} thousand${n % 1000 ? ` ${numberWords(n % 1000)}` : ''}`;
+  return String(n).split('').map((d) => ONES[Number(d)]).join(' ');
+}
+
+/** Lower case, digits as words, apostrophes only inside words, no other punctuation → words. */
+export function normalise(text) {
+  return text
+    .toLowerCase()
+    .replace(/[‘’]/g, "'")
+    .replace(/\d+/g, (d) => ` ${numberWords(Number(d))} `)
+    .replace(/[^a-z0-9' ]+/g, ' ')
+    .replace(/(^|\s)'+|'+(?=\s|$)/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+/** Word-level edit distance: substitutions + deletions + insertions. */
+export function editDistance(ref, hyp) {
+  let prev = Array.from({ length: hyp.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= ref.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= hyp.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[hyp.length];
+}
+
+/** Seeded PRNG (mulberry32), so every run adds the same noise. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Pink noise (Paul Kellet's filter over white noise), unit RMS. */
+function pinkNoise(length, seed) {
+  const r = rng(seed);
+  const out = new Float64Array(length);
+  let b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0;
+  for (let i = 0; i < length; i++) {
+    const w = r() * 2 - 1;
+    b0 = 0.99886 * b0 + w * 0.0555179;
+    b1 = 0.99332 * b1 + w * 0.0750759;
+    b2 = 0.969 * b2 + w * 0.153852;
+    b3 = 0.8665 * b3 + w * 0.3104856;
+    b4 = 0.55 * b4 + w * 0.5329522;
+    b5 = -0.7616 * b5 - w * 0.016898;
+    out[i] = b0 + b1 + b2 + b3 + b4 + b5 + b6 + w * 0.5362;
+    b6 = w * 0.115926;
+  }
+  const rms = Math.sqrt(out.reduce((s, v) => s + v * v, 0) / length) || 1;
+  for (let i = 0; i < length; i++) out[i] /= rms;
+  return out;
+}
+
+/** RMS of the speech (samples above 1 % of full scale, so padding and pauses do not dilute it). */
+function speechRms(pcm) {
+  let sum = 0;
+  let n = 0;
+  for (const v of pcm) {
+    if (Math.abs(v) < 328) continue;
+    sum += v * v;
+    n++;
+  }
+  return n ? Math.sqrt(sum / n) : 0;
+}
+
+export function addNoise(pcm, snrDb, seed) {
+  const noise = pinkNoise(pcm.length, seed);
+  const gain = speechRms(pcm) / 10 ** (snrDb / 20);
+  return Int16Array.from(pcm, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + noise[i] * gain))));
+}
+
+const PAD = new Int16Array(16_000 * 0.3);
+const pad = (pcm) => {
+  const out = new Int16Array(pcm.length + 2 * PAD.length);
+  out.set(pcm, PAD.length);
+  return out;
+};
+
+const ESPEAK = [
+  { voice: 'en-us', rates: [160, 220] },
+  { voice: 'en-gb', rates: [160, 220] },
+  { voice: 'en+f3', rates: [160] },
+  { voice: 'en+m3', rates: [220] },
+];
+const FLITE = [
+  { voice: 'slt', rates: [1, 1.35] },
+  { voice: 'rms', rates: [1] },
+];
+// "quiet": a microphone's noise floor (pink noise 40 dB under the speech). Digital silence is not
+// what a microphone sends, and pocketsphinx misreads espeak-ng's exact-zero gaps ("hello how are
+// you today" → "oh how i do" with zeros, right with the floor).
+const NOISES = [
+  { id: 'quiet-40dB', snrDb: 40 },
+  { id: 'pink-10dB', snrDb: 10 },
+];
+// WER_MODE=rotate: sentence i is spoken only by speaker i mod speakers (every noise condition), a
+// 9× shorter run with every voice and rate still present — the per-speaker rows then rest on ~7
+// sentences each; the per-half and overall figures on all 60. Default: every speaker says every sentence.
+const ROTATE = process.env.WER_MODE === 'rotate';
+
+export async function run() {
+  const audio = await import(workerDist('speech/audio.js'));
+  const { createOfflineVoice } = await import(workerDist('speech/offline-voice.js'));
+  const { createOfflineRecognizer, findPocketsphinx } = await import(workerDist('providers/stt/offline.js'));
+  if (!findPocketsphinx()) throw new Error('pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');
+  const espeakOk = spawnSync('espeak-ng', ['--version']).status === 0;
+
+  const sentences = [...IN_DOMAIN.map((text) => ({ text, half: 'in-domain' })), ...GENERAL.map((text) => ({ text, half: 'general' }))];
+  const fromWav = (bytes) => {
+    const info = audio.parseWavHeader(bytes);
+    if (!info) throw new Error('not a WAV file');
+    const pcm = audio.firstChannel(audio.bytesToSamples(bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes)), info.channels);
+    return info.sampleRate === 16_000 ? pcm : audio.resample(pcm, info.sampleRate, 16_000);
+  };
+
+  const flite = createOfflineVoice({ threads: 1 });
+  const speakers = [];
+  if (espeakOk) {
+    for (const { voice, rates } of ESPEAK) {
+      for (const rate of rates) {
+        speakers.push({
+          engine: 'espeak-ng',
+          voice,
+          rate: `${rate} wpm`,
+          speak: async (text) => {
+            const r = spawnSync('espeak-ng', ['-v', voice, '-s', String(rate), '--stdout', text], { maxBuffer: 64 << 20 });
+            if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
+            return fromWav(new Uint8Array(r.stdout));
+          },
+        });
+      }
+    }
+  }
+  for (const { voice, rates } of FLITE) {
+    for (const rate of rates) {
+      speakers.push({
+        engine: 'flite (offline voice)',
+        voice,
+        rate: `×${rate}`,
+        speak: async (text) => {
+          const s = await flite.synthesize(text, { voice, rate });
+          return s.sampleRate === 16_000 ? s.pcm : audio.resample(s.pcm, s.sampleRate, 16_000);
+        },
+      });
+    }
+  }
+
+  const recognizer = createOfflineRecognizer();
+  // The recogniser's process and pipes are unref'd (the worker's server keeps it alive): so does this.
+  const keepAlive = setInterval(() => undefined, 1000);
+  await recognizer.warm();
+  await recognizer.transcribe(new Int16Array(1600)); // the models are loaded before timing starts
+
+  const rows = [];
+  const utterances = [];
+  try {
+    let seed = 1;
+    for (const sp of speakers) {
+      for (const noise of NOISES) {
+        const acc = { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 };
+        for (const [i, s] of sentences.entries()) {
+          if (ROTATE && i % speakers.length !== speakers.indexOf(sp)) continue;
+          const pcm = addNoise(pad(await sp.speak(s.text)), noise.snrDb, seed++);
+          const t0 = performance.now();
+          const hyp = await recognizer.transcribe(pcm);
+          acc.procS += (performance.now() - t0) / 1000;
+          acc.audioS += pcm.length / 16_000;
+          const ref = normalise(s.text);
+          const errors = editDistance(ref, normalise(hyp));
+          acc[s.half].errors += errors;
+          acc[s.half].words += ref.length;
+          utterances.push({ engine: sp.engine, voice: sp.voice, rate: sp.rate, noise: noise.id, half: s.half, ref: s.text, hyp, errors, words: ref.length });
+        }
+        const all = { errors: acc['in-domain'].errors + acc.general.errors, words: acc['in-domain'].words + acc.general.words };
+        const row = {
+          engine: sp.engine,
+          voice: sp.voice,
+          rate: sp.rate,
+          noise: noise.id,
+          werInDomain: acc['in-domain'].words ? round(acc['in-domain'].errors / acc['in-domain'].words, 3) : null,
+          werGeneral: acc.general.words ? round(acc.general.errors / acc.general.words, 3) : null,
+          wer: round(all.errors / all.words, 3),
+          audioSeconds: round(acc.audioS, 1),
+          rtf: round(acc.procS / acc.audioS, 3),
+          _acc: acc,
+        };
+        rows.push(row);
+        console.log(`${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}  RTF ${row.rtf}`);
+      }
+    }
+  } finally {
+    clearInterval(keepAlive);
+    await recognizer.close();
+    await flite.close();
+  }
+
+  const sum = (filter) => {
+    const t = { inD: { e: 0, w: 0 }, gen: { e: 0, w: 0 }, a: 0, p: 0 };
+    for (const r of rows.filter(filter)) {
+      t.inD.e += r._acc['in-domain'].errors;
+      t.inD.w += r._acc['in-domain'].words;
+      t.gen.e += r._acc.general.errors;
+      t.gen.w += r._acc.general.words;
+      t.a += r._acc.audioS;
+      t.p += r._acc.procS;
+    }
+    return {
+      werInDomain: round(t.inD.e / t.inD.w, 3),
+      werGeneral: round(t.gen.e / t.gen.w, 3),
+      wer: round((t.inD.e + t.gen.e) / (t.inD.w + t.gen.w), 3),
+      audioSeconds: round(t.a, 1),
+      rtf: round(t.p / t.a, 3),
+    };
+  };
+  const overall = { all: sum(() => true), ...Object.fromEntries(NOISES.map((n) => [n.id, sum((r) => r.noise === n.id)])) };
+  for (const r of rows) delete r._acc;
+
+  console.log('\nrecogniser: offline (pocketsphinx 5, en-us generic model, as the worker runs it)');
+  console.log('voice                         rate     noise      in-domain  general  all     RTF');
+  for (const r of rows) console.log(`${`${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
+  for (const [k, v] of Object.entries(overall)) console.log(`${`overall (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
+  console.log(`\n${CLOUD_NOTE}`);
+  if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
+
+  return {
+    recogniser: 'offline (pocketsphinx_batch, /usr/share/pocketsphinx/model/en-us, -fwdflat no: createOfflineRecognizer from packages/worker/dist)',
+    cloud: CLOUD_NOTE,
+    mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
+    method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; pink noise at the stated SNR over the speech RMS; RTF = recognition time / audio seconds, one utterance at a time.',
+    sentences: { inDomain: IN_DOMAIN.length, general: GENERAL.length },
+    overall,
+    rows,
+    utterances,
+  };
+}
+
+function pct(x) {
+  if (x === null) return '—';
+  return `${(x * 100).toFixed(1)} %`;
+}
