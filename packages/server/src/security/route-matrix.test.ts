@@ -199,10 +199,13 @@ describe("another account's ids inside a payload", () => {
 });
 
 describe('the live runtime: sessions, tickets and the workers', () => {
+  // The fixtures' worker row stands for a connected worker: it pings (admission skips one silent
+  // for WorkerProtocol.pingTimeoutMs, 30 s — which a loaded machine's slow steps can exceed
+  // between two admissions: issue 26, item 16).
+  const pinged = () => t.database.db.update(workers).set({ lastPingTime: new Date() }).where(eq(workers.status, 'AVAILABLE'));
   const startFor = async (account: AccountName) => {
     const avatarId = await s.fixtures(account).avatar();
-    // The fixtures' worker row stands for a connected worker: it pings (admission skips silent ones).
-    await t.database.db.update(workers).set({ lastPingTime: new Date() }).where(eq(workers.status, 'AVAILABLE'));
+    await pinged();
     const res = await t.app.inject({ method: 'POST', url: '/api/live/sessions', payload: { avatarId, textOnly: true }, remoteAddress: nextIp() });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as { sessionId: string; resumeToken: string; ticket: string };
@@ -267,6 +270,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
     expect(claimed.ok, JSON.stringify(claimed)).toBe(true);
     expect(await call(mine, 'session.claim', { sessionId: session.sessionId, jti: session.claims.jti })).toEqual({ ok: false, error: LiveCode.sessionNotFound });
     // Resumed elsewhere: the old worker's calls no longer reach it.
+    await pinged();
     const resumed = await t.app.inject({ method: 'POST', url: '/api/live/sessions/resume', payload: { sessionId: session.sessionId, resumeToken: session.resumeToken }, remoteAddress: nextIp() });
     expect(resumed.statusCode).toBe(200);
     const oldJti = session.claims.jti;
@@ -282,6 +286,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
     expect(review.statusCode, review.body).toBe(200);
     // An avatar of A whose stored config names B's collection and function (the save refuses both; a stored row is not trusted either).
     const [av] = await t.database.db.insert(avatars).values({ userId: s.accounts.A.id, name: 'Leaky', config: { functions: [fn.id], customData: { collection_ids: [foreign] } } }).returning();
+    await pinged();
     const res = await t.app.inject({ method: 'POST', url: '/api/live/sessions', payload: { avatarId: av!.id, textOnly: true }, remoteAddress: nextIp() });
     expect(res.statusCode, res.body).toBe(200);
     const { sessionId, ticket } = res.json() as { sessionId: string; ticket: string };

@@ -79,7 +79,9 @@ const snapshot = () => s.snapshot();
 async function restore() {
   await t.database.db.update(users).set({ status: 'ACTIVE' }).where(inArray(users.id, [s.accounts.A.id, s.accounts.B.id]));
   await t.database.db.update(users).set({ status: 'ACTIVE' }).where(eq(users.userType, 'ADMIN'));
-  // Its ping too: admission picks only workers that pinged within the ping timeout (30 s), and the fuzzing runs longer than that on a busy machine.
+  // Pinged now: admission takes a worker that pinged within WorkerProtocol.pingTimeoutMs (30 s),
+  // and the fixture's row never pings — on a loaded machine the session routes came more than
+  // 30 s after the set-up and were refused 'no-worker'.
   await t.database.db.update(workers).set({ status: 'AVAILABLE', deletedAt: null, lastPingTime: new Date() }).where(eq(workers.id, s.workerId));
   const alive = await Promise.all(
     (['A', 'admin'] as const).map(async (role) => (await t.app.inject({ method: 'GET', url: '/api/account_info', headers: s.credentials(role, 'session') })).statusCode === 200),
