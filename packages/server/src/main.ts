@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -6,6 +7,9 @@ import { buildApp } from './app.js';
 import { ensureFirstAdmin } from './bootstrap.js';
 import { loadOrCreateKeyFile } from './lib/key-file.js';
 import { operatorSttOf, operatorTtsOf, startLiveWorker, type LiveWorkerHandle } from '@persona/worker';
+
+/** How long requests in flight may take to finish once a shutdown began (the whole shutdown may take 10 s). */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 async function main() {
   const t0 = performance.now();
@@ -31,6 +35,15 @@ async function main() {
   const admin = await ensureFirstAdmin(database, config, app.log);
   await fs.writeFile(path.join(config.dataDir, 'server.pid'), String(process.pid));
 
+  // Every socket of the portal's port, so that shutdown can end the ones its owners did not: a
+  // WebSocket still in its handshake when the hub and the socket plugin closed theirs, or one whose
+  // peer never answers the close frame (ws waits 30 s for it) kept server.close() from finishing.
+  const sockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
   let embedded: LiveWorkerHandle | undefined;
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -44,7 +57,14 @@ async function main() {
     force.unref();
     try {
       await embedded?.stop();
+      // Requests in flight get SHUTDOWN_GRACE_MS to finish; then what is still open is cut.
+      const cut = setTimeout(() => {
+        app.log.warn({ connections: sockets.size }, `shutdown: connections still open after ${SHUTDOWN_GRACE_MS} ms are closed`);
+        for (const socket of sockets) socket.destroy();
+      }, SHUTDOWN_GRACE_MS);
+      cut.unref();
       await app.close();
+      clearTimeout(cut);
       await database.close();
       await fs.rm(path.join(config.dataDir, 'server.pid'), { force: true });
     } finally {
