@@ -232,8 +232,13 @@ export function createWorkerHub(opts: WorkerHubOptions) {
           } else if (msg.type === 'register') {
             // A live worker is never displaced: a second registration of its vpsId waits until it is gone.
             // (A connection of this instance that just closed is written DISCONNECTED first: a worker that reconnects at once is not refused.)
+            // Another instance's recent ping refuses only the shared secret: a worker with the vpsId's own
+            // credential is that worker, moving over from an instance that died (its row still looks live
+            // for up to the ping timeout) — only the credential's holder can do that, and a copied
+            // credential is revoked, not raced.
             await Promise.all([...disconnecting]);
-            if (isLiveHere(msg.vpsId, conn) || (await repo.isLive(msg.vpsId, new Date(now().getTime() - pingTimeoutMs), conn.sessionId))) {
+            const liveElsewhere = async () => conn.auth.kind === 'enrol' && (await repo.isLive(msg.vpsId, new Date(now().getTime() - pingTimeoutMs), conn.sessionId));
+            if (isLiveHere(msg.vpsId, conn) || (await liveElsewhere())) {
               log.warn({ vpsId: msg.vpsId, remoteIp }, 'worker registration refused: this vpsId is connected already');
               refuse(WorkerRefusals.duplicate, WorkerProtocol.closeDuplicate);
               return;
