@@ -129,6 +129,9 @@ describe('route × role matrix', () => {
           const noHeader = !('authorization' in headers);
           const want = noHeader ? expectation(rule, role, target, false) : planned;
           const refusal = want.kind === 'unauthorized' || want.kind === 'forbidden' || want.kind === 'foreign';
+          // Background work an earlier, allowed call started (a knowledge item's re-ingestion) ends
+          // first: its writes landing between the two snapshots are not this call's.
+          if (refusal) await t.app.knowledge.ingestion.idle();
           const before = refusal ? await s.snapshot() : null;
           const res = await s.send(method, call, headers);
           const touched = before ? changedTables(before, await s.snapshot()) : [];

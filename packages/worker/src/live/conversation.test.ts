@@ -195,9 +195,9 @@ describe('the avatar speaks (issue 13)', () => {
 describe('worker configuration', () => {
   const env = { WORKER_SECRET: 's'.repeat(20) };
   it('reads --listen and --capacity (flags before the environment), with defaults', () => {
-    expect(loadWorkerConfig(env, { server: 'http://portal:3000' })).toMatchObject({ listen: { host: '0.0.0.0', port: 8090 }, capacity: 200 });
-    expect(loadWorkerConfig({ ...env, WORKER_LISTEN: '9000', WORKER_CAPACITY: '5' }, { server: 'http://p', listen: '127.0.0.1:0' })).toMatchObject({ listen: { host: '127.0.0.1', port: 0 }, capacity: 5 });
-    expect(() => loadWorkerConfig(env, { server: 'http://p', listen: 'x:99999' })).toThrow('--listen port');
-    expect(() => loadWorkerConfig(env, { server: 'http://p', capacity: '0' })).toThrow('--capacity must be at least 1');
+    expect(loadWorkerConfig(env, { server: 'https://portal.example' })).toMatchObject({ listen: { host: '0.0.0.0', port: 8090 }, capacity: 200 });
+    expect(loadWorkerConfig({ ...env, WORKER_LISTEN: '9000', WORKER_CAPACITY: '5' }, { server: 'https://p', listen: '127.0.0.1:0' })).toMatchObject({ listen: { host: '127.0.0.1', port: 0 }, capacity: 5 });
+    expect(() => loadWorkerConfig(env, { server: 'https://p', listen: 'x:99999' })).toThrow('--listen port');
+    expect(() => loadWorkerConfig(env, { server: 'https://p', capacity: '0' })).toThrow('--capacity must be at least 1');
   });
 });

@@ -108,7 +108,10 @@ describe("the worker's metrics", () => {
 
     c.onMessage(JSON.stringify({ type: 'text', text: 'hello' }));
     await until(() => finals(s) === 2);
-    await until(() => s.frames.filter((f) => f.type === 'state' && f.state === 'listening').length >= 2);
+    // The turn is counted as it ends, just before its 'listening': the one after the typed answer's
+    // final frame (an earlier 'listening' may belong to the spoken turn's voice ending).
+    const typedFinal = s.frames.findLastIndex((f) => f.type === 'assistant' && f.final === true);
+    await until(() => s.frames.some((f, i) => i > typedFinal && f.type === 'state' && f.state === 'listening'));
     expect(await value(metrics, 'persona_worker_turns_total', { input: 'text', outcome: 'answered' })).toBe(1);
     // A typed turn has a time to first token, and no speech stages.
     expect(await count(metrics, 'llm_first_token')).toBe(2);
@@ -174,7 +177,7 @@ describe("the worker's metrics", () => {
 
   it('reads METRICS_TOKEN (16+ characters; blank: off)', () => {
     const env = { WORKER_SECRET: 'a-worker-secret-of-some-length' };
-    const flags = { server: 'http://portal:3000' };
+    const flags = { server: 'https://portal.example' };
     expect(loadWorkerConfig(env, flags).metricsToken).toBeUndefined();
     expect(loadWorkerConfig({ ...env, METRICS_TOKEN: '  ' }, flags).metricsToken).toBeUndefined();
     expect(loadWorkerConfig({ ...env, METRICS_TOKEN: ' scrape-token-0123456789 ' }, flags).metricsToken).toBe('scrape-token-0123456789');

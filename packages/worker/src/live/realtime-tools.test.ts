@@ -196,8 +196,10 @@ describe('realtime tools: linked functions', () => {
     sendMic(c, 400, false);
     await until(() => signal!.aborted, 8000, 'aborted');
     expect(toolFrames(page)).toEqual(['find_berth:started', 'find_berth:error']);
-    await until(() => finals(page).length === 1, 8000, 'spoken answer');
-    expect(finals(page)[0]).toMatchObject({ text: 'I heard never mind.' });
+    await until(() => finals(page).some((f) => f.text === 'I heard never mind.'), 8000, 'spoken answer');
+    // The cancelled text turn may close with an empty final of its own first (on a busy machine its
+    // cancellation is seen before the spoken answer): never with words.
+    expect(finals(page).filter((f) => f.text !== 'I heard never mind.').map((f) => f.text)).toEqual(finals(page).length === 2 ? [''] : []);
     expect(conn.events.some((e) => e.type === 'conversation.item.create' && (e.item as { type?: string }).type === 'function_call_output')).toBe(false);
     // The text's response.create only: the spoken turn's answer is the provider's own (server VAD).
     expect(conn.events.filter((e) => e.type === 'response.create')).toHaveLength(1);
