@@ -59,8 +59,8 @@ export function valueAtPath(obj: Obj, path: string): unknown {
   return cur;
 }
 
-/** A URL as compared: trimmed, no trailing slash, scheme and host in lower case. */
-function canonicalUrl(value: string): string {
+/** A base URL as compared (and called, by the look-ups): trimmed, no trailing slash, scheme and host in lower case. */
+export function canonicalBaseUrl(value: string): string {
   const trimmed = value.trim().replace(/\/+$/, '');
   try {
     const u = new URL(trimmed);
@@ -74,7 +74,7 @@ function canonicalUrl(value: string): string {
 function canonical(value: unknown, kind: 'url' | 'stt' | 'tts'): string {
   if (value === undefined || value === null) return '';
   const text = typeof value === 'string' ? value.trim() : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-  if (kind === 'url') return canonicalUrl(text);
+  if (kind === 'url') return canonicalBaseUrl(text);
   const n = providerNumber(value, kind);
   return n === undefined ? '' : Number.isNaN(n) ? text.toLowerCase() : String(n);
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  canonicalBaseUrl,
   DefaultVoices,
   FailReason,
   isMasked,
@@ -66,17 +67,6 @@ function providerNumber(value: unknown, names: Record<string, number>): number |
   return /^\d+$/.test(s) ? Number(s) : names[s];
 }
 
-/** A base URL as compared and called: trimmed, no trailing slash, lower-case scheme and host. */
-export function normaliseBaseUrl(value: string): string {
-  const trimmed = value.trim().replace(/\/+$/, '');
-  try {
-    const u = new URL(trimmed);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
-  } catch {
-    return trimmed;
-  }
-}
-
 const AZURE_REGION = /^[a-z0-9]{2,30}$/;
 const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
@@ -121,8 +111,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
 
   /** Which protocol and host an LLM base URL means: the catalogue's mapped providers go to their configured hosts. */
   function llmTarget(url: string, message: string): { kind: 'openai' | 'gemini'; base: string; target: Target } {
-    const normalised = normaliseBaseUrl(url);
-    const known = LlmBaseUrls.find((b) => normaliseBaseUrl(b.url) === normalised);
+    const normalised = canonicalBaseUrl(url);
+    const known = LlmBaseUrls.find((b) => canonicalBaseUrl(b.url) === normalised);
     if (known?.provider === 'openai') return { kind: 'openai', base: providers.openai, target: 'operator' };
     if (known?.provider === 'groq') return { kind: 'openai', base: providers.groq, target: 'operator' };
     if (known?.provider === 'gemini') return { kind: 'gemini', base: providers.gemini, target: 'operator' };
@@ -144,7 +134,7 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       form,
       avatarId,
       (p) => section(p, 'llm').api_key,
-      (p) => normaliseBaseUrl(str(section(p, 'llm').base_url, 4096)) === normaliseBaseUrl(url),
+      (p) => canonicalBaseUrl(str(section(p, 'llm').base_url, 4096)) === canonicalBaseUrl(url),
       message,
     );
 
