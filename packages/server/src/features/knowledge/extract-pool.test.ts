@@ -34,8 +34,9 @@ describe('the extraction pool', () => {
   });
 
   it('stops a job past its time limit with a clear message, and replaces the worker', async () => {
-    // ~20 MB of text: about 1.7 s of chunking on this machine, several times the limit even on a fast one.
-    const slow = strict.run({ op: 'text', text: `${'Sentence of the long document. '.repeat(40)}\n\n`.repeat(16_000) });
+    // 56 KB of `def (:`: seconds of tree-sitter's error recovery (3.6 s measured), ten times the
+    // limit on any machine. (20 MB of text to chunk was once 1.7 s; on Node 24 it came in under 0.3 s.)
+    const slow = strict.run({ op: 'python', code: 'def (:\n'.repeat(8_000) });
     await expect(slow).rejects.toThrow(/^reading it took longer than 0.3 seconds and was stopped$/);
     expect(strict.stats().replaced).toBe(1);
     expect(await strict.run({ op: 'text', text: 'Still working.' })).toEqual({ chunks: [{ heading: null, text: 'Still working.' }] });
