@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { apiLogin, baseUrl, createVerifiedAccount } from './support/accounts';
+import { baseUrl } from './support/accounts';
+import { createEchoAvatar } from './support/embed';
 
 // Issue 26, item 11: the page said "Listening…" while the avatar spoke. The header's label,
 // getState() and the `state` events must follow what is heard: speaking from the first sample of
@@ -96,28 +97,7 @@ interface Sample {
 
 test('the header, getState() and the state events say speaking while the greeting is heard, listening after; its text shows with its voice', async ({ page }) => {
   test.setTimeout(120_000);
-  const account = await createVerifiedAccount('avatar-state');
-  const session = await apiLogin(account.email, account.password);
-  const appKey = ((await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string }).appKey;
-  const form = new FormData();
-  form.set(
-    'json',
-    JSON.stringify({
-      name: 'Harbour Maya',
-      nlpEngine: 0,
-      dhType: 2,
-      setupMode: 0,
-      wakeUpMessage: GREETING,
-      dailyLimitPerSession: -1,
-      dailyLimitPerIP: -1,
-      dailyLimits: { Demo: -1 },
-      idleTimeout: 300,
-      avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
-    }),
-  );
-  const saved = await fetch(`${baseUrl()}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${appKey}:${session}` }, body: form });
-  const { agent } = (await saved.json()) as { agent: { id: number } };
-  expect(saved.status).toBe(200);
+  const agent = await createEchoAvatar('avatar-state', { name: 'Harbour Maya', wakeUpMessage: GREETING });
 
   const avatarUrl = `${baseUrl()}/avatar/${agent.id}?autoConnect=true`;
   const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(hostPage(avatarUrl)));

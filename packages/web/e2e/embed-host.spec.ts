@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { apiLogin, baseUrl, createVerifiedAccount } from './support/accounts';
+import { baseUrl } from './support/accounts';
+import { createEchoAvatar } from './support/embed';
 
 // Issue 10: a site embeds the avatar with the snippet and drives it through the postMessage API,
 // from another origin (another port), the way a host page written for Trulience's iframe API does:
@@ -29,28 +30,7 @@ function hostPage(avatarUrl: string): string {
 }
 
 test('a host page of another origin drives the embedded avatar through the postMessage API', async ({ page }) => {
-  const account = await createVerifiedAccount('embed-host');
-  const session = await apiLogin(account.email, account.password);
-  const appKey = ((await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string }).appKey;
-  const form = new FormData();
-  form.set(
-    'json',
-    JSON.stringify({
-      name: 'Shop Echo',
-      nlpEngine: 0,
-      dhType: 2,
-      setupMode: 0,
-      wakeUpMessage: 'Welcome to the shop.',
-      dailyLimitPerSession: -1,
-      dailyLimitPerIP: -1,
-      dailyLimits: { Demo: -1 },
-      idleTimeout: 300,
-      avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
-    }),
-  );
-  const saved = await fetch(`${baseUrl()}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${appKey}:${session}` }, body: form });
-  const { agent } = (await saved.json()) as { agent: { id: number } };
-  expect(saved.status).toBe(200);
+  const agent = await createEchoAvatar('embed-host');
 
   // The site: localhost on its own port (the portal is 127.0.0.1 on another): a different origin.
   const avatarUrl = `${baseUrl()}/avatar/${agent.id}?autoConnect=true&speakerOffByDefault=true`;
