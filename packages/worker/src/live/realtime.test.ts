@@ -5,6 +5,7 @@ import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime, type FakeOpenAiRealtime }
 import { Conversation } from './conversation.js';
 import { createRealtimeSession, heardPart, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-session.js';
 import { fakePage, finals, framesOf, samplesOf, sendMic, until } from '../test/live-page.js';
+import { connectOpenAiRealtime, type RealtimeEvent } from '../providers/realtime/openai.js';
 
 // Issue 15, SpeechToSpeech with OpenAI Realtime: the session path against a local fake of the
 // provider's WebSocket protocol — what the page receives and what the provider is sent.
@@ -267,6 +268,37 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     expect(finals(page)).toEqual([]);
     expect(fake.connections.at(-1)!.items.map((i) => `${i.role}: ${i.text}`)).toEqual(['assistant: Welcome to the harbour.', 'user: my name is Ada']);
     await c.finish(LiveCode.hangUp);
+  });
+});
+
+describe('cancelling an answer (OpenAI Realtime connection)', () => {
+  it('cancels the answer it saw start, by id: the answer the server VAD began for the visitor’s next turn goes on', async () => {
+    fake.knobs = { transcripts: ['one', 'two'], deltaDelayMs: 20 };
+    const events: RealtimeEvent[] = [];
+    const lifetime = new AbortController();
+    const vad = { threshold: 0.6, prefixPaddingMs: 250, silenceDurationMs: 200 };
+    const live = await connectOpenAiRealtime({ url: fake.url, apiKey: OPENAI_REALTIME_KEY, model: 'gpt-realtime', voice: 'verse', instructions: '', vad, allowPrivate: true }, (ev) => events.push(ev), lifetime.signal);
+    const conn = fake.connections.at(-1)!;
+    await until(() => conn.session !== null, 8000, 'session.update');
+    const speak = (loud: boolean, ms: number) => live.appendAudio(Int16Array.from({ length: (ms * 24_000) / 1000 }, (_, i) => (loud ? Math.round(9000 * Math.sin(i / 3)) : 0)));
+    // The visitor's first turn: the server's answer to it starts.
+    speak(true, 200);
+    speak(false, 400);
+    await until(() => events.some((e) => e.type === 'response-start'), 8000, 'first answer');
+    const first = events.find((e) => e.type === 'response-start')!;
+    // The visitor talks again and stops; the server cancels the first answer itself and begins the
+    // second, before our own cancel (for the first, which we still think is running) arrives.
+    speak(true, 200);
+    speak(false, 400);
+    live.cancelResponse();
+    await until(() => events.filter((e) => e.type === 'response-done').length === 2, 8000, 'both answers done');
+    const done = events.filter((e): e is Extract<RealtimeEvent, { type: 'response-done' }> => e.type === 'response-done');
+    expect(done[0]).toMatchObject({ responseId: (first as { responseId: string }).responseId, status: 'cancelled' });
+    expect(done[1]!.status).toBe('completed');
+    expect(conn.events.filter((e) => e.type === 'response.cancel')).toEqual([{ type: 'response.cancel', response_id: (first as { responseId: string }).responseId }]);
+    // The server's "nothing to cancel" for the first answer is a race, not an error.
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    live.close();
   });
 });
 

@@ -114,8 +114,8 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
     const send = (ev: Record<string, unknown>) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event_id: `event_${++seq}`, ...ev }));
     };
-    /** The answer being streamed, and the audio (ms) of each assistant item. */
-    let active: { id: string; cancelled: boolean } | null = null;
+    /** The answer being streamed (what it has said so far), and the audio (ms) of each assistant item. */
+    let active: { id: string; itemId: string; said: string; cancelled: boolean } | null = null;
     const audioMsOf = new Map<string, number>();
     // Server VAD on levels.
     let speaking = false;
@@ -132,7 +132,7 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
       if (active) return send({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'Conversation already has an active response' } });
       const responseId = id('resp');
       const itemId = id('item');
-      const me = { id: responseId, cancelled: false };
+      const me = { id: responseId, itemId, said: '', cancelled: false };
       active = me;
       send({ type: 'response.created', response: { object: 'realtime.response', id: responseId, status: 'in_progress', output: [] } });
       if (knobs.failNextAnswer) {
@@ -153,13 +153,13 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
       const names = knobs.betaNames ? { audio: 'response.audio.delta', transcript: 'response.audio_transcript.delta' } : { audio: 'response.output_audio.delta', transcript: 'response.output_audio_transcript.delta' };
       const chunkMs = knobs.chunkMs ?? 100;
       let deltas = 0;
-      let said = '';
       audioMsOf.set(itemId, 0);
       const dropAfter = knobs.dropAfterDeltas;
       knobs.dropAfterDeltas = undefined;
       for (const [i, word] of words.entries()) {
+        if (me.cancelled || ws.readyState !== ws.OPEN) break;
         const delta = i === 0 ? word : ` ${word}`;
-        said += delta;
+        me.said += delta;
         send({ type: names.transcript, response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta });
         const audio = knobs.speech?.(word) ?? tone(knobs.msPerWord ?? 300);
         if (knobs.wordGapMs) audio.fill(0, Math.max(0, audio.length - Math.round((knobs.wordGapMs * RATE) / 1000)));
@@ -176,23 +176,20 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
           }
           await sleep(knobs.deltaDelayMs ?? 5);
         }
-        if (me.cancelled || ws.readyState !== ws.OPEN) break;
       }
-      if (said) conn.items.push({ id: itemId, role: 'assistant', text: said });
-      if (me.cancelled) {
-        active = null;
-        return send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [] } });
-      }
+      // A cancelled answer was ended by cancelActive (its response.done sent then).
+      if (me.cancelled) return;
+      if (me.said) conn.items.push({ id: itemId, role: 'assistant', text: me.said });
       const output: Record<string, unknown>[] = [];
       if (message) {
         send({ type: 'response.output_audio.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0 });
-        send({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: said });
+        send({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: me.said });
         send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: { id: itemId, type: 'message', role: 'assistant', status: 'completed' } });
         output.push({ id: itemId, type: 'message', role: 'assistant' });
       }
       // The calls, as the GA protocol streams them: the item, its arguments, the item done.
       for (const call of calls) {
-        if (me.cancelled || ws.readyState !== ws.OPEN) break;
+        if (me.cancelled || ws.readyState !== ws.OPEN) return;
         const item = { id: id('item'), object: 'realtime.item', type: 'function_call', status: 'in_progress', call_id: id('call'), name: call.name, arguments: '' };
         const at = { response_id: responseId, output_index: output.length };
         send({ type: 'response.output_item.added', ...at, item });
@@ -204,13 +201,23 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
         output.push(done);
         await sleep(knobs.deltaDelayMs ?? 5);
       }
+      if (me.cancelled) return;
       active = null;
-      const status = me.cancelled ? 'cancelled' : 'completed';
-      send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status, ...(me.cancelled ? { status_details: { type: 'cancelled', reason: 'turn_detected' } } : {}), output } });
+      send({ type: 'response.done', response: { object: 'realtime.response', id: responseId, status: 'completed', output } });
     }
 
+    /**
+     * Ends the active answer now, as OpenAI's server does: its response.done (cancelled) goes out
+     * before anything else, and a turn that ends right after (the visitor's speech arriving faster
+     * than real time) gets an answer of its own. The streaming loop stops at its next step.
+     */
     const cancelActive = () => {
-      if (active) active.cancelled = true;
+      const me = active;
+      if (!me) return;
+      me.cancelled = true;
+      active = null;
+      if (me.said) conn.items.push({ id: me.itemId, role: 'assistant', text: me.said });
+      send({ type: 'response.done', response: { object: 'realtime.response', id: me.id, status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [] } });
     };
 
     function onAudio(samples: Int16Array) {
@@ -293,10 +300,14 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
           } else void respond({ kind: 'text', text: last?.text ?? '' });
           break;
         }
-        case 'response.cancel':
-          if (!active) send({ type: 'error', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found' } });
-          cancelActive();
+        case 'response.cancel': {
+          // With response_id only that answer is cancelled; without, whatever is active.
+          const target = typeof ev.response_id === 'string' ? ev.response_id : active?.id;
+          if (!active || active.id !== target) {
+            send({ type: 'error', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found' } });
+          } else cancelActive();
           break;
+        }
         case 'conversation.item.truncate': {
           const t = ev as unknown as RealtimeConnectionRecord['truncations'][number];
           const audioMs = audioMsOf.get(t.item_id);

@@ -135,7 +135,9 @@ export function connectOpenAiRealtime(s: RealtimeSettings, onEvent: (ev: Realtim
         send({ type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: Math.max(0, Math.floor(audioEndMs)) });
       },
       cancelResponse() {
-        if (responses.size > 0) send({ type: 'response.cancel' });
+        // By id: a bare response.cancel stops whatever is active when it arrives, which may be the
+        // answer the server VAD has just begun for the visitor's next turn.
+        for (const id of responses) send({ type: 'response.cancel', response_id: id });
       },
       toolResult(callId, _name, output) {
         send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });

@@ -58,6 +58,11 @@ export interface RealtimeConnection {
   seedHistory(history: readonly TLiveHistoryEntry[]): void;
   /** The visitor heard `audioEndMs` of the item: the provider forgets the rest. */
   truncate(itemId: string, audioEndMs: number): void;
+  /**
+   * Stops the answers in progress that this connection has seen start — those only: an answer that
+   * the provider has already ended (its own VAD heard the visitor) and the one it began for the
+   * visitor's new turn are not touched.
+   */
   cancelResponse(): void;
   /** The result of a `tool-call` (JSON or text); the model goes on with its answer. */
   toolResult(callId: string, name: string, output: string): void;
