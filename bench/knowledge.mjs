@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import { tsImport } from 'tsx/esm/api';
 import { percentile, root, round, tmpDir, withScratchPostgres } from './support.mjs';
 
 const dist = (p) => path.join(root, 'packages/server/dist', p);
@@ -93,7 +94,8 @@ async function recall(ctx, collectionIds, modes) {
 }
 
 async function ingestPdf(ctx) {
-  const { makePdf } = await import(dist('features/knowledge/sample-documents.js'));
+  // The PDF maker is a test helper (not in the build): loaded from its source, as the live benches load the fakes.
+  const { makePdf } = await tsImport(path.join(root, 'packages/server/src/test/sample-documents.ts'), import.meta.url);
   const { extractPdf } = await import(dist('features/knowledge/extract.js'));
   const paragraphs = DOCUMENTS.flatMap((d) => d.text.split('\n\n'));
   const wrap = (text) => text.match(/.{1,95}(\s|$)/g).map((l) => l.trim());

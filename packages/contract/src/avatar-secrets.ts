@@ -6,8 +6,8 @@ import { providerNumber } from './speech.js';
  * seals, masks and opens these (features/avatars/secrets.ts), and each names the fields beside it
  * that say where it is sent — its base URL or its provider. A save that changes one of those while
  * it keeps the stored secret (the mask the editor shows, or no value) is refused with `message`:
- * whoever can edit an avatar must know its key to point that key somewhere else (issue 26, item 4;
- * the same rule as an OAuth config's client secret, isSecretNeededAgain in oauth.ts).
+ * whoever can edit an avatar must know its key to point that key somewhere else (the
+ * same rule as an OAuth config's client secret, isSecretNeededAgain in oauth.ts).
  */
 const P = 'customData.agent_pipeline_config';
 

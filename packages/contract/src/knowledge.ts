@@ -91,7 +91,7 @@ export const KnowledgeLimits = {
   dialogHeightPx: 720,
 } as const;
 
-/** The three accepted files, each with its own maximum size (spec section 5, issue 6). */
+/** The three accepted files, each with its own maximum size (spec section 5). */
 export const KnowledgeFileTypes = {
   'application/pdf': { label: 'PDF', ext: 'pdf', maxMb: 25 },
   'text/plain': { label: 'TXT', ext: 'txt', maxMb: 5 },

@@ -1,5 +1,5 @@
 /**
- * What a log line may show of a URL (issue 26, item 6): the path, and the query with every
+ * What a log line may show of a URL: the path, and the query with every
  * credential's value replaced. Credentials travel in our URLs as `signature` (private files'
  * signed links), `code` and `state` (the OAuth callback), `token` (a protected avatar's page),
  * `oauthCode` (the page an OAuth sign-in returns to), S3's `X-Amz-Signature`/`X-Amz-Credential`,

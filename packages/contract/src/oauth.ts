@@ -30,7 +30,7 @@ export const OAuthMessages = {
   exchangeFailed: 'The identity service did not accept the authorization code.',
   returnToInvalid: 'returnTo must be a path on this portal.',
   codeInvalid: 'The sign-in code is invalid, was already used or has expired. Please sign in again.',
-  /** GET /api/oauth/start without the portal's signed start, or with an expired one (issue 26). */
+  /** GET /api/oauth/start without the portal's signed start, or with an expired one. */
   startInvalid: 'This sign-in link is not valid or has expired. Please start the sign-in again from the avatar.',
   /** On edit: the stored secret is not sent to new endpoints (a changed URL could collect it). */
   clientSecretReenter: 'Client Secret is required again when the OAuth URL or Token Issue URL changes',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The product's own speech (issue 26): the voice and the recogniser the operator pays for, which
+ * The product's own speech: the voice and the recogniser the operator pays for, which
  * Simple-mode avatars and the "Persona Studio" (Default) choices of Composite mode use. The portal
  * reads them for its embedded worker and for the Brain tab (which says what will be heard), and
  * `npm run worker` reads the same variables: one parser here, so both say the same about them.

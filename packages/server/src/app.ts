@@ -97,8 +97,8 @@ declare module 'fastify' {
 export const PYTHON_PARSE_TIMEOUT_MS = 10_000;
 
 /**
- * Parses python in the extraction pool (issue 26, item 2: tree-sitter on the request thread held
- * the portal 12 s for 100 KB of `def (:` lines). A parse past its time, or one that broke the
+ * Parses python in the extraction pool: tree-sitter on the request thread would hold the portal
+ * (12 s for 100 KB of `def (:` lines). A parse past its time, or one that broke the
  * parser, is an error of the code, not of the server.
  */
 export async function analysePythonInPool(pool: ExtractPool, code: string): Promise<PythonAnalysis> {
@@ -150,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     trustProxy: config.trustProxy,
-    // Half-sent requests and upgrades are not held (issue 26): headers and whole-request timeouts
+    // Half-sent requests and upgrades are not held: headers and whole-request timeouts
     // checked every ≤ 1 s (Fastify would turn Node's request timeout off); the per-address cap and
     // the upgrade deadline are applied below.
     http: httpServerOptions(config.connectionLimits),
@@ -285,7 +285,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // streamed to storage by the route that reads it.
   // Private files (knowledge uploads, face photos) are served only through signed, short-lived URLs.
   const fileUrlKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-file-urls-v1').digest();
-  // With a bucket every instance serves every file (issue 16, ADR 077); uploads wait in DATA_DIR/tmp while checked.
+  // With a bucket every instance serves every file (ADR 077); uploads wait in DATA_DIR/tmp while checked.
   const bucket = parseS3Url(config.storageUrl);
   const storage =
     deps.storage ??
@@ -422,7 +422,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // The OpenAPI document is made once, when the app is ready, and served as the same text: made on
-  // a visitor's request it cost ~150 ms of the event loop (issue 26, item 2: found by the health watch).
+  // a visitor's request it would cost ~150 ms of the event loop.
   let openApi: string | null = null;
   app.addHook('onReady', async () => {
     openApi = JSON.stringify(app.swagger());

@@ -92,7 +92,7 @@ export const ZEnv = z.object({
   ALLOW_PRIVATE_URLS: bool(false),
   ALLOW_REGISTRATION: bool(false),
   TRUST_PROXY: bool(false),
-  // The HTTP listener's limits (issue 26): until a request's headers, and the whole request, have
+  // The HTTP listener's limits: until a request's headers, and the whole request, have
   // arrived; connections open at once per address (default 256 — none behind TRUST_PROXY, where
   // every connection comes from the proxy). 0: no cap.
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(20_000),
@@ -196,7 +196,7 @@ export interface Config {
   allowRegistration: boolean;
   /** Trust X-Forwarded-* (only behind a reverse proxy). */
   trustProxy: boolean;
-  /** The HTTP listener's timeouts and per-address connection cap (0: none), issue 26. */
+  /** The HTTP listener's timeouts and per-address connection cap (0: none). */
   connectionLimits: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
   /** Start one worker inside the server process. */
   embeddedWorker: boolean;

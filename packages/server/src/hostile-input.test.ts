@@ -10,13 +10,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
-import type { Json, JsonSchema } from './security/schema-arbitrary.js';
+import type { Json, JsonSchema } from './test/security/schema-arbitrary.js';
 import { createTestApp } from './test/build-app.js';
 import { createSignedInUser, keyHeader, validAvatar } from './test/factories.js';
-import { healthWatch, type HealthWatch } from './security/health-watch.js';
+import { healthWatch, type HealthWatch } from './test/security/health-watch.js';
 
 const { routes } = vi.hoisted(() => ({ routes: [] as RouteOptions[] }));
-vi.mock('fastify', async (importOriginal) => (await import('./security/route-capture.js')).captureRoutes(await importOriginal(), routes));
+vi.mock('fastify', async (importOriginal) => (await import('./test/security/route-capture.js')).captureRoutes(await importOriginal(), routes));
 
 /** A number that JSON cannot carry: written into the raw body as `1e309` (parsed as Infinity). */
 const HUGE_NUMBER = '\u0001HUGE\u0001';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { KnowledgeMessages } from '@persona/contract';
-import { makePdf } from '../../server/src/features/knowledge/sample-documents';
-import { startTestSite, type TestSite } from '../../server/src/features/knowledge/test-site';
+import { makePdf } from '../../server/src/test/sample-documents';
+import { startTestSite, type TestSite } from '../../server/src/test/test-site';
 import { expectAccessible } from './support/axe';
 
 /**

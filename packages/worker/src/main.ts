@@ -67,7 +67,7 @@ try {
   process.exit(1);
 }
 const worker = await startLiveWorker({
-  // Its agent's, its sessions' and its sandbox's lines, URLs in them without credentials (issue 26, item 6).
+  // Its agent's, its sessions' and its sandbox's lines, URLs in them without credentials.
   log: redactingLogger({
     info: (m, d) => console.log(`[worker] ${m}`, d ?? ''),
     warn: (m, d) => console.warn(`[worker] ${m}`, d ?? ''),

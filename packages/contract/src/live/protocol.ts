@@ -4,8 +4,7 @@ import { ZLiveCode } from './codes.js';
 
 /**
  * The page ⇄ worker protocol: one WebSocket per live session, JSON text frames for control and
- * binary frames for audio. Designed for voice from the start (issues 13–15 add audio, visemes
- * and listening on the same frames); this issue uses the text frames.
+ * binary frames for audio: the avatar's voice with its visemes, and the visitor's microphone.
  * See docs/decisions/013-live-sessions.md.
  */
 export const LiveProtocol = {

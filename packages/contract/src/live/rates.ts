@@ -1,6 +1,6 @@
 /**
- * What one visitor may make the avatar's owner pay for, or make our machines work for (issue 26,
- * item 5; docs/decisions/013-live-sessions.md, "Rates"). Each number bounds a cost that grows with
+ * What one visitor may make the avatar's owner pay for, or make our machines work for
+ * (docs/decisions/013-live-sessions.md, "Rates"). Each number bounds a cost that grows with
  * what a visitor sends: language-model calls, voices, function calls, sandbox time, sessions.
  * The worker enforces them (a page that ignores them is refused, then closed); the avatar page
  * applies the message rate itself too, so that a visitor typing fast reads a notice at once.

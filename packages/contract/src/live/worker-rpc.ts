@@ -122,7 +122,7 @@ const ZNumberish = z.union([z.number(), z.string()]);
  * read them: worker speech/tts-choice.ts, providers/stt/network.ts, listening/options.ts). Built by
  * the portal (live-sessions/session-config.ts) with only the keys this session's STT and TTS will
  * use: none in Simple mode (the operator's hosted voice), none for a provider that needs none,
- * none for a text-only session or a realtime brain (issue 26, item 3).
+ * none for a text-only session or a realtime brain: a worker holds no key its session does not use.
  */
 export const ZLiveSttSettings = z.object({
   provider: ZProvider.optional(),

@@ -72,7 +72,7 @@ export function serializeError(err: Error): ReturnType<typeof stdSerializers.err
   return out;
 }
 
-/** What the log shows of a request (Fastify's fields), its URL without credentials (issue 26, item 6). */
+/** What the log shows of a request (Fastify's fields), its URL without credentials. */
 interface LoggedRequest {
   method?: string;
   url?: string;

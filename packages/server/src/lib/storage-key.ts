@@ -1,5 +1,5 @@
 /**
- * Storage keys have one spelling (issue 26, item 1): lower-case folders of `[a-z0-9_-]` separated
+ * Storage keys have one spelling: lower-case folders of `[a-z0-9_-]` separated
  * by single slashes, then a name and one extension — `knowledge/u7/0123…cdef.txt`,
  * `avatars/7/12-photo-x.jpg`. No leading or trailing slash, no empty, `.` or `..` segment, no
  * backslash, NUL, percent sign, space, upper case or other character: a key that is not exactly

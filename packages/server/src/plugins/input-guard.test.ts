@@ -5,7 +5,7 @@ import { createTestApp, type TestContext } from '../test/build-app.js';
 import { refuseNul, takesInput } from './input-guard.js';
 
 const { routes } = vi.hoisted(() => ({ routes: [] as RouteOptions[] }));
-vi.mock('fastify', async (importOriginal) => (await import('../security/route-capture.js')).captureRoutes(await importOriginal(), routes));
+vi.mock('fastify', async (importOriginal) => (await import('../test/security/route-capture.js')).captureRoutes(await importOriginal(), routes));
 
 let t: TestContext;
 beforeAll(async () => {

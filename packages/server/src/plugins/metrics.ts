@@ -36,7 +36,7 @@ export interface PortalMetrics {
 }
 
 /**
- * Prometheus metrics of the portal (issue 16, ADR 076): GET /metrics answers 404 unless
+ * Prometheus metrics of the portal (ADR 076): GET /metrics answers 404 unless
  * METRICS_TOKEN is set, then 401 unless `Authorization: Bearer <METRICS_TOKEN>` (compared in
  * constant time). HTTP requests are counted by one synchronous onResponse hook (only when on);
  * live sessions and workers are read from the database when scraped, so every instance agrees.

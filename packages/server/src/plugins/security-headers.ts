@@ -76,7 +76,7 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /**
  * Whether a request is under /api/. The router decodes percent-encoded letters (`/%61pi/health`
  * is routed to /api/health), so a URL that has any is judged by the route it reached, not by how
- * it was spelled (issue 26, item 1: decide on the canonical path).
+ * it was spelled.
  */
 const isApiPath = (request: FastifyRequest) => request.url.startsWith('/api/') || (request.url.includes('%') && (request.routeOptions.url ?? '').startsWith('/api/'));
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && contentType.startsWith('text/html');

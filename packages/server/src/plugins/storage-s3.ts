@@ -31,7 +31,7 @@ const isOk = (status: number) => status >= 200 && status < 300;
 
 /**
  * Every stored file in the S3-compatible bucket of STORAGE_URL, so that any portal instance serves
- * any file (issue 16). Keys and URLs are the local storage's: files are still served at
+ * any file. Keys and URLs are the local storage's: files are still served at
  * /files/<key> by the portal, which streams them from the bucket — public media with its
  * immutable cache headers, private files only with this server's signed URL (the HMAC key comes
  * from SECRET_KEY, which the instances share). The bucket itself stays private.

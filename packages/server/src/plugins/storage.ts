@@ -69,8 +69,8 @@ export class StorageUnavailable extends AppError {
  * Public media: keys in these top folders (avatar media, backgrounds, scenes, models, custom
  * avatars' thumbnails) are served to anyone, cacheable for a year. Every other key — knowledge
  * uploads, image-avatar requests' face photos, and any folder added later — is private: served
- * only with a valid, unexpired signature, never cached by shared caches (issue 9 item 4; deny by
- * default since issue 26 item 1). Decided on the canonical key only (lib/storage-key.ts).
+ * only with a valid, unexpired signature, never cached by shared caches. Decided on the canonical
+ * key only (lib/storage-key.ts).
  */
 export const PUBLIC_FOLDERS: ReadonlySet<string> = new Set(['avatars', 'custom-avatars']);
 export const isPublicKey = (key: string) => canonicalKey(key) !== null && PUBLIC_FOLDERS.has(topFolder(key));
@@ -282,7 +282,7 @@ const FILES_URL = /^\/files\/([^?#]*)/;
  * The key is read from the URL exactly as sent — not from the router's decoded parameter — and
  * must be canonical (lib/storage-key.ts) before anything is decided: `/files//knowledge/…`,
  * `/files/%2Fknowledge/…`, `/fil%65s/…`, `/files/./…` are a 404, never another spelling of a
- * private key that the public check would not recognise (issue 26, item 1). Then privacy is
+ * private key that the public check would not recognise. Then privacy is
  * deny-by-default: only the public folders are served without a signature.
  */
 export function registerFileRoutes(app: FastifyInstance, storage: Storage): void {

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { LiveCode, LiveMessages, LiveRates } from '@persona/contract';
 import { handOverOAuthGrant, mountAvatarApp } from './avatar-app';
 import { parseAvatarPageOptions } from './params';
-import { FakeSocket, admitted, liveFetch, pageConfig } from './test-doubles';
+import { FakeSocket, admitted, liveFetch, pageConfig } from '../test/live-client-doubles';
 
 function mount(search: string, routes: Parameters<typeof liveFetch>[0]) {
   const container = document.createElement('div');

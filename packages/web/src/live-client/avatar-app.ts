@@ -138,7 +138,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   /** The host page's events of answers whose text is held (avatar-text, trl-chat): posted when it shows. */
   const heldEvents = new Map<number, (() => void)[]>();
 
-  // In a frame, nothing takes the focus before the visitor has used the frame (issue 26, item 12):
+  // In a frame, nothing takes the focus before the visitor has used the frame:
   // a focus() there moves the host page's focus into the iframe and scrolls the host to it. A
   // pointer or key inside the frame (the Connect button, the input, the stage) is that use.
   let visitorActed = !embed.framed;
@@ -173,7 +173,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   view.setSpeaker(options.speakerOn);
 
   // The avatar's voice: played here, and what is heard drives speaking, the mouth and the
-  // worker's playback frames (issue 13). Not in the chat widget, nor without Web Audio.
+  // worker's playback frames. Not in the chat widget, nor without Web Audio.
   const audio = !textOnly && canPlayAudio() ? createAudio() : null;
   let stage: AvatarStage | null = null;
   /** Binary frames carry the utterance in 16 bits: the full number from its start frame. */
@@ -225,7 +225,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     clearNotice(LiveCode.tooFast);
     return true;
   }
-  // Listening (issue 14): the microphone streams 16 kHz PCM16 frames of 20 ms to the worker while
+  // Listening: the microphone streams 16 kHz PCM16 frames of 20 ms to the worker while
   // the visitor wants it on and the worker listens (its `ready` says so).
   const mic: MicSource | null = textOnly
     ? null
@@ -466,7 +466,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     const streaming = session.ui?.transcriptionStreaming === true;
     if (t.final) view.confirmUser(t.text, t.id, t.beforeUtt);
     else if (streaming) view.interimUser(t.text);
-    // Typed text is the host's own; speech goes to the host only with the permission bit (issue 14).
+    // Typed text is the host's own; speech goes to the host only with the permission bit.
     if (t.id === undefined && session.ui?.canHandleSttResponse && (t.final || streaming) && t.text.trim()) {
       embed.emit('trl-chat', { message: t.text, sttResponse: true, final: t.final });
     }

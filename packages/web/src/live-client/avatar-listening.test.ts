@@ -5,7 +5,7 @@ import { AudioFrameKind, AvatarStates, readAudioFrame, type TLiveStartAnswer } f
 import { MicProblemText } from './audio/mic-capture';
 import { mountAvatarApp } from './avatar-app';
 import { parseAvatarPageOptions } from './params';
-import { FakeMic, FakeSocket, admitted, liveFetch, pageConfig } from './test-doubles';
+import { FakeMic, FakeSocket, admitted, liveFetch, pageConfig } from '../test/live-client-doubles';
 
 /** A window framed by a host page at https://host.example: what the host receives. */
 function hostWindow() {

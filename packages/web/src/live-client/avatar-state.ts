@@ -22,7 +22,7 @@ const realTimers: AvatarStateTimers = {
 };
 
 /**
- * The avatar as the visitor experiences it (issue 26, item 11), in the one vocabulary of
+ * The avatar as the visitor experiences it, in the one vocabulary of
  * `AvatarStates`. The worker's `state` frames say what the worker is doing: it says `speaking`
  * when it starts sending an answer and `listening` as soon as the answer's voice has been made —
  * seconds before the visitor has heard it, since voices are made faster than they play. Here:

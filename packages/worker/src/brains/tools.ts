@@ -19,7 +19,7 @@ export interface ToolOutput {
  * is only met by a turn of a worker still starting, or whose sandbox was lost: a cold start took
  * 8–19 s on a busy machine. A turn that has functions waits for them (the visitor is told, after
  * TOOLS_NOTICE_MS) — a question that needs a function, asked without it, gets no useful answer
- * (issue 26) — and goes on without them only past this bound (as long as a model's first token
+ * — and goes on without them only past this bound (as long as a model's first token
  * may take, LLM_FIRST_TOKEN_MS); the description carries on for later turns.
  */
 export const TOOLS_WAIT_MS = 20_000;
@@ -86,7 +86,7 @@ export interface ToolAllowance {
 }
 
 /**
- * Function calls a session's model may make (issue 26): at most `perTurn` for one answer, all
+ * Function calls a session's model may make: at most `perTurn` for one answer, all
  * rounds together, and `perSession` in the whole session (LiveRates). A call over either is not
  * run: the model gets an error result saying so.
  */

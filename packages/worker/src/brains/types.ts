@@ -4,7 +4,7 @@ import type { GuardedFetch } from '../net/guarded-fetch.js';
 export type { GuardedFetch };
 
 /**
- * A brain answers the visitor's turns for one live session (issue 10: echo, LLM with knowledge
+ * A brain answers the visitor's turns for one live session (echo, LLM with knowledge
  * and python tools, REST endpoint, Dialogflow ES/CX). The session owns history, timers and
  * transport; a brain only turns a user turn into a stream of events. Provider clients never leak
  * their wire format past their own file: they emit these events.

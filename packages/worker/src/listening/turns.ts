@@ -3,7 +3,7 @@ import { looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './opt
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 /**
- * Listening for one session (issue 14, ADR 067): the visitor's 16 kHz PCM16 → 32 ms windows →
+ * Listening for one session (ADR 067): the visitor's 16 kHz PCM16 → 32 ms windows →
  * speech probability (VadStream) → speech segments (LiveKit Agents' option semantics) → STT →
  * endpointing → a committed user turn; and, while the avatar speaks, pause / interrupt / resume.
  *

@@ -36,7 +36,7 @@ interface Pending {
 }
 
 /**
- * The model runs in a worker thread of its own (issue 26, item 7): onnxruntime-node runs an
+ * The model runs in a worker thread of its own: onnxruntime-node runs an
  * inference on the calling thread, and with the embedded worker that thread answers the portal's
  * API too (20 visitors speaking: 24 % of its time). The thread gets a batch's input and state
  * (transferred) and answers the probabilities and the next state.

@@ -26,7 +26,7 @@ export interface PortalLink {
   end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
 }
 
-/** Listening (issue 14): the visitor's mic frames → VAD → STT → turns. Absent: typed chat only. */
+/** Listening: the visitor's mic frames → VAD → STT → turns. Absent: typed chat only. */
 export interface ConversationListening {
   stt: SttEngine;
   vad: VadStream;

@@ -45,7 +45,7 @@ const PAGE_CLOSED = new Set([1000, 1001, 1005]);
  * time in arrival order. A socket that drops without `bye` leaves the session open on the portal
  * (the page resumes, here or on another worker); `bye`, idle, demo and the portal's `end` finish it.
  *
- * What a visitor costs is bounded (LiveRates, issue 26): messages (typed text, `speak`) at the
+ * What a visitor costs is bounded (LiveRates): messages (typed text, `speak`) at the
  * message rate, turns waiting behind the one being answered at most `maxQueuedTurns`; a message
  * over either is not answered and the page is told (`notice` too-fast with its id), and a page that
  * keeps sending past `maxRefusedMessages` refusals ends the session.
@@ -555,7 +555,7 @@ export class Conversation {
     }
     if (!failed && !signal.aborted && !answer.trim()) {
       // The brain ended without a word (a model that only called functions, an empty completion):
-      // the visitor must not be left with nothing — before, the turn ended silently (issue 26).
+      // the visitor must not be left with nothing.
       failed = true;
       answer = '';
       this.opts.log.warn('the brain gave no answer: the visitor is told', { sessionId: this.sessionId, avatarId: this.opts.config.avatar.id, brain: this.brain.kind });

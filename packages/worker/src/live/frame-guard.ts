@@ -1,7 +1,7 @@
 import { AudioFrameKind, LiveProtocol, LiveRates, TokenBucket, readAudioFrame } from '@persona/contract';
 
 /**
- * What one page socket may send once its session is open (issue 16, hostile clients; issue 26),
+ * What one page socket may send once its session is open,
  * checked before any frame reaches the conversation:
  * - frames beyond the protocol's sizes (LiveProtocol.maxTextFrame / maxBinaryFrame) close the
  *   socket at once (the embedded worker's sockets come through the portal's listener, whose

@@ -5,7 +5,7 @@ import type { TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { SandboxPoolStats } from '../sandbox/pool.js';
 
 /**
- * Prometheus metrics (issue 16, ADR 076): prom-client's registry and text exposition format. The
+ * Prometheus metrics (ADR 076): prom-client's registry and text exposition format. The
  * portal and every worker serve `GET /metrics` when `METRICS_TOKEN` is set (404 otherwise), to a
  * scraper that sends `Authorization: Bearer <METRICS_TOKEN>`.
  */

@@ -21,7 +21,7 @@ export interface ProviderFaultsOptions {
 }
 
 /**
- * What a conversation does when one of the avatar's providers fails (issue 16): each failure is
+ * What a conversation does when one of the avatar's providers fails: each failure is
  * counted once in `provider_errors_total{provider,phase}` and logged for the owner, and the
  * visitor is told in a few words while the session goes on. The model's failure is the turn's
  * own apology (conversation.ts, spoken when the voice works); the voice's and the recogniser's

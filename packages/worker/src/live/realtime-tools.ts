@@ -6,7 +6,7 @@ import type { BrainDeps } from '../brains/types.js';
 import type { RealtimeConnection, RealtimeTool } from '../providers/realtime/types.js';
 
 /**
- * The tools of a SpeechToSpeech session (issue 15): the avatar's linked functions, run in the
+ * The tools of a SpeechToSpeech session: the avatar's linked functions, run in the
  * sandbox exactly as the LLM brain runs them (brains/tools.ts: its catalogue with the bounded wait
  * for a cold sandbox, its calls, error results and clipping), and — when the avatar has knowledge
  * collections — a search the model calls itself (the LLM brain retrieves passages for every

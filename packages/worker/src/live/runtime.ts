@@ -43,7 +43,7 @@ export interface LiveRuntimeOptions {
   /**
    * The python functions' sandbox. By default it starts with the worker (its memory snapshot and
    * one warm process: the first question of a session with functions does not wait for Pyodide to
-   * load, issue 26); with `prewarm: false` it is made on first use.
+   * load); with `prewarm: false` it is made on first use.
    */
   sandbox?: SandboxPool | SandboxPoolOptions;
   /** Time a page has to send `hello` after opening the socket. */
@@ -57,7 +57,7 @@ export interface LiveRuntimeOptions {
   /** How the avatars listen: the operator's hosted speech to text (Simple mode, Default), provider URLs. */
   stt?: { operator?: OperatorStt; baseUrls?: SttBaseUrls };
   /**
-   * Listening (issue 14): the VAD model (default: Silero, loaded on first use) and the offline
+   * Listening: the VAD model (default: Silero, loaded on first use) and the offline
    * recogniser (default: pocketsphinx when installed, up to `offlineProcesses` resident processes
    * — default one per core, at most 4; null: none). `false` turns listening off.
    */
@@ -161,7 +161,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const sockets = new Set<WebSocket>();
   let pool: SandboxPool | null = opts.sandbox && 'call' in opts.sandbox ? opts.sandbox : null;
   let stopping = false;
-  // Metrics (issue 16): page sockets waiting for their hello, sessions being claimed from the portal.
+  // Metrics: page sockets waiting for their hello, sessions being claimed from the portal.
   const metrics = opts.metrics ?? createWorkerMetrics();
   const helloPending = new Set<WebSocket>();
   let claiming = 0;
@@ -202,7 +202,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
 
-  /** How the avatar listens (issue 14): its STT choice; null when it cannot here (typed chat only). */
+  /** How the avatar listens: its STT choice; null when it cannot here (typed chat only). */
   function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
     if (!listenOpts) return null;
     const choice = chooseStt({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.stt?.operator ?? {});
@@ -233,7 +233,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     };
   }
 
-  /** The avatar's voice (issue 13): its TTS provider, or the offline voice when it has no keys. */
+  /** The avatar's voice: its TTS provider, or the offline voice when it has no keys. */
   function buildSpeech(config: TLiveSessionConfig, log: WorkerLogger = opts.log): SpeechPipeline | null {
     const choice = chooseTts({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
     if (choice.kind === 'offline' && choice.reason) log.info('the avatar speaks with the offline voice', { avatarId: config.avatar.id, reason: choice.reason });
@@ -393,7 +393,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     conversations.set(sessionId, conversation);
     metrics.sessionStarted(config.resumed);
     updateStatus();
-    // Hostile or broken pages (issue 16): oversized frames, garbage, mic audio faster than real time.
+    // Hostile or broken pages: oversized frames, garbage, mic audio faster than real time.
     const guard = new FrameGuard(opts.frameGuard);
     // Judged once: the socket is no longer read (what it already sent is ignored), closed, then cut.
     let judged = false;
@@ -517,7 +517,7 @@ export async function startLiveWorker(opts: LiveWorkerOptions): Promise<LiveWork
       if (opts.metricsToken && runtime && (req.url ?? '').split('?')[0] === '/metrics') return serveMetrics(req, res, runtime.metrics.registry, opts.metricsToken);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Persona Studio worker: page sockets only');
     });
-    // Half-sent requests and upgrades are not held; connections per address capped (issue 26).
+    // Half-sent requests and upgrades are not held; connections per address capped.
     const guard = guardConnections(srv, limits);
     srv.on('upgrade', (req, sock: Duplex, head) => {
       if ((req.url ?? '').split('?')[0] !== LivePaths.workerSocket || !runtime) {

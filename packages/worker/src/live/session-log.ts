@@ -2,7 +2,7 @@ import type { WorkerLogger } from '../agent.js';
 import { TokenBucket } from '@persona/contract';
 
 /**
- * The one logger of a live session on a worker (issue 26): every line carries the session's
+ * The one logger of a live session on a worker: every line carries the session's
  * context (sessionId, avatarId), and what one session writes is rate limited, so a hostile or
  * broken page cannot fill the log. Each message has its own allowance (a burst of `burst` lines,
  * then one every `intervalMs`); lines over it are counted, not written, and the next line of that

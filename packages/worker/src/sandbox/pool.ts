@@ -499,7 +499,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
    * Gives processes to waiting jobs, fairly between isolation keys (one owner's functions, for
    * the tool runner): jobs of a key with the fewest processes running go first, in arrival order
    * within a key, and no key runs on more than `size - 1` processes at once — so one owner's queue
-   * of slow calls cannot take every process while another owner waits (issue 26: 14.7 s). Each job
+   * of slow calls cannot take every process while another owner waits. Each job
    * in that order takes an idle process of its key, else a fresh one; a job whose key runs nowhere
    * may also have a process started for it (growing the pool, else recycling the idle process
    * unused the longest, of another key).

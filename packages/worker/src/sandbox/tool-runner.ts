@@ -26,7 +26,7 @@ export interface FunctionToolsOptions {
 const TRANSIENT = new Set(['busy', 'crashed', 'timeout', 'closed', 'aborted']);
 
 /**
- * Longest a tool call waits for a sandbox process (issue 26): well within the time a turn may go
+ * Longest a tool call waits for a sandbox process: well within the time a turn may go
  * without a word (the model's stream idles out after 10 s, LLM_IDLE_MS), so a busy pool gives the
  * model a result it can tell the visitor about instead of a silent turn.
  */

@@ -302,8 +302,8 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
           onChunk(chunk);
           // A voice that answers at once (the offline voice's cache, a fast local engine) would
           // otherwise run every piece of a long answer in one chain of microtasks, holding the
-          // event loop — the portal's too, for the embedded worker (issue 26, item 2: 570 ms of
-          // CPU in one go for five long lines).
+          // event loop — the portal's too, for the embedded worker (570 ms of CPU in one go for
+          // five long lines).
           await yieldToLoop();
         }
         if (stopped) return;

@@ -12,7 +12,7 @@ export type DeliverLocally = (linkId: string, frame: TAgentDispatchSession) => b
 
 /**
  * Which instance holds which agents' dispatch sockets, per avatar, and the way an offer reaches
- * the chosen one (ADR 072, issue 16). Without REDIS_URL there is one instance and this is its
+ * the chosen one (ADR 072). Without REDIS_URL there is one instance and this is its
  * memory; with it, Redis keeps the entries (refreshed by a heartbeat, so a killed instance's
  * expire) and carries offers to the holding instance over pub/sub (features/agents/redis-dispatch.ts).
  */

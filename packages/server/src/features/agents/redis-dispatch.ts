@@ -90,7 +90,7 @@ return redis.call('ZCARD', KEYS[1])`;
 type Message = { type: 'offer'; id: string; from: string; linkId: string; frame: unknown } | { type: 'answer'; id: string; ok: boolean };
 
 /**
- * The agent dispatch registry in Redis, shared by every portal instance (issue 16).
+ * The agent dispatch registry in Redis, shared by every portal instance.
  * - Per avatar, a sorted set of its dispatch sockets (score: when the entry expires) and a hash
  *   of who holds each (instance id, offers so far, join order). Each instance refreshes its own
  *   entries every heartbeat; a socket that closes is removed at once; the entries of an instance

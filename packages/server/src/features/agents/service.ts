@@ -41,7 +41,7 @@ const AGENT_ENGINES: readonly number[] = [NlpEngine.Ten, NlpEngine.CUSTOM_STT_LL
  * with the avatar's encryption key), keeps their dispatch sockets per avatar and offers each
  * session of that avatar to one of them, with an agent ticket for the worker that runs it.
  * The sockets are this instance's; which instance holds which agents is the dispatch registry's
- * (Redis with several instances, issue 16), so the instance a worker asks reaches an agent
+ * (Redis with several instances), so the instance a worker asks reaches an agent
  * connected to any other.
  */
 export function createAgentsService(deps: AgentsDeps) {

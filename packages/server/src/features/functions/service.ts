@@ -24,7 +24,7 @@ export interface FunctionsServiceDeps {
   publicUrl: string;
   now?: () => Date;
   /**
-   * Parses python source (issue 26, item 2: off the request thread). The app gives the extraction
+   * Parses python source off the request thread. The app gives the extraction
    * pool's (`analysePythonInPool` in app.ts); without it, the parser runs here (tests of the service alone).
    */
   analyse?: (code: string) => Promise<PythonAnalysis>;

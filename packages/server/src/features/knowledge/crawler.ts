@@ -10,7 +10,7 @@ import { ROBOTS_LIMITS } from './robots.js';
  * HTML pages that robots.txt allows are listed; every fetch is public-only, time- and size-bound.
  *
  * The request thread only fetches and keeps the list: parsing a page for its links, choosing the
- * ones to follow and asking robots.txt about them run in the extraction pool (issue 26, item 2),
+ * ones to follow and asking robots.txt about them run in the extraction pool,
  * robots.txt within a work budget per crawl (`CRAWL_LIMITS.robotsWorkPerCrawl`).
  */
 export interface CrawlOptions {

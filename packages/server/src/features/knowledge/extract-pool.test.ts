@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthWatch } from '../../security/health-watch.js';
+import { healthWatch } from '../../test/security/health-watch.js';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createSignedInUser, multipart } from '../../test/factories.js';
 import { ExtractError } from './extract.js';
 import { createExtractPool, type ExtractPool } from './extract-pool.js';
-import { makeDocx, makeDocxBody } from './sample-documents.js';
+import { makeDocx, makeDocxBody } from '../../test/sample-documents.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 /** `<w:p>` repeated to ~60 MB unpacked (the issue's attack, 1,000 times larger): a few dozen KB to upload. */

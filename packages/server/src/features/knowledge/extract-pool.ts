@@ -6,7 +6,7 @@ import { ExtractError } from './extract.js';
 import type { ExtractJob, ExtractResult } from './extract-jobs.js';
 
 /**
- * A small pool of worker threads for extraction (issue 9, item 1): every parser of untrusted
+ * A small pool of worker threads for extraction: every parser of untrusted
  * content (PDF, DOCX, HTML, and the chunker) runs in one of them, so no upload or page can stall
  * the thread that answers requests. Workers are started on demand and reused; a job that runs
  * past its time limit (or runs its worker out of memory) fails with a clear message, and its

@@ -292,8 +292,8 @@ function attributeOf(tag: string, name: string): string | null {
  * The paragraphs of a WordprocessingML body, by one left-to-right pass over the tags (each `<`
  * looked at once): `<w:p>` opens a paragraph, `<w:pStyle w:val>` gives its style, text inside
  * `<w:t>` is kept, `<w:tab/>`, `<w:br/>`, `<w:cr/>` become whitespace, `</w:p>` closes it. Linear
- * in the size of the XML: the lazy `[\s\S]*?` RegExp this replaces was quadratic on `<w:p>`
- * repeated (a 650-byte upload blocked the server for 1.7 s, issue 9).
+ * in the size of the XML: a lazy `[\s\S]*?` RegExp is quadratic on `<w:p>` repeated (a 650-byte
+ * upload would hold the server for 1.7 s).
  */
 export function docxParagraphs(xml: string): string[] {
   const out: string[] = [];

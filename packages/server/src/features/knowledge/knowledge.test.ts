@@ -9,8 +9,8 @@ import { testDriver } from '../../test/db.js';
 import { avatars, knowledgeChunks, knowledgeItems } from '../../db/schema/index.js';
 import { buildApp } from '../../app.js';
 import { createKnowledgeTokens, deriveKey } from './jwt.js';
-import { makeDocx, makePdf } from './sample-documents.js';
-import { startTestSite, type TestSite } from './test-site.js';
+import { makeDocx, makePdf } from '../../test/sample-documents.js';
+import { startTestSite, type TestSite } from '../../test/test-site.js';
 
 let t: TestContext; // ALLOW_PRIVATE_URLS=false (the default)
 let p: TestContext; // ALLOW_PRIVATE_URLS=true: may read the site the test serves

@@ -3,7 +3,7 @@ import { chunkText } from './chunker.js';
 import { docxParagraphs, extractDocx, MAX_DOCUMENT_XML_BYTES } from './extract.js';
 import { CRAWL_LIMITS, crawlCandidates, filterByRobots } from './crawl-links.js';
 import { matchRobotsPattern, parseRobots, ROBOTS_LIMITS, type WorkMeter } from './robots.js';
-import { makeDocx, makeDocxBody } from './sample-documents.js';
+import { makeDocx, makeDocxBody } from '../../test/sample-documents.js';
 import { writeZip } from './zip.js';
 
 /**

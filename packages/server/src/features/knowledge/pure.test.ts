@@ -4,7 +4,7 @@ import { chunkText } from './chunker.js';
 import { decodeText, extractDocx, extractHtml, extractPdf, isDocx, matchesFileType } from './extract.js';
 import { createKnowledgeTokens } from './jwt.js';
 import { parseRobots } from './robots.js';
-import { makeDocx, makePdf } from './sample-documents.js';
+import { makeDocx, makePdf } from '../../test/sample-documents.js';
 import { fuseRankings } from './service.js';
 import { readZipDirectory, writeZip } from './zip.js';
 

@@ -3,12 +3,12 @@
  * `*` and `$`, the longest match winning and Allow winning ties.
  *
  * Patterns are matched by a linear scanner, never a RegExp: `*` as a backtracking `.*` made
- * `Disallow: /a*a*a*a*a*a*a*a*a*a*b` against a 60-character path take minutes (issue 9). Input is
+ * `Disallow: /a*a*a*a*a*a*a*a*a*a*b` against a 60-character path take minutes. Input is
  * capped too: the file, the number of rules, the length of a rule and of the path matched.
  *
  * Rules are indexed by their literal prefix (the text before the first `*` or `$`) in a trie, so a
- * path only tries the rules whose prefix it starts with (issue 26: 2,000 rules × 240 links were all
- * tried, 20 s on the request thread). Every match counts its work (characters compared) on a
+ * path only tries the rules whose prefix it starts with (all 2,000 rules of a file tried for
+ * each of 240 links took 20 s). Every match counts its work (characters compared) on a
  * `WorkMeter`, so a crawl can stop at a budget whatever the file says (a file whose rules all
  * start with `/*` defeats any index). This runs in the extraction threads (extract-jobs.ts), never
  * on the thread that answers requests.

@@ -3,7 +3,7 @@ import { KnowledgeMessages } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createSignedInUser } from '../../test/factories.js';
 import { startFakeS3, type FakeS3 } from '../../test/fake-s3.js';
-import { makePdf } from './sample-documents.js';
+import { makePdf } from '../../test/sample-documents.js';
 
 /**
  * STORAGE_URL pointing at an S3-compatible server: the shared fake (test/fake-s3.ts), which checks

@@ -22,7 +22,7 @@ export function llmSettings(config: Obj): Obj {
 
 /**
  * Normalises an avatar's stored configuration (secrets already opened) into what a worker's brain
- * needs (contract ZLiveBrainConfig). Engines this issue cannot run here answer `unavailable`
+ * needs (contract ZLiveBrainConfig). Engines a worker cannot run answer `unavailable`
  * with the code the page shows.
  */
 export function brainConfig(avatar: { nlpEngine: number; setupMode: number; config: Obj }, platform: PlatformLlm | null): TLiveBrainConfig {

@@ -348,7 +348,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};
       await endSession(row.id, params.code);
-      // Spoken turns' latency figures (issue 14): in the portal's log with the session's end.
+      // Spoken turns' latency figures: in the portal's log with the session's end.
       if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');
       const summary = params.summary?.trim();
       if (summary && row.visitorId) {
@@ -510,7 +510,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
      * (once: the end is a conditional update). A silent session whose worker still reports was
      * left by its page (its connection lost, no resume): it ends as a hang-up, in the info log.
      * Only those whose worker stopped reporting too are the warning (and end worker-lost). A page
-     * that closes its socket itself (a closed tab) is ended by the worker at once (issue 26).
+     * that closes its socket itself (a closed tab) is ended by the worker at once.
      */
     async sweep(): Promise<number> {
       const staleMs = (deps.staleSessionSeconds ?? LiveLimits.staleSessionSeconds) * 1000;

@@ -46,7 +46,7 @@ interface StatePayload {
   b: string;
 }
 
-/** The signed start of a sign-in (issue 26): minted for an avatar's page config, sealed, short-lived. */
+/** The signed start of a sign-in: minted for an avatar's page config, sealed, short-lived. */
 interface StartPayload {
   /** what it is (a sealed state is not a start) */
   k: 'oauth-start';
@@ -249,7 +249,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
      * sign-ins in two tabs do not undo each other). The route sets the cookie.
      *
      * Only with a signed start (startUrl) of this config, unexpired: the OAuth URL is the owner's
-     * to set, so an unsigned start would make our origin a redirect to any address (issue 26).
+     * to set, so an unsigned start would make our origin a redirect to any address.
      */
     async start(appId: number, returnTo: string | undefined, browserNonce: string | undefined, start?: string): Promise<{ location: string; browserNonce: string }> {
       if (!isStartOf(appId, start)) throw AppError.badRequest(OAuthMessages.startInvalid);

@@ -60,7 +60,7 @@ const SEPARATOR = '1.1em';
  * goes to the next line. Empty parts are left out, and a separator is drawn only between two
  * parts on the same line: each part after the first begins with one, and the row is shifted
  * left by its width inside a box that clips — so the one that would start a line is cut off,
- * and none ends a line (issue 26, item 14).
+ * and none ends a line.
  */
 export function MetaLine({ parts }: { parts: readonly (string | null | undefined)[] }) {
   const shown = parts.map((p) => p?.trim() ?? '').filter(Boolean);

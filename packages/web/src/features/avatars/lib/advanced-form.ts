@@ -179,9 +179,9 @@ const pipelineOf = (agent: Partial<TAvatar>): Pipeline =>
 const pick = (v: unknown, fallback: Num): Num => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : fallback);
 
 /**
- * A new avatar starts without time limits (issue 26: it started with 600 s a day per session and
- * per IP — an office behind one NAT shared ten minutes a day — and every call ended at ten
- * minutes). The spec's 600 is what unticking Unlimited restores (AvatarLimits.dailyLimitRestore);
+ * A new avatar starts without time limits: 600 s a day per session and per IP would end every
+ * call at ten minutes and make an office behind one NAT share ten minutes a day. The spec's 600
+ * is what unticking Unlimited restores (AvatarLimits.dailyLimitRestore);
  * no plan sets limits of its own. Idle calls still end after the idle timeout.
  */
 export const NEW_AVATAR_DEFAULTS = {

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json } from '../../../test/fetch-mock';
 import { renderApp, userSession } from '../../../test/render-app';
-import { FakeSocket, admitted, pageConfig } from '../../../live-client/test-doubles';
+import { FakeSocket, admitted, pageConfig } from '../../../test/live-client-doubles';
 
 describe('/chatWidget/{avatarId}', () => {
   beforeEach(() => {

@@ -2,8 +2,8 @@ import type { TPhotoLandmarks } from '@persona/contract';
 
 /**
  * Finds the face of a finished image avatar once, in the administrator's browser, when it is
- * attached: the avatar page then moves the mouth region of the photo from these points (issue 13,
- * talking photos). face-api and its two small models (tiny face detector 190 KB, 68-point
+ * attached: the avatar page then moves the mouth region of the photo from these points (talking
+ * photos). face-api and its two small models (tiny face detector 190 KB, 68-point
  * landmarks 350 KB) come from the npm package and load only when an admin attaches a photo.
  */
 

@@ -20,7 +20,7 @@ export function PlatformNotice({ service }: { service: 'llm' | 'realtime' }) {
 /**
  * Which voice a product voice (Simple mode, or "Persona Studio" in Composite) will really speak
  * with on this server: its hosted provider's, or the offline voice when the operator set none
- * (issue 26: the tab offered "Persona Studio (Azure)" while visitors heard the offline voice).
+ * (so the tab never names a hosted voice that visitors will not hear).
  */
 export function PlatformVoiceNote({ defaultTts, voice }: { defaultTts: string; voice: string }) {
   const platform = usePlatformServices();

@@ -1,4 +1,4 @@
-import { writeZip } from './zip.js';
+import { writeZip } from '../features/knowledge/zip.js';
 
 /**
  * Real PDF and DOCX files made from text, for tests and benchmarks (no binary fixtures): a PDF

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../test/build-app.js';
-import { createSignedInUser } from '../test/factories.js';
-import { page, startTestSite, type TestSite } from '../features/knowledge/test-site.js';
+import { createTestApp, type TestContext } from '../build-app.js';
+import { createSignedInUser } from '../factories.js';
+import { page, startTestSite, type TestSite } from '../test-site.js';
 import { healthWatch, type HealthWatch } from './health-watch.js';
 
 /**

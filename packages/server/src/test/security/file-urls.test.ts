@@ -7,9 +7,9 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../test/build-app.js';
-import { multipart, sampleFiles } from '../test/factories.js';
-import { startFakeS3, type FakeS3 } from '../test/fake-s3.js';
+import { createTestApp, type TestContext } from '../build-app.js';
+import { multipart, sampleFiles } from '../factories.js';
+import { startFakeS3, type FakeS3 } from '../fake-s3.js';
 import { setUpSecurity, type Headers, type Role, type Security } from './fixtures.js';
 
 interface Answer {

@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { workers } from '../db/schema/index.js';
-import { createAvatar, createSignedInUser, createUser, keyHeader, login, loginAs, multipart, sessionHeader } from '../test/factories.js';
+import type { Database } from '../../db/client.js';
+import { workers } from '../../db/schema/index.js';
+import { createAvatar, createSignedInUser, createUser, keyHeader, login, loginAs, multipart, sessionHeader } from '../factories.js';
 import type { Call, Fixtures } from './route-table.js';
 
 export type Headers = Record<string, string>;

@@ -11,9 +11,9 @@ import type { RouteOptions } from 'fastify';
 import WebSocket from 'ws';
 import { eq } from 'drizzle-orm';
 import { LiveCode, LiveRpc, type TLiveRpcMethod } from '@persona/contract';
-import { createTestApp, type TestContext } from '../test/build-app.js';
-import { avatars, liveSessions, workers } from '../db/schema/index.js';
-import { TEST_WORKER_SECRET } from '../test/live.js';
+import { createTestApp, type TestContext } from '../build-app.js';
+import { avatars, liveSessions, workers } from '../../db/schema/index.js';
+import { TEST_WORKER_SECRET } from '../live.js';
 import { uniqueRoutes } from './route-capture.js';
 import { ROUTE_TABLE, type RouteRule } from './route-table.js';
 import { changedTables, nextIp, setUpSecurity, type AccountName, type Role, type Security } from './fixtures.js';
@@ -106,7 +106,7 @@ describe('the route table', () => {
     expect(
       missing,
       missing.length
-        ? `Routes without an entry: add to ROUTE_TABLE in packages/server/src/security/route-table.ts, e.g.\n${missing.map((k) => `  '${k}': { access: 'session' /* public | session | admin | jwt | worker | ticket */, owned: true /* when it names an account's objects */, call: async (f) => ({ url: '...', payload: { ... } }) },`).join('\n')}`
+        ? `Routes without an entry: add to ROUTE_TABLE in packages/server/src/test/security/route-table.ts, e.g.\n${missing.map((k) => `  '${k}': { access: 'session' /* public | session | admin | jwt | worker | ticket */, owned: true /* when it names an account's objects */, call: async (f) => ({ url: '...', payload: { ... } }) },`).join('\n')}`
         : '',
     ).toEqual([]);
     expect(stale, `Entries for routes the server no longer has: remove them from ROUTE_TABLE`).toEqual([]);

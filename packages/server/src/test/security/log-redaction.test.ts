@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../test/build-app.js';
-import { createSignedInUser, multipart, sampleFiles } from '../test/factories.js';
+import { createTestApp, type TestContext } from '../build-app.js';
+import { createSignedInUser, multipart, sampleFiles } from '../factories.js';
 
 const secret = () => `zsecret${randomBytes(6).toString('hex')}`;
 const lines: string[] = [];

@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { eq } from 'drizzle-orm';
 import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, LiveRates, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
 import { OFFLINE_VOICES, signTicket, ticketKey, type LiveWorkerHandle, type OfflineVoice } from '@persona/worker';
-import { createTestApp, type TestContext } from '../test/build-app.js';
-import { createSignedInUser } from '../test/factories.js';
-import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../test/live.js';
-import { avatars, liveSessions } from '../db/schema/index.js';
+import { createTestApp, type TestContext } from '../build-app.js';
+import { createSignedInUser } from '../factories.js';
+import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../live.js';
+import { avatars, liveSessions } from '../../db/schema/index.js';
 import { healthWatch, type HealthWatch, type Watched } from './health-watch.js';
 
 /**
