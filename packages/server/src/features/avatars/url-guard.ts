@@ -1,5 +1,5 @@
 import { NlpEngine, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, type TAvatarInputParsed } from '@persona/contract';
-import { checkUrl, SafeFetchError } from '../../lib/guarded-fetch.js';
+import { checkUrl, SafeFetchError } from '@persona/net';
 import { getPath } from './secrets.js';
 
 /**

@@ -1,4 +1,4 @@
-import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource, type FetchErrorKind } from '../../lib/guarded-fetch.js';
+import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource, type FetchErrorKind } from '@persona/net';
 
 /**
  * GETs a URL a user typed (URL items, crawls, robots.txt) with the server's one guarded request
