@@ -174,11 +174,11 @@ function toSafeFetchError(err: unknown, allowPrivate: boolean, maxBytes: number)
     case 'invalid':
       if (facts.invalid === 'scheme') return new SafeFetchError('Only http and https URLs can be fetched.', 'invalid');
       if (facts.invalid === 'credentials') return new SafeFetchError('URLs with a user name or password cannot be fetched.', 'invalid');
-      return new SafeFetchError('The URL is not valid.', 'invalid', undefined, err.message);
+      return new SafeFetchError('The URL is not valid.', 'invalid');
     case 'blocked': {
       const host = facts.host ?? '';
       // An address typed in the URL: saying it is private reveals nothing the user did not write.
-      if (host === facts.address) return new SafeFetchError(`${host} is a private, local or reserved address.`, 'blocked', undefined, err.message);
+      if (host === facts.address) return new SafeFetchError(`${host} is a private, local or reserved address.`, 'blocked');
       return unreachableName(host, `resolves to ${facts.address}, not a public address`);
     }
     case 'timeout':

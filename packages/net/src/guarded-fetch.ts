@@ -119,7 +119,7 @@ const lookupFailures = new WeakSet<object>();
 
 /**
  * dns.lookup as a connection calls it, refusing answers that are not all global unicast (unless
- * `allowPrivate`). Shared by the guarded fetch and the guarded WebSocket (net/guarded-socket.ts).
+ * `allowPrivate`). Shared by the guarded fetch and the guarded WebSocket (guarded-socket.ts).
  */
 export function createGuardedLookup(opts: Pick<GuardedFetchOptions, 'allowPrivate' | 'nonGlobalReason' | 'lookup'>) {
   const reasonFor = opts.nonGlobalReason ?? defaultNonGlobalReason;

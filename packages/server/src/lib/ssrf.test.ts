@@ -9,7 +9,7 @@ import { avatars } from '../db/schema/index.js';
 import { guardedFetch, SafeFetchError } from '@persona/net';
 
 /*
- * The SSRF corpus (issue 16; packages/worker/src/test/ssrf-corpus.ts) against every URL a user can
+ * The SSRF corpus (issue 16; packages/net/src/test/ssrf-corpus.ts) against every URL a user can
  * make the server request, at the route where the URL enters, in production mode
  * (ALLOW_PRIVATE_URLS off): knowledge URL items and crawls, the OAuth Token Issue URL, the
  * billing-auth URL, the custom LLM base URL look-up, and the avatar's URL fields on save.
