@@ -39,14 +39,13 @@ const architectureZones = [
     from: ['./packages/web/src/features', './packages/web/src/app', './packages/web/src/components'],
     message: 'The avatar page and chat widget run without React: live-client imports only the contract (docs/ARCHITECTURE.md).',
   },
-  {
-    target: './packages/worker/src/net',
-    from: './packages/worker/src',
-    except: ['./net'],
-    message: 'net imports node only (docs/ARCHITECTURE.md).',
-  },
   // Between packages: the contract is shared; nobody imports the server or the web app's sources.
-  { target: './packages/contract', from: ['./packages/server', './packages/worker', './packages/web'], message: 'contract imports only zod.' },
+  { target: './packages/contract', from: ['./packages/net', './packages/server', './packages/worker', './packages/web'], message: 'contract imports only zod.' },
+  {
+    target: './packages/net/src',
+    from: ['./packages/contract', './packages/server', './packages/worker', './packages/web'],
+    message: 'net (the outbound-network rules) imports node and ws only: the server and the worker import it, not the other way (docs/ARCHITECTURE.md).',
+  },
   { target: ['./packages/worker/src', './packages/web'], from: './packages/server', message: 'Only the server imports the server.' },
   { target: ['./packages/server/src', './packages/worker/src'], from: './packages/web', message: 'Only the web app imports the web app.' },
 ];
@@ -103,7 +102,7 @@ export default tseslint.config(
     rules: { 'import-x/no-restricted-paths': 'off' },
   },
   {
-    files: ['packages/server/src/**/*.ts', 'packages/contract/src/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/contract/src/**/*.ts', 'packages/net/src/**/*.ts'],
     ignores: ['**/config.ts', '**/*.test.ts', '**/test/**'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through config.ts only.' }],

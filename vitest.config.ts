@@ -3,8 +3,9 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
+const netSrc = fileURLToPath(new URL('./packages/net/src/index.ts', import.meta.url));
 const workerSrc = fileURLToPath(new URL('./packages/worker/src/index.ts', import.meta.url));
-const alias = { '@persona/contract': contractSrc, '@persona/worker': workerSrc };
+const alias = { '@persona/contract': contractSrc, '@persona/net': netSrc, '@persona/worker': workerSrc };
 
 // The server's integration suite runs on PGlite, and a second time on PostgreSQL when
 // TEST_DATABASE_URL is set (see packages/server/src/test/db.ts); tests that touch no
@@ -39,7 +40,7 @@ const NO_DATABASE = [
   'src/plugins/serializer.test.ts',
   'src/plugins/storage.test.ts',
   'src/plugins/revocations.test.ts',
-  'src/lib/{guarded-fetch,outbound-url,s3,secret-box,storage-key}.test.ts',
+  'src/lib/{s3,secret-box,storage-key}.test.ts',
   'src/test/*.test.ts',
   'src/features/agents/dispatch.test.ts',
   'src/features/auth/session-cache.test.ts',
@@ -58,6 +59,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       { resolve: { alias }, test: { name: 'contract', root: './packages/contract', include: ['src/**/*.test.ts'] } },
+      { resolve: { alias }, test: { name: 'net', root: './packages/net', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },
       { resolve: { alias }, test: { name: 'worker', root: './packages/worker', include: ['src/**/*.test.ts'], testTimeout: 30_000, pool: 'forks' as const } },
       serverProject('server-pglite', 'pglite'),
       ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres', NO_DATABASE)] : []),

@@ -339,7 +339,7 @@ export async function run() {
     ...(await import(dist('providers/stt/openai-compatible.js'))),
     ...(await import(dist('providers/tts/openai-compatible.js'))),
     ...(await import(dist('brains/llm.js'))),
-    ...(await import(dist('net/guarded-fetch.js'))),
+    ...(await import('@persona/net')),
     writeAudioFrame: contract.writeAudioFrame,
     AudioFrameKind: contract.AudioFrameKind,
   };

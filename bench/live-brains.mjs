@@ -25,7 +25,7 @@ function stats(values) {
  */
 export async function measureLlmOverhead({ turns = 100, firstTokenMs = FIRST_TOKEN_MS, warmup = 5 } = {}) {
   const { createLlmBrain } = await import(dist('brains/llm.js'));
-  const { createGuardedFetch } = await import(dist('net/guarded-fetch.js'));
+  const { createGuardedFetch } = await import('@persona/net');
   const { startFakeOpenAi } = await tsImport(path.join(root, 'packages/worker/src/test/fake-openai.ts'), import.meta.url);
   const fake = await startFakeOpenAi({
     answer: () => ({ text: 'Sure, the museum opens at nine and closes at five every day except Monday.', firstTokenDelayMs: firstTokenMs }),

@@ -61,7 +61,7 @@ export async function measureVoice({ turns = 40, warmup = 5 } = {}) {
   const { createSpeechPipeline } = await import(dist('speech/pipeline.js'));
   const { createOfflineVoice, createOfflineTts } = await import(dist('speech/offline-voice.js'));
   const { createElevenLabsTts } = await import(dist('providers/tts/elevenlabs.js'));
-  const { createGuardedFetch } = await import(dist('net/guarded-fetch.js'));
+  const { createGuardedFetch } = await import('@persona/net');
   const { startFakeElevenLabs, ELEVENLABS_KEY } = await tsImport(path.join(root, 'packages/worker/src/test/fake-tts.ts'), import.meta.url);
 
   const out = { turns, providerDelayMs: PROVIDER_DELAY_MS };

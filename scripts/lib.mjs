@@ -29,6 +29,7 @@ function newestMtime(p) {
 const STAMP = path.join(root, 'node_modules', '.cache', 'persona-build-stamp');
 const INPUTS = [
   'packages/contract/src',
+  'packages/net/src',
   'packages/server/src',
   'packages/worker/src',
   'packages/server/migrations',

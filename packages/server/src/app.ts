@@ -70,7 +70,8 @@ import { createLiveSessionsService, LiveRefusal, type LiveSessionsService } from
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
-import { agentTicketKey, guardConnections, httpServerOptions, ticketKey } from '@persona/worker';
+import { guardConnections, httpServerOptions } from '@persona/net';
+import { agentTicketKey, ticketKey } from '@persona/worker';
 import { platformSpeechInfo } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';

@@ -63,7 +63,7 @@ const ZWorkerEnv = z.object({
     .optional(),
   /** Serve GET /metrics (Prometheus) to `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics (404). */
   metricsToken: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
-  /** The --listen port's limits (the portal's variables of the same names; net/connection-guard.ts). */
+  /** The --listen port's limits (the portal's variables of the same names; @persona/net's connection-guard.ts). */
   headersTimeoutMs: z.coerce.number({ error: 'HTTP_HEADERS_TIMEOUT_MS must be a number' }).int().min(50, 'HTTP_HEADERS_TIMEOUT_MS must be at least 50').max(600_000).default(20_000),
   requestTimeoutMs: z.coerce.number({ error: 'HTTP_REQUEST_TIMEOUT_MS must be a number' }).int().min(50, 'HTTP_REQUEST_TIMEOUT_MS must be at least 50').max(3_600_000).default(300_000),
   /** Connections open at once per address; behind a reverse proxy every one has the proxy's address: set 0 there. */

@@ -1,9 +1,6 @@
 export { startWorker, type WorkerHandle, type WorkerOptions, type WorkerLogger } from './agent.js';
 export { ticketKey, agentTicketKey, signTicket, createTicketVerifier, type TicketCheck } from './live/tickets.js';
 export { createProviderBrain, type BrainOptions } from './brains/registry.js';
-export { createGuardedFetch, sharedGuardedFetch, GuardedFetchError, type GuardedFetchOptions } from './net/guarded-fetch.js';
-export { isGlobalUnicast, nonGlobalReason } from './net/ip-ranges.js';
-export { DEFAULT_CONNECTION_LIMITS, guardConnections, httpServerOptions, type ConnectionGuard, type ConnectionLimits } from './net/connection-guard.js';
 export { createSpeechPipeline, speechFrame, type SpeechPipeline, type SpeechPipelineOptions, type SpeechTurn, type SpeechEvent, type SpeechTurnMetrics } from './speech/pipeline.js';
 export { createOfflineVoice, createOfflineTts, OFFLINE_VOICES, type OfflineVoice } from './speech/offline-voice.js';
 export { chooseTts, createTtsEngine, operatorTtsOf, type TtsChoice, type OperatorTts, type TtsBaseUrls } from './speech/tts-choice.js';

@@ -1,15 +1,15 @@
 import type * as DnsModule from 'node:dns';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as IpRangesModule from '../../../worker/src/net/ip-ranges.js';
+import type * as IpRangesModule from '../../../net/src/ip-ranges.js';
 import { KnowledgeLimits, LiveCode, LivePaths, OAuthMessages, OutboundUrlFields as F, SubscriptionType, ZCreateKnowledge } from '@persona/contract';
-import { SSRF_PAYLOADS, SSRF_DNS, startSsrfRig, type SsrfPayload, type SsrfTargets } from '../../../worker/src/test/ssrf-corpus.js';
+import { SSRF_PAYLOADS, SSRF_DNS, startSsrfRig, type SsrfPayload, type SsrfTargets } from '../../../net/src/test/ssrf-corpus.js';
 import { createTestApp, type TestContext } from '../test/build-app.js';
 import { createSignedInUser, validAvatar } from '../test/factories.js';
 import { avatars } from '../db/schema/index.js';
-import { guardedFetch, SafeFetchError } from './guarded-fetch.js';
+import { guardedFetch, SafeFetchError } from '@persona/net';
 
 /*
- * The SSRF corpus (issue 16; packages/worker/src/test/ssrf-corpus.ts) against every URL a user can
+ * The SSRF corpus (issue 16; packages/net/src/test/ssrf-corpus.ts) against every URL a user can
  * make the server request, at the route where the URL enters, in production mode
  * (ALLOW_PRIVATE_URLS off): knowledge URL items and crawls, the OAuth Token Issue URL, the
  * billing-auth URL, the custom LLM base URL look-up, and the avatar's URL fields on save.
@@ -18,9 +18,9 @@ import { guardedFetch, SafeFetchError } from './guarded-fetch.js';
 
 // Names resolve through the corpus's resolver (no network); the redirector's address, and only
 // it, stands in for a public address — every other address is judged by the production rule.
-vi.mock('node:dns', async (importOriginal) => (await import('../../../worker/src/test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
-vi.mock('../../../worker/src/net/ip-ranges.js', async (importOriginal) =>
-  (await import('../../../worker/src/test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()),
+vi.mock('node:dns', async (importOriginal) => (await import('../../../net/src/test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
+vi.mock('../../../net/src/ip-ranges.js', async (importOriginal) =>
+  (await import('../../../net/src/test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()),
 );
 
 let t: TestContext;

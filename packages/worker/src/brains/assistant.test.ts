@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TLiveBrainConfig } from '@persona/contract';
 import { collect, entry, fakeTools, sessionConfig, testDeps, textOf, type TestDeps } from '../test/brain-deps.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
-import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { citationFilter, createAssistantBrain } from './assistant.js';
 import { ProviderError, type BrainEvent } from './types.js';
 

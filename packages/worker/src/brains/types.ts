@@ -1,5 +1,5 @@
 import type { TLiveHistoryEntry, TLivePassage, TLiveSessionConfig } from '@persona/contract';
-import type { GuardedFetch } from '../net/guarded-fetch.js';
+import type { GuardedFetch } from '@persona/net';
 
 export type { GuardedFetch };
 

@@ -12,7 +12,7 @@ import type { Brain } from '../brains/types.js';
 import { TURN_DEFAULTS, type TurnOptions } from '../listening/options.js';
 import { realClock, STT_REOPEN_BACKOFF_MS, type Clock } from '../listening/turns.js';
 import type { VadStream } from '../listening/vad.js';
-import { createGuardedFetch, type GuardedFetchHandle } from '../net/guarded-fetch.js';
+import { createGuardedFetch, type GuardedFetchHandle } from '@persona/net';
 import { createAzureStt } from '../providers/stt/azure.js';
 import { createDeepgramStt } from '../providers/stt/deepgram.js';
 import { createGoogleStt } from '../providers/stt/google.js';

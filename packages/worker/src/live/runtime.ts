@@ -7,8 +7,7 @@ import { startWorker, RpcError, type WorkerHandle, type WorkerLogger, type Worke
 import { createProviderBrain } from '../brains/registry.js';
 import type { BrainOptions } from '../brains/options.js';
 import type { Brain, BrainDeps, ToolRunner } from '../brains/types.js';
-import { DEFAULT_CONNECTION_LIMITS, guardConnections, httpServerOptions, type ConnectionLimits } from '../net/connection-guard.js';
-import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { createGuardedFetch, DEFAULT_CONNECTION_LIMITS, guardConnections, httpServerOptions, type ConnectionLimits } from '@persona/net';
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from '../sandbox/pool.js';
 import { createFunctionTools } from '../sandbox/tool-runner.js';
 import { createOfflineVoice, type OfflineVoice } from '../speech/offline-voice.js';
@@ -491,7 +490,7 @@ export interface LiveWorkerOptions extends Omit<WorkerOptions, 'load'> {
   frameGuard?: FrameGuardOptions;
   /** Serve `GET /metrics` on the page-socket listener to `Authorization: Bearer <metricsToken>` (METRICS_TOKEN; unset: 404). */
   metricsToken?: string;
-  /** The page-socket listener's timeouts and per-address cap (net/connection-guard.ts; defaults: DEFAULT_CONNECTION_LIMITS). */
+  /** The page-socket listener's timeouts and per-address cap (@persona/net's connection-guard.ts; defaults: DEFAULT_CONNECTION_LIMITS). */
   connectionLimits?: ConnectionLimits;
 }
 

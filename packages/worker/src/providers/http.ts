@@ -1,5 +1,5 @@
 import { ProviderError } from '../brains/types.js';
-import { GuardedFetchError } from '../net/guarded-fetch.js';
+import { GuardedFetchError } from '@persona/net';
 
 /**
  * What every provider client shares: a watchdog that turns "no bytes for N ms" into an abort the

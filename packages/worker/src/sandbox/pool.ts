@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { GuardedFetch } from '../brains/types.js';
-import { sharedGuardedFetch } from '../net/guarded-fetch.js';
+import { sharedGuardedFetch } from '@persona/net';
 import { encodeFrame, FrameDecoder } from './frames.js';
 
 /**

@@ -1,14 +1,14 @@
 import type * as DnsModule from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as IpRangesModule from '../net/ip-ranges.js';
-import { createGuardedFetch } from '../net/guarded-fetch.js';
-import { SSRF_PAYLOADS, startSsrfRig } from '../test/ssrf-corpus.js';
+import type * as IpRangesModule from '../../../net/src/ip-ranges.js';
+import { createGuardedFetch } from '@persona/net';
+import { SSRF_PAYLOADS, startSsrfRig } from '../../../net/src/test/ssrf-corpus.js';
 import { createSandboxPool, type SandboxPool } from './pool.js';
 
 // Names resolve through the corpus's resolver (no network); the redirector's address, and only
 // it, stands in for a public address (see test/ssrf-corpus.ts).
-vi.mock('node:dns', async (importOriginal) => (await import('../test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
-vi.mock('../net/ip-ranges.js', async (importOriginal) => (await import('../test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()));
+vi.mock('node:dns', async (importOriginal) => (await import('../../../net/src/test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
+vi.mock('../../../net/src/ip-ranges.js', async (importOriginal) => (await import('../../../net/src/test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()));
 
 // One sandbox process (Pyodide) for the whole file: it takes a few seconds to start.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SetupMode, TtsProvider } from '@persona/contract';
-import { createGuardedFetch } from '../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { createOfflineVoice } from './offline-voice.js';
 import { platformSpeechFromEnv } from '@persona/contract';
 import type { GuardedFetch } from '../brains/types.js';

@@ -1,6 +1,6 @@
 import type { TLiveBrainConfig, TLiveHistoryEntry, TLivePassage, TLiveSessionConfig } from '@persona/contract';
 import type { Brain, BrainDeps, BrainEvent, BrainLogger, ToolRunner } from '../brains/types.js';
-import { createGuardedFetch, type GuardedFetchHandle } from '../net/guarded-fetch.js';
+import { createGuardedFetch, type GuardedFetchHandle } from '@persona/net';
 
 /** A session's configuration as the portal sends it, for brain tests. */
 export function sessionConfig(brain: TLiveBrainConfig, overrides: Omit<Partial<TLiveSessionConfig>, 'avatar'> & { avatar?: Partial<TLiveSessionConfig['avatar']> } = {}): TLiveSessionConfig {

@@ -1,10 +1,10 @@
 import { NlpEngine, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, type TAvatarInputParsed } from '@persona/contract';
-import { checkUrl, SafeFetchError } from '../../lib/guarded-fetch.js';
+import { checkUrl, SafeFetchError } from '@persona/net';
 import { getPath } from './secrets.js';
 
 /**
  * Every URL of the avatar that the server or a worker will call later, checked on save with the
- * outbound-URL rule those calls follow (lib/guarded-fetch.ts `checkUrl`, the rule the look-ups
+ * outbound-URL rule those calls follow (`checkUrl` of @persona/net, the rule the look-ups
  * use): http(s) — ws(s) for the realtime URL, held to the same host rule —, no user name or
  * password, a sane length, and no private, loopback, link-local or reserved address unless
  * ALLOW_PRIVATE_URLS.

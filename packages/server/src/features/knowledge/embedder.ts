@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { guardedFetch } from '../../lib/guarded-fetch.js';
+import { guardedFetch } from '@persona/net';
 
 /**
  * Sentence embeddings for semantic search. By default a model that ships its weights in an npm

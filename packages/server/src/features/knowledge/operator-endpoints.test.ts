@@ -7,7 +7,7 @@ import { createS3KnowledgeFiles } from './files.js';
 /**
  * The operator's own endpoints may be on private addresses: the S3-compatible storage (signed
  * requests through lib/s3-client.ts) and an OpenAI-compatible embeddings API (the guarded request
- * of lib/guarded-fetch.ts with private addresses allowed), checked here against small local
+ * of @persona/net's guardedFetch with private addresses allowed), checked here against small local
  * servers that answer as those services do.
  */
 const objects = new Map<string, Buffer>([

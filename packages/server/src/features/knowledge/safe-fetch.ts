@@ -1,8 +1,8 @@
-import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource, type FetchErrorKind } from '../../lib/guarded-fetch.js';
+import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource, type FetchErrorKind } from '@persona/net';
 
 /**
  * GETs a URL a user typed (URL items, crawls, robots.txt) with the server's one guarded request
- * (lib/guarded-fetch.ts: connect-time DNS check, only global unicast unless ALLOW_PRIVATE_URLS,
+ * (@persona/net's guardedFetch: connect-time DNS check, only global unicast unless ALLOW_PRIVATE_URLS,
  * every redirect checked, bounded in time and size), as the knowledge crawler identifies itself.
  */
 export { decodeBody, SafeFetchError, type FetchedResource, type FetchErrorKind };

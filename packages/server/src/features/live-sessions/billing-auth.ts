@@ -1,4 +1,4 @@
-import { guardedFetch, SafeFetchError } from '../../lib/guarded-fetch.js';
+import { guardedFetch, SafeFetchError } from '@persona/net';
 import type { BillingVerdict } from './service.js';
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;

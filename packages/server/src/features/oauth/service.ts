@@ -11,7 +11,7 @@ import {
   type TOAuthAppInputParsed,
 } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
-import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource } from '../../lib/guarded-fetch.js';
+import { decodeBody, guardedFetch, SafeFetchError, type DnsLookup, type FetchedResource } from '@persona/net';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { OAuthAppRow, OAuthRepository } from './repository.js';

@@ -1,4 +1,4 @@
-import { guardedFetch, SafeFetchError, type DnsLookup } from '../../lib/guarded-fetch.js';
+import { guardedFetch, SafeFetchError, type DnsLookup } from '@persona/net';
 
 /** Largest provider answer read (Azure's voice list is about 1 MB; OpenRouter-like model lists are larger). */
 export const LOOKUP_MAX_BYTES = 4 * 1024 * 1024;

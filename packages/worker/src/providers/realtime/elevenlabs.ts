@@ -1,8 +1,7 @@
 import type WebSocket from 'ws';
 import { ELEVENLABS_AGENT_ID } from '@persona/contract';
 import { ProviderError, type GuardedFetch } from '../../brains/types.js';
-import { createGuardedFetch, GuardedFetchError } from '../../net/guarded-fetch.js';
-import { openGuardedSocket } from '../../net/guarded-socket.js';
+import { createGuardedFetch, GuardedFetchError, openGuardedSocket } from '@persona/net';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
 import { errorBodyDetail, errorDetail, httpFailure, joinUrl } from '../http.js';
 import { jsonEvent, readRefusal } from '../ws.js';

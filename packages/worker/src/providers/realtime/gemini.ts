@@ -1,7 +1,6 @@
 import type WebSocket from 'ws';
 import { ProviderError } from '../../brains/types.js';
-import { GuardedFetchError } from '../../net/guarded-fetch.js';
-import { openGuardedSocket } from '../../net/guarded-socket.js';
+import { GuardedFetchError, openGuardedSocket } from '@persona/net';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
 import { readRefusal } from '../ws.js';
 import type { RealtimeConnection, RealtimeEvent, RealtimeTool } from './types.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { parseWavHeader, wavFile } from '../../speech/audio.js';
 import { OPENAI_STT_KEY, parseMultipart, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
 import { batchSession, MAX_BATCH_SECONDS, MAX_STT_ANSWER_BYTES, type TranscribeFn } from './batch.js';

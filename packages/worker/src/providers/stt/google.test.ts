@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { GOOGLE_API_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt-google.js';
 import { GrpcReader, grpcFrame, ProtoWriter, readProto } from '../google/grpc.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { AZURE_KEY, fakeSpeech, startFakeAzure, type FakeTts } from '../../test/fake-tts.js';
 import { providerError, synth } from '../../test/tts-helpers.js';
 import { azureSsml, createAzureTts, type AzureSettings } from './azure.js';

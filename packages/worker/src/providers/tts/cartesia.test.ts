@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { CARTESIA_KEY, fakeSpeech, startFakeCartesia, type FakeTts } from '../../test/fake-tts.js';
 import { eventually, interruptAfterFirstAudio, loudSpans, providerError, spoken, synth } from '../../test/tts-helpers.js';
 import { createCartesiaTts, type CartesiaSettings } from './cartesia.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { ELEVENLABS_KEY, FAKE_LEAD_MS, fakeSpeech, startFakeElevenLabs, type FakeTts } from '../../test/fake-tts.js';
 import { durationMs, eventually, interruptAfterFirstAudio, loudSpans, providerError, spoken, synth } from '../../test/tts-helpers.js';
 import { createElevenLabsTts, type ElevenLabsSettings } from './elevenlabs.js';

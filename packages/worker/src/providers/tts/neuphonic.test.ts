@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brains/types.js';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { NEUPHONIC_KEY, fakeSpeech, startFakeNeuphonic, type FakeTts } from '../../test/fake-tts.js';
 import { providerError, synth } from '../../test/tts-helpers.js';
 import { createNeuphonicTts, type NeuphonicSettings } from './neuphonic.js';

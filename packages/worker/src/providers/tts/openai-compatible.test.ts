@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch } from '../../net/guarded-fetch.js';
+import { createGuardedFetch } from '@persona/net';
 import { OPENAI_TTS_KEY, fakeSpeech, startFakeOpenAiSpeech, type FakeTts } from '../../test/fake-tts.js';
 import { providerError, synth } from '../../test/tts-helpers.js';
 import { createOpenAiTts, speechUrl, type OpenAiTtsSettings } from './openai-compatible.js';

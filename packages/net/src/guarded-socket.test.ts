@@ -1,6 +1,6 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime, type FakeOpenAiRealtime } from '../test/fake-openai-realtime.js';
+import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime, type FakeOpenAiRealtime } from '../../worker/src/test/fake-openai-realtime.js';
 import { GuardedFetchError } from './guarded-fetch.js';
 import { checkSocketUrl, openGuardedSocket } from './guarded-socket.js';
 

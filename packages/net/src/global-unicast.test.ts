@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGlobalUnicast, isPrivateAddress } from './outbound-url.js';
+import { isGlobalUnicast, isPrivateAddress } from './ip-ranges.js';
 
 /** Addresses as DNS answers them or as they reach the guard: only global unicast may pass. */
 const REFUSED: [address: string, what: string][] = [

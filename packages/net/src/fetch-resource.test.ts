@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedFetch, SafeFetchError, type DnsLookup } from './guarded-fetch.js';
+import { guardedFetch, SafeFetchError, type DnsLookup } from './fetch-resource.js';
 
 /** A site on loopback that records what reached it. */
 let server: http.Server;

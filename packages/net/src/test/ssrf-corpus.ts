@@ -17,7 +17,7 @@ import type { NetworkInterfaceInfo } from 'node:os';
  * - names resolve through `ssrfDnsLookup` (installed with `vi.mock('node:dns', …mockedDns)`), which
  *   answers from SSRF_DNS and says ENOTFOUND for anything else;
  * - "the public internet" is one address, PUBLIC_STAND_IN (127.0.0.3), where the redirector listens;
- *   `withPublicStandIn` wraps the one address classifier (net/ip-ranges.ts) so that this address
+ *   `withPublicStandIn` wraps the one address classifier (@persona/net's ip-ranges.ts) so that this address
  *   counts as global unicast, and OWN_PUBLIC_ADDRESS (127.0.0.4) plays this machine's public IP
  *   (global by its range, on one of the machine's interfaces). Every other address keeps the
  *   production rule.
@@ -276,7 +276,7 @@ export function rigInterfaces(real: NodeJS.Dict<NetworkInterfaceInfo[]>): NodeJS
 type Classifier = { nonGlobalReason: (address: string) => string | null; ownAddressReason?: (address: string, interfaces?: NodeJS.Dict<NetworkInterfaceInfo[]>) => string | null };
 
 /**
- * The address classifier (net/ip-ranges.ts) for the rig (`vi.mock`): PUBLIC_STAND_IN (a server on
+ * The address classifier (@persona/net's ip-ranges.ts) for the rig (`vi.mock`): PUBLIC_STAND_IN (a server on
  * the internet) and OWN_PUBLIC_ADDRESS (this machine's public IP) are global unicast by the
  * ranges; the latter is still judged by the classifier's own-address rule, with the rig's
  * interfaces. Every other address keeps the production rule.

@@ -17,7 +17,8 @@ import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
  * worker's port, metrics, a database bound to 0.0.0.0), past a firewall that guards them from
  * outside.
  *
- * Self-contained (node only) so the server's outbound guard can use the same rule.
+ * The one rule for the whole product: the server's and the worker's outbound calls both use it
+ * (through guarded-fetch.ts, guarded-socket.ts and fetch-resource.ts).
  */
 const IPV4_SPECIAL: readonly (readonly [string, number, string])[] = [
   ['0.0.0.0', 8, '"this network"'],
@@ -152,4 +153,9 @@ export function nonGlobalReason(address: string): string | null {
 /** True when outbound calls may connect to this address (see nonGlobalReason). */
 export function isGlobalUnicast(address: string): boolean {
   return nonGlobalReason(address) === null;
+}
+
+/** Not global unicast: loopback, private, link-local, reserved, embedded-IPv4 forms, or not an address. */
+export function isPrivateAddress(address: string): boolean {
+  return !isGlobalUnicast(address);
 }

@@ -28,7 +28,7 @@ export function checkSocketUrl(value: string, opts: Pick<GuardedFetchOptions, 'a
 }
 
 /**
- * Opens a WebSocket to a user-supplied URL under the guarded fetch's rules (net/guarded-fetch.ts):
+ * Opens a WebSocket to a user-supplied URL under the guarded fetch's rules (guarded-fetch.ts):
  * private addresses refused unless the portal allows them, checked inside the connection's own
  * DNS lookup (no rebinding between check and connect), IP literals before connecting, and no
  * redirects followed (a redirect could carry the key's header to another host).

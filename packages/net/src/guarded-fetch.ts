@@ -10,8 +10,9 @@ import { nonGlobalReason as defaultNonGlobalReason } from './ip-ranges.js';
 export type GuardedFetch = (url: string, init?: RequestInit & { timeoutMs?: number; maxBytes?: number }) => Promise<Response>;
 
 /**
- * The worker's fetch for URLs that avatar owners typed (REST brain, OpenAI-compatible base URLs,
- * Dialogflow's token_uri, functions' network access):
+ * The fetch for URLs that users typed — in the worker: REST brain, OpenAI-compatible base URLs,
+ * Dialogflow's token_uri, functions' network access; in the server, through fetch-resource.ts:
+ * OAuth token endpoints, knowledge pages and crawls, look-ups, billing-auth URLs:
  * - http(s) only, no credentials in the URL;
  * - unless `allowPrivate` (ALLOW_PRIVATE_URLS, sent by the portal per session), every address the
  *   host resolves to must be global unicast (see ip-ranges.ts). The check runs inside the
@@ -26,11 +27,26 @@ export type GuardedFetch = (url: string, init?: RequestInit & { timeoutMs?: numb
  */
 export type GuardedFetchErrorKind = 'invalid' | 'blocked' | 'timeout' | 'too-large' | 'redirect' | 'network';
 
+/** What a GuardedFetchError is about, for callers that word their own messages (fetch-resource.ts). */
+export interface GuardedFetchErrorFacts {
+  /** 'invalid': which rule the URL broke. */
+  invalid?: 'url' | 'scheme' | 'credentials';
+  /** The host name (or IP literal) refused or not reached. */
+  host?: string;
+  /** 'blocked': the refused address (equal to `host` for an IP literal in the URL). */
+  address?: string;
+  /** 'network': the system error code (ENOTFOUND, ECONNREFUSED, …). */
+  code?: string;
+  /** 'network': the host name's look-up failed or found no address (no connection was tried). */
+  resolving?: boolean;
+}
+
 export class GuardedFetchError extends Error {
   override readonly name = 'GuardedFetchError';
   constructor(
     message: string,
     readonly kind: GuardedFetchErrorKind,
+    readonly facts: GuardedFetchErrorFacts = {},
   ) {
     super(message);
   }
@@ -47,6 +63,13 @@ export interface GuardedFetchOptions {
   maxBytes?: number;
   maxRedirects?: number;
   userAgent?: string;
+  /**
+   * Headers sent when the caller gives none of that name (default: `user-agent` = userAgent and
+   * `accept-encoding: identity`, so streamed answers arrive as soon as they are written).
+   */
+  defaultHeaders?: Record<string, string>;
+  /** Keep connections alive between calls (default true); false: one connection per request. */
+  keepAlive?: boolean;
   /** Why an address may not be reached, or null when it may (default: global unicast only). */
   nonGlobalReason?: (address: string) => string | null;
   /** The resolver the connection uses (default dns.lookup). */
@@ -89,11 +112,14 @@ export function dropUnsafeHeaders(headers: Headers): void {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 const blockedError = (host: string, address: string, reason: string) =>
-  new GuardedFetchError(`${host === address ? address : `${host} (${address})`} is not a public address: ${reason}.`, 'blocked');
+  new GuardedFetchError(`${host === address ? address : `${host} (${address})`} is not a public address: ${reason}.`, 'blocked', { host, address });
+
+/** Errors of the resolver (or its empty answers), told apart from the connection's own errors. */
+const lookupFailures = new WeakSet<object>();
 
 /**
  * dns.lookup as a connection calls it, refusing answers that are not all global unicast (unless
- * `allowPrivate`). Shared by the guarded fetch and the guarded WebSocket (net/guarded-socket.ts).
+ * `allowPrivate`). Shared by the guarded fetch and the guarded WebSocket (guarded-socket.ts).
  */
 export function createGuardedLookup(opts: Pick<GuardedFetchOptions, 'allowPrivate' | 'nonGlobalReason' | 'lookup'>) {
   const reasonFor = opts.nonGlobalReason ?? defaultNonGlobalReason;
@@ -101,7 +127,15 @@ export function createGuardedLookup(opts: Pick<GuardedFetchOptions, 'allowPrivat
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback) => {
     const o = typeof options === 'number' ? { family: options } : options;
     resolve(hostname, { ...o, all: true } as never, ((err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-      if (err) return callback(err, []);
+      if (err) {
+        lookupFailures.add(err);
+        return callback(err, []);
+      }
+      if (!addresses?.length) {
+        const none = Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' });
+        lookupFailures.add(none);
+        return callback(none, []);
+      }
       if (!opts.allowPrivate) {
         for (const a of addresses) {
           const reason = reasonFor(a.address);
@@ -109,8 +143,7 @@ export function createGuardedLookup(opts: Pick<GuardedFetchOptions, 'allowPrivat
         }
       }
       if (o.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), []);
+      const first = addresses[0]!;
       callback(null, first.address, first.family);
     }) as never);
   };
@@ -124,28 +157,34 @@ export function literalHostRefusal(hostname: string, opts: Pick<GuardedFetchOpti
   return reason ? blockedError(host, host, reason) : null;
 }
 
+/**
+ * Throws unless the URL may be requested at all: http(s), no user name or password, and (unless
+ * `allowPrivate`) not an IP literal outside global unicast. Host names are checked at connect time.
+ */
+export function checkFetchUrl(value: string | URL, opts: Pick<GuardedFetchOptions, 'allowPrivate' | 'nonGlobalReason'>): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new GuardedFetchError('not a valid URL', 'invalid', { invalid: 'url' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuardedFetchError('only http and https URLs can be called', 'invalid', { invalid: 'scheme' });
+  if (url.username || url.password) throw new GuardedFetchError('URLs with a user name or password cannot be called', 'invalid', { invalid: 'credentials' });
+  // The connection skips DNS for IP literals: check them here.
+  const refused = literalHostRefusal(url.hostname, opts);
+  if (refused) throw refused;
+  return url;
+}
+
 export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandle {
   const maxRedirects = opts.maxRedirects ?? 5;
-  const userAgent = opts.userAgent ?? 'PersonaStudio/1.0 (live avatar)';
+  const defaultHeaders = opts.defaultHeaders ?? { 'user-agent': opts.userAgent ?? 'PersonaStudio/1.0 (live avatar)', 'accept-encoding': 'identity' };
   // One pool per guard: a connection checked under one rule is never reused under another.
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const agents = opts.keepAlive === false ? null : { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   const lookup = createGuardedLookup(opts);
 
-  const checkUrl = (value: string | URL): URL => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new GuardedFetchError('not a valid URL', 'invalid');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new GuardedFetchError('only http and https URLs can be called', 'invalid');
-    if (url.username || url.password) throw new GuardedFetchError('URLs with a user name or password cannot be called', 'invalid');
-    // The connection skips DNS for IP literals: check them here.
-    const refused = literalHostRefusal(url.hostname, opts);
-    if (refused) throw refused;
-    return url;
-  };
+  const checkUrl = (value: string | URL): URL => checkFetchUrl(value, opts);
 
   const guardedFetch = async (input: string, init: FetchInit = {}): Promise<Response> => {
     const signal = init.signal ?? undefined;
@@ -156,9 +195,7 @@ export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandl
     const headers = new Headers(init.headers);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = encodeBody(init.body, headers);
-    if (!headers.has('user-agent')) headers.set('user-agent', userAgent);
-    // Uncompressed by default: streamed answers arrive as soon as they are written.
-    if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity');
+    for (const [name, value] of Object.entries(defaultHeaders)) if (!headers.has(name)) headers.set(name, value);
     let url = checkUrl(input);
     const deadline = Date.now() + timeoutMs;
     for (let hop = 0; ; hop++) {
@@ -186,8 +223,8 @@ export function createGuardedFetch(opts: GuardedFetchOptions): GuardedFetchHandl
 
   return Object.assign(guardedFetch, {
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      agents?.http.destroy();
+      agents?.https.destroy();
     },
   });
 }
@@ -214,7 +251,7 @@ interface RequestArgs {
   body: Buffer | null;
   deadline: number;
   signal: AbortSignal | undefined;
-  agents: { http: http.Agent; https: https.Agent };
+  agents: { http: http.Agent; https: https.Agent } | null;
   lookup: (hostname: string, options: never, callback: LookupCallback) => void;
 }
 
@@ -240,7 +277,7 @@ function exchange({ url, method, headers, body, deadline, signal, agents, lookup
     const req = (isHttps ? https : http).request(url, {
       method,
       headers: outgoing,
-      agent: isHttps ? agents.https : agents.http,
+      agent: agents ? (isHttps ? agents.https : agents.http) : false,
       lookup: lookup as never,
     });
     let settled = false;
@@ -270,11 +307,12 @@ function exchange({ url, method, headers, body, deadline, signal, agents, lookup
 
 function networkError(url: URL, err: NodeJS.ErrnoException): GuardedFetchError {
   const code = err.code;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new GuardedFetchError(`${url.hostname} does not resolve`, 'network');
-  if (code === 'ECONNREFUSED') return new GuardedFetchError(`${url.host} refused the connection`, 'network');
-  if (code === 'ECONNRESET') return new GuardedFetchError(`${url.host} closed the connection`, 'network');
-  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return new GuardedFetchError(`${url.host}: TLS certificate not valid (${code})`, 'network');
-  return new GuardedFetchError(`${url.host}: ${code ?? err.message}`, 'network');
+  const facts: GuardedFetchErrorFacts = { host: url.hostname, code, resolving: lookupFailures.has(err) };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new GuardedFetchError(`${url.hostname} does not resolve`, 'network', facts);
+  if (code === 'ECONNREFUSED') return new GuardedFetchError(`${url.host} refused the connection`, 'network', facts);
+  if (code === 'ECONNRESET') return new GuardedFetchError(`${url.host} closed the connection`, 'network', facts);
+  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return new GuardedFetchError(`${url.host}: TLS certificate not valid (${code})`, 'network', facts);
+  return new GuardedFetchError(`${url.host}: ${code ?? err.message}`, 'network', facts);
 }
 
 function toResponse(res: http.IncomingMessage, url: URL, redirected: boolean, method: string, maxBytes: number, signal: AbortSignal | undefined): Response {

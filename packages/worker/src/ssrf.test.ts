@@ -1,21 +1,20 @@
 import type * as DnsModule from 'node:dns';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as IpRangesModule from './ip-ranges.js';
+import type * as IpRangesModule from '../../net/src/ip-ranges.js';
 import type { TLiveBrainConfig } from '@persona/contract';
-import { createProviderBrain } from '../brains/registry.js';
-import { collect, sessionConfig, testDeps } from '../test/brain-deps.js';
-import { OWN_PUBLIC_ADDRESS, SSRF_PAYLOADS, startSsrfRig, type SsrfPayload, type SsrfTargets } from '../test/ssrf-corpus.js';
-import { connectOpenAiRealtime } from '../providers/realtime/openai.js';
-import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
-import { chooseTts, createTtsEngine } from '../speech/tts-choice.js';
-import { createGuardedFetch, GuardedFetchError, type GuardedFetch, type GuardedFetchHandle } from './guarded-fetch.js';
-import { openGuardedSocket } from './guarded-socket.js';
+import { createProviderBrain } from './brains/registry.js';
+import { collect, sessionConfig, testDeps } from './test/brain-deps.js';
+import { OWN_PUBLIC_ADDRESS, SSRF_PAYLOADS, startSsrfRig, type SsrfPayload, type SsrfTargets } from '../../net/src/test/ssrf-corpus.js';
+import { connectOpenAiRealtime } from './providers/realtime/openai.js';
+import { chooseStt, createSttEngine } from './providers/stt/choose.js';
+import { chooseTts, createTtsEngine } from './speech/tts-choice.js';
+import { createGuardedFetch, GuardedFetchError, openGuardedSocket, type GuardedFetch, type GuardedFetchHandle } from '@persona/net';
 
 // Names resolve through the corpus's resolver (no network); the redirector's address, and only
 // it, stands in for a public address. Every other address is judged by the production rule.
-vi.mock('node:dns', async (importOriginal) => (await import('../test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
-vi.mock('./ip-ranges.js', async (importOriginal) => (await import('../test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()));
+vi.mock('node:dns', async (importOriginal) => (await import('../../net/src/test/ssrf-corpus.js')).mockedDns(await importOriginal<typeof DnsModule>()));
+vi.mock('../../net/src/ip-ranges.js', async (importOriginal) => (await import('../../net/src/test/ssrf-corpus.js')).withPublicStandIn(await importOriginal<typeof IpRangesModule>()));
 
 let rig: Awaited<ReturnType<typeof startSsrfRig>>;
 let t: SsrfTargets;
@@ -72,7 +71,7 @@ describe('the SSRF corpus', () => {
   });
 
   it("refuses this machine's own addresses, whatever their range (every interface, as the classifier reads them)", async () => {
-    const actual = await vi.importActual<typeof IpRangesModule>('./ip-ranges.js');
+    const actual = await vi.importActual<typeof IpRangesModule>('../../net/src/ip-ranges.js');
     const { networkInterfaces } = await import('node:os');
     for (const infos of Object.values(networkInterfaces())) for (const info of infos ?? []) expect(actual.nonGlobalReason(info.address), info.address).not.toBeNull();
     // A public address on an interface (a VPS): refused for being this machine's, in any textual form.
