@@ -62,6 +62,12 @@ export type TtsChoice =
   | { kind: 'neuphonic'; apiKey: string; voiceId?: string; langCode?: string; speed?: number; model?: string }
   | { kind: 'openai'; baseUrl: string; apiKey: string; model?: string; voice?: string; speed?: number; operator: boolean };
 
+/** The fields of one provider's voice: without the provider and the hosted voice's pick. */
+function providerFields<T extends TLiveTts>(tts: T) {
+  const { provider: _provider, defaultTts: _defaultTts, ...fields } = tts;
+  return fields;
+}
+
 export function chooseTts(input: { setupMode: number; tts: TLiveTts }, operator: OperatorTts = {}): TtsChoice {
   if (input.setupMode === SetupMode.SpeechToSpeech || input.setupMode === SetupMode.None) return { kind: 'none', reason: 'the realtime model or the agent speaks' };
   const { tts } = input;
@@ -72,37 +78,37 @@ export function chooseTts(input: { setupMode: number; tts: TLiveTts }, operator:
     case TtsProvider.None:
       return { kind: 'none', reason: 'the avatar has no voice (text to speech: None)' };
     case TtsProvider.Polly: {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, secretKey, region, model, ...unread } = tts;
+      const { voice, speed, apiKey, secretKey, region, model, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!apiKey || !secretKey) return offline("the avatar's Polly keys are missing");
       return { kind: 'polly', accessKeyId: apiKey, secretAccessKey: secretKey, region, voice: voice || 'Joanna', engine: model, speed };
     }
     case TtsProvider.Azure: {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, region, ...unread } = tts;
+      const { voice, speed, apiKey, region, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!apiKey || !region) return offline("the avatar's Azure key or region is missing");
       return { kind: 'azure', apiKey, region, voice: voice || 'en-US-JennyNeural', speed };
     }
     case TtsProvider.ElevenLabs: {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, model, langCode, ...unread } = tts;
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!apiKey || !voice) return offline("the avatar's ElevenLabs key or voice is missing");
       return { kind: 'elevenlabs', apiKey, voiceId: voice, model, speed, languageCode: langCode };
     }
     case TtsProvider.Cartesia: {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, model, langCode, ...unread } = tts;
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!apiKey || !voice) return offline("the avatar's Cartesia key or voice is missing");
       return { kind: 'cartesia', apiKey, voiceId: voice, model, speed, language: langCode };
     }
     case TtsProvider.Neuphonic: {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, model, langCode, ...unread } = tts;
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!apiKey) return offline("the avatar's Neuphonic key is missing");
       return { kind: 'neuphonic', apiKey, voiceId: voice || undefined, langCode, speed, model };
     }
     case 'openai': {
-      const { provider: _provider, defaultTts: _hosted, voice, speed, apiKey, baseUrl, model, ...unread } = tts;
+      const { voice, speed, apiKey, baseUrl, model, ...unread } = providerFields(tts);
       everyFieldRead(unread);
       if (!baseUrl) return offline("the avatar's speech endpoint (base_url) is missing");
       return { kind: 'openai', baseUrl, apiKey, model, voice: voice || undefined, speed, operator: false };

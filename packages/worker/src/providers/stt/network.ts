@@ -66,6 +66,12 @@ export interface NetworkSttPick {
   settings: SttSettings;
 }
 
+/** The fields of one provider's STT: without the ones every STT has (its settings, the hosted pick). */
+function providerFields<T extends TLiveStt>(stt: T) {
+  const { provider: _provider, defaultStt: _defaultStt, languages: _languages, model: _model, phrases: _phrases, endpointingMs: _endpointingMs, ...fields } = stt;
+  return fields;
+}
+
 /** Languages, model, phrases and the endpointing hint of the session's STT. */
 export function sttSettingsOf(stt: TLiveStt): SttSettings {
   const { languages, model, phrases, endpointingMs } = stt;
@@ -85,25 +91,25 @@ export function chooseNetworkStt(input: { setupMode: number; stt: TLiveStt }, op
     case SttProvider.None:
       return none('speech to text is off (None)');
     case SttProvider.Deepgram: {
-      const { provider: _provider, defaultStt: _hosted, languages: _l, model: _m, phrases: _p, endpointingMs: _e, apiKey, ...unread } = stt;
+      const { apiKey, ...unread } = providerFields(stt);
       everyFieldRead(unread);
       if (!apiKey) return none("the avatar's Deepgram key is missing");
       return { choice: { kind: 'deepgram', apiKey, operator: false }, reason: '', settings };
     }
     case SttProvider.Azure: {
-      const { provider: _provider, defaultStt: _hosted, languages: _l, model: _m, phrases: _p, endpointingMs: _e, apiKey, region, ...unread } = stt;
+      const { apiKey, region, ...unread } = providerFields(stt);
       everyFieldRead(unread);
       if (!apiKey || !region) return none("the avatar's Azure key or region is missing");
       return { choice: { kind: 'azure', apiKey, region, operator: false }, reason: '', settings };
     }
     case SttProvider.Google: {
-      const { provider: _provider, defaultStt: _hosted, languages: _l, model: _m, phrases: _p, endpointingMs: _e, apiKey, region, ...unread } = stt;
+      const { apiKey, region, ...unread } = providerFields(stt);
       everyFieldRead(unread);
       if (!apiKey) return none("the avatar's Google key is missing");
       return { choice: { kind: 'google', apiKey, ...(region ? { region } : {}), operator: false }, reason: '', settings };
     }
     case 'openai': {
-      const { provider: _provider, defaultStt: _hosted, languages: _l, model: _m, phrases: _p, endpointingMs: _e, apiKey, baseUrl, ...unread } = stt;
+      const { apiKey, baseUrl, ...unread } = providerFields(stt);
       everyFieldRead(unread);
       if (!baseUrl) return none("the avatar's transcription endpoint (base_url) is missing");
       return { choice: { kind: 'openai', baseUrl, apiKey, ...(settings.model ? { model: settings.model } : {}), operator: false }, reason: '', settings };
