@@ -2,7 +2,7 @@ import type * as DnsModule from 'node:dns';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as IpRangesModule from '../../net/src/ip-ranges.js';
-import type { TLiveBrainConfig } from '@persona/contract';
+import { readLiveSpeech, type TLiveBrainConfig } from '@persona/contract';
 import { createProviderBrain } from './brains/registry.js';
 import { collect, sessionConfig, testDeps } from './test/brain-deps.js';
 import { OWN_PUBLIC_ADDRESS, SSRF_PAYLOADS, startSsrfRig, type SsrfPayload, type SsrfTargets } from '../../net/src/test/ssrf-corpus.js';
@@ -221,7 +221,7 @@ describe("the worker's clients, production mode, every payload", () => {
   it('OpenAI-compatible speech to text (stt.base_url)', async () => {
     for (const p of SSRF_PAYLOADS) {
       const { fetch, outcomes } = sessionFetch();
-      const choice = chooseStt({ setupMode: 1, pipeline: { stt: { provider: 'openai', api_key: 'k', base_url: p.url(t) } } });
+      const choice = chooseStt({ setupMode: 1, stt: readLiveSpeech({ stt: { provider: 'openai', api_key: 'k', base_url: p.url(t) } }, { keys: true }).stt });
       expect(choice.kind).toBe('network');
       const stt = createSttEngine(choice, { offline: null, fetch, operatorFetch: () => Promise.reject(new Error('the operator fetch was used')) })!;
       const errors: Error[] = [];
@@ -241,7 +241,7 @@ describe("the worker's clients, production mode, every payload", () => {
   it('OpenAI-compatible text to speech (tts.base_url)', async () => {
     for (const p of SSRF_PAYLOADS) {
       const { fetch, outcomes } = sessionFetch();
-      const choice = chooseTts({ setupMode: 1, pipeline: { tts: { provider: 'openai', api_key: 'k', base_url: p.url(t) } } });
+      const choice = chooseTts({ setupMode: 1, tts: readLiveSpeech({ tts: { provider: 'openai', api_key: 'k', base_url: p.url(t) } }, { keys: true }).tts });
       expect(choice.kind).toBe('openai');
       const tts = createTtsEngine(choice, { fetch, operatorFetch: () => Promise.reject(new Error('the operator fetch was used')), offline: null as never })!;
       const err = await failure(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LiveCode, type TLiveCode } from './codes.js';
 import { ZLiveHistoryEntry } from './protocol.js';
+import { ZLiveSpeech } from './session-speech.js';
 
 const ZLiveCode = z.enum(Object.values(LiveCode) as [TLiveCode, ...TLiveCode[]]);
 
@@ -114,49 +115,6 @@ export const ZLiveFunction = z.object({
 });
 export type TLiveFunction = z.infer<typeof ZLiveFunction>;
 
-const ZProvider = z.union([z.number(), z.string()]);
-const ZNumberish = z.union([z.number(), z.string()]);
-
-/**
- * The speech settings a worker reads, in the stored `agent_pipeline_config` names (its decoders
- * read them: worker speech/tts-choice.ts, providers/stt/network.ts, listening/options.ts). Built by
- * the portal (live-sessions/session-config.ts) with only the keys this session's STT and TTS will
- * use: none in Simple mode (the operator's hosted voice), none for a provider that needs none,
- * none for a text-only session or a realtime brain: a worker holds no key its session does not use.
- */
-export const ZLiveSttSettings = z.object({
-  provider: ZProvider.optional(),
-  default_stt: z.string().optional(),
-  api_key: z.string().optional(),
-  region: z.string().optional(),
-  base_url: z.string().optional(),
-  model: z.string().optional(),
-  languages: z.string().optional(),
-  context_phrases: z.string().optional(),
-  endpointing: ZNumberish.optional(),
-});
-export const ZLiveTtsSettings = z.object({
-  provider: ZProvider.optional(),
-  default_tts: z.string().optional(),
-  api_key: z.string().optional(),
-  /** Polly's secret access key. */
-  secret_key: z.string().optional(),
-  region: z.string().optional(),
-  base_url: z.string().optional(),
-  model: z.string().optional(),
-  voice_id: z.string().optional(),
-  speed: ZNumberish.optional(),
-  lang_code: z.string().optional(),
-});
-export const ZLivePipeline = z.object({
-  stt: ZLiveSttSettings.optional(),
-  tts: ZLiveTtsSettings.optional(),
-  /** Turn-taking (listening/options.ts): numbers or numeric strings, as stored. */
-  vad_options: z.record(z.string(), z.unknown()).optional(),
-  interrupt_handling: z.record(z.string(), z.unknown()).optional(),
-});
-export type TLivePipeline = z.infer<typeof ZLivePipeline>;
-
 export const ZLiveSessionConfig = z.object({
   sessionId: z.string(),
   resumed: z.boolean(),
@@ -176,10 +134,10 @@ export const ZLiveSessionConfig = z.object({
     permissions: z.number().int(),
     summaryEnabled: z.boolean(),
     hasKnowledge: z.boolean(),
-    /** The speech part of agent_pipeline_config, with only the keys this session uses (the brain's are in `brain`). */
-    pipeline: ZLivePipeline,
   }),
   brain: ZLiveBrainConfig,
+  /** How the session listens, speaks and takes turns (session-speech.ts), with only the keys it uses. */
+  speech: ZLiveSpeech,
   functions: z.array(ZLiveFunction),
   /** Over a daily limit at admission: answer in echo-back. */
   echo: z.boolean(),

@@ -1,31 +1,11 @@
-import { InterruptOptions, VadDefaults } from '@persona/contract';
+import { LiveTurnDefaults, type TLiveTurns } from '@persona/contract';
 
 /**
- * Turn-taking options of one avatar, from its stored `agent_pipeline_config.vad_options` and
- * `interrupt_handling` (LiveKit Agents' names and semantics, DESIGN.md "Live avatar runtime"),
- * in milliseconds. Stored values may be numbers or numeric strings; out-of-range or missing ones
- * fall back to the defaults of the Brain tab (VadDefaults, InterruptOptions).
+ * Turn-taking options of one session: the avatar's, as the portal read them from its stored
+ * `vad_options` and `interrupt_handling` (contract TLiveTurns: ms, defaults applied), and this
+ * worker's own timings.
  */
-export interface TurnOptions {
-  /** A 32 ms window is speech when the probability exceeds this. */
-  activationThreshold: number;
-  /** Start of speech after this much consecutive speech. */
-  minSpeechMs: number;
-  /** End of speech after this much consecutive non-speech. */
-  minSilenceMs: number;
-  /** Audio kept from before the start of speech (for STT). */
-  prefixPaddingMs: number;
-  /** Cap of one utterance's buffer; further audio of the same utterance is dropped. */
-  maxBufferedSpeechMs: number;
-  /** The turn is committed at last speech + this. */
-  minEndpointingMs: number;
-  /** …or + this when what was said looks unfinished (a trailing "and", "so", "um", a comma…). */
-  maxEndpointingMs: number;
-  allowInterruptions: boolean;
-  /** The visitor's speech must last this long to interrupt the avatar. */
-  minInterruptionMs: number;
-  /** …and have this many transcribed words (0: any word at all, see ADR 067). */
-  minInterruptionWords: number;
+export interface TurnOptions extends TLiveTurns {
   /** A pause with no words after it: the avatar resumes this long after the speech ended. */
   falseInterruptionMs: number;
   /** Speech starting this soon after the avatar's utterance starts is taken for its own echo. */
@@ -34,53 +14,15 @@ export interface TurnOptions {
   earlyTranscriptMs: number;
 }
 
-const num = (v: unknown): number | undefined => {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : undefined;
-};
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-/** Seconds → ms, clamped; the default when missing or out of range. */
-const seconds = (v: unknown, def: number, min: number, max: number) => {
-  const n = num(v);
-  return Math.round((n === undefined || n < min || n > max ? def : n) * 1000);
-};
-
 export const TURN_DEFAULTS: TurnOptions = {
-  activationThreshold: VadDefaults.activation_threshold,
-  minSpeechMs: VadDefaults.min_speech_duration * 1000,
-  minSilenceMs: VadDefaults.min_silence_duration * 1000,
-  prefixPaddingMs: VadDefaults.prefix_padding_duration * 1000,
-  maxBufferedSpeechMs: VadDefaults.max_buffered_speech * 1000,
-  minEndpointingMs: VadDefaults.min_endpointing_delay * 1000,
-  maxEndpointingMs: VadDefaults.max_endpointing_delay * 1000,
-  allowInterruptions: InterruptOptions.allow_interruptions,
-  minInterruptionMs: InterruptOptions.min_interruption_duration * 1000,
-  minInterruptionWords: InterruptOptions.min_interruption_words,
+  ...LiveTurnDefaults,
   falseInterruptionMs: 2000,
   echoGuardMs: 300,
   earlyTranscriptMs: 200,
 };
 
-export function turnOptionsFrom(pipeline: Record<string, unknown> | null | undefined, overrides: Partial<TurnOptions> = {}): TurnOptions {
-  const vad = obj(pipeline?.vad_options);
-  const ih = obj(pipeline?.interrupt_handling);
-  const threshold = num(vad.activation_threshold);
-  const minEndpointingMs = seconds(vad.min_endpointing_delay, VadDefaults.min_endpointing_delay, 0, 10);
-  const words = num(ih.min_interruption_words ?? ih.interrupt_min_words);
-  return {
-    ...TURN_DEFAULTS,
-    activationThreshold: threshold !== undefined && threshold > 0 && threshold < 1 ? threshold : VadDefaults.activation_threshold,
-    minSpeechMs: seconds(vad.min_speech_duration, VadDefaults.min_speech_duration, 0, 5),
-    minSilenceMs: seconds(vad.min_silence_duration, VadDefaults.min_silence_duration, 0, 10),
-    prefixPaddingMs: seconds(vad.prefix_padding_duration, VadDefaults.prefix_padding_duration, 0, 5),
-    maxBufferedSpeechMs: seconds(vad.max_buffered_speech, VadDefaults.max_buffered_speech, 1, 600),
-    minEndpointingMs,
-    maxEndpointingMs: Math.max(minEndpointingMs, seconds(vad.max_endpointing_delay, VadDefaults.max_endpointing_delay, 0, 30)),
-    allowInterruptions: typeof ih.allow_interruptions === 'boolean' ? ih.allow_interruptions : InterruptOptions.allow_interruptions,
-    minInterruptionMs: seconds(ih.min_interruption_duration ?? ih.interrupt_speech_duration, InterruptOptions.min_interruption_duration, 0, 10),
-    minInterruptionWords: words !== undefined && words >= 0 && words <= 50 ? Math.floor(words) : InterruptOptions.min_interruption_words,
-    ...overrides,
-  };
+export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {
+  return { ...TURN_DEFAULTS, ...turns, ...overrides };
 }
 
 /** Words that leave a sentence hanging: the visitor is probably not done. */

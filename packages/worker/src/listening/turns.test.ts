@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readLiveSpeech } from '@persona/contract';
 import type { SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
 import { looksLikeEcho, looksUnfinished, TURN_DEFAULTS, turnOptionsFrom, type TurnOptions } from './options.js';
 import { Listener, type Clock, type ListenTurnMetrics } from './turns.js';
@@ -311,12 +312,17 @@ describe('the silence gate', () => {
 
 describe('options', () => {
   it('reads vad_options and interrupt_handling as stored (strings, older names, bad values)', () => {
-    const o = turnOptionsFrom({
-      vad_options: { activation_threshold: '0.7', min_speech_duration: 0.1, min_silence_duration: 'x', prefix_padding_duration: -1, max_buffered_speech: 30, min_endpointing_delay: 0.8, max_endpointing_delay: 0.2 },
-      interrupt_handling: { allow_interruptions: false, interrupt_speech_duration: 0.7, interrupt_min_words: '2' },
-    });
+    const o = turnOptionsFrom(
+      readLiveSpeech(
+        {
+          vad_options: { activation_threshold: '0.7', min_speech_duration: 0.1, min_silence_duration: 'x', prefix_padding_duration: -1, max_buffered_speech: 30, min_endpointing_delay: 0.8, max_endpointing_delay: 0.2 },
+          interrupt_handling: { allow_interruptions: false, interrupt_speech_duration: 0.7, interrupt_min_words: '2' },
+        },
+        { keys: false },
+      ).turns,
+    );
     expect(o).toMatchObject({ activationThreshold: 0.7, minSpeechMs: 100, minSilenceMs: 550, prefixPaddingMs: 500, maxBufferedSpeechMs: 30_000, minEndpointingMs: 800, maxEndpointingMs: 800, allowInterruptions: false, minInterruptionMs: 700, minInterruptionWords: 2 });
-    expect(turnOptionsFrom({})).toEqual(TURN_DEFAULTS);
+    expect(turnOptionsFrom(readLiveSpeech({}, { keys: false }).turns)).toEqual(TURN_DEFAULTS);
   });
   it('unfinished and echo rules', () => {
     for (const t of ['I went there and', 'so', 'um', 'because,', 'well...', 'it is, but', 'red or']) expect(looksUnfinished(t)).toBe(true);

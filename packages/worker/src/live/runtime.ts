@@ -204,7 +204,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   /** How the avatar listens: its STT choice; null when it cannot here (typed chat only). */
   function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
     if (!listenOpts) return null;
-    const choice = chooseStt({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.stt?.operator ?? {});
+    const choice = chooseStt({ setupMode: config.avatar.setupMode, stt: config.speech.stt }, opts.stt?.operator ?? {});
     const stt = createSttEngine(choice, {
       offline: recognizer,
       fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
@@ -220,7 +220,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     return {
       stt,
       vad: lazyVadStream(vad),
-      options: turnOptionsFrom(config.avatar.pipeline),
+      options: turnOptionsFrom(config.speech.turns),
       languages: settings?.languages ?? [],
       model: choice.kind === 'network' ? settings?.model : undefined,
       phrases: choice.kind === 'network' ? settings?.phrases : undefined,
@@ -234,7 +234,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
 
   /** The avatar's voice: its TTS provider, or the offline voice when it has no keys. */
   function buildSpeech(config: TLiveSessionConfig, log: WorkerLogger = opts.log): SpeechPipeline | null {
-    const choice = chooseTts({ setupMode: config.avatar.setupMode, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
+    const choice = chooseTts({ setupMode: config.avatar.setupMode, tts: config.speech.tts }, opts.tts?.operator ?? {});
     if (choice.kind === 'offline' && choice.reason) log.info('the avatar speaks with the offline voice', { avatarId: config.avatar.id, reason: choice.reason });
     const engine = createTtsEngine(choice, {
       fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
@@ -251,7 +251,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
    * default voice when none is stored.
    */
   function buildAgentVoice(config: TLiveSessionConfig): TtsEngine | null {
-    const choice = chooseTts({ setupMode: SetupMode.Composite, pipeline: config.avatar.pipeline }, opts.tts?.operator ?? {});
+    const choice = chooseTts({ setupMode: SetupMode.Composite, tts: config.speech.tts }, opts.tts?.operator ?? {});
     return createTtsEngine(choice, { fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }), operatorFetch, offline: (offline ??= createOfflineVoice()), baseUrls: opts.tts?.baseUrls });
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SetupMode, TtsProvider } from '@persona/contract';
+import { readLiveSpeech, SetupMode, TtsProvider } from '@persona/contract';
 import { createGuardedFetch } from '@persona/net';
 import { createOfflineVoice } from './offline-voice.js';
 import { platformSpeechFromEnv } from '@persona/contract';
@@ -7,27 +7,29 @@ import type { GuardedFetch } from '../brains/types.js';
 import { AZURE_KEY, startFakeAzure } from '../test/fake-tts.js';
 import { chooseTts, createTtsEngine, operatorTtsOf, type OperatorTts } from './tts-choice.js';
 
-const composite = (tts: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { tts } });
+/** The stored agent_pipeline_config as the portal reads it for a session that runs the avatar's own voice. */
+const stored = (input: { setupMode: number; pipeline: unknown }) => ({ setupMode: input.setupMode, tts: readLiveSpeech(input.pipeline, { keys: true }).tts });
+const composite = (tts: Record<string, unknown>) => stored({ setupMode: SetupMode.Composite, pipeline: { tts } });
 const operator: OperatorTts = { azure: { apiKey: 'op-azure', region: 'westeurope' }, polly: { accessKeyId: 'AKID', secretAccessKey: 'secret', region: 'us-east-1' } };
 
 describe('which voice an avatar speaks with', () => {
   it('Simple mode and the Default provider with nothing configured on the server: the offline voice', () => {
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} })).toMatchObject({ kind: 'offline', voice: 'slt', rate: 1 });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} }))).toMatchObject({ kind: 'offline', voice: 'slt', rate: 1 });
     expect(chooseTts(composite({ provider: TtsProvider.Default, default_tts: 'azure', voice_id: 'en-US-GuyNeural' }))).toMatchObject({ kind: 'offline', voice: 'rms' });
-    expect(chooseTts({ setupMode: SetupMode.Composite, pipeline: null })).toMatchObject({ kind: 'offline' });
+    expect(chooseTts(stored({ setupMode: SetupMode.Composite, pipeline: null }))).toMatchObject({ kind: 'offline' });
   });
 
   it('Simple mode and Default use the operator’s hosted voice named by default_tts when there is one', () => {
     expect(chooseTts(composite({ provider: 3, default_tts: 'azure', voice_id: 'en-GB-SoniaNeural', speed: 0.5 }), operator)).toEqual({ kind: 'azure', apiKey: 'op-azure', region: 'westeurope', voice: 'en-GB-SoniaNeural', speed: 0.5, operator: true });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }, operator)).toMatchObject({ kind: 'polly', voice: 'Amy (neural)', accessKeyId: 'AKID' });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, { openai: { baseUrl: 'http://tts.internal/v1', apiKey: 'k' } })).toMatchObject({ kind: 'openai', operator: true });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'offline', voice_id: 'awb' } } }, operator)).toMatchObject({ kind: 'offline', voice: 'awb' });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }), operator)).toMatchObject({ kind: 'polly', voice: 'Amy (neural)', accessKeyId: 'AKID' });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} }), { openai: { baseUrl: 'http://tts.internal/v1', apiKey: 'k' } })).toMatchObject({ kind: 'openai', operator: true });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'offline', voice_id: 'awb' } } }), operator)).toMatchObject({ kind: 'offline', voice: 'awb' });
   });
 
   it("PLATFORM_TTS_*: the operator's provider, its default voice for avatars whose voice is not one of its own, its gateway", () => {
     const fromEnv = (env: Record<string, string>) => operatorTtsOf(platformSpeechFromEnv(env).tts);
     const azure = fromEnv({ PLATFORM_TTS_PROVIDER: 'azure', PLATFORM_TTS_API_KEY: 'op', PLATFORM_TTS_REGION: 'westeurope', PLATFORM_TTS_VOICE: 'en-GB-RyanNeural', PLATFORM_TTS_URL: 'http://10.1.2.3:8080' });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'azure', voice_id: 'en-US-JennyNeural' } } }, azure)).toEqual({
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'azure', voice_id: 'en-US-JennyNeural' } } }), azure)).toEqual({
       kind: 'azure',
       apiKey: 'op',
       region: 'westeurope',
@@ -36,12 +38,12 @@ describe('which voice an avatar speaks with', () => {
       baseUrl: 'http://10.1.2.3:8080',
       operator: true,
     });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }, azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: { tts: { default_tts: 'polly', voice_id: 'Amy (neural)' } } }), azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} }), azure)).toMatchObject({ kind: 'azure', voice: 'en-GB-RyanNeural' });
     const polly = fromEnv({ PLATFORM_TTS_PROVIDER: 'polly', PLATFORM_TTS_API_KEY: 'AKID', PLATFORM_TTS_SECRET_KEY: 's', PLATFORM_TTS_REGION: 'eu-west-1' });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: { tts: { voice_id: 'en-US-JennyNeural' } } }, polly)).toEqual({ kind: 'polly', accessKeyId: 'AKID', secretAccessKey: 's', region: 'eu-west-1', voice: 'Joanna (neural)', speed: undefined, operator: true });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: { tts: { voice_id: 'en-US-JennyNeural' } } }), polly)).toEqual({ kind: 'polly', accessKeyId: 'AKID', secretAccessKey: 's', region: 'eu-west-1', voice: 'Joanna (neural)', speed: undefined, operator: true });
     const openai = fromEnv({ PLATFORM_TTS_PROVIDER: 'openai', PLATFORM_TTS_URL: 'http://tts.internal/v1', PLATFORM_TTS_VOICE: 'coral', PLATFORM_TTS_MODEL: 'kokoro' });
-    expect(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, openai)).toMatchObject({ kind: 'openai', baseUrl: 'http://tts.internal/v1', voice: 'coral', model: 'kokoro', operator: true });
+    expect(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} }), openai)).toMatchObject({ kind: 'openai', baseUrl: 'http://tts.internal/v1', voice: 'coral', model: 'kokoro', operator: true });
     // The avatar's own Azure keys never go to the operator's gateway.
     expect(chooseTts(composite({ provider: TtsProvider.Azure, api_key: 'mine', region: 'eastus', voice_id: 'en-US-AriaNeural' }), azure)).toEqual({ kind: 'azure', apiKey: 'mine', region: 'eastus', voice: 'en-US-AriaNeural', speed: undefined });
   });
@@ -72,8 +74,8 @@ describe('which voice an avatar speaks with', () => {
 
   it('no voice: provider None, Speech to Speech and third-party modes', () => {
     expect(chooseTts(composite({ provider: TtsProvider.None }))).toMatchObject({ kind: 'none' });
-    expect(chooseTts({ setupMode: SetupMode.SpeechToSpeech, pipeline: { tts: { provider: 2, api_key: 'x', voice_id: 'v' } } })).toMatchObject({ kind: 'none' });
-    expect(chooseTts({ setupMode: SetupMode.None, pipeline: {} })).toMatchObject({ kind: 'none' });
+    expect(chooseTts(stored({ setupMode: SetupMode.SpeechToSpeech, pipeline: { tts: { provider: 2, api_key: 'x', voice_id: 'v' } } }))).toMatchObject({ kind: 'none' });
+    expect(chooseTts(stored({ setupMode: SetupMode.None, pipeline: {} }))).toMatchObject({ kind: 'none' });
   });
 });
 
@@ -95,7 +97,7 @@ describe('engines for the choices', () => {
         used.push(String(url));
         return operatorFetch(url, init);
       };
-      const engine = createTtsEngine(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }, op), { fetch, operatorFetch: spy, offline })!;
+      const engine = createTtsEngine(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} }), op), { fetch, operatorFetch: spy, offline })!;
       let samples = 0;
       for await (const chunk of engine.synthesize('Hello there.', { signal: new AbortController().signal })) samples += chunk.pcm.length;
       operatorFetch.close();
@@ -111,7 +113,7 @@ describe('engines for the choices', () => {
   it('each choice gives its engine (and its sample rate) or none', () => {
     const deps = { fetch, offline };
     expect(createTtsEngine({ kind: 'none', reason: '' }, deps)).toBeNull();
-    expect(createTtsEngine(chooseTts({ setupMode: SetupMode.Simple, pipeline: {} }), deps)).toMatchObject({ provider: 'offline', sampleRate: 16000 });
+    expect(createTtsEngine(chooseTts(stored({ setupMode: SetupMode.Simple, pipeline: {} })), deps)).toMatchObject({ provider: 'offline', sampleRate: 16000 });
     expect(createTtsEngine(chooseTts(composite({ provider: 0, api_key: 'a', secret_key: 'b' })), deps)).toMatchObject({ provider: 'polly', sampleRate: 16000, marks: 'visemes' });
     expect(createTtsEngine(chooseTts(composite({ provider: 1, api_key: 'a', region: 'eastus' })), deps)).toMatchObject({ provider: 'azure', sampleRate: 24000, marks: 'none' });
     expect(createTtsEngine(chooseTts(composite({ provider: 2, api_key: 'a', voice_id: 'v' })), { ...deps, sampleRate: 16000 })).toMatchObject({ provider: 'elevenlabs', sampleRate: 16000 });

@@ -1,4 +1,4 @@
-import { PlatformVoiceDefaults, SetupMode, spokenPlatformVoice, TtsProvider, type TPlatformTts } from '@persona/contract';
+import { everyFieldRead, PlatformVoiceDefaults, SetupMode, spokenPlatformVoice, TtsProvider, type TLiveTts, type TPlatformTts } from '@persona/contract';
 import type { GuardedFetch } from '../brains/types.js';
 import { createAzureTts } from '../providers/tts/azure.js';
 import { createCartesiaTts } from '../providers/tts/cartesia.js';
@@ -10,15 +10,15 @@ import { speedToRate, type TtsEngine } from '../providers/tts/types.js';
 import { createOfflineTts, offlineVoiceFor, type OfflineVoice } from './offline-voice.js';
 
 /**
- * Which voice an avatar speaks with, from its `agent_pipeline_config.tts` (as the portal sends it,
- * keys decrypted) and the operator's own voice settings:
+ * Which voice an avatar speaks with, from its text to speech as the portal read it (contract
+ * TLiveTts: typed, keys decrypted) and the operator's own voice settings:
  * - Speech to Speech and 3rd-party modes: none (the realtime model or the agent speaks);
  * - provider None: none (text only);
  * - Simple mode, or provider Default: the operator's hosted voice named by `default_tts`
  *   (azure, polly) or any the operator configured — and with nothing configured, the offline
  *   voice (flite), so every machine speaks after `npm install`;
  * - Polly, Azure, ElevenLabs, Cartesia, Neuphonic, or an OpenAI-compatible endpoint
- *   (`provider: "openai"` with `base_url`): the avatar's own keys. Keys missing → the offline
+ *   (`provider: 'openai'` with `baseUrl`): the avatar's own keys. Keys missing → the offline
  *   voice, with the reason for the owner's log.
  */
 export interface OperatorTts {
@@ -62,73 +62,59 @@ export type TtsChoice =
   | { kind: 'neuphonic'; apiKey: string; voiceId?: string; langCode?: string; speed?: number; model?: string }
   | { kind: 'openai'; baseUrl: string; apiKey: string; model?: string; voice?: string; speed?: number; operator: boolean };
 
-const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
-const num = (v: unknown): number | undefined => {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : undefined;
-};
-
-const PROVIDER_NAMES: Record<string, number | 'openai'> = {
-  polly: TtsProvider.Polly,
-  amazon: TtsProvider.Polly,
-  azure: TtsProvider.Azure,
-  microsoft: TtsProvider.Azure,
-  elevenlabs: TtsProvider.ElevenLabs,
-  default: TtsProvider.Default,
-  none: TtsProvider.None,
-  cartesia: TtsProvider.Cartesia,
-  neuphonic: TtsProvider.Neuphonic,
-  openai: 'openai',
-  'openai-compatible': 'openai',
-};
-
-function providerOf(value: unknown): number | 'openai' | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value === 'number') return value;
-  const s = String(value).trim().toLowerCase();
-  if (/^\d+$/.test(s)) return Number(s);
-  return PROVIDER_NAMES[s] ?? -1;
+/** The fields of one provider's voice: without the provider and the hosted voice's pick. */
+function providerFields<T extends TLiveTts>(tts: T) {
+  const { provider: _provider, defaultTts: _defaultTts, ...fields } = tts;
+  return fields;
 }
 
-export function chooseTts(input: { setupMode: number; pipeline: Record<string, unknown> | null | undefined }, operator: OperatorTts = {}): TtsChoice {
+export function chooseTts(input: { setupMode: number; tts: TLiveTts }, operator: OperatorTts = {}): TtsChoice {
   if (input.setupMode === SetupMode.SpeechToSpeech || input.setupMode === SetupMode.None) return { kind: 'none', reason: 'the realtime model or the agent speaks' };
-  const raw = input.pipeline?.tts;
-  const tts = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  const provider = providerOf(tts.provider);
-  const voice = str(tts.voice_id);
-  const speed = num(tts.speed);
-  const hosted = (why: string) => hostedVoice(str(tts.default_tts).toLowerCase(), voice, speed, operator, why);
-  if (input.setupMode === SetupMode.Simple || provider === null || provider === TtsProvider.Default) return hosted(provider === TtsProvider.Default ? 'Default voice' : 'Simple mode');
-  const offline = (reason: string): TtsChoice => ({ kind: 'offline', voice: offlineVoiceFor(voice), rate: speedToRate(speed), reason });
-  const key = str(tts.api_key);
-  const model = str(tts.model) || undefined;
-  switch (provider) {
+  const { tts } = input;
+  if (input.setupMode === SetupMode.Simple || tts.provider === TtsProvider.Default) return hostedVoice(tts.defaultTts, tts.voice, tts.speed, operator, input.setupMode === SetupMode.Simple ? 'Simple mode' : 'Default voice');
+  const offline = (reason: string): TtsChoice => ({ kind: 'offline', voice: offlineVoiceFor(tts.voice), rate: speedToRate(tts.speed), reason });
+  // Each provider names every field it has (everyFieldRead): a field added to the contract is a compile error here.
+  switch (tts.provider) {
     case TtsProvider.None:
       return { kind: 'none', reason: 'the avatar has no voice (text to speech: None)' };
     case TtsProvider.Polly: {
-      const secret = str(tts.secret_key);
-      if (!key || !secret) return offline("the avatar's Polly keys are missing");
-      return { kind: 'polly', accessKeyId: key, secretAccessKey: secret, region: str(tts.region) || 'us-east-1', voice: voice || 'Joanna', engine: model, speed };
+      const { voice, speed, apiKey, secretKey, region, model, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
+      if (!apiKey || !secretKey) return offline("the avatar's Polly keys are missing");
+      return { kind: 'polly', accessKeyId: apiKey, secretAccessKey: secretKey, region, voice: voice || 'Joanna', engine: model, speed };
     }
-    case TtsProvider.Azure:
-      if (!key || !str(tts.region)) return offline("the avatar's Azure key or region is missing");
-      return { kind: 'azure', apiKey: key, region: str(tts.region), voice: voice || 'en-US-JennyNeural', speed };
-    case TtsProvider.ElevenLabs:
-      if (!key || !voice) return offline("the avatar's ElevenLabs key or voice is missing");
-      return { kind: 'elevenlabs', apiKey: key, voiceId: voice, model, speed, languageCode: str(tts.lang_code) || undefined };
-    case TtsProvider.Cartesia:
-      if (!key || !voice) return offline("the avatar's Cartesia key or voice is missing");
-      return { kind: 'cartesia', apiKey: key, voiceId: voice, model, speed, language: str(tts.lang_code) || undefined };
-    case TtsProvider.Neuphonic:
-      if (!key) return offline("the avatar's Neuphonic key is missing");
-      return { kind: 'neuphonic', apiKey: key, voiceId: voice || undefined, langCode: str(tts.lang_code) || 'en', speed, model };
+    case TtsProvider.Azure: {
+      const { voice, speed, apiKey, region, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
+      if (!apiKey || !region) return offline("the avatar's Azure key or region is missing");
+      return { kind: 'azure', apiKey, region, voice: voice || 'en-US-JennyNeural', speed };
+    }
+    case TtsProvider.ElevenLabs: {
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
+      if (!apiKey || !voice) return offline("the avatar's ElevenLabs key or voice is missing");
+      return { kind: 'elevenlabs', apiKey, voiceId: voice, model, speed, languageCode: langCode };
+    }
+    case TtsProvider.Cartesia: {
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
+      if (!apiKey || !voice) return offline("the avatar's Cartesia key or voice is missing");
+      return { kind: 'cartesia', apiKey, voiceId: voice, model, speed, language: langCode };
+    }
+    case TtsProvider.Neuphonic: {
+      const { voice, speed, apiKey, model, langCode, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
+      if (!apiKey) return offline("the avatar's Neuphonic key is missing");
+      return { kind: 'neuphonic', apiKey, voiceId: voice || undefined, langCode, speed, model };
+    }
     case 'openai': {
-      const baseUrl = str(tts.base_url);
+      const { voice, speed, apiKey, baseUrl, model, ...unread } = providerFields(tts);
+      everyFieldRead(unread);
       if (!baseUrl) return offline("the avatar's speech endpoint (base_url) is missing");
-      return { kind: 'openai', baseUrl, apiKey: key, model, voice: voice || undefined, speed, operator: false };
+      return { kind: 'openai', baseUrl, apiKey, model, voice: voice || undefined, speed, operator: false };
     }
-    default:
-      return offline(`unknown text-to-speech provider ${JSON.stringify(String(tts.provider)).slice(0, 40)}`);
+    case 'unknown':
+      return offline(`unknown text-to-speech provider ${JSON.stringify(tts.name).slice(0, 40)}`);
   }
 }
 

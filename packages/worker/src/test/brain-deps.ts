@@ -1,4 +1,4 @@
-import type { TLiveBrainConfig, TLiveHistoryEntry, TLivePassage, TLiveSessionConfig } from '@persona/contract';
+import { LiveSpeechDefaults, type TLiveBrainConfig, type TLiveHistoryEntry, type TLivePassage, type TLiveSessionConfig } from '@persona/contract';
 import type { Brain, BrainDeps, BrainEvent, BrainLogger, ToolRunner } from '../brains/types.js';
 import { createGuardedFetch, type GuardedFetchHandle } from '@persona/net';
 
@@ -22,10 +22,10 @@ export function sessionConfig(brain: TLiveBrainConfig, overrides: Omit<Partial<T
       permissions: 0,
       summaryEnabled: false,
       hasKnowledge: false,
-      pipeline: {},
       ...avatar,
     },
     brain,
+    speech: LiveSpeechDefaults,
     functions: [],
     echo: false,
     history: [],

@@ -1,22 +1,9 @@
-import { SetupMode, SttProvider, TtsProvider, ZLivePipeline, providerNumber, type TLiveBrainConfig, type TLiveFunction, type TLivePipeline, type TLiveSessionConfig } from '@persona/contract';
+import { readLiveSpeech, SetupMode, type TLiveBrainConfig, type TLiveFunction, type TLiveSessionConfig } from '@persona/contract';
 import { brainConfig, llmSettings, type PlatformLlm } from './brain-config.js';
 import type { LiveSessionRow } from './repository.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const numberish = (v: unknown): number | string | undefined => (typeof v === 'number' || typeof v === 'string' ? v : undefined);
-
-/** STT providers that take the avatar's own key (the OpenAI-compatible endpoint by name). */
-const STT_WITH_KEY = new Set<number | 'openai'>([SttProvider.Google, SttProvider.Azure, SttProvider.Deepgram, 'openai']);
-const TTS_WITH_KEY = new Set<number | 'openai'>([TtsProvider.Polly, TtsProvider.Azure, TtsProvider.ElevenLabs, TtsProvider.Cartesia, TtsProvider.Neuphonic, 'openai']);
-
-/** A stored provider as the worker's choosers read it: its number, 'openai', or null (unset or unknown). */
-function providerOf(value: unknown, kind: 'stt' | 'tts'): number | 'openai' | null {
-  if (typeof value === 'string' && /^openai(-compatible)?$/i.test(value.trim())) return 'openai';
-  const n = providerNumber(value, kind);
-  return n === undefined || Number.isNaN(n) ? null : n;
-}
 
 /**
  * Does this session run an STT and a TTS of the avatar's own (rather than the operator's, or none)?
@@ -29,48 +16,6 @@ function usesOwnSpeech(setupMode: number, brain: TLiveBrainConfig, textOnly: boo
   if (brain.kind === 'agent') return true;
   if (textOnly || brain.kind === 'realtime' || brain.kind === 'elevenlabs') return false;
   return setupMode === SetupMode.Composite;
-}
-
-/**
- * The speech settings of the session config (contract ZLivePipeline): every non-secret field the
- * worker's choosers read, and a key only where the provider the session will run takes it.
- */
-export function liveSpeechOf(stored: Obj, own: boolean): TLivePipeline {
-  const stt = obj(stored.stt);
-  const tts = obj(stored.tts);
-  const sttProvider = providerOf(stt.provider, 'stt');
-  const ttsProvider = providerOf(tts.provider, 'tts');
-  const sttKey = own && sttProvider !== null && STT_WITH_KEY.has(sttProvider);
-  const ttsKey = own && ttsProvider !== null && TTS_WITH_KEY.has(ttsProvider);
-  const pipeline = {
-    stt: {
-      provider: numberish(stt.provider),
-      default_stt: str(stt.default_stt),
-      api_key: sttKey ? str(stt.api_key) : undefined,
-      region: str(stt.region),
-      base_url: str(stt.base_url),
-      model: str(stt.model),
-      languages: str(stt.languages),
-      context_phrases: str(stt.context_phrases),
-      endpointing: numberish(stt.endpointing ?? stt.deepgramEndpoint ?? stt.deepgram_endpoint),
-    },
-    tts: {
-      provider: numberish(tts.provider),
-      default_tts: str(tts.default_tts),
-      api_key: ttsKey ? str(tts.api_key) : undefined,
-      secret_key: ttsKey && ttsProvider === TtsProvider.Polly ? str(tts.secret_key) : undefined,
-      region: str(tts.region),
-      base_url: str(tts.base_url),
-      model: str(tts.model),
-      voice_id: str(tts.voice_id),
-      speed: numberish(tts.speed),
-      lang_code: str(tts.lang_code),
-    },
-    vad_options: stored.vad_options && typeof stored.vad_options === 'object' ? obj(stored.vad_options) : undefined,
-    interrupt_handling: stored.interrupt_handling && typeof stored.interrupt_handling === 'object' ? obj(stored.interrupt_handling) : undefined,
-  };
-  // Through the contract schema: what leaves is exactly its fields (undefined ones dropped by JSON).
-  return ZLivePipeline.parse(pipeline);
 }
 
 export interface LiveSessionSource {
@@ -90,7 +35,8 @@ export interface LiveSessionSource {
  * The one place a worker's session config is built from the stored avatar (the `session.claim`
  * answer, contract ZLiveSessionConfig): the brain's settings with the brain's keys only (an echo
  * avatar's stored LLM key stays home, the operator's PLATFORM_LLM_API_KEY goes only to an LLM brain
- * of Simple mode), the speech settings with the keys of the providers this session runs.
+ * of Simple mode), the speech settings (contract readLiveSpeech: typed, with only the keys of the
+ * providers this session runs, and none unless it runs the avatar's own).
  */
 export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm: PlatformLlm | null; allowPrivateUrls: boolean }): TLiveSessionConfig {
   const { row, avatar, config } = src;
@@ -113,9 +59,9 @@ export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm:
       permissions: typeof config.permissions === 'number' ? config.permissions : 0,
       summaryEnabled: src.summaryEnabled,
       hasKnowledge: src.hasKnowledge,
-      pipeline: liveSpeechOf(pipeline, usesOwnSpeech(avatar.setupMode, brain, row.textOnly)),
     },
     brain,
+    speech: readLiveSpeech(pipeline, { keys: usesOwnSpeech(avatar.setupMode, brain, row.textOnly) }),
     functions: src.functions,
     echo: row.echo,
     history: row.history,

@@ -1,3 +1,4 @@
+import { LANGUAGE_TAG } from '@persona/contract';
 import { ProviderError } from '../../brains/types.js';
 import { concatSamples } from '../../speech/audio.js';
 import type { SttEvents, SttOptions, SttResult, SttSession } from './types.js';
@@ -157,9 +158,6 @@ export function batchSession(options: SttOptions, events: SttEvents, transcribe:
     },
   };
 }
-
-/** A BCP-47 language tag as the STT providers take it: letters, digits, dashes (the one pattern for all of them). */
-export const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8}){0,3}$/;
 
 /** A BCP-47 tag as providers take it (letters, digits, dashes); anything else is refused. */
 export function languageTag(value: string | undefined, provider: string): string | undefined {

@@ -1,23 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { platformSpeechFromEnv, SetupMode } from '@persona/contract';
+import { platformSpeechFromEnv, readLiveSpeech, SetupMode } from '@persona/contract';
 import type { GuardedFetch } from '../../brains/types.js';
 import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
 import { startFakeDeepgram } from '../../test/fake-stt-ws.js';
 import { until } from '../../test/until.js';
 import { chooseNetworkStt, createNetworkSttEngine, operatorSttOf, sttSettingsOf, type NetworkSttChoice } from './network.js';
 
-const composite = (stt: Record<string, unknown>) => ({ setupMode: SetupMode.Composite, pipeline: { stt } });
+/** The stored agent_pipeline_config as the portal reads it for a session that runs the avatar's own STT. */
+const stored = (input: { setupMode: number; pipeline: unknown }) => ({ setupMode: input.setupMode, stt: readLiveSpeech(input.pipeline, { keys: true }).stt });
+const composite = (stt: Record<string, unknown>) => stored({ setupMode: SetupMode.Composite, pipeline: { stt } });
 const fetch = async () => new Response('{}');
 
 describe('network STT registry (from the stored agent_pipeline_config.stt)', () => {
   it('reads languages (first is main), context phrases (one per line), the model and an endpointing hint', () => {
-    expect(sttSettingsOf({ languages: 'fr-FR, en-US,bad lang,de-DE', context_phrases: 'Nova\n\n Persona Studio \r\nacme', model: 'nova-2-general', endpointing: '300' })).toEqual({
+    expect(sttSettingsOf(stored({ setupMode: SetupMode.Composite, pipeline: { stt: { languages: 'fr-FR, en-US,bad lang,de-DE', context_phrases: 'Nova\n\n Persona Studio \r\nacme', model: 'nova-2-general', endpointing: '300' } } }).stt)).toEqual({
       languages: ['fr-FR', 'en-US', 'de-DE'],
       phrases: ['Nova', 'Persona Studio', 'acme'],
       model: 'nova-2-general',
       endpointingMs: 300,
     });
-    expect(sttSettingsOf({})).toEqual({ languages: ['en-US'] });
+    expect(sttSettingsOf(stored({ setupMode: SetupMode.Composite, pipeline: {} }).stt)).toEqual({ languages: ['en-US'] });
   });
 
   it("picks the avatar's own provider by number or name, with its key", () => {
@@ -37,13 +39,13 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
     expect(chooseNetworkStt(composite({ provider: 3 }))).toMatchObject({ choice: null, reason: "the avatar's Deepgram key is missing" });
     expect(chooseNetworkStt(composite({ provider: 2, api_key: 'x' })).reason).toContain('region');
     expect(chooseNetworkStt(composite({ provider: 4, api_key: 'x' })).reason).toContain('None');
-    expect(chooseNetworkStt({ setupMode: SetupMode.SpeechToSpeech, pipeline: { stt: { provider: 3, api_key: 'x' } } }).choice).toBeNull();
+    expect(chooseNetworkStt(stored({ setupMode: SetupMode.SpeechToSpeech, pipeline: { stt: { provider: 3, api_key: 'x' } } })).choice).toBeNull();
     expect(chooseNetworkStt(composite({ provider: 'whisperx', api_key: 'x' })).reason).toContain('unknown');
   });
 
   it("Simple mode and Default use the operator's hosted STT that default_stt names, else any configured", () => {
     const op = { azure: { apiKey: 'op-az', region: 'eastus' }, deepgram: { apiKey: 'op-dg' } };
-    expect(chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: { stt: { provider: 3, api_key: 'mine' } } }, op).choice).toEqual({ kind: 'azure', apiKey: 'op-az', region: 'eastus', operator: true });
+    expect(chooseNetworkStt(stored({ setupMode: SetupMode.Simple, pipeline: { stt: { provider: 3, api_key: 'mine' } } }), op).choice).toEqual({ kind: 'azure', apiKey: 'op-az', region: 'eastus', operator: true });
     expect(chooseNetworkStt(composite({ provider: 0, default_stt: 'deepgram' }), op).choice).toEqual({ kind: 'deepgram', apiKey: 'op-dg', operator: true });
     expect(chooseNetworkStt(composite({ provider: 0 }), {})).toMatchObject({ choice: null, reason: expect.stringContaining('no hosted speech to text') });
   });
@@ -52,7 +54,7 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
     const fake = await startFakeDeepgram();
     try {
       const op = operatorSttOf(platformSpeechFromEnv({ PLATFORM_STT_PROVIDER: 'deepgram', PLATFORM_STT_API_KEY: DEEPGRAM_KEY, PLATFORM_STT_URL: fake.origin, PLATFORM_STT_MODEL: 'nova-2-meeting' }).stt);
-      const pick = chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: { stt: { languages: 'en-US' } } }, op);
+      const pick = chooseNetworkStt(stored({ setupMode: SetupMode.Simple, pipeline: { stt: { languages: 'en-US' } } }), op);
       expect(pick).toEqual({ choice: { kind: 'deepgram', apiKey: DEEPGRAM_KEY, baseUrl: fake.origin, operator: true }, reason: '', settings: { languages: ['en-US'], model: 'nova-2-meeting' } });
       const session = await createNetworkSttEngine(pick.choice!, { fetch }).open(
         { ...pick.settings, interim: false, sampleRate: 16_000, signal: new AbortController().signal },
@@ -64,7 +66,7 @@ describe('network STT registry (from the stored agent_pipeline_config.stt)', () 
       session.close();
       expect(chooseNetworkStt(composite({ provider: 3, api_key: 'mine' }), op).choice).toEqual({ kind: 'deepgram', apiKey: 'mine', operator: false });
       const azure = operatorSttOf(platformSpeechFromEnv({ PLATFORM_STT_PROVIDER: 'azure', PLATFORM_STT_API_KEY: 'k', PLATFORM_STT_REGION: 'eastus' }).stt);
-      expect(chooseNetworkStt({ setupMode: SetupMode.Simple, pipeline: {} }, azure).choice).toEqual({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: true });
+      expect(chooseNetworkStt(stored({ setupMode: SetupMode.Simple, pipeline: {} }), azure).choice).toEqual({ kind: 'azure', apiKey: 'k', region: 'eastus', operator: true });
     } finally {
       await fake.close();
     }

@@ -1,6 +1,6 @@
-import { SetupMode, SttProvider, type TPlatformStt } from '@persona/contract';
+import { everyFieldRead, SetupMode, SttProvider, type TLiveStt, type TPlatformStt } from '@persona/contract';
 import type { GuardedFetch } from '../../brains/types.js';
-import { LANGUAGE_TAG, type SttTimeouts } from './batch.js';
+import type { SttTimeouts } from './batch.js';
 import { AZURE_STT, createAzureStt } from './azure.js';
 import { createDeepgramStt, DEEPGRAM } from './deepgram.js';
 import { createGoogleStt, GOOGLE_STT } from './google.js';
@@ -8,16 +8,16 @@ import { createOpenAiStt, OPENAI_STT } from './openai-compatible.js';
 import type { SttEngine, SttOptions } from './types.js';
 
 /**
- * The network speech-to-text providers, read from the avatar's stored `agent_pipeline_config.stt`
- * (as the portal sends it, keys decrypted) — for the listening pipeline's chooser (choose.ts),
+ * The network speech-to-text providers, from the avatar's speech to text as the portal read it
+ * (contract TLiveStt: typed, keys decrypted) — for the listening pipeline's chooser (choose.ts),
  * which adds the offline recogniser and the browser fallback:
  * - Speech to Speech and 3rd-party modes, provider None: no STT here (null, with the reason);
  * - Simple mode or provider Default: the operator's hosted STT (`default_stt` picks azure /
  *   google / deepgram / openai among the ones the operator configured), null when none is;
- * - Google (1), Azure (2), Deepgram (3), or an OpenAI-compatible endpoint (`provider: "openai"`
- *   with `base_url`): the avatar's own keys; missing keys → null with the reason.
- * `languages` (comma-joined, the first is the main one), `model`, `context_phrases` (one per line)
- * and an endpointing hint (`endpointing` ms, Deepgram) become the session's SttOptions.
+ * - Google (1), Azure (2), Deepgram (3), or an OpenAI-compatible endpoint (`provider: 'openai'`
+ *   with `baseUrl`): the avatar's own keys; missing keys → null with the reason.
+ * `languages` (the first is the main one), `model`, `phrases` and the endpointing hint
+ * (`endpointingMs`, Deepgram) become the session's SttOptions.
  */
 export interface OperatorStt {
   /** `baseUrl` (Azure, Google, Deepgram): a gateway instead of the provider's host; `model`: the operator's, over the avatar's. */
@@ -66,83 +66,56 @@ export interface NetworkSttPick {
   settings: SttSettings;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
-
-const PROVIDER_NAMES: Record<string, number | 'openai'> = {
-  default: SttProvider.Default,
-  google: SttProvider.Google,
-  azure: SttProvider.Azure,
-  microsoft: SttProvider.Azure,
-  deepgram: SttProvider.Deepgram,
-  none: SttProvider.None,
-  openai: 'openai',
-  'openai-compatible': 'openai',
-};
-
-/** The stored `stt.provider` (number, numeric string or name); null when unset, -1 when unknown. */
-export function providerOf(value: unknown): number | 'openai' | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value === 'number') return value;
-  const s = String(value).trim().toLowerCase();
-  if (/^\d+$/.test(s)) return Number(s);
-  return PROVIDER_NAMES[s] ?? -1;
+/** The fields of one provider's STT: without the ones every STT has (its settings, the hosted pick). */
+function providerFields<T extends TLiveStt>(stt: T) {
+  const { provider: _provider, defaultStt: _defaultStt, languages: _languages, model: _model, phrases: _phrases, endpointingMs: _endpointingMs, ...fields } = stt;
+  return fields;
 }
 
-/** Languages, model, phrases and the endpointing hint of a stored STT config. */
-export function sttSettingsOf(stt: Record<string, unknown>, fallbackLanguage = 'en-US'): SttSettings {
-  const languages = [
-    ...new Set(
-      str(stt.languages)
-        .split(',')
-        .map((l) => l.trim())
-        .filter((l) => LANGUAGE_TAG.test(l)),
-    ),
-  ].slice(0, 11);
-  const phrases = str(stt.context_phrases)
-    .split(/\r?\n/)
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .slice(0, 500);
-  const endpointing = Number(stt.endpointing ?? stt.deepgramEndpoint ?? stt.deepgram_endpoint);
-  const model = str(stt.model);
-  return {
-    languages: languages.length ? languages : [fallbackLanguage],
-    ...(model ? { model } : {}),
-    ...(phrases.length ? { phrases } : {}),
-    ...(Number.isInteger(endpointing) && endpointing > 0 ? { endpointingMs: Math.min(endpointing, 10_000) } : {}),
-  };
+/** Languages, model, phrases and the endpointing hint of the session's STT. */
+export function sttSettingsOf(stt: TLiveStt): SttSettings {
+  const { languages, model, phrases, endpointingMs } = stt;
+  return { languages, ...(model ? { model } : {}), ...(phrases ? { phrases } : {}), ...(endpointingMs ? { endpointingMs } : {}) };
 }
 
-export function chooseNetworkStt(input: { setupMode: number; pipeline: Record<string, unknown> | null | undefined }, operator: OperatorStt = {}): NetworkSttPick {
-  const raw = input.pipeline?.stt;
-  const stt = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+export function chooseNetworkStt(input: { setupMode: number; stt: TLiveStt }, operator: OperatorStt = {}): NetworkSttPick {
+  const { stt } = input;
   const settings = sttSettingsOf(stt);
   const none = (reason: string): NetworkSttPick => ({ choice: null, reason, settings });
   if (input.setupMode === SetupMode.SpeechToSpeech || input.setupMode === SetupMode.None) return none('the realtime model or the agent listens');
-  const provider = providerOf(stt.provider);
-  const key = str(stt.api_key);
-  if (input.setupMode === SetupMode.Simple || provider === null || provider === SttProvider.Default) {
-    return hosted(str(stt.default_stt).toLowerCase(), operator, settings, provider === SttProvider.Default ? 'Default STT' : 'Simple mode');
+  if (input.setupMode === SetupMode.Simple || stt.provider === SttProvider.Default) {
+    return hosted(stt.defaultStt, operator, settings, input.setupMode === SetupMode.Simple ? 'Simple mode' : 'Default STT');
   }
-  switch (provider) {
+  // Each provider names every field it has (everyFieldRead): a field added to the contract is a compile error here.
+  switch (stt.provider) {
     case SttProvider.None:
       return none('speech to text is off (None)');
-    case SttProvider.Deepgram:
-      if (!key) return none("the avatar's Deepgram key is missing");
-      return { choice: { kind: 'deepgram', apiKey: key, operator: false }, reason: '', settings };
-    case SttProvider.Azure:
-      if (!key || !str(stt.region)) return none("the avatar's Azure key or region is missing");
-      return { choice: { kind: 'azure', apiKey: key, region: str(stt.region), operator: false }, reason: '', settings };
-    case SttProvider.Google:
-      if (!key) return none("the avatar's Google key is missing");
-      return { choice: { kind: 'google', apiKey: key, ...(str(stt.region) ? { region: str(stt.region) } : {}), operator: false }, reason: '', settings };
-    case 'openai': {
-      const baseUrl = str(stt.base_url);
-      if (!baseUrl) return none("the avatar's transcription endpoint (base_url) is missing");
-      return { choice: { kind: 'openai', baseUrl, apiKey: key, ...(settings.model ? { model: settings.model } : {}), operator: false }, reason: '', settings };
+    case SttProvider.Deepgram: {
+      const { apiKey, ...unread } = providerFields(stt);
+      everyFieldRead(unread);
+      if (!apiKey) return none("the avatar's Deepgram key is missing");
+      return { choice: { kind: 'deepgram', apiKey, operator: false }, reason: '', settings };
     }
-    default:
-      return none(`unknown speech-to-text provider ${JSON.stringify(String(stt.provider)).slice(0, 40)}`);
+    case SttProvider.Azure: {
+      const { apiKey, region, ...unread } = providerFields(stt);
+      everyFieldRead(unread);
+      if (!apiKey || !region) return none("the avatar's Azure key or region is missing");
+      return { choice: { kind: 'azure', apiKey, region, operator: false }, reason: '', settings };
+    }
+    case SttProvider.Google: {
+      const { apiKey, region, ...unread } = providerFields(stt);
+      everyFieldRead(unread);
+      if (!apiKey) return none("the avatar's Google key is missing");
+      return { choice: { kind: 'google', apiKey, ...(region ? { region } : {}), operator: false }, reason: '', settings };
+    }
+    case 'openai': {
+      const { apiKey, baseUrl, ...unread } = providerFields(stt);
+      everyFieldRead(unread);
+      if (!baseUrl) return none("the avatar's transcription endpoint (base_url) is missing");
+      return { choice: { kind: 'openai', baseUrl, apiKey, ...(settings.model ? { model: settings.model } : {}), operator: false }, reason: '', settings };
+    }
+    case 'unknown':
+      return none(`unknown speech-to-text provider ${JSON.stringify(stt.name).slice(0, 40)}`);
   }
 }
 
