@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as IpRangesModule from '../net/ip-ranges.js';
 import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { SSRF_PAYLOADS, startSsrfRig } from '../test/ssrf-corpus.js';
-import { createSandboxPool, type SandboxPool } from './pool.js';
+import { createSandboxPool } from './pool.js';
+import type { SandboxPool } from './types.js';
 
 // Names resolve through the corpus's resolver (no network); the redirector's address, and only
 // it, stands in for a public address (see test/ssrf-corpus.ts).
