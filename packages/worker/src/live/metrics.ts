@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TLiveVoiceTurnMetrics } from '@persona/contract';
-import type { SandboxPoolStats } from '../sandbox/pool.js';
+import type { SandboxPoolStats } from '../sandbox/types.js';
 
 /**
  * Prometheus metrics (ADR 076): prom-client's registry and text exposition format. The

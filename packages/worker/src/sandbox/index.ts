@@ -1,6 +1,6 @@
+export { createSandboxPool } from './pool.js';
+export { sandboxNodeFlags } from './process.js';
 export {
-  createSandboxPool,
-  sandboxNodeFlags,
   type CallOptions,
   type CallResult,
   type DescribeResult,
@@ -13,5 +13,5 @@ export {
   type SandboxPoolOptions,
   type SandboxPoolStats,
   type ToolSpec,
-} from './pool.js';
+} from './types.js';
 export { createFunctionTools, type FunctionToolsOptions } from './tool-runner.js';

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functionUsesNetwork } from '@persona/contract';
 import { functionTemplates } from '../../../server/src/features/functions/templates.js';
-import { createSandboxPool, type SandboxPool } from './pool.js';
+import { createSandboxPool } from './pool.js';
+import type { SandboxPool } from './types.js';
 import { createFunctionTools } from './tool-runner.js';
 
 // Sandbox processes take seconds to start on a busy two-core machine.

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as IpRangesModule from '../../../net/src/ip-ranges.js';
 import { createGuardedFetch } from '@persona/net';
 import { SSRF_PAYLOADS, startSsrfRig } from '../../../net/src/test/ssrf-corpus.js';
-import { createSandboxPool, type SandboxPool } from './pool.js';
+import { createSandboxPool } from './pool.js';
+import type { SandboxPool } from './types.js';
 
 // Names resolve through the corpus's resolver (no network); the redirector's address, and only
 // it, stands in for a public address (see test/ssrf-corpus.ts).

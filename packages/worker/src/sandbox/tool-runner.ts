@@ -1,6 +1,6 @@
 import { entryFunctionName, type TLiveFunction } from '@persona/contract';
 import type { BrainLogger, GuardedFetch, ToolRunner } from '../brains/types.js';
-import type { SandboxPool } from './pool.js';
+import type { SandboxPool } from './types.js';
 
 export interface FunctionToolsOptions {
   pool: SandboxPool;
