@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
- * Time and count limits of a listener that browsers and anybody else reach (issue 26, item 6):
+ * Time and count limits of a listener that browsers and anybody else reach:
  * the portal's HTTP server and a worker's own page-socket listener. Left to their defaults, a
  * connection that sends half a request line or header block was held 60-90 s (Node's 60 s headers
  * timeout, checked every 30 s), one that sends half a body forever (Fastify turns Node's request
