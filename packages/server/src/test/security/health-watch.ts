@@ -12,20 +12,15 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  * A busy machine (CI: two cores shared with other test files; this one ran at load 15) delays
  * samples too, and by as much: measured here with nothing hostile running, 1.5 s of samples had
  * p99 52–70 ms and single samples of 250 ms (the process was not given a core). A fixed bound on
- * wall time alone is flaky there. So the loop is judged by turns, not by health samples: a timer
- * ticks every 5 ms, and the gap between two ticks is one turn of the loop (whatever ran since the
- * tick before could not let the timer fire). A turn holds the loop only when both hold:
- * - it lasted more than `boundMs` (100 ms) above the machine's jitter: the larger of a baseline's
- *   p99 (sampled first, nothing hostile running) and the phase's own median (with 20 samples or
- *   more: our extraction threads taking both cores slow every sample alike);
- * - and the event loop's thread really ran for more than `boundMs` of CPU within that turn (Linux:
+ * wall time alone is flaky there. So the bound is measured on the machine, in the same process
+ * and run, and a sample fails only when both hold:
+ * - its latency is more than `boundMs` (100 ms) above the machine's jitter: the larger of a
+ *   baseline's p99 (sampled first, nothing hostile running) and the phase's own median (with 20
+ *   samples or more: our extraction threads taking both cores slow every sample alike);
+ * - and the event loop's thread really ran for more than `boundMs` of CPU within it (Linux:
  *   /proc/self/task/<pid>/stat, 10 ms ticks). A descheduled process waits without running; a
- *   block of our own code runs all along. Where that clock cannot be read, the health samples'
- *   latency alone decides.
- * CPU summed over a health sample would not do: a sample starved of a core for a second collects
- * the CPU of every short request that ran meanwhile (a loaded run saw 230 ms of CPU in one 1.4 s
- * sample of add_avatar's hostile bodies, none of them holding the loop long).
- * The old crawl held the loop for 5–8 s with seconds of CPU, far past both.
+ *   block of our own code runs all along. Where that clock cannot be read, latency alone decides.
+ * The old crawl held one sample for 5–8 s with seconds of CPU, far past both.
  */
 export interface HealthFigures {
   samples: number;
@@ -36,7 +31,7 @@ export interface HealthFigures {
   /** The event loop's delay over the same time (ms): p99 and max. */
   loopP99: number;
   loopMax: number;
-  /** The most CPU the event loop's thread used within one turn of the loop (ms; -1 when it cannot be read). */
+  /** The most CPU the event loop's thread used within one sample (ms; -1 when it cannot be read). */
   cpuMax: number;
 }
 
@@ -53,7 +48,7 @@ export interface Watched<T> {
   figures: HealthFigures;
   /** The bound this phase was held to: boundMs above max(baseline p99, phase p50 when ≥ 20 samples). */
   bound: number;
-  /** The turns (ms) that held the loop (over the bound, and over boundMs of CPU); empty when none did. */
+  /** The latencies (ms) of the samples that held the loop (over the bound, and over boundMs of CPU); empty when none did. */
   over: number[];
 }
 
@@ -84,17 +79,14 @@ function mainThreadCpuMs(): number | null {
   }
 }
 
-/** One turn of the event loop: the time between two ticks of a 5 ms timer, and the CPU its thread used meanwhile. */
-interface Turn {
-  ms: number;
-  /** ms of CPU, or null where the thread's clock cannot be read. */
+interface Sample {
+  latency: number;
+  /** CPU of the event loop's thread from the previous sample's end to this one's (ms), or null. */
   cpu: number | null;
 }
 
-/** Turns longer than this are kept (shorter ones cannot hold the loop). */
-const KEPT_TURN_MS = 40;
-
-function figuresOf(latencies: number[], turns: Turn[], cpuReadable: boolean, loop: ReturnType<typeof monitorEventLoopDelay>): HealthFigures {
+function figuresOf(samples: Sample[], loop: ReturnType<typeof monitorEventLoopDelay>): HealthFigures {
+  const latencies = samples.map((x) => x.latency);
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! : 0);
   return {
@@ -105,7 +97,7 @@ function figuresOf(latencies: number[], turns: Turn[], cpuReadable: boolean, loo
     max: round(sorted.at(-1) ?? 0),
     loopP99: round(loop.percentile(99) / 1e6),
     loopMax: round(loop.max / 1e6),
-    cpuMax: cpuReadable ? Math.max(0, ...turns.map((x) => x.cpu ?? 0)) : -1,
+    cpuMax: samples.some((x) => x.cpu === null) ? -1 : Math.max(0, ...samples.map((x) => x.cpu ?? 0)),
   };
 }
 
@@ -124,30 +116,19 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
 
   /** Samples until `done()` says so; each latency counts from when its request was due. */
   const sample = async (done: () => boolean) => {
-    const latencies: number[] = [];
+    const samples: Sample[] = [];
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
-    const turns: Turn[] = [];
-    let tickAt = performance.now();
-    let tickCpu = mainThreadCpuMs();
-    const cpuReadable = tickCpu !== null;
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      const cpu = mainThreadCpuMs();
-      if (now - tickAt > KEPT_TURN_MS) turns.push({ ms: now - tickAt, cpu: cpu === null || tickCpu === null ? null : cpu - tickCpu });
-      tickAt = now;
-      tickCpu = cpu;
-    }, 5);
     let due = performance.now();
+    let cpuBefore = mainThreadCpuMs();
     // One more sample after the work ended: a block at its very end is still seen.
     for (let last = false; ; ) {
       const status = await ask();
-      if (status !== 200) {
-        clearInterval(ticker);
-        throw new Error(`/api/health answered ${status} while watched`);
-      }
+      if (status !== 200) throw new Error(`/api/health answered ${status} while watched`);
       const now = performance.now();
-      latencies.push(now - due);
+      const cpuNow = mainThreadCpuMs();
+      samples.push({ latency: now - due, cpu: cpuNow === null || cpuBefore === null ? null : cpuNow - cpuBefore });
+      cpuBefore = cpuNow;
       if (last) break;
       last = done();
       due += intervalMs;
@@ -156,9 +137,8 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
       if (due > now) await sleep(due - now);
       else due = now;
     }
-    clearInterval(ticker);
     loop.disable();
-    return { figures: figuresOf(latencies, turns, cpuReadable, loop), latencies, turns, cpuReadable };
+    return { figures: figuresOf(samples, loop), samples };
   };
 
   const baselineMs = opts.baselineMs ?? 1500;
@@ -185,12 +165,12 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
       try {
         const value = await work();
         finished = true;
-        const { figures, latencies, turns, cpuReadable } = await sampling;
+        const { figures, samples } = await sampling;
         // The phase's median speaks for the machine only with enough samples: a loop held for
         // seconds leaves a handful, most of them long.
         const bound = round(Math.max(baseline.p99, figures.samples >= 20 ? figures.p50 : 0) + boundMs);
-        const over = cpuReadable ? turns.filter((x) => x.ms > bound && x.cpu !== null && x.cpu > boundMs).map((x) => x.ms) : latencies.filter((ms) => ms > bound);
-        return { value, figures, bound, over: over.map(round) };
+        const held = (x: Sample) => x.latency > bound && (x.cpu === null || x.cpu > boundMs);
+        return { value, figures, bound, over: samples.filter(held).map((x) => round(x.latency)) };
       } finally {
         finished = true;
         await sampling.catch(() => undefined);
@@ -198,7 +178,7 @@ export async function healthWatch(target: HealthTarget, opts: HealthWatchOptions
     },
     describe(label, { figures: f, bound }) {
       const b = baseline;
-      return `${label}: health p50 ${f.p50} / p95 ${f.p95} / p99 ${f.p99} / max ${f.max} ms over ${f.samples} samples (event loop p99 ${f.loopP99}, max ${f.loopMax} ms; most main-thread CPU in one turn ${f.cpuMax} ms); baseline p50 ${b.p50} / p99 ${b.p99} / max ${b.max} ms (event loop max ${b.loopMax}); bound ${bound} ms`;
+      return `${label}: health p50 ${f.p50} / p95 ${f.p95} / p99 ${f.p99} / max ${f.max} ms over ${f.samples} samples (event loop p99 ${f.loopP99}, max ${f.loopMax} ms; most main-thread CPU in one sample ${f.cpuMax} ms); baseline p50 ${b.p50} / p99 ${b.p99} / max ${b.max} ms (event loop max ${b.loopMax}); bound ${bound} ms`;
     },
   };
   return watch;
