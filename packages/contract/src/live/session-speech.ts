@@ -160,7 +160,7 @@ function readStt(stored: Obj, keys: boolean): TLiveStt {
     .slice(0, 500);
   const rawEndpointing = stored.endpointing ?? stored.deepgramEndpoint ?? stored.deepgram_endpoint;
   const endpointing = typeof rawEndpointing === 'number' || typeof rawEndpointing === 'string' ? Number(rawEndpointing) : NaN;
-  const model = text(stored.model);
+  const model = optional(stored.model);
   const common = {
     defaultStt: text(stored.default_stt).toLowerCase(),
     languages: languages.length ? languages : ['en-US'],

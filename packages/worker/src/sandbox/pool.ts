@@ -175,8 +175,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (sandbox.running === running && sandbox.state === 'busy') reply(body);
     };
     if (!running || running.job.op !== 'call') return answer({ error: 'No request can be made now.' });
-    const requestsMade = running.job.allowNetwork ? running.requests++ : running.requests;
-    answer(await forwardRequest(message, { allowNetwork: running.job.allowNetwork, requestsMade, deadline: running.deadline, fetch: running.job.fetch, signal: running.outbound.signal }, outbound));
+    answer(await forwardRequest(message, { allowNetwork: running.job.allowNetwork, requestsMade: running.requests++, deadline: running.deadline, fetch: running.job.fetch, signal: running.outbound.signal }, outbound));
   }
 
   function onExit(sandbox: Sandbox, code: number | null, signal: NodeJS.Signals | null): void {
