@@ -11,6 +11,8 @@ import { LiveSession, type LiveSessionOptions } from './live-session';
 import type { AvatarPageOptions } from './params';
 
 const OAUTH_MESSAGE = 'persona-oauth-grant';
+/** The longest the avatar's voice waits for its face to be drawn (avatar-app's `face`). */
+export const FACE_WAIT_MS = 4000;
 
 /** An anonymous id per browser and avatar (daily limits, avatar memory); memory-only when storage is blocked. */
 export function visitorIdFor(avatarId: number, storage: Storage | null = safeStorage()): string {
@@ -176,6 +178,20 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   // worker's playback frames. Not in the chat widget, nor without Web Audio.
   const audio = !textOnly && canPlayAudio() ? createAudio() : null;
   let stage: AvatarStage | null = null;
+  /**
+   * The voice waits for the face: on a cold page the renderer (its chunk, its model) may still be
+   * loading when the greeting arrives, and a voice heard over a face that is not drawn yet, lips
+   * still, is the first thing a visitor would notice. Settles once the stage is drawing or has
+   * given up (the photo stays); the player holds the voice until then, FACE_WAIT_MS at most.
+   */
+  let faceSettled!: () => void;
+  const face = new Promise<void>((resolve) => {
+    faceSettled = resolve;
+  });
+  if (textOnly) faceSettled();
+  const faceOrTimeout = () =>
+    Promise.race([face, new Promise<void>((resolve) => setTimeout(resolve, FACE_WAIT_MS))]);
+
   /** Binary frames carry the utterance in 16 bits: the full number from its start frame. */
   const uttByLow = new Map<number, number>();
   const assistantText = new Map<number, string>();
@@ -425,7 +441,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     void applyMic();
     if (audio && audioSampleRate > 0) {
       session.playbackDriven = true;
-      void audio.start(audioSampleRate).catch(() => {
+      void audio.start(audioSampleRate, faceOrTimeout()).catch(() => {
         // No worklet (old browser, blocked module): speaking follows the worker's frames.
         session.playbackDriven = false;
         updateVoiced();
@@ -545,6 +561,14 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
 
   /** Draws the avatar (the renderer chunk for its kind); keeps the photo when it cannot. */
   async function mountStage(config: TLivePageConfig) {
+    try {
+      await drawStage(config);
+    } finally {
+      faceSettled();
+    }
+  }
+
+  async function drawStage(config: TLivePageConfig) {
     const { AvatarStage } = await import('./render/stage');
     const s = new AvatarStage({ avatarConfigUrl: config.avatar.avatarConfigUrl, dhType: config.avatar.dhType, photoUrl: config.avatar.photoUrl });
     stage = s;

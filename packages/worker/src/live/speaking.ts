@@ -53,7 +53,11 @@ export class SpeakingTracker {
   onPlayback(frame: Playback) {
     if (!Number.isFinite(frame.playedMs) || frame.playedMs < 0) return;
     this.playback = { utt: frame.utt, playedMs: Math.min(frame.playedMs, 3_600_000), at: this.now(), state: frame.state };
-    if (frame.state === 'ended' && this.speaking?.utt === frame.utt) this.stop();
+    if (this.speaking?.utt !== frame.utt) return;
+    if (frame.state === 'ended') this.stop();
+    // The page plays it later than it was sent (a cold page holds the voice until the face is
+    // drawn): the end without reports is counted from what the page says it has played.
+    else if (this.speaking.ended) this.armEnd();
   }
 
   /** ms of utterance `utt` the visitor has heard: the page's report, carried on to now. */
@@ -78,12 +82,17 @@ export class SpeakingTracker {
     clearTimeout(this.timer);
   }
 
-  /** Without playback reports, the utterance is taken as heard once its audio has had time to play. */
+  /**
+   * Without an `ended` report, the utterance is taken as heard once its audio has had time to
+   * play: from its first audio sent, or from the page's last report of it when there is one.
+   */
   private armEnd() {
     const sp = this.speaking;
     clearTimeout(this.timer);
     if (!sp || sp.pausedAt !== null) return;
-    const left = sp.startedAt + sp.pausedMs + sp.audioMs + 1000 - this.now();
+    const pb = this.playback?.utt === sp.utt && this.playback.state !== 'ended' ? this.playback : null;
+    const heardBy = pb ? pb.at + Math.max(0, sp.audioMs - pb.playedMs) : sp.startedAt + sp.pausedMs + sp.audioMs;
+    const left = heardBy + 1000 - this.now();
     this.timer = setTimeout(() => {
       if (this.speaking === sp) this.stop();
     }, Math.max(0, left));

@@ -73,16 +73,20 @@ export class AvatarAudio {
     return this.node;
   }
 
-  /** Prepares playback at the session's rate (again when it changes after a resume). */
-  start(sampleRate: number): Promise<void> {
+  /**
+   * Prepares playback at the session's rate (again when it changes after a resume). Nothing plays
+   * before `until` settles (the page holds the voice until the face is drawn): what arrives
+   * meanwhile waits, in order, and the clock reports no start.
+   */
+  start(sampleRate: number, until?: Promise<unknown>): Promise<void> {
     if (this.ctx && this.sampleRate === sampleRate) return this.starting ?? Promise.resolve();
     this.close();
     this.sampleRate = sampleRate;
-    this.starting = this.open(sampleRate);
+    this.starting = this.open(sampleRate, until);
     return this.starting;
   }
 
-  private async open(sampleRate: number) {
+  private async open(sampleRate: number, until?: Promise<unknown>) {
     let ctx: AudioContext;
     try {
       ctx = new AudioContext({ sampleRate, latencyHint: 'interactive' });
@@ -91,7 +95,7 @@ export class AvatarAudio {
     }
     this.ctx = ctx;
     this.clock = new PlayClock(ctx.sampleRate);
-    await ctx.audioWorklet.addModule(workletUrl);
+    await Promise.all([ctx.audioWorklet.addModule(workletUrl), until?.catch(() => undefined)]);
     if (this.ctx !== ctx) return;
     const node = new AudioWorkletNode(ctx, 'persona-player', {
       numberOfInputs: 0,
