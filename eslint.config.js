@@ -16,6 +16,36 @@ const featureZones = (root, allowed = {}) =>
     except: [`./${feature}`, ...(allowed[feature] ?? [])],
     message: 'Features do not import each other: move what both need to contract, lib or components (docs/ARCHITECTURE.md).',
   }));
+/**
+ * The worker's floors, bottom up: core (errors, shared types) with config.ts (the only reader of
+ * process.env) beside it; providers; brains, listening, speech and sandbox, side by side and none
+ * importing another; live; main.ts and index.ts on top. The worker link (agent.ts) stands on core;
+ * live starts it. A folder imports its own files and the floors below it (docs/ARCHITECTURE.md).
+ */
+const workerSrc = './packages/worker/src';
+const workerFloor = (folders, below, message) =>
+  folders.map((folder) => ({ target: `${workerSrc}/${folder}`, from: workerSrc, except: [`./${folder}`, ...below], message }));
+const workerBottom = ['./core', './config.ts'];
+const workerFloorZones = [
+  ...workerFloor(['core', 'config.ts'], [], 'core and config.ts are the bottom of the worker: they import none of its files (docs/ARCHITECTURE.md).'),
+  ...workerFloor(['agent.ts'], workerBottom, 'The worker link (agent.ts) imports only core and config.ts: live starts it, not the other way (docs/ARCHITECTURE.md).'),
+  ...workerFloor(
+    ['providers'],
+    [...workerBottom, './speech/audio.ts', './speech/visemes.ts'],
+    "Providers import only core, config.ts and speech's audio.ts and visemes.ts: move what a provider shares with the floors above down to core or the provider's own types (docs/ARCHITECTURE.md).",
+  ),
+  ...workerFloor(
+    ['brains', 'listening', 'speech'],
+    [...workerBottom, './providers'],
+    'brains, listening and speech import providers, core and config.ts only: not each other, the sandbox or live (docs/ARCHITECTURE.md).',
+  ),
+  ...workerFloor(['sandbox'], workerBottom, 'The sandbox imports core and config.ts only (docs/ARCHITECTURE.md).'),
+  {
+    target: `${workerSrc}/live`,
+    from: [`${workerSrc}/main.ts`, `${workerSrc}/index.ts`],
+    message: 'live is below the entry points: it does not import main.ts or index.ts (docs/ARCHITECTURE.md).',
+  },
+];
 const architectureZones = [
   ...featureZones('./packages/server/src/features', { users: ['./auth/repository.ts'] }),
   ...featureZones('./packages/web/src/features'),
@@ -39,6 +69,7 @@ const architectureZones = [
     from: ['./packages/web/src/features', './packages/web/src/app', './packages/web/src/components'],
     message: 'The avatar page and chat widget run without React: live-client imports only the contract (docs/ARCHITECTURE.md).',
   },
+  ...workerFloorZones,
   // Between packages: the contract is shared; nobody imports the server or the web app's sources.
   { target: './packages/contract', from: ['./packages/net', './packages/server', './packages/worker', './packages/web'], message: 'contract imports only zod.' },
   {
@@ -102,7 +133,7 @@ export default tseslint.config(
     rules: { 'import-x/no-restricted-paths': 'off' },
   },
   {
-    files: ['packages/server/src/**/*.ts', 'packages/contract/src/**/*.ts', 'packages/net/src/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/contract/src/**/*.ts', 'packages/net/src/**/*.ts', 'packages/worker/src/**/*.{ts,mjs}'],
     ignores: ['**/config.ts', '**/*.test.ts', '**/test/**'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through config.ts only.' }],

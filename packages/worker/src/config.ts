@@ -72,7 +72,7 @@ const ZWorkerEnv = z.object({
   .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, 'HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS')
   .refine((c) => c.secret !== undefined || c.credential !== undefined, 'WORKER_CREDENTIAL (its own credential) or WORKER_SECRET (to enrol) is required');
 
-/** The worker's configuration: flags first, then its environment. The only reader of env here. */
+/** The worker's configuration: flags first, then the environment given. */
 export function loadWorkerConfig(env: Record<string, string | undefined>, flags: { server?: string; name?: string; wsUrl?: string; listen?: string; capacity?: string; drainSeconds?: string }) {
   const parsed = ZWorkerEnv.safeParse({
     serverUrls: flags.server ?? env.WORKER_SERVER_URL,
@@ -97,4 +97,19 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
   const problems = [...(parsed.success ? [] : parsed.error.issues.map((i) => i.message)), ...speech.problems];
   if (!parsed.success || problems.length) throw new Error(`Invalid worker configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return { ...parsed.data, platformTts: speech.tts, platformStt: speech.stt };
+}
+
+/** `npm run worker`'s configuration: its flags, then this process's environment. */
+export function readWorkerConfig(flags: Parameters<typeof loadWorkerConfig>[1]) {
+  return loadWorkerConfig(process.env, flags);
+}
+
+/** The variables that say where the offline recogniser is installed (providers/stt/offline.ts), read when asked. */
+export interface PocketsphinxEnv {
+  PATH?: string;
+  POCKETSPHINX_MODEL_DIR?: string;
+}
+
+export function pocketsphinxEnv(): PocketsphinxEnv {
+  return { PATH: process.env.PATH, POCKETSPHINX_MODEL_DIR: process.env.POCKETSPHINX_MODEL_DIR };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { redactingLogger } from '@persona/contract';
-import { loadWorkerConfig } from './config.js';
+import { readWorkerConfig } from './config.js';
 import { startLiveWorker } from './live/runtime.js';
 import { operatorSttOf } from './providers/stt/network.js';
 import { operatorTtsOf } from './speech/tts-choice.js';
@@ -59,9 +59,9 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-let config: ReturnType<typeof loadWorkerConfig>;
+let config: ReturnType<typeof readWorkerConfig>;
 try {
-  config = loadWorkerConfig(process.env, { server: values.server, name: values.name, wsUrl: values['ws-url'], listen: values.listen, capacity: values.capacity, drainSeconds: values['drain-seconds'] });
+  config = readWorkerConfig({ server: values.server, name: values.name, wsUrl: values['ws-url'], listen: values.listen, capacity: values.capacity, drainSeconds: values['drain-seconds'] });
 } catch (err) {
   console.error(`${err instanceof Error ? err.message : err}\n\n${USAGE}`);
   process.exit(1);

@@ -4,7 +4,8 @@ import { collect, entry, fakeTools, sessionConfig, testDeps, textOf, type TestDe
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
 import { createGuardedFetch } from '@persona/net';
 import { citationFilter, createAssistantBrain } from './assistant.js';
-import { ProviderError, type BrainEvent } from './types.js';
+import { ProviderError } from '../core/errors.js';
+import type { BrainEvent } from './types.js';
 
 let fake: FakeOpenAi;
 const opened: TestDeps[] = [];

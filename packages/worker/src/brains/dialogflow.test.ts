@@ -4,7 +4,7 @@ import type { TLiveBrainConfig } from '@persona/contract';
 import { collect, sessionConfig, testDeps, textOf, type TestDeps } from '../test/brain-deps.js';
 import { startFakeDialogflow, type FakeDialogflow } from '../test/fake-dialogflow.js';
 import { createDialogflowBrain, detectIntentUrl, dialogflowSessionId } from './dialogflow.js';
-import { ProviderError } from './types.js';
+import { ProviderError } from '../core/errors.js';
 
 type DialogflowConfig = Extract<TLiveBrainConfig, { kind: 'dialogflow' }>;
 

@@ -3,7 +3,8 @@ import type { TLiveBrainConfig } from '@persona/contract';
 import { createWatchdog, httpFailure, providerFailure } from '../providers/http.js';
 import { accessToken, CLOUD_PLATFORM_SCOPE, forgetToken, parseServiceAccount, type ServiceAccount } from '../providers/google/service-account.js';
 import { brainConfigOf, DEFAULT_REQUEST_TIMEOUT_MS, type BrainOptions } from './options.js';
-import { ProviderError, type Brain, type BrainDeps } from './types.js';
+import { ProviderError } from '../core/errors.js';
+import type { Brain, BrainDeps } from './types.js';
 
 /**
  * Dialogflow ES and CX through REST detectIntent, authenticated with the avatar's service-account

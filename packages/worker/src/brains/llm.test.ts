@@ -4,7 +4,8 @@ import { collect, entry, fakeTools, sessionConfig, testDeps, textOf, type TestDe
 import { startFakeOpenAi, type FakeOpenAi } from '../test/fake-openai.js';
 import { createLlmBrain } from './llm.js';
 import { TOOL_LIMIT_ERRORS } from './tools.js';
-import { ProviderError, type BrainEvent } from './types.js';
+import { ProviderError } from '../core/errors.js';
+import type { BrainEvent } from './types.js';
 
 let fake: FakeOpenAi;
 const opened: TestDeps[] = [];

@@ -1,6 +1,6 @@
 import type { TLiveBrainConfig } from '@persona/contract';
 import type { ChatTimeouts } from '../providers/llm/openai-compatible.js';
-import type { GuardedFetch } from './types.js';
+import type { GuardedFetch } from '../core/types.js';
 
 /** Worker-level settings of the provider brains (the lead exposes them through worker config). */
 export interface BrainOptions {

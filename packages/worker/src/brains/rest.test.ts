@@ -3,7 +3,7 @@ import type { TLiveBrainConfig } from '@persona/contract';
 import { collect, entry, sessionConfig, testDeps, textOf, type TestDeps } from '../test/brain-deps.js';
 import { startFakeRestBrain, type FakeRestBrain, type RestAnswer } from '../test/fake-rest-brain.js';
 import { createRestBrain } from './rest.js';
-import { ProviderError } from './types.js';
+import { ProviderError } from '../core/errors.js';
 
 let fake: FakeRestBrain;
 const opened: TestDeps[] = [];

@@ -1,6 +1,7 @@
 import { createWatchdog, httpFailure, providerFailure } from '../providers/http.js';
 import { brainConfigOf, DEFAULT_REQUEST_TIMEOUT_MS, type BrainOptions } from './options.js';
-import { ProviderError, type Brain, type BrainDeps } from './types.js';
+import { ProviderError } from '../core/errors.js';
+import type { Brain, BrainDeps } from './types.js';
 
 /**
  * The REST brain (RestEndpoint; Trulience-compatible — docs/rest-brain.md): the avatar's own

@@ -1,7 +1,5 @@
 import type { TLiveHistoryEntry, TLivePassage, TLiveSessionConfig } from '@persona/contract';
-import type { GuardedFetch } from '@persona/net';
-
-export type { GuardedFetch };
+import type { BrainLogger, GuardedFetch, ToolRunner } from '../core/types.js';
 
 /**
  * A brain answers the visitor's turns for one live session (echo, LLM with knowledge
@@ -35,36 +33,6 @@ export interface Brain {
   summarize?(history: readonly TLiveHistoryEntry[], signal: AbortSignal): Promise<string | null>;
   /** After the last turn (REST: LOGOUT). */
   end?(): Promise<void>;
-}
-
-/** A provider answered badly or not at all: the visitor hears a short apology, the owner sees the log line. */
-export class ProviderError extends Error {
-  constructor(
-    /** e.g. 'openai-compatible', 'rest', 'dialogflow'. */
-    readonly provider: string,
-    message: string,
-    /** The provider's HTTP status, when there was one. */
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'ProviderError';
-  }
-}
-
-export interface BrainLogger {
-  info(msg: string, data?: object): void;
-  warn(msg: string, data?: object): void;
-  error(msg: string, data?: object): void;
-}
-
-/** A fetch that refuses private addresses (unless the portal allows them) at connect time. */
-
-/** Runs the avatar's linked python functions (sandbox pool). */
-export interface ToolRunner {
-  /** OpenAI-style tool definitions of the linked functions. */
-  tools(): Promise<{ name: string; description: string; parameters: Record<string, unknown> }[]>;
-  /** Runs one call; never throws for the function's own failures: they come back as ok:false. */
-  call(name: string, argsJson: string, signal: AbortSignal): Promise<{ ok: true; result: string } | { ok: false; error: string }>;
 }
 
 export interface BrainDeps {

@@ -70,6 +70,19 @@ export interface ListenerOptions {
   clock?: Clock;
 }
 
+/** What a live session listens with (a Listener is made of it): mic frames → VAD → STT → turns. Without it: typed chat only. */
+export interface ConversationListening {
+  stt: SttEngine;
+  vad: VadStream;
+  options: TurnOptions;
+  languages?: string[];
+  model?: string;
+  phrases?: string[];
+  clock?: Clock;
+  /** Called when the mic is first turned on: load the VAD model, start the recogniser. */
+  warm?: () => void;
+}
+
 type SegmentRole = 'turn' | 'discard';
 
 /** Peak level (−66 dBFS) under which a window is silence without asking the VAD model. */

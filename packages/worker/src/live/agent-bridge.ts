@@ -3,7 +3,7 @@ import { AgentApi, LiveCode, LiveMessages, LiveProtocol, ZAgentHello, type TAgen
 import type { WorkerLogger } from '../agent.js';
 import { RealtimeNoticeError } from '../providers/realtime/types.js';
 import type { TtsEngine } from '../providers/tts/types.js';
-import type { ConversationListening } from './conversation.js';
+import type { ConversationListening } from '../listening/turns.js';
 import { createTicketVerifier } from './tickets.js';
 
 export const EXTERNAL_AGENT = 'external-agent';

@@ -1,9 +1,7 @@
 import type { TLiveCode, TLiveHistoryEntry, TLiveSessionConfig, TLiveVoiceTurnMetrics } from '@persona/contract';
-import type { Brain, BrainLogger } from '../brains/types.js';
-import type { Clock } from '../listening/turns.js';
-import type { TurnOptions } from '../listening/options.js';
-import type { VadStream } from '../listening/vad.js';
-import type { SttEngine } from '../providers/stt/types.js';
+import type { BrainLogger } from '../core/types.js';
+import type { Brain } from '../brains/types.js';
+import type { ConversationListening } from '../listening/turns.js';
 import type { SpeechPipeline } from '../speech/pipeline.js';
 import type { RealtimeSessionFactory } from './realtime-session.js';
 import type { ConversationMetrics } from './metrics.js';
@@ -24,19 +22,6 @@ export interface PortalLink {
   heartbeat(lastUserActivityAt: number | null): Promise<{ echo: boolean; end: TLiveCode | null }>;
   history(history: TLiveHistoryEntry[]): Promise<void>;
   end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
-}
-
-/** Listening: the visitor's mic frames → VAD → STT → turns. Absent: typed chat only. */
-export interface ConversationListening {
-  stt: SttEngine;
-  vad: VadStream;
-  options: TurnOptions;
-  languages?: string[];
-  model?: string;
-  phrases?: string[];
-  clock?: Clock;
-  /** Called when the mic is first turned on: load the VAD model, start the recogniser. */
-  warm?: () => void;
 }
 
 export interface ConversationOptions {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LiveCode, LiveMessages, LiveProtocol, type TLiveCode, type TWorkerFrame } from '@persona/contract';
-import { ProviderError, type Brain } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
+import type { Brain } from '../brains/types.js';
 import { sessionConfig } from '../test/brain-deps.js';
 import { loadWorkerConfig } from '../config.js';
 import { createSpeechPipeline } from '../speech/pipeline.js';

@@ -24,7 +24,7 @@ import { ConversationHistory } from './history.js';
 import { ProviderFaults } from './provider-faults.js';
 import { SpeakingTracker } from './speaking.js';
 
-export type { ConversationListening, ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
+export type { ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
 
 const echoBrain: Brain = {
   kind: 'echo',

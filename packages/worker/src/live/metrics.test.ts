@@ -2,7 +2,8 @@
 // provider errors land in the worker's registry; the bearer check is exact; METRICS_TOKEN is read.
 import { describe, expect, it } from 'vitest';
 import { AudioFrameKind, writeAudioFrame, type TWorkerFrame } from '@persona/contract';
-import { ProviderError, type Brain } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
+import type { Brain } from '../brains/types.js';
 import { loadWorkerConfig } from '../config.js';
 import { TURN_DEFAULTS, type TurnOptions } from '../listening/options.js';
 import type { VadStream } from '../listening/vad.js';

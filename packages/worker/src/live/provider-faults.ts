@@ -1,5 +1,6 @@
 import { LiveCode, LiveMessages, type TWorkerFrame } from '@persona/contract';
-import { ProviderError, type BrainLogger } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
+import type { BrainLogger } from '../core/types.js';
 import type { SpeechTurnMetrics } from '../speech/pipeline.js';
 import type { ConversationMetrics } from './metrics.js';
 

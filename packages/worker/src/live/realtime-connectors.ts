@@ -3,7 +3,7 @@ import { connectElevenLabsConvAi } from '../providers/realtime/elevenlabs.js';
 import { connectGeminiLive } from '../providers/realtime/gemini.js';
 import { connectOpenAiRealtime, type RealtimeSettings } from '../providers/realtime/openai.js';
 import type { RealtimeConnector } from '../providers/realtime/types.js';
-import { connectExternalAgent } from '../providers/realtime/external-agent.js';
+import { connectExternalAgent } from './external-agent.js';
 import type { AgentJoiner } from './agent-bridge.js';
 
 /** Brain kinds whose conversation is a connection that hears and speaks itself (no STT, brain or TTS of ours). */

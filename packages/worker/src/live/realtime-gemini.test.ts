@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LiveCode, LiveMessages, type TLiveFunction, type TLiveHistoryEntry, type TLivePassage, type TWorkerFrame } from '@persona/contract';
-import type { ToolRunner } from '../brains/types.js';
+import type { ToolRunner } from '../core/types.js';
 import { createSandboxPool } from '../sandbox/pool.js';
 import { createFunctionTools } from '../sandbox/tool-runner.js';
 import { sessionConfig, testDeps } from '../test/brain-deps.js';

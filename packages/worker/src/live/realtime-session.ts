@@ -7,7 +7,7 @@ import {
   type TLiveVoiceTurnMetrics,
   type TWorkerFrame,
 } from '@persona/contract';
-import type { ProviderError } from '../brains/types.js';
+import type { ProviderError } from '../core/errors.js';
 import { REALTIME_SAMPLE_RATE } from '../providers/realtime/openai.js';
 import { RealtimeNoticeError, type RealtimeConnection, type RealtimeConnector, type RealtimeEvent } from '../providers/realtime/types.js';
 import { Resampler, samplesToBytes } from '../speech/audio.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import { errorBodyDetail, errorDetail, httpFailure, refuseWrongAnswer, safeToken } from './http.js';
 import { textInsteadOfAudio } from './tts/common.js';
 

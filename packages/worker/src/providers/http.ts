@@ -1,4 +1,4 @@
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import { GuardedFetchError } from '@persona/net';
 
 /**

@@ -1,4 +1,4 @@
-import type { GuardedFetch } from '../brains/types.js';
+import type { GuardedFetch } from '../core/types.js';
 import type { SandboxOutboundOptions } from './types.js';
 
 /**

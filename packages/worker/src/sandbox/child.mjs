@@ -45,6 +45,8 @@ const SNAPSHOT_FD = 5;
 process.on('unhandledRejection', () => {});
 
 // ── No environment ─────────────────────────────────────────────────────────────────────────
+// The process empties its own environment (it reads no configuration): config.ts is the parent's.
+// eslint-disable-next-line no-restricted-properties
 for (const key of Object.keys(process.env)) delete process.env[key];
 
 // ── The control channel, opened before net is taken away ───────────────────────────────────

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { GuardedFetch } from '../brains/types.js';
+import type { GuardedFetch } from '../core/types.js';
 import { sharedGuardedFetch } from '@persona/net';
 import { forwardRequest } from './bridge.js';
 import { nextRun, startsFor, type Slot } from './schedule.js';

@@ -1,5 +1,5 @@
 import { entryFunctionName, type TLiveFunction } from '@persona/contract';
-import type { BrainLogger, GuardedFetch, ToolRunner } from '../brains/types.js';
+import type { BrainLogger, GuardedFetch, ToolRunner } from '../core/types.js';
 import type { SandboxPool } from './types.js';
 
 export interface FunctionToolsOptions {

@@ -1,4 +1,4 @@
-import type { GuardedFetch } from '../brains/types.js';
+import type { GuardedFetch } from '../core/types.js';
 
 /**
  * What the function sandbox offers its callers (pool.ts): the pool's options, a call's options,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import { loudSpans } from '../test/tts-helpers.js';
 import { SilenceTrimmer } from './audio.js';
 import { OFFLINE_VOICES, createOfflineTts, createOfflineVoice, fliteText, offlineVoiceFor, parseFlitePhones, type OfflineVoice } from './offline-voice.js';

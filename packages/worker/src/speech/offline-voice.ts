@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { OfflineVoiceDefault, OfflineVoices, offlineVoiceFor } from '@persona/contract';
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import { bytesToSamples, firstChannel, parseWavHeader } from './audio.js';
 import { FLITE_THREAD_SOURCE } from './flite-thread.js';
 import { phonesToVisemes, type TimedPhone } from './visemes.js';

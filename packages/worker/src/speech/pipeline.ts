@@ -1,5 +1,5 @@
 import { AudioFrameFlag, AudioFrameKind, writeAudioFrame, type TWorkerFrame } from '@persona/contract';
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
 import { Resampler, SilenceTrimmer, samplesToBytes } from './audio.js';
 import { SpeechChunker, type ChunkerOptions, type PieceBoundary, type SpeechPiece } from './chunker.js';

@@ -3,7 +3,7 @@ import { readLiveSpeech, SetupMode, TtsProvider } from '@persona/contract';
 import { createGuardedFetch } from '@persona/net';
 import { createOfflineVoice } from './offline-voice.js';
 import { platformSpeechFromEnv } from '@persona/contract';
-import type { GuardedFetch } from '../brains/types.js';
+import type { GuardedFetch } from '../core/types.js';
 import { AZURE_KEY, startFakeAzure } from '../test/fake-tts.js';
 import { chooseTts, createTtsEngine, operatorTtsOf, type OperatorTts } from './tts-choice.js';
 

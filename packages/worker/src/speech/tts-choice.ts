@@ -1,5 +1,5 @@
 import { everyFieldRead, PlatformVoiceDefaults, SetupMode, spokenPlatformVoice, TtsProvider, type TLiveTts, type TPlatformTts } from '@persona/contract';
-import type { GuardedFetch } from '../brains/types.js';
+import type { GuardedFetch } from '../core/types.js';
 import { createAzureTts } from '../providers/tts/azure.js';
 import { createCartesiaTts } from '../providers/tts/cartesia.js';
 import { createElevenLabsTts } from '../providers/tts/elevenlabs.js';

@@ -1,5 +1,6 @@
 import { LiveSpeechDefaults, type TLiveBrainConfig, type TLiveHistoryEntry, type TLivePassage, type TLiveSessionConfig } from '@persona/contract';
-import type { Brain, BrainDeps, BrainEvent, BrainLogger, ToolRunner } from '../brains/types.js';
+import type { BrainLogger, ToolRunner } from '../core/types.js';
+import type { Brain, BrainDeps, BrainEvent } from '../brains/types.js';
 import { createGuardedFetch, type GuardedFetchHandle } from '@persona/net';
 
 /** A session's configuration as the portal sends it, for brain tests. */

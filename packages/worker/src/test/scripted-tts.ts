@@ -1,4 +1,4 @@
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
 import type { VisemeItem, WordItem } from '../speech/visemes.js';
 import { fakeSpeech } from './fake-tts.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ProviderError } from '../brains/types.js';
+import { ProviderError } from '../core/errors.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { concatSamples } from '../speech/audio.js';
 import type { VisemeItem, WordItem } from '../speech/visemes.js';

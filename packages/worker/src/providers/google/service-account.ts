@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import type { GuardedFetch } from '../../brains/types.js';
-import { ProviderError } from '../../brains/types.js';
+import type { GuardedFetch } from '../../core/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { createWatchdog, httpFailure, providerFailure } from '../http.js';
 
 /**

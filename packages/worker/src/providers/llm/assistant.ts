@@ -1,4 +1,5 @@
-import { ProviderError, type GuardedFetch } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { createWatchdog, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_CHAT_TIMEOUTS, type ChatTimeouts, type ChatToolCall } from './openai-compatible.js';

@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import { ELEVENLABS_AGENT_ID } from '@persona/contract';
-import { ProviderError, type GuardedFetch } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { createGuardedFetch, GuardedFetchError, openGuardedSocket } from '@persona/net';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
 import { errorBodyDetail, errorDetail, httpFailure, joinUrl } from '../http.js';

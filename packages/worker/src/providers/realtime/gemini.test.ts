@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { GEMINI_LIVE_KEY, GEMINI_PATH, startFakeGeminiLive, type FakeGeminiLive } from '../../test/fake-gemini-live.js';
 import { connectGeminiLive, geminiLiveUrl, geminiSchema, geminiSensitivity, type GeminiLiveSettings } from './gemini.js';
 import type { RealtimeEvent, RealtimeTool } from './types.js';

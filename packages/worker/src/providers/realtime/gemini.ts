@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { GuardedFetchError, openGuardedSocket } from '@persona/net';
 import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
 import { readRefusal } from '../ws.js';

@@ -1,5 +1,5 @@
 import type { TLiveCode, TLiveHistoryEntry } from '@persona/contract';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 
 /**
  * What every speech-to-speech or third-party agent connection gives a live session

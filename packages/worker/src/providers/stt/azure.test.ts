@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { AZURE_STT_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { AZURE_FAKE_SEGMENT_SILENCE, startFakeAzureSpeech, type FakeAzureSpeech } from '../../test/fake-stt-ws.js';
 import { sleep } from '../../test/http-fake.js';

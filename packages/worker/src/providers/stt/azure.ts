@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { errorBodyDetail, safeToken } from '../http.js';
 import { readRefusal } from '../ws.js';
 import { wavHeader } from '../../speech/audio.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { createGuardedFetch } from '@persona/net';
 import { parseWavHeader, wavFile } from '../../speech/audio.js';
 import { OPENAI_STT_KEY, parseMultipart, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';

@@ -1,5 +1,5 @@
 import { LANGUAGE_TAG } from '@persona/contract';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { concatSamples } from '../../speech/audio.js';
 import type { SttEvents, SttOptions, SttResult, SttSession } from './types.js';
 

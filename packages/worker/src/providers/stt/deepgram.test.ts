@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
 import { deepgramResults, startFakeDeepgram, type FakeDeepgram } from '../../test/fake-stt-ws.js';
 import { sleep } from '../../test/http-fake.js';

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { errorBodyDetail } from '../http.js';
 import { jsonEvent, readRefusal } from '../ws.js';
 import { languageTag, DEFAULT_STT_TIMEOUTS, type SttTimeouts } from './batch.js';

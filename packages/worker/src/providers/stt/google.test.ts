@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { createGuardedFetch } from '@persona/net';
 import { GOOGLE_API_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { startFakeGoogleSpeech, type FakeGoogleSpeech } from '../../test/fake-stt-google.js';

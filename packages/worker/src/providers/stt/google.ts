@@ -1,5 +1,6 @@
 import http2 from 'node:http2';
-import { ProviderError, type GuardedFetch } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { accessToken, CLOUD_PLATFORM_SCOPE, forgetToken, parseServiceAccount, type ServiceAccount } from '../google/service-account.js';
 import { grpcFrame, GrpcReader, grpcStatusToHttp, ProtoWriter, protoMessages, protoNumber, protoString, readProto } from '../google/grpc.js';
 import { safeToken } from '../http.js';

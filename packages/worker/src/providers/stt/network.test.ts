@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { platformSpeechFromEnv, readLiveSpeech, SetupMode } from '@persona/contract';
-import type { GuardedFetch } from '../../brains/types.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
 import { startFakeDeepgram } from '../../test/fake-stt-ws.js';
 import { until } from '../../test/until.js';

@@ -1,5 +1,5 @@
 import { everyFieldRead, SetupMode, SttProvider, type TLiveStt, type TPlatformStt } from '@persona/contract';
-import type { GuardedFetch } from '../../brains/types.js';
+import type { GuardedFetch } from '../../core/types.js';
 import type { SttTimeouts } from './batch.js';
 import { AZURE_STT, createAzureStt } from './azure.js';
 import { createDeepgramStt, DEEPGRAM } from './deepgram.js';

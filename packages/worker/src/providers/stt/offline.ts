@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pocketsphinxEnv, type PocketsphinxEnv } from '../../config.js';
 import type { SttEngine, SttEvents, SttOptions, SttSession } from './types.js';
 
 /**
@@ -24,7 +25,7 @@ export interface PocketsphinxInstall {
 const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
 /** Where Debian's packages put pocketsphinx and its US English model; null when not installed. */
-export function findPocketsphinx(env: NodeJS.ProcessEnv = process.env): PocketsphinxInstall | null {
+export function findPocketsphinx(env: PocketsphinxEnv = pocketsphinxEnv()): PocketsphinxInstall | null {
   const dirs = (env.PATH ?? '/usr/bin').split(path.delimiter).filter(Boolean);
   const bin = [...dirs, '/usr/bin'].map((d) => path.join(d, 'pocketsphinx_batch')).find((p) => existsSync(p));
   const model = env.POCKETSPHINX_MODEL_DIR || MODEL_DIR;

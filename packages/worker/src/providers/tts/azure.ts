@@ -1,4 +1,5 @@
-import { ProviderError, type GuardedFetch } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { createWatchdog, errorBodyDetail, httpFailure, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, speedOption, textInsteadOfAudio, xmlEscape, type TtsTimeouts } from './common.js';

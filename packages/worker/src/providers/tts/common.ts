@@ -1,4 +1,4 @@
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import type { Pcm16Reader } from '../../speech/audio.js';
 
 /** What every TTS client waits for at most. */

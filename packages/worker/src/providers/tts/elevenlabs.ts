@@ -1,4 +1,5 @@
-import { ProviderError, type GuardedFetch } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { CharacterAligner } from '../../speech/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { createGuardedFetch } from '@persona/net';
 import { NEUPHONIC_KEY, fakeSpeech, startFakeNeuphonic, type FakeTts } from '../../test/fake-tts.js';
 import { providerError, synth } from '../../test/tts-helpers.js';

@@ -1,7 +1,7 @@
 import type * as PollySdk from '@aws-sdk/client-polly';
 import { safeToken } from '../http.js';
 import type { Engine, PollyClient, SynthesizeSpeechCommandInput, VoiceId } from '@aws-sdk/client-polly';
-import { ProviderError } from '../../brains/types.js';
+import { ProviderError } from '../../core/errors.js';
 import { Pcm16Reader } from '../../speech/audio.js';
 import { marksToVisemes, pollyViseme, type VisemeItem, type WordItem } from '../../speech/visemes.js';
 import { TTS_FIRST_AUDIO_MS, speedOption, xmlEscape } from './common.js';

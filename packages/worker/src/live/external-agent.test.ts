@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { TURN_DEFAULTS, type TurnOptions } from '../../listening/options.js';
-import type { VadStream } from '../../listening/vad.js';
-import type { AgentJoiner } from '../../live/agent-bridge.js';
-import { scriptedTts } from '../../test/scripted-tts.js';
-import type { SttEngine } from '../stt/types.js';
+import { TURN_DEFAULTS, type TurnOptions } from '../listening/options.js';
+import type { VadStream } from '../listening/vad.js';
+import type { AgentJoiner } from './agent-bridge.js';
+import { scriptedTts } from '../test/scripted-tts.js';
+import type { SttEngine } from '../providers/stt/types.js';
 import { connectExternalAgent } from './external-agent.js';
-import type { RealtimeEvent } from './types.js';
-import { until } from '../../test/until.js';
+import type { RealtimeEvent } from '../providers/realtime/types.js';
+import { until } from '../test/until.js';
 
 let wss: WebSocketServer;
 let url: string;

@@ -1,11 +1,11 @@
 import WebSocket from 'ws';
 import { AgentApi, AudioFrameKind, LiveCode, LiveProtocol, ZAgentFrame, readAudioFrame, writeAudioFrame, type TAgentServerFrame } from '@persona/contract';
-import { ProviderError } from '../../brains/types.js';
-import { EXTERNAL_AGENT, refuseAgent, type AgentJoiner } from '../../live/agent-bridge.js';
-import { Resampler, bytesToSamples, samplesToBytes } from '../../speech/audio.js';
-import type { TtsEngine } from '../tts/types.js';
-import { Listener } from '../../listening/turns.js';
-import type { RealtimeConnection, RealtimeEvent } from './types.js';
+import { ProviderError } from '../core/errors.js';
+import { EXTERNAL_AGENT, refuseAgent, type AgentJoiner } from './agent-bridge.js';
+import { Resampler, bytesToSamples, samplesToBytes } from '../speech/audio.js';
+import type { TtsEngine } from '../providers/tts/types.js';
+import { Listener } from '../listening/turns.js';
+import type { RealtimeConnection, RealtimeEvent } from '../providers/realtime/types.js';
 
 /** Mic audio waiting in the agent's socket beyond this is dropped (a slow agent must not grow our memory). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
