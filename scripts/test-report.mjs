@@ -38,3 +38,33 @@ export function playwrightFailures(report) {
   for (const error of report.errors ?? []) failures.push(`playwright (run error: ${String(error.message ?? '').split('\n')[0]?.slice(0, 200)})`);
   return { failures, flaky };
 }
+
+/**
+ * Where a run's time went: Vitest's files (a server file run on both databases appears twice)
+ * and Playwright's tests, the slowest `n` of each with their share of the runner's summed time. Printed at the end of `npm test`, so CI's last lines say what to speed up.
+ */
+export function vitestSlowest(report, n = 12) {
+  const files = (report.testResults ?? []).map((f) => ({ name: rel(f.name), ms: Math.max(0, (f.endTime ?? 0) - (f.startTime ?? 0)) }));
+  return slowest(files, n);
+}
+
+export function playwrightSlowest(report, n = 12) {
+  const tests = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        const ms = (test.results ?? []).reduce((sum, r) => sum + (r.duration ?? 0), 0);
+        tests.push({ name: `${spec.file}:${spec.line} ${spec.title}`.slice(0, 110), ms });
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites ?? []) walk(suite);
+  return slowest(tests, n);
+}
+
+function slowest(items, n) {
+  const total = items.reduce((sum, x) => sum + x.ms, 0);
+  const top = [...items].sort((a, b) => b.ms - a.ms).slice(0, n);
+  return { total, lines: top.map((x) => `  ${(x.ms / 1000).toFixed(1).padStart(6)} s ${total ? `${((x.ms / total) * 100).toFixed(1).padStart(4)} %` : ''}  ${x.name}`) };
+}

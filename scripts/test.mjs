@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, root, run } from './lib.mjs';
-import { playwrightFailures, vitestFailures } from './test-report.mjs';
+import { playwrightFailures, playwrightSlowest, vitestFailures, vitestSlowest } from './test-report.mjs';
 
 const args = process.argv.slice(2);
 const onlyUnit = args.includes('--unit');
@@ -17,6 +17,8 @@ let broken = false;
 /** Names of the failed (and of the flaky, passed on retry) tests, printed just before the total. */
 const failedNames = [];
 const flakyNames = [];
+/** The slowest files and tests, printed before the failures. */
+const timings = [];
 
 function count(file, read) {
   try {
@@ -48,6 +50,10 @@ if (!onlyE2e) {
   const code = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
   count(file, (r) => [r.numPassedTests, r.numFailedTests]);
   collect(file, (r) => failedNames.push(...vitestFailures(r)));
+  collect(file, (r) => {
+    const { total, lines } = vitestSlowest(r);
+    timings.push(`Slowest Vitest files (of ${Math.round(total / 1000)} s summed over the runner's workers):`, ...lines);
+  });
   if (code !== 0) broken = true;
 }
 
@@ -65,11 +71,16 @@ if (!onlyUnit && fs.existsSync(e2eConfig)) {
       failedNames.push(...failures);
       flakyNames.push(...flaky);
     });
+    collect(file, (r) => {
+      const { total, lines } = playwrightSlowest(r);
+      timings.push(`Slowest e2e tests (of ${Math.round(total / 1000)} s summed over the runner's workers):`, ...lines);
+    });
     if (code !== 0) broken = true;
   }
 }
 
 fs.rmSync(reports, { recursive: true, force: true });
+if (timings.length > 0) console.log(`\n${timings.join('\n')}`);
 if (broken && failed === 0) failed = 1;
 if (flakyNames.length > 0) {
   console.log(`\nFlaky (failed, then passed on retry): ${flakyNames.length}`);
