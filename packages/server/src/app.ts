@@ -19,7 +19,7 @@ import { lazyRequestLogger } from './plugins/request-logger.js';
 import { portalCspDirectives, registerSecurityHeaders } from './plugins/security-headers.js';
 import { createMailer, type Mailer } from './plugins/mail.js';
 import { registerWebApp } from './plugins/web-app.js';
-import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
+import { registerMetrics } from './plugins/metrics.js';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import { createLocalStorage, registerFileRoutes, type Storage } from './plugins/storage.js';
@@ -58,15 +58,12 @@ import { createFunctionsRepository } from './features/functions/repository.js';
 import { createFunctionsService } from './features/functions/service.js';
 import { functionRoutes } from './features/functions/routes.js';
 import { healthRoutes } from './features/health/routes.js';
-import { registerKnowledge } from './features/knowledge/feature.js';
-import { ExtractError } from './features/knowledge/extract.js';
-import type { ExtractPool } from './features/knowledge/extract-pool.js';
-import type { PythonAnalysis } from './lib/python-syntax.js';
+import { createKnowledgeFeature } from './features/knowledge/feature.js';
 import { publicConfigRoutes } from './features/public-config/routes.js';
 import { createProviderLookups } from './features/provider-lookups/service.js';
 import { platformServicesRoute, providerLookupRoutes } from './features/provider-lookups/routes.js';
 import { createLiveSessionsRepository } from './features/live-sessions/repository.js';
-import { createLiveSessionsService, LiveRefusal, type LiveSessionsService } from './features/live-sessions/service.js';
+import { createLiveSessionsService, type LiveSessionsService } from './features/live-sessions/service.js';
 import { liveSessionRoutes, liveSocketRoutes, type LiveSocketHost } from './features/live-sessions/routes.js';
 import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
@@ -93,26 +90,6 @@ declare module 'fastify' {
   }
 }
 
-
-/** How long a python parse may take in the extraction pool; tree-sitter's error recovery on 100 KB of hostile code took 12 s. */
-export const PYTHON_PARSE_TIMEOUT_MS = 10_000;
-
-/**
- * Parses python in the extraction pool: tree-sitter on the request thread would hold the portal
- * (12 s for 100 KB of `def (:` lines). A parse past its time, or one that broke the
- * parser, is an error of the code, not of the server.
- */
-export async function analysePythonInPool(pool: ExtractPool, code: string): Promise<PythonAnalysis> {
-  let result;
-  try {
-    result = await pool.run({ op: 'python', code }, { timeoutMs: PYTHON_PARSE_TIMEOUT_MS });
-  } catch (err) {
-    // Past its time (ExtractError), or the parser trapped (its thread is replaced).
-    return { errors: [{ line: 1, column: 1, detail: err instanceof ExtractError ? 'the code is too complex to check' : 'the code could not be parsed' }], functions: [] };
-  }
-  if (!('python' in result)) throw new Error('the extraction thread answered a python job with something else');
-  return result.python;
-}
 
 export interface AppDeps {
   config: Config;
@@ -210,80 +187,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Sessions are cached for a few seconds; logout, disable, reset and admin-session ends reach every instance at once.
   const revocations = redis ? await createRedisRevocationBus(redis, app.log) : createMemoryRevocationBus();
   app.addHook('onClose', async () => revocations.close());
-  const authService = createAuthService({
-    repo: createAuthRepository(database.db),
-    mailer,
-    log: app.log,
-    publicUrl: config.publicUrl,
-    allowRegistration: config.allowRegistration,
-    revocations,
-    now: deps.now,
-  });
-  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession, resolveSessionById: authService.resolveSessionById });
-
-  await app.register(healthRoutes({ ping: database.ping, pingRedis: redis ? async () => void (await redis.ping()) : undefined }));
-  await app.register(
-    publicConfigRoutes({
-      allowRegistration: config.allowRegistration,
-      appKey: config.appKey,
-      companyName: config.companyName,
-      docsUrl: config.docsUrl,
-      productName: 'Persona Studio',
-      publicUrl: config.publicUrl,
-    }),
-  );
-  await app.register(authRoutes({ auth: authService, guards }));
-
-  const accountService = createAccountService({
-    repo: createAccountRepository(database.db),
-    billing: createBillingRepository(database.db),
-    mailer,
-    log: app.log,
-    publicUrl: config.publicUrl,
-    contactEmail: config.contactEmail,
-    planMaxAvatars: config.planMaxAvatars,
-    now: deps.now,
-    // Resolved at request time: the keys feature is built further down.
-    encKeys: async (userId) => (await encryptionKeysService.list(userId)).map((k) => ({ id: k.id, name: k.name, defaultKey: k.defaultKey })),
-  });
-  await app.register(accountRoutes({ account: accountService, guards }));
-  await app.register(adminUsersRoutes({ users: createUsersService(database.db, deps.now, revocations.publish), guards }));
 
   // Writes and counts carry on without Redis; the admin lists answer 503 (features/presence/registry.ts).
   const presence = withPresenceFallbacks(deps.presence ?? (redis ? createRedisPresence(redis) : createMemoryPresence()), app.log);
   app.decorate('presence', presence);
-  await app.register(presenceRoutes({ presence, guards, db: database.db }));
 
-  // OAuth configs, encryption keys (avatar tokens) and functions (with moderation).
-  const oauthService = createOAuthService({
-    repo: createOAuthRepository(database.db),
-    secretBox,
-    publicUrl: config.publicUrl,
-    allowPrivateUrls: config.allowPrivateUrls,
-    log: app.log,
-    now: deps.now,
-  });
-  await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
-  const encryptionKeysService = createEncryptionKeysService({
-    repo: createEncryptionKeysRepository(database.db),
-    secretBox,
-    sessionOf: authService.resolveSessionById,
-    now: deps.now,
-  });
-  await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
-  const functionsService = createFunctionsService({
-    repo: createFunctionsRepository(database.db),
-    mailer,
-    log: app.log,
-    publicUrl: config.publicUrl,
-    now: deps.now,
-    // Python is parsed in the extraction threads (resolved at request time: the knowledge feature is registered further down).
-    analyse: (code) => analysePythonInPool(app.knowledge.extractor, code),
-  });
-  await app.register(functionRoutes({ functions: functionsService, guards }));
-
-  // Multipart is registered by the upload routes only (plugins/uploads.ts); every file part is
-  // streamed to storage by the route that reads it.
   // Private files (knowledge uploads, face photos) are served only through signed, short-lived URLs.
   const fileUrlKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-file-urls-v1').digest();
   // With a bucket every instance serves every file (ADR 077); uploads wait in DATA_DIR/tmp while checked.
@@ -294,7 +202,56 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? createS3Storage(bucket, { signer: { key: fileUrlKey }, tmpDir: path.join(config.dataDir, 'tmp', 'uploads'), now: deps.now, log: app.log })
       : createLocalStorage(path.join(config.dataDir, 'files'), { key: fileUrlKey, now: deps.now }));
   app.decorate('storage', storage);
-  registerFileRoutes(app, storage);
+  const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));
+
+  // ── The features' services, each after what it uses ──
+  const authService = createAuthService({
+    repo: createAuthRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    allowRegistration: config.allowRegistration,
+    revocations,
+    now: deps.now,
+  });
+  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession, resolveSessionById: authService.resolveSessionById });
+  // OAuth configs, encryption keys (avatar tokens) and functions (with moderation).
+  const oauthService = createOAuthService({
+    repo: createOAuthRepository(database.db),
+    secretBox,
+    publicUrl: config.publicUrl,
+    allowPrivateUrls: config.allowPrivateUrls,
+    log: app.log,
+    now: deps.now,
+  });
+  const encryptionKeysService = createEncryptionKeysService({
+    repo: createEncryptionKeysRepository(database.db),
+    secretBox,
+    sessionOf: authService.resolveSessionById,
+    now: deps.now,
+  });
+  const accountService = createAccountService({
+    repo: createAccountRepository(database.db),
+    billing: createBillingRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    contactEmail: config.contactEmail,
+    planMaxAvatars: config.planMaxAvatars,
+    now: deps.now,
+    encKeys: async (userId) => (await encryptionKeysService.list(userId)).map((k) => ({ id: k.id, name: k.name, defaultKey: k.defaultKey })),
+  });
+  const usersService = createUsersService(database.db, deps.now, revocations.publish);
+  // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
+  const knowledge = await createKnowledgeFeature(app, { config, db: database.db, storage, guards, now: deps.now });
+  const functionsService = createFunctionsService({
+    repo: createFunctionsRepository(database.db),
+    mailer,
+    log: app.log,
+    publicUrl: config.publicUrl,
+    now: deps.now,
+    analyse: knowledge.analysePython,
+  });
   const avatarService = createAvatarService({
     repo: createAvatarsRepository(database.db),
     box: secretBox,
@@ -310,15 +267,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       assertOAuthApp: async (userId, id) => {
         await oauthService.get(userId, id);
       },
-      // Resolved at request time: the knowledge feature is registered further down.
-      foreignCollectionIds: (userId, ids) => app.knowledge.service.foreignCollectionIds(userId, ids),
+      foreignCollectionIds: (userId, ids) => knowledge.service.foreignCollectionIds(userId, ids),
       mintToken: (ownerId, avatarId, sessionId) => encryptionKeysService.mintPortalToken(ownerId, avatarId, { sessionId }),
     },
     allowPrivateUrls: config.allowPrivateUrls,
-    // Resolved at request time: the look-ups are built just below (they read the avatars' stored keys).
+    // The look-ups and the avatars use each other: resolved at call time.
     brainChecks: { elevenLabsAgent: (input) => providerLookups.elevenLabsAgentOnSave(input) },
   });
-  await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
   // The Brain tab's provider look-ups (models, assistants, voices, languages, agent check), with the avatar's stored keys.
   const providerLookups = createProviderLookups({
     providers: config.providers,
@@ -327,13 +282,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     storedPipeline: (userId, avatarId) => avatarService.storedPipeline(userId, avatarId),
     log: app.log,
   });
-  await app.register(providerLookupRoutes({ lookups: providerLookups, guards }));
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });
-  await app.register(imageAvatarRoutes({ service: imageAvatars, guards, storage }));
-  // Knowledge base: collections, items, background ingestion and retrieval (JWT-authenticated calls at the root).
-  await registerKnowledge(app, { config, db: database.db, storage, guards, now: deps.now });
-
-  const workerSecret = config.workerSecret ?? (await loadOrCreateKeyFile(config.dataDir, 'worker-secret'));
   const workerHub = createWorkerHub({
     repo: createWorkersRepository(database.db),
     log: app.log,
@@ -345,22 +294,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...deps.workerTimings,
   });
   app.decorate('workerHub', workerHub);
-  app.addHook('onReady', async () => workerHub.start());
-  app.addHook('preClose', async () => workerHub.stop());
-  await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime(), ...platformSpeechInfo(config.platformTts, config.platformStt) }) }));
-
   // Bring your own agent (ADR 072): agents authenticated with the avatar's key, offered its sessions.
-  const liveRepo = createLiveSessionsRepository(database.db);
   const workersRepo = createWorkersRepository(database.db);
-  const keysRepo = createEncryptionKeysRepository(database.db);
   const agents = createAgentsService({
-    avatarAuth: async (avatarId) => {
-      const avatar = await liveRepo.findAvatar(avatarId);
-      if (!avatar) return null;
-      const keyId = typeof avatar.config.encKeyId === 'number' ? avatar.config.encKeyId : null;
-      const key = keyId ? await keysRepo.findOwned(avatar.userId, keyId) : undefined;
-      return { ownerUserId: avatar.userId, publicKey: key?.publicKey ?? null, nlpEngine: avatar.nlpEngine };
-    },
+    // The live sessions and the agents use each other: resolved at call time.
+    avatarAuth: (avatarId) => live.agentAuth(avatarId),
     workerUrl: async (workerId) => (await workersRepo.find(workerId))?.webSocket ?? null,
     ticketKey: agentTicketKey(workerSecret),
     // With REDIS_URL an agent connected to any instance is offered the sessions of workers connected to any other.
@@ -369,24 +307,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: deps.now,
   });
   app.decorate('agents', agents);
-  app.addHook('preClose', async () => agents.close());
-
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
     repo: createLiveSessionsRepository(database.db),
     openSecrets: (c) => openSecrets(c, secretBox),
     presence,
     verifyToken: (ownerId, keyId, avatarId, token) => encryptionKeysService.verifyToken(ownerId, keyId, avatarId, token),
+    publicKeyOf: async (ownerId, keyId) => (await encryptionKeysService.findKey(ownerId, keyId))?.publicKey ?? null,
     oauthApp: (appId, avatarId) => oauthService.publicInfo(appId, avatarId),
     consumeOAuthGrant: (appId, grant) => oauthService.consumeGrant(appId, grant),
     billingCheck: (url, header, body) => billingCheck(url, header, body, { allowPrivate: config.allowPrivateUrls, log: app.log }),
-    searchKnowledge: async (ownerUserId, collectionIds, query, k) => {
-      const owned = new Set(collectionIds);
-      for (const id of await app.knowledge.service.foreignCollectionIds(ownerUserId, collectionIds)) owned.delete(id);
-      if (owned.size === 0) return [];
-      const { hits } = await app.knowledge.service.search(ownerUserId, { collection_ids: [...owned], query, k, mode: 'fused' });
-      return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
-    },
+    searchKnowledge: knowledge.passages,
     ticketKey: ticketKey(workerSecret),
     allowPrivateUrls: config.allowPrivateUrls,
     publicUrl: config.publicUrl,
@@ -395,19 +326,52 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: deps.now,
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
     offerToAgent: (offer) => agents.offer(offer),
+    onAdmission: (kind, refusal) => metrics.admission(kind, refusal),
   });
-  countAdmissions(live, metrics);
   app.decorate('live', live);
-  metrics.observe({ workersConnected: () => workerHub.connectedCount(), extraction: () => app.knowledge.extractor.stats() });
-  workerHub.setRpcHandler((workerId, method, params) => live.handleRpc(workerId, method, params));
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
+
+  // ── What runs beside the requests: the workers' RPC, the sweeps, the metrics' gauges ──
+  workerHub.setRpcHandler((workerId, method, params) => live.handleRpc(workerId, method, params));
+  app.addHook('onReady', async () => workerHub.start());
+  app.addHook('preClose', async () => workerHub.stop());
+  app.addHook('preClose', async () => agents.close());
   let liveSweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     liveSweeper = setInterval(() => void live.sweep().catch((err: unknown) => app.log.error({ err }, 'live session sweep failed')), deps.liveTimings?.sweepIntervalMs ?? 10_000);
     liveSweeper.unref();
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
+  metrics.observe({ workersConnected: () => workerHub.connectedCount(), extraction: () => knowledge.extractor.stats() });
+
+  // ── Routes ──
+  await app.register(healthRoutes({ ping: database.ping, pingRedis: redis ? async () => void (await redis.ping()) : undefined }));
+  await app.register(
+    publicConfigRoutes({
+      allowRegistration: config.allowRegistration,
+      appKey: config.appKey,
+      companyName: config.companyName,
+      docsUrl: config.docsUrl,
+      productName: 'Persona Studio',
+      publicUrl: config.publicUrl,
+    }),
+  );
+  await app.register(authRoutes({ auth: authService, guards }));
+  await app.register(accountRoutes({ account: accountService, guards }));
+  await app.register(adminUsersRoutes({ users: usersService, guards }));
+  await app.register(presenceRoutes({ presence, guards, db: database.db }));
+  await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
+  await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
+  await app.register(functionRoutes({ functions: functionsService, guards }));
+  // Multipart is registered by the upload routes only (plugins/uploads.ts); every file part is
+  // streamed to storage by the route that reads it.
+  registerFileRoutes(app, storage);
+  await app.register(avatarRoutes({ avatars: avatarService, guards, storage }));
+  await app.register(providerLookupRoutes({ lookups: providerLookups, guards }));
+  await app.register(imageAvatarRoutes({ service: imageAvatars, guards, storage }));
+  await app.register(knowledge.routes);
+  await app.register(platformServicesRoute({ guards, platform: async () => ({ llm: config.platformLlm !== null, realtime: await workerHub.hasProductRealtime(), ...platformSpeechInfo(config.platformTts, config.platformStt) }) }));
   await app.register(workerRoutes({ hub: workerHub, guards }));
   await app.register(workerCredentialRoutes({ hub: workerHub, guards }));
   await app.register(liveSessionRoutes({ live, publicUrl: config.publicUrl, csp: config, webDistDir: config.webDistDir }));
@@ -434,22 +398,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerWebApp(app, config.webDistDir);
   return app;
-}
-
-/** Counts the live sessions' admissions and refusals (by LiveCode) for /metrics. */
-function countAdmissions(live: LiveSessionsService, metrics: PortalMetrics): void {
-  const counted =
-    <A extends unknown[], R>(kind: 'start' | 'resume', call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        const answer = await call(...args);
-        metrics.admission(kind, null);
-        return answer;
-      } catch (err) {
-        metrics.admission(kind, err instanceof LiveRefusal ? err.code : 'error');
-        throw err;
-      }
-    };
-  live.start = counted('start', live.start);
-  live.resume = counted('resume', live.resume);
 }

@@ -25,7 +25,7 @@ export interface FunctionsServiceDeps {
   now?: () => Date;
   /**
    * Parses python source off the request thread. The app gives the extraction
-   * pool's (`analysePythonInPool` in app.ts); without it, the parser runs here (tests of the service alone).
+   * pool's (`analysePythonInPool`, knowledge/python-analysis.ts); without it, the parser runs here (tests of the service alone).
    */
   analyse?: (code: string) => Promise<PythonAnalysis>;
 }

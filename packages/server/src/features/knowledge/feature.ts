@@ -1,5 +1,7 @@
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { TLivePassage } from '@persona/contract';
+import type { PythonAnalysis } from '../../lib/python-syntax.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { loadOrCreateKeyFile } from '../../lib/key-file.js';
@@ -14,6 +16,7 @@ import { createIngestion } from './ingest.js';
 import { createKnowledgeTokens, deriveKey } from './jwt.js';
 import { createKnowledgeRepository } from './repository.js';
 import { knowledgeRoutes } from './routes.js';
+import { analysePythonInPool } from './python-analysis.js';
 import { createKnowledgeService } from './service.js';
 import { prepareVectorIndex, type VectorIndexState } from './vector-index.js';
 
@@ -29,6 +32,12 @@ export interface KnowledgeFeature {
   extractor: ExtractPool;
   /** Whether vector search is on (known after the app is ready). */
   vectorState(): VectorIndexState;
+  /** A live session's retrieval: hybrid search in those of the collections the owner still owns (others are skipped, not an error). */
+  passages(ownerUserId: number, collectionIds: number[], query: string, k: number): Promise<TLivePassage[]>;
+  /** Python parsed in the extraction threads (the functions feature's check). */
+  analysePython(code: string): Promise<PythonAnalysis>;
+  /** The feature's routes (JWT-only calls at `/knowledge*`), registered by app.ts with the others. */
+  routes: FastifyPluginAsync;
 }
 
 const ORPHAN_SWEEP_MS = 60 * 60 * 1000;
@@ -37,10 +46,11 @@ const ORPHAN_SWEEP_MS = 60 * 60 * 1000;
 const TOKEN_TTL_SECONDS = 15 * 60;
 
 /**
- * Wires the knowledge base into the app: its routes, the background ingestion (started when the
- * app is ready, resuming unfinished items) and the vector index (made then, where pgvector exists).
+ * The knowledge base of the app: its services, the background ingestion (started when the app is
+ * ready, resuming unfinished items), the vector index (made then, where pgvector exists), and its
+ * routes for app.ts to register.
  */
-export async function registerKnowledge(
+export async function createKnowledgeFeature(
   app: FastifyInstance,
   deps: { config: Config; db: Db; storage: Storage; guards: AuthGuards; now?: () => Date; embedder?: Embedder | null },
 ): Promise<KnowledgeFeature> {
@@ -81,8 +91,21 @@ export async function registerKnowledge(
     await extractor.close();
     await embedder?.close();
   });
-  await app.register(knowledgeRoutes({ service, tokens, files, guards: deps.guards, tmpDir: path.join(config.dataDir, 'tmp', 'knowledge-uploads') }));
-  const feature: KnowledgeFeature = { service, ingestion, extractor, vectorState: () => vector };
+  const feature: KnowledgeFeature = {
+    service,
+    ingestion,
+    extractor,
+    vectorState: () => vector,
+    async passages(ownerUserId, collectionIds, query, k) {
+      const owned = new Set(collectionIds);
+      for (const id of await service.foreignCollectionIds(ownerUserId, collectionIds)) owned.delete(id);
+      if (owned.size === 0) return [];
+      const { hits } = await service.search(ownerUserId, { collection_ids: [...owned], query, k, mode: 'fused' });
+      return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
+    },
+    analysePython: (code) => analysePythonInPool(extractor, code),
+    routes: knowledgeRoutes({ service, tokens, files, guards: deps.guards, tmpDir: path.join(config.dataDir, 'tmp', 'knowledge-uploads') }),
+  };
   app.decorate('knowledge', feature);
   return feature;
 }

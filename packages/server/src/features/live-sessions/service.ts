@@ -86,6 +86,10 @@ export interface LiveSessionsDeps {
   staleSessionSeconds?: number;
   /** Bring your own agent (features/agents): offers a session to an agent connected for its avatar. */
   offerToAgent?: (offer: { sessionId: string; avatarId: number; workerId: number }) => Promise<boolean>;
+  /** The public key (PEM) of an owner's encryption key, or null (the encryption-keys feature). */
+  publicKeyOf?: (ownerId: number, keyId: number) => Promise<string | null>;
+  /** Each admission's outcome, for /metrics: null when admitted, else why not (a LiveCode, or 'error'). */
+  onAdmission?: (kind: 'start' | 'resume', refusal: TLiveCode | 'error' | null) => void;
 }
 
 export class LiveRefusal extends AppError {
@@ -380,7 +384,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     },
   };
 
-  return {
+  const service = {
     /** GET /api/live/avatars/:id — public facts, no secrets. */
     async pageConfig(avatarId: number): Promise<TLivePageConfig> {
       const avatar = await loadAvatar(avatarId);
@@ -540,7 +544,29 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
       if (closed) log.warn({ closed }, 'closed live sessions whose worker stopped reporting');
       return closed + left;
     },
+
+    /** Who may speak for an avatar as its own agent (features/agents): its owner, the public key its tokens are checked with, its engine. */
+    async agentAuth(avatarId: number): Promise<{ ownerUserId: number; publicKey: string | null; nlpEngine: number } | null> {
+      const avatar = await deps.repo.findAvatar(avatarId);
+      if (!avatar) return null;
+      const { encKeyId } = sessionRules(avatar.config);
+      const publicKey = encKeyId !== null && deps.publicKeyOf ? await deps.publicKeyOf(avatar.userId, encKeyId) : null;
+      return { ownerUserId: avatar.userId, publicKey, nlpEngine: avatar.nlpEngine };
+    },
   };
+  const counted =
+    <A extends unknown[], R>(kind: 'start' | 'resume', call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        const answer = await call(...args);
+        deps.onAdmission?.(kind, null);
+        return answer;
+      } catch (err) {
+        deps.onAdmission?.(kind, err instanceof LiveRefusal ? err.code : 'error');
+        throw err;
+      }
+    };
+  return { ...service, start: counted('start', service.start), resume: counted('resume', service.resume) };
 }
 
 class RpcRefusal extends Error {
