@@ -1,0 +1,177 @@
+import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import type { LiveContext } from './context.js';
+import type { LiveSessionRow } from './repository.js';
+import { sessionRules } from './rules.js';
+import { isSummaryEnabled, toLiveSessionConfig } from './session-config.js';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+/** Median and worst of each spoken-turn figure (ms), and the turns interrupted. */
+export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
+  const stat = (key: Exclude<keyof TLiveVoiceTurnMetrics, 'at' | 'interrupted'>) => {
+    const v = turns.map((t) => t[key]).filter((n): n is number => typeof n === 'number').sort((a, b) => a - b);
+    return v.length ? { p50: v[Math.floor((v.length - 1) / 2)]!, max: v[v.length - 1]! } : null;
+  };
+  return {
+    turns: turns.length,
+    interrupted: turns.filter((t) => t.interrupted).length,
+    endOfUtteranceMs: stat('endOfUtteranceMs'),
+    sttMs: stat('sttMs'),
+    llmFirstTokenMs: stat('llmFirstTokenMs'),
+    ttsFirstByteMs: stat('ttsFirstByteMs'),
+    endToEndMs: stat('endToEndMs'),
+  };
+}
+
+/** The workers' RPC calls: claim, heartbeat, history, end, the agent offer and knowledge search. */
+export function createWorkerRpc(ctx: LiveContext) {
+  const { deps, repo, log, now, presenceEntry, presenceTtl, isOverDailyLimit, checkBilling, endSession } = ctx;
+
+  async function openSessionFor(workerId: number, sessionId: string): Promise<LiveSessionRow> {
+    const row = await repo.find(sessionId);
+    if (!row || row.endedAt || row.workerId !== workerId) throw new RpcRefusal(LiveCode.sessionNotFound);
+    return row;
+  }
+
+  const rpc: { [M in TLiveRpcMethod]: (workerId: number, params: never) => Promise<unknown> } = {
+    async 'session.claim'(workerId, params: { sessionId: string; jti: string }) {
+      const at = now();
+      const before = await repo.find(params.sessionId);
+      const row = await repo.claim(params.sessionId, workerId, params.jti, at);
+      if (!row) throw new RpcRefusal(LiveCode.sessionNotFound);
+      const avatar = await repo.findAvatar(row.avatarId);
+      if (!avatar) {
+        await endSession(row.id, LiveCode.avatarNotFound, at);
+        throw new RpcRefusal(LiveCode.avatarNotFound);
+      }
+      const config = deps.openSecrets(avatar.config);
+      const rules = sessionRules(config);
+      const customData = obj(config.customData);
+      const collections = Array.isArray(customData.collection_ids) ? customData.collection_ids.filter((n): n is number => typeof n === 'number') : [];
+      const fnIds = Array.isArray(config.functions) ? config.functions.filter((n): n is number => typeof n === 'number') : [];
+      const fns = await repo.approvedFunctions(avatar.userId, fnIds);
+      const summaryEnabled = isSummaryEnabled(config);
+      // Avatar memory: what this returning visitor told the avatar before (the page's visitor id).
+      const memory = summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
+      await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
+      const answer: TLiveSessionConfig = toLiveSessionConfig(
+        {
+          row,
+          resumed: before?.claimedJti != null,
+          avatar,
+          config,
+          rules,
+          functions: fns.map((f) => ({ id: f.id, name: f.name, code: f.code, allowNetwork: functionUsesNetwork(f) })),
+          memory,
+          hasKnowledge: collections.length > 0,
+          summaryEnabled,
+        },
+        { platformLlm: deps.platformLlm, allowPrivateUrls: deps.allowPrivateUrls },
+      );
+      return answer;
+    },
+
+    async 'session.heartbeat'(workerId, params: { sessionId: string; lastUserActivityAt: number | null }) {
+      const row = await openSessionFor(workerId, params.sessionId);
+      const at = now();
+      const avatar = await repo.findAvatar(row.avatarId);
+      if (!avatar) {
+        await endSession(row.id, LiveCode.avatarNotFound, at);
+        return { echo: row.echo, end: LiveCode.avatarNotFound };
+      }
+      const rules = sessionRules(deps.openSecrets(avatar.config));
+      await repo.update(row.id, { lastHeartbeatAt: at });
+      await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
+      // The session may have ended while this heartbeat ran (a bye, the sweep): its end removed the
+      // presence entry before the upsert above put it back, so take it out again.
+      if ((await repo.find(row.id))?.endedAt) {
+        await deps.presence.remove(row.id);
+        return { echo: row.echo, end: LiveCode.sessionEnded };
+      }
+      if (rules.demoSeconds > 0 && at.getTime() - row.startedAt.getTime() >= rules.demoSeconds * 1000) {
+        await endSession(row.id, LiveCode.demoEnded, at);
+        return { echo: row.echo, end: LiveCode.demoEnded };
+      }
+      if (rules.billingAuthUrl && (!row.billingCheckedAt || at.getTime() - row.billingCheckedAt.getTime() >= rules.billingPingSeconds * 1000 - 500)) {
+        const refusal = await checkBilling(rules, { event: 'ping', avatarId: row.avatarId, sessionId: row.id, visitorId: row.visitorId, clientIp: row.clientIp });
+        if (refusal) {
+          log.warn({ sessionId: row.id, avatarId: row.avatarId, code: refusal }, 'billing-auth refused a live session');
+          await endSession(row.id, refusal, at);
+          return { echo: row.echo, end: refusal };
+        }
+        await repo.update(row.id, { billingCheckedAt: at });
+      }
+      let echo = row.echo;
+      if (!echo && (await isOverDailyLimit(row.avatarId, rules, { visitorId: row.visitorId, ip: row.clientIp }, at))) {
+        echo = true;
+        await repo.update(row.id, { echo: true });
+      }
+      return { echo, end: null };
+    },
+
+    async 'session.history'(workerId, params: { sessionId: string; history: TLiveSessionConfig['history'] }) {
+      await openSessionFor(workerId, params.sessionId);
+      await repo.setHistory(params.sessionId, params.history.slice(-LiveLimits.historyMaxTurns * 2));
+      return {};
+    },
+
+    async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[] }) {
+      const row = await repo.find(params.sessionId);
+      if (!row || row.workerId !== workerId) return {};
+      await endSession(row.id, params.code);
+      // Spoken turns' latency figures: in the portal's log with the session's end.
+      if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');
+      const summary = params.summary?.trim();
+      if (summary && row.visitorId) {
+        // Kept only while the avatar still wants a memory (its owner may have turned it off since).
+        const avatar = await repo.findAvatar(row.avatarId);
+        const config = avatar ? deps.openSecrets(avatar.config) : null;
+        if (config && isSummaryEnabled(config)) {
+          await repo.saveMemory(row.avatarId, row.visitorId, summary.slice(0, 2000), now());
+        }
+      }
+      return {};
+    },
+
+    async 'agent.offer'(workerId, params: { sessionId: string }) {
+      // Only for an open session of this worker; the agents feature picks an agent of its avatar.
+      const row = await openSessionFor(workerId, params.sessionId);
+      const offered = deps.offerToAgent ? await deps.offerToAgent({ sessionId: row.id, avatarId: row.avatarId, workerId }) : false;
+      return { offered };
+    },
+
+    async 'knowledge.search'(workerId, params: { sessionId: string; query: string; k: number }) {
+      const row = await openSessionFor(workerId, params.sessionId);
+      const avatar = await repo.findAvatar(row.avatarId);
+      if (!avatar) return { passages: [] };
+      const ids = obj(avatar.config.customData).collection_ids;
+      const collections = Array.isArray(ids) ? ids.filter((n): n is number => typeof n === 'number') : [];
+      if (collections.length === 0) return { passages: [] };
+      return { passages: await deps.searchKnowledge(avatar.userId, collections, params.query, params.k) };
+    },
+  };
+
+  return {
+    /** One RPC call from a worker: params checked against the contract, refusals as LiveCodes. */
+    async handleRpc(workerId: number, method: TLiveRpcMethod, params: unknown): Promise<{ ok: true; result: unknown } | { ok: false; error: string }> {
+      const parsed = LiveRpc[method].params.safeParse(params);
+      if (!parsed.success) return { ok: false, error: LiveCode.badFrame };
+      try {
+        return { ok: true, result: await rpc[method](workerId, parsed.data as never) };
+      } catch (err) {
+        if (err instanceof RpcRefusal) return { ok: false, error: err.code };
+        log.error({ err, method, workerId }, 'live rpc failed');
+        return { ok: false, error: LiveCode.serverError };
+      }
+    },
+
+  };
+}
+
+class RpcRefusal extends Error {
+  constructor(readonly code: TLiveCode) {
+    super(code);
+  }
+}
+
