@@ -4,6 +4,8 @@ export * from './auth.js';
 export * from './plans.js';
 export * from './account.js';
 export * from './admin.js';
+export * from './presence.js';
+export * from './users.js';
 export * from './workers.js';
 export * from './avatar.js';
 export * from './avatar-secrets.js';
