@@ -7,7 +7,7 @@ export * from './admin.js';
 export * from './presence.js';
 export * from './users.js';
 export * from './workers.js';
-export * from './avatar.js';
+export * from './avatars.js';
 export * from './avatar-secrets.js';
 export * from './languages.js';
 export * from './catalog.js';
