@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZStatus, zDateMs } from './common.js';
+import { ZId, ZStatus, zDateMs } from './common.js';
 import { ZPlanOffer, ZSubscriptionType } from './plans.js';
 
 export const AccountMessages = {
@@ -114,3 +114,13 @@ export const ZAccountUpgradeResponse = z.object({ status: ZStatus, request: ZPla
 
 /** POST /api/account_upgrade_withdraw: the caller withdraws their own pending plan request. */
 export const ZWithdrawPlanRequestResponse = z.object({ status: ZStatus, request: ZPlanRequest });
+
+/** The administrator's side of plan requests (the Requests page). */
+export const ZPlanRequestsQuery = z.object({ status: ZPlanRequestStatus.optional() });
+export const ZPlanRequestsResponse = z.object({ status: ZStatus, requests: z.array(ZPlanRequest) });
+export const ZDecidePlanRequest = z.object({
+  requestId: ZId,
+  decision: z.enum(['confirm', 'decline']),
+  reason: z.string().trim().max(500).optional(),
+});
+export const ZDecidePlanResponse = z.object({ status: ZStatus, request: ZPlanRequest });

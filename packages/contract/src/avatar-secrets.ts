@@ -1,4 +1,4 @@
-import { isMasked } from './avatar.js';
+import { isMasked } from './avatars.js';
 import { providerNumber } from './speech.js';
 
 /**

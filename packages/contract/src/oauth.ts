@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZStatus, ZId, TextChecks } from './common.js';
-import { isMasked } from './avatar.js';
+import { isMasked } from './avatars.js';
 
 /** OAuth configs (portal spec sections 2, 3, 5, 7). */
 export const OAuthMessages = {

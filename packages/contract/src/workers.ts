@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AdminMessages } from './admin.js';
+import { ZStatus } from './common.js';
 import { ZWorkerRpcRequest, ZWorkerRpcResult, ZWorkerSessionStop } from './live/worker-rpc.js';
 
 /** The worker ("VPS") websocket protocol between avatar servers and the portal server. */
@@ -85,3 +87,41 @@ export const ZWorkerCredentialIssue = z.object({ vpsId: z.string().trim().min(1)
 export const ZWorkerCredentialIssued = z.object({ status: z.literal('OK'), credential: z.string(), workerCredential: ZWorkerCredential });
 export const ZWorkerCredentialRevoke = z.object({ id: z.number().int().positive() });
 export const ZWorkerCredentialList = z.object({ status: z.literal('OK'), workerCredentials: z.array(ZWorkerCredential) });
+
+/** The admin's VPS Status page: the workers as the spec's `list_vps`/`get_vps`/`del_vps` name them. */
+export const ZVpsStatus = z.enum(['AVAILABLE', 'BUSY', 'DISCONNECTED']);
+export type TVpsStatus = z.infer<typeof ZVpsStatus>;
+
+export const ZVps = z.object({
+  id: z.number().int(),
+  vpsId: z.string(),
+  name: z.string(),
+  vpsName: z.string(),
+  sessionId: z.string().nullable(),
+  vpsAddress: z.string(),
+  dockerPrivateIp: z.string(),
+  remoteIp: z.string(),
+  status: ZVpsStatus,
+  assignedUserId: z.number().int().nullable(),
+  webSocket: z.string(),
+  created: z.string(),
+  lastConnectTime: z.string().nullable(),
+  lastPingTime: z.string().nullable(),
+  lastUsedTime: z.string().nullable(),
+});
+export type TVps = z.infer<typeof ZVps>;
+
+export const ZListVpsResponse = z.object({ status: ZStatus, vpsList: z.array(ZVps) });
+/**
+ * Which server: its `vpsId` as list_vps answers it (the name it registered with, e.g. "embedded"),
+ * or its numeric `id` (what the portal's VPS page sends).
+ */
+export const ZVpsRef = z.union([
+  z.number({ error: AdminMessages.vpsInvalid }).int({ error: AdminMessages.vpsInvalid }).positive({ error: AdminMessages.vpsInvalid }).max(2_147_483_647, { error: AdminMessages.vpsInvalid }),
+  z.string({ error: AdminMessages.vpsInvalid }).min(1, { error: AdminMessages.vpsInvalid }).max(100, { error: AdminMessages.vpsInvalid }),
+], { error: AdminMessages.vpsInvalid });
+export type TVpsRef = z.infer<typeof ZVpsRef>;
+export const ZVpsIdRequest = z.object({ vpsId: ZVpsRef, mode: z.enum(['get', 'delete']) });
+export const ZGetVpsResponse = z.object({ status: ZStatus, vpsDetail: ZVps, errors: z.array(z.string()).optional() });
+/** `vpsId` is the one the call named. */
+export const ZDelVpsResponse = z.object({ status: ZStatus, vpsId: ZVpsRef, errors: z.array(z.string()).optional() });

@@ -1,7 +1,7 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import type http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listen, readBody, type FakeServer } from '../../worker/src/test/http-fake.js';
+import { listen, readBody, type FakeServer } from './test/http-fake.js';
 import { createGuardedFetch, GuardedFetchError, type GuardedFetchHandle, type GuardedFetchOptions } from './guarded-fetch.js';
 
 interface Seen {

@@ -1,8 +1,8 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAI_REALTIME_KEY, startFakeOpenAiRealtime, type FakeOpenAiRealtime } from '../../worker/src/test/fake-openai-realtime.js';
 import { GuardedFetchError } from './guarded-fetch.js';
 import { checkSocketUrl, openGuardedSocket } from './guarded-socket.js';
+import { FAKE_SOCKET_KEY, startFakeSocketServer, type FakeSocketServer } from './test/ws-fake.js';
 
 /** A resolver that answers `address` for every name (a public-looking name on a private address). */
 const resolvesTo = (address: string) =>
@@ -17,9 +17,9 @@ const outcome = (ws: ReturnType<typeof openGuardedSocket>) =>
     ws.once('error', (err) => resolve(`error: ${err.message}`));
   });
 
-let fake: FakeOpenAiRealtime;
+let fake: FakeSocketServer;
 beforeAll(async () => {
-  fake = await startFakeOpenAiRealtime();
+  fake = await startFakeSocketServer();
 });
 afterAll(() => fake.close());
 
@@ -42,11 +42,11 @@ describe('the guarded WebSocket for a user-supplied realtime URL', () => {
   it('checks the address a name resolves to inside the connection (no socket to a private address)', async () => {
     const port = new URL(fake.url).port;
     const before = fake.connections.length;
-    const refused = openGuardedSocket(`ws://realtime.example.com:${port}/v1/realtime?model=m`, { allowPrivate: false, lookup: resolvesTo('127.0.0.1'), headers: { authorization: `Bearer ${OPENAI_REALTIME_KEY}` } });
+    const refused = openGuardedSocket(`ws://realtime.example.com:${port}/v1/realtime?model=m`, { allowPrivate: false, lookup: resolvesTo('127.0.0.1'), headers: { authorization: `Bearer ${FAKE_SOCKET_KEY}` } });
     expect(await outcome(refused)).toMatch(/realtime\.example\.com \(127\.0\.0\.1\) is not a public address/);
     expect(fake.connections.length).toBe(before);
 
-    const allowed = openGuardedSocket(`ws://realtime.example.com:${port}/v1/realtime?model=m`, { allowPrivate: true, lookup: resolvesTo('127.0.0.1'), headers: { authorization: `Bearer ${OPENAI_REALTIME_KEY}` } });
+    const allowed = openGuardedSocket(`ws://realtime.example.com:${port}/v1/realtime?model=m`, { allowPrivate: true, lookup: resolvesTo('127.0.0.1'), headers: { authorization: `Bearer ${FAKE_SOCKET_KEY}` } });
     expect(await outcome(allowed)).toBe('open');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SttProvider, TtsProvider } from '../avatar.js';
+import { SttProvider, TtsProvider } from '../avatars.js';
 import { LiveSpeechDefaults, readLiveSpeech, ZLiveSpeech } from './session-speech.js';
 
 const own = { keys: true };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SttProvider, TtsProvider } from '../avatar.js';
+import { SttProvider, TtsProvider } from '../avatars.js';
 import { InterruptOptions, VadDefaults } from '../catalog.js';
 import { providerNumber } from '../speech.js';
 

@@ -27,14 +27,14 @@ const EncryptionKeysRoute = lazyPage(
   'EncryptionKeysRoute',
 );
 const AccountRoute = lazyPage(() => import('../features/account/routes/account'), 'AccountRoute');
-const OnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/online-users'), 'OnlineUsersRoute');
-const MyOnlineUsersRoute = lazyPage(() => import('../features/online-users/routes/my-online-users'), 'MyOnlineUsersRoute');
-const VpsStatusRoute = lazyPage(() => import('../features/vps-status/routes/vps-status'), 'VpsStatusRoute');
-const UsersRoute = lazyPage(() => import('../features/admin-users/routes/users'), 'UsersRoute');
+const OnlineUsersRoute = lazyPage(() => import('../features/presence/routes/online-users'), 'OnlineUsersRoute');
+const MyOnlineUsersRoute = lazyPage(() => import('../features/presence/routes/my-online-users'), 'MyOnlineUsersRoute');
+const VpsStatusRoute = lazyPage(() => import('../features/workers/routes/vps-status'), 'VpsStatusRoute');
+const UsersRoute = lazyPage(() => import('../features/users/routes/users'), 'UsersRoute');
 const RequestsRoute = lazyPage(() => import('../features/requests/routes/requests'), 'RequestsRoute');
-const OauthConfigsRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-configs'), 'OauthConfigsRoute');
-const AddOauthAppRoute = lazyPage(() => import('../features/oauth-configs/routes/add-oauth-app'), 'AddOauthAppRoute');
-const OauthHelpRoute = lazyPage(() => import('../features/oauth-configs/routes/oauth-help'), 'OauthHelpRoute');
+const OauthConfigsRoute = lazyPage(() => import('../features/oauth/routes/oauth-configs'), 'OauthConfigsRoute');
+const AddOauthAppRoute = lazyPage(() => import('../features/oauth/routes/add-oauth-app'), 'AddOauthAppRoute');
+const OauthHelpRoute = lazyPage(() => import('../features/oauth/routes/oauth-help'), 'OauthHelpRoute');
 const FunctionsReviewRoute = lazyPage(() => import('../features/functions/routes/functions-review'), 'FunctionsReviewRoute');
 const ChatWidgetRoute = lazyPage(() => import('../features/chat-widget/routes/chat-widget'), 'ChatWidgetRoute');
 const NotFoundRoute = lazyPage(() => import('./routes/not-found'), 'NotFoundRoute', { usesQueries: false });

@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { listen, readBody, sendJson } from './http-fake.js';
+import { listen, readBody, sendJson } from '../../../net/src/test/http-fake.js';
 
 /**
  * Google's token endpoint and Dialogflow's detectIntent, local:

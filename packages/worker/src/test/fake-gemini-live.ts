@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { sleep } from './http-fake.js';
+import { sleep } from '../../../net/src/test/http-fake.js';
 
 /**
  * A local fake of Gemini Live (`BidiGenerateContent`) on 127.0.0.1: the real path, the key as

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { listen, readBody, sendJson, sleep } from './http-fake.js';
+import { listen, readBody, sendJson, sleep } from '../../../net/src/test/http-fake.js';
 
 /**
  * A local fake of OpenAI's HTTP API, as far as the brains use it, speaking the real wire format:

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { listen, readBody, sleep } from './http-fake.js';
+import { listen, readBody, sleep } from '../../../net/src/test/http-fake.js';
 
 /**
  * A site owner's REST brain endpoint (docs/rest-brain.md), local: checks the Bearer key, records

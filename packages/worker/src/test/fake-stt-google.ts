@@ -2,7 +2,7 @@ import { generateKeyPairSync, verify } from 'node:crypto';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { GOOGLE_API_KEY, httpFake } from './fake-stt.js';
-import type { FakeServer } from './http-fake.js';
+import type { FakeServer } from '../../../net/src/test/http-fake.js';
 
 // ─── Google's streaming recognition (gRPC over HTTP/2) ────────────────────────────────────
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AZURE_STT_KEY, DEEPGRAM_KEY } from './fake-stt.js';
-import { sendJson, type FakeServer } from './http-fake.js';
+import { sendJson, type FakeServer } from '../../../net/src/test/http-fake.js';
 
 // ─── Deepgram's streaming WebSocket ───────────────────────────────────────────────────────
 

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { listen, readBody, sendJson, sleep, type FakeServer } from './http-fake.js';
+import { listen, readBody, sendJson, sleep, type FakeServer } from '../../../net/src/test/http-fake.js';
 
 /**
  * Local fakes of the speech-to-text providers, speaking their real protocols (paths, headers,

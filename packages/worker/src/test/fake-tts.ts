@@ -3,7 +3,7 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { wavHeader as writeWavHeader } from '../speech/audio.js';
-import { listen, readBody, sendJson, sleep, type FakeServer } from './http-fake.js';
+import { listen, readBody, sendJson, sleep, type FakeServer } from '../../../net/src/test/http-fake.js';
 
 /**
  * Local fakes of the text-to-speech providers, speaking their real wire formats (paths, headers,

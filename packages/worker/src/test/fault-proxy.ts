@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { listen, type FakeServer } from './http-fake.js';
+import { listen, type FakeServer } from '../../../net/src/test/http-fake.js';
 
 /**
  * A local HTTP proxy in front of a provider's fake that breaks its answers on request — one fault

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../core/errors.js';
 import { AZURE_STT_KEY, loudFrames as loud, quietFrames as quiet } from '../../test/fake-stt.js';
 import { AZURE_FAKE_SEGMENT_SILENCE, startFakeAzureSpeech, type FakeAzureSpeech } from '../../test/fake-stt-ws.js';
-import { sleep } from '../../test/http-fake.js';
+import { sleep } from '../../../../net/src/test/http-fake.js';
 import { azureSpeechContext, azureSttUrl, createAzureStt, parseAzureMessage, type AzureSttSettings } from './azure.js';
 import type { SttOptions, SttResult } from './types.js';
 import { until } from '../../test/until.js';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../core/errors.js';
 import { DEEPGRAM_KEY } from '../../test/fake-stt.js';
 import { deepgramResults, startFakeDeepgram, type FakeDeepgram } from '../../test/fake-stt-ws.js';
-import { sleep } from '../../test/http-fake.js';
+import { sleep } from '../../../../net/src/test/http-fake.js';
 import { createDeepgramStt, DEFAULT_KEEPALIVE_MS, deepgramUrl, type DeepgramSettings } from './deepgram.js';
 import type { SttOptions, SttResult } from './types.js';
 import { until } from '../../test/until.js';
