@@ -7,6 +7,7 @@ export * from './admin.js';
 export * from './workers.js';
 export * from './avatar.js';
 export * from './avatar-secrets.js';
+export * from './avatar-config.js';
 export * from './languages.js';
 export * from './catalog.js';
 export * from './info-panel.js';

@@ -72,7 +72,7 @@ import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { guardConnections, httpServerOptions } from '@persona/net';
 import { agentTicketKey, ticketKey } from '@persona/worker';
-import { platformSpeechInfo } from '@persona/contract';
+import { platformSpeechInfo, readAvatarConfig } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
 import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
@@ -324,7 +324,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providers: config.providers,
     timeoutMs: config.providerLookupTimeoutMs,
     allowPrivateUrls: config.allowPrivateUrls,
-    storedPipeline: (userId, avatarId) => avatarService.storedPipeline(userId, avatarId),
+    storedConfig: (userId, avatarId) => avatarService.storedConfig(userId, avatarId),
     log: app.log,
   });
   await app.register(providerLookupRoutes({ lookups: providerLookups, guards }));
@@ -357,7 +357,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     avatarAuth: async (avatarId) => {
       const avatar = await liveRepo.findAvatar(avatarId);
       if (!avatar) return null;
-      const keyId = typeof avatar.config.encKeyId === 'number' ? avatar.config.encKeyId : null;
+      const keyId = readAvatarConfig(avatar.config).access.encKeyId;
       const key = keyId ? await keysRepo.findOwned(avatar.userId, keyId) : undefined;
       return { ownerUserId: avatar.userId, publicKey: key?.publicKey ?? null, nlpEngine: avatar.nlpEngine };
     },

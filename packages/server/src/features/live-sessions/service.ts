@@ -8,6 +8,11 @@ import {
   NlpEngineName,
   WorkerProtocol,
   functionUsesNetwork,
+  hasPermission,
+  originOf,
+  Permission,
+  readAvatarConfig,
+  type TAvatarAccess,
   type TLiveCode,
   type TLivePageConfig,
   type TLivePassage,
@@ -23,12 +28,10 @@ import { signTicket } from '@persona/worker';
 import { AppError } from '../../lib/app-error.js';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { PlatformLlm } from './brain-config.js';
-import { isSummaryEnabled, toLiveSessionConfig } from './session-config.js';
+import { toLiveSessionConfig } from './session-config.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : fallback);
 
 export interface LiveLogger {
   info(obj: object, msg: string): void;
@@ -114,49 +117,6 @@ const REFUSAL_STATUS: Partial<Record<TLiveCode, number>> = {
 };
 const refuse = (code: TLiveCode) => new LiveRefusal(code, REFUSAL_STATUS[code] ?? 400);
 
-/** The avatar's allowed embedding origins (scheme://host[:port]); empty = any. */
-export function allowedOriginsOf(config: Obj): string[] {
-  const list = Array.isArray(config.allowedOrigins) ? config.allowedOrigins : [];
-  const out: string[] = [];
-  for (const v of list.slice(0, LiveLimits.allowedOriginsMax)) {
-    const origin = originOf(v);
-    if (origin) out.push(origin);
-  }
-  return out;
-}
-
-/** scheme://host[:port] of a URL or origin string, or null. */
-export function originOf(v: unknown): string | null {
-  if (typeof v !== 'string' || v.length > 2000) return null;
-  try {
-    const u = new URL(v.trim());
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host ? `${u.protocol}//${u.host}` : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The avatar's access and session settings, read from its stored configuration. */
-export function sessionRules(config: Obj) {
-  const limit = (v: unknown) => {
-    const n = num(v, -1);
-    return n > 0 ? n : -1;
-  };
-  const idle = Math.round(num(config.idleTimeout, LiveLimits.idleTimeoutDefault));
-  return {
-    encKeyId: typeof config.encKeyId === 'number' ? config.encKeyId : null,
-    oauthAppId: config.oauthEnabled === 1 || config.oauthEnabled === true ? Number(config.partnerOauthAppId) || null : null,
-    billingAuthUrl: typeof config.billingAuthURL === 'string' && config.billingAuthURL.trim() ? config.billingAuthURL.trim() : null,
-    billingAuthHeader: typeof config.billingAuthHeader === 'string' ? config.billingAuthHeader : '',
-    billingPingSeconds: Math.max(1, Math.round(num(config.billingAuthPingTime, 30))),
-    dailyLimitPerSession: limit(config.dailyLimitPerSession),
-    dailyLimitPerIp: limit(config.dailyLimitPerIP),
-    demoSeconds: limit(obj(config.dailyLimits).Demo),
-    idleTimeoutSeconds: idle > 0 ? Math.min(idle, LiveLimits.idleTimeoutMax) : LiveLimits.idleTimeoutDefault,
-    allowedOrigins: allowedOriginsOf(config),
-  };
-}
-
 /** Median and worst of each spoken-turn figure (ms), and the turns interrupted. */
 export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
   const stat = (key: Exclude<keyof TLiveVoiceTurnMetrics, 'at' | 'interrupted'>) => {
@@ -221,7 +181,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     return best;
   }
 
-  async function isOverDailyLimit(avatarId: number, rules: ReturnType<typeof sessionRules>, who: { visitorId: string | null; ip: string; sessionId?: string }, at: Date) {
+  async function isOverDailyLimit(avatarId: number, rules: TAvatarAccess, who: { visitorId: string | null; ip: string; sessionId?: string }, at: Date) {
     if (rules.dailyLimitPerSession > 0 && who.visitorId) {
       if ((await repo.secondsInLastDay(avatarId, { visitorId: who.visitorId }, at)) >= rules.dailyLimitPerSession) return true;
     }
@@ -229,14 +189,14 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     return false;
   }
 
-  async function checkBilling(rules: ReturnType<typeof sessionRules>, body: Obj): Promise<TLiveCode | null> {
+  async function checkBilling(rules: TAvatarAccess, body: Obj): Promise<TLiveCode | null> {
     if (!rules.billingAuthUrl) return null;
     const verdict = await deps.billingCheck(rules.billingAuthUrl, rules.billingAuthHeader, body);
     if (verdict === 'allowed') return null;
     return verdict === 'refused' ? LiveCode.billingRefused : LiveCode.billingUnavailable;
   }
 
-  function checkOrigin(rules: ReturnType<typeof sessionRules>, hostOrigin: string | undefined, headers: { origin?: string; referer?: string }, portalOrigin: string) {
+  function checkOrigin(rules: TAvatarAccess, hostOrigin: string | undefined, headers: { origin?: string; referer?: string }, portalOrigin: string) {
     if (rules.allowedOrigins.length === 0) return;
     const allowed = new Set([...rules.allowedOrigins, portalOrigin]);
     // The page's own request comes from the portal's origin; the host page's origin is what it
@@ -273,15 +233,10 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         await endSession(row.id, LiveCode.avatarNotFound, at);
         throw new RpcRefusal(LiveCode.avatarNotFound);
       }
-      const config = deps.openSecrets(avatar.config);
-      const rules = sessionRules(config);
-      const customData = obj(config.customData);
-      const collections = Array.isArray(customData.collection_ids) ? customData.collection_ids.filter((n): n is number => typeof n === 'number') : [];
-      const fnIds = Array.isArray(config.functions) ? config.functions.filter((n): n is number => typeof n === 'number') : [];
-      const fns = await repo.approvedFunctions(avatar.userId, fnIds);
-      const summaryEnabled = isSummaryEnabled(config);
+      const config = readAvatarConfig(deps.openSecrets(avatar.config));
+      const fns = await repo.approvedFunctions(avatar.userId, config.functionIds);
       // Avatar memory: what this returning visitor told the avatar before (the page's visitor id).
-      const memory = summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
+      const memory = config.session.summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       const answer: TLiveSessionConfig = toLiveSessionConfig(
         {
@@ -289,11 +244,8 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
           resumed: before?.claimedJti != null,
           avatar,
           config,
-          rules,
           functions: fns.map((f) => ({ id: f.id, name: f.name, code: f.code, allowNetwork: functionUsesNetwork(f) })),
           memory,
-          hasKnowledge: collections.length > 0,
-          summaryEnabled,
         },
         { platformLlm: deps.platformLlm, allowPrivateUrls: deps.allowPrivateUrls },
       );
@@ -308,7 +260,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         await endSession(row.id, LiveCode.avatarNotFound, at);
         return { echo: row.echo, end: LiveCode.avatarNotFound };
       }
-      const rules = sessionRules(deps.openSecrets(avatar.config));
+      const rules = readAvatarConfig(deps.openSecrets(avatar.config)).access;
       await repo.update(row.id, { lastHeartbeatAt: at });
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       // The session may have ended while this heartbeat ran (a bye, the sweep): its end removed the
@@ -354,8 +306,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
       if (summary && row.visitorId) {
         // Kept only while the avatar still wants a memory (its owner may have turned it off since).
         const avatar = await repo.findAvatar(row.avatarId);
-        const config = avatar ? deps.openSecrets(avatar.config) : null;
-        if (config && isSummaryEnabled(config)) {
+        if (avatar && readAvatarConfig(deps.openSecrets(avatar.config)).session.summaryEnabled) {
           await repo.saveMemory(row.avatarId, row.visitorId, summary.slice(0, 2000), now());
         }
       }
@@ -373,8 +324,7 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
       const row = await openSessionFor(workerId, params.sessionId);
       const avatar = await repo.findAvatar(row.avatarId);
       if (!avatar) return { passages: [] };
-      const ids = obj(avatar.config.customData).collection_ids;
-      const collections = Array.isArray(ids) ? ids.filter((n): n is number => typeof n === 'number') : [];
+      const collections = readAvatarConfig(avatar.config).collectionIds;
       if (collections.length === 0) return { passages: [] };
       return { passages: await deps.searchKnowledge(avatar.userId, collections, params.query, params.k) };
     },
@@ -384,17 +334,16 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     /** GET /api/live/avatars/:id — public facts, no secrets. */
     async pageConfig(avatarId: number): Promise<TLivePageConfig> {
       const avatar = await loadAvatar(avatarId);
-      const rules = sessionRules(avatar.config);
+      const { access: rules, page } = readAvatarConfig(avatar.config);
       const app = rules.oauthAppId ? await deps.oauthApp(rules.oauthAppId, avatar.id) : null;
-      const config = avatar.config;
       return {
         status: 'OK',
         avatar: {
           id: avatar.id,
           name: avatar.name,
-          photoUrl: ownPath(avatar.photoUrl ?? (typeof config.avatarPhotoURL === 'string' && config.avatarPhotoURL ? config.avatarPhotoURL : null)),
+          photoUrl: ownPath(avatar.photoUrl ?? page.photoUrl),
           dhType: avatar.dhType,
-          avatarConfigUrl: ownPath(typeof config.avatarConfigURL === 'string' && config.avatarConfigURL ? config.avatarConfigURL : null),
+          avatarConfigUrl: ownPath(page.avatarConfigUrl),
           tokenRequired: rules.encKeyId !== null,
           oauth: app ? { appId: app.id, startUrl: app.startUrl, provider: app.name } : null,
           engineName: NlpEngineName[avatar.nlpEngine as TNlpEngine] ?? 'Unknown',
@@ -405,14 +354,14 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
     /** The avatar's allowed origins for the page's frame-ancestors (empty: any); null when it does not exist. */
     async frameAncestors(avatarId: number): Promise<string[] | null> {
       const avatar = await repo.findAvatar(avatarId);
-      return avatar ? sessionRules(avatar.config).allowedOrigins : null;
+      return avatar ? readAvatarConfig(avatar.config).access.allowedOrigins : null;
     },
 
     /** POST /api/live/sessions — admission, in the order of ADR 013. */
     async start(input: TLiveStartRequest, req: { ip: string; origin?: string; referer?: string; portalOrigin: string }): Promise<TLiveStartAnswer> {
       const avatar = await loadAvatar(input.avatarId);
-      const config = deps.openSecrets(avatar.config);
-      const rules = sessionRules(config);
+      const config = readAvatarConfig(deps.openSecrets(avatar.config));
+      const rules = config.access;
       checkOrigin(rules, input.hostOrigin, req, req.portalOrigin);
       if (rules.encKeyId !== null) {
         if (!input.token) throw refuse(LiveCode.tokenRequired);
@@ -463,12 +412,12 @@ export function createLiveSessionsService(deps: LiveSessionsDeps) {
         wsUrl: worker.webSocket,
         resumeToken,
         ui: {
-          wakeUpMessage: typeof config.wakeUpMessage === 'string' ? config.wakeUpMessage : '',
+          wakeUpMessage: config.session.wakeUpMessage,
           demoSeconds: rules.demoSeconds,
           idleTimeoutSeconds: rules.idleTimeoutSeconds,
           subtitles: true,
-          transcriptionStreaming: obj(config.customData).transcriptionStreaming === true,
-          canHandleSttResponse: ((typeof config.permissions === 'number' ? config.permissions : 0) & 2) === 2,
+          transcriptionStreaming: config.session.transcriptionStreaming,
+          canHandleSttResponse: hasPermission(config.session.permissions, Permission.canHandleSttResponse),
         },
       };
     },
