@@ -9,6 +9,7 @@ export * from './users.js';
 export * from './workers.js';
 export * from './avatars.js';
 export * from './avatar-secrets.js';
+export * from './avatar-config.js';
 export * from './languages.js';
 export * from './catalog.js';
 export * from './info-panel.js';

@@ -69,7 +69,7 @@ import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { guardConnections, httpServerOptions } from '@persona/net';
 import { agentTicketKey, ticketKey } from '@persona/worker';
-import { platformSpeechInfo } from '@persona/contract';
+import { platformSpeechInfo, readAvatarConfig } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
 import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
@@ -279,7 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providers: config.providers,
     timeoutMs: config.providerLookupTimeoutMs,
     allowPrivateUrls: config.allowPrivateUrls,
-    storedPipeline: (userId, avatarId) => avatarService.storedPipeline(userId, avatarId),
+    storedConfig: (userId, avatarId) => avatarService.storedConfig(userId, avatarId),
     log: app.log,
   });
   const imageAvatars = createImageAvatarService({ repo: createImageAvatarsRepository(database.db), storage, mailer, log: app.log, publicUrl: config.publicUrl });

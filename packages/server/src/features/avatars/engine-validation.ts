@@ -6,6 +6,7 @@ import {
   NlpEngine,
   ProviderLookupLimits,
   ProviderLookupMessages,
+  readAvatarConfig,
   SetupMode,
   type TAvatarInputParsed,
 } from '@persona/contract';
@@ -19,8 +20,7 @@ import { getPath } from './secrets.js';
  */
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+const text = (v: string | undefined): string => (v ?? '').trim();
 
 const isUrl = (v: string, protocols: string[]) => {
   try {
@@ -38,19 +38,24 @@ function secretState(value: unknown): 'kept' | 'cleared' | 'new' {
 
 const LLM_ENGINES: number[] = [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant];
 
-/** The engine's settings as a comparable value: plain fields as they are, secrets by what happens to them. */
+/**
+ * The engine's settings as a comparable value: plain fields as they are, secrets by what happens to
+ * them. Compared as documents, not read (readAvatarConfig would make a changed but unreadable value
+ * — a max_tokens of "abc" over a stored "" — equal to the stored one, and skip its check).
+ */
 function engineProjection(engine: number, config: Obj, secretsAsStored: boolean): unknown {
-  const pipeline = obj(obj(config.customData).agent_pipeline_config);
+  const section = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+  const pipeline = section(section(config.customData).agent_pipeline_config);
   const secret = (path: string) => (secretsAsStored ? 'kept' : secretState(getPath(config, path)));
-  const llm = obj(pipeline.llm);
+  const llm = section(pipeline.llm);
   const plainLlm = { ...llm, api_key: secret('customData.agent_pipeline_config.llm.api_key') };
   if (LLM_ENGINES.includes(engine)) return plainLlm;
   if (engine === NlpEngine.RestEndpoint) return [config.restEndPointURL, secret('restApiKey'), plainLlm];
   if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
     return [config.projectId, config.agentId, config.regionId, config.agentLanguage, secret('jsonKey'), plainLlm];
   }
-  if (engine === NlpEngine.TrulienceRealtime) return { ...obj(pipeline.speech_to_speech), api_key: secret('customData.agent_pipeline_config.speech_to_speech.api_key') };
-  if (engine === NlpEngine.ElevenLabsConversationAI) return { ...obj(pipeline.third_party), api_key: secret('customData.agent_pipeline_config.third_party.api_key') };
+  if (engine === NlpEngine.TrulienceRealtime) return { ...section(pipeline.speech_to_speech), api_key: secret('customData.agent_pipeline_config.speech_to_speech.api_key') };
+  if (engine === NlpEngine.ElevenLabsConversationAI) return { ...section(pipeline.third_party), api_key: secret('customData.agent_pipeline_config.third_party.api_key') };
   return null;
 }
 
@@ -80,8 +85,9 @@ export function touchesEngine(input: TAvatarInputParsed, stored: { nlpEngine: nu
  */
 export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | undefined): string[] {
   const errors: string[] = [];
+  // The save's own values, as its contract schema (ZAvatarInput) typed them; secrets by their paths.
   const config = input as unknown as Obj;
-  const pipeline = obj(obj(config.customData).agent_pipeline_config);
+  const pipeline = input.customData.agent_pipeline_config;
   const hasSecret = (path: string) => {
     const state = secretState(getPath(config, path));
     if (state === 'new') return true;
@@ -89,7 +95,7 @@ export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | unde
     return storedConfig !== undefined && getPath(storedConfig, path) !== undefined && getPath(storedConfig, path) !== '';
   };
   const engine = input.nlpEngine as number;
-  const llm = obj(pipeline.llm);
+  const llm = pipeline.llm ?? {};
 
   if (LLM_ENGINES.includes(engine)) {
     const url = text(llm.base_url);
@@ -105,23 +111,23 @@ export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | unde
     }
   }
   if (engine === NlpEngine.RestEndpoint) {
-    const url = text(config.restEndPointURL);
+    const url = text(input.restEndPointURL);
     if (!url) errors.push(M.restUrlRequired);
     else if (!isUrl(url, ['http:', 'https:'])) errors.push(M.notAValidUrl);
     if (!hasSecret('restApiKey')) errors.push(M.restKeyRequired);
     if (typeof llm.summary_enabled !== 'boolean') errors.push(M.memoryRequired);
   }
   if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
-    if (!text(config.projectId)) errors.push(M.dialogflowProjectRequired);
+    if (!text(input.projectId)) errors.push(M.dialogflowProjectRequired);
     if (!hasSecret('jsonKey') && !hasSecret('jsonKeyBase64')) errors.push(M.dialogflowKeyRequired);
-    else if (secretState(config.jsonKey) === 'new' && !isServiceAccountKey(String(config.jsonKey))) errors.push(M.dialogflowKeyInvalid);
+    else if (secretState(input.jsonKey) === 'new' && !isServiceAccountKey(String(input.jsonKey))) errors.push(M.dialogflowKeyInvalid);
     if (engine === NlpEngine.DialogflowCX) {
-      if (!text(config.agentId)) errors.push(M.dialogflowAgentRequired);
-      if (!text(config.regionId)) errors.push(M.dialogflowRegionRequired);
+      if (!text(input.agentId)) errors.push(M.dialogflowAgentRequired);
+      if (!text(input.regionId)) errors.push(M.dialogflowRegionRequired);
     }
   }
   if (engine === NlpEngine.TrulienceRealtime) {
-    const s2s = obj(pipeline.speech_to_speech);
+    const s2s = pipeline.speech_to_speech ?? {};
     const url = text(s2s.url);
     if (!url) errors.push(M.realtimeUrlRequired);
     else if (!isUrl(url, ['http:', 'https:', 'ws:', 'wss:'])) errors.push(M.notAValidUrl);
@@ -130,7 +136,7 @@ export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | unde
     if (!text(s2s.voice_id)) errors.push(M.realtimeVoiceRequired);
   }
   if (engine === NlpEngine.ElevenLabsConversationAI) {
-    const third = obj(pipeline.third_party);
+    const third = pipeline.third_party ?? {};
     const id = text(third.agent_id);
     const keyPath = 'customData.agent_pipeline_config.third_party.api_key';
     if (!id) errors.push(M.agentIdRequired);
@@ -162,8 +168,8 @@ export interface AgentToCheck {
  */
 export function agentToCheck(input: TAvatarInputParsed, stored: { nlpEngine: number; config: Obj }): AgentToCheck | null {
   if (input.nlpEngine !== NlpEngine.ElevenLabsConversationAI) return null;
-  const third = obj(obj(obj(input.customData).agent_pipeline_config).third_party);
-  const storedThird = obj(obj(obj(stored.config.customData).agent_pipeline_config).third_party);
+  const third = input.customData.agent_pipeline_config.third_party ?? {};
+  const storedThird = readAvatarConfig(stored.config).brain.thirdParty;
   const keyValue = getPath(input as unknown as Obj, THIRD_PARTY_KEY);
   const keyState = secretState(keyValue);
   const storedKey = getPath(stored.config, THIRD_PARTY_KEY);
@@ -171,8 +177,8 @@ export function agentToCheck(input: TAvatarInputParsed, stored: { nlpEngine: num
   const keyChanged = keyState === 'new' || (keyState === 'cleared' && hasStoredKey);
   const changed =
     stored.nlpEngine !== NlpEngine.ElevenLabsConversationAI ||
-    text(third.agent_id) !== text(storedThird.agent_id) ||
-    connectionOf(third.connection_type) !== connectionOf(storedThird.connection_type) ||
+    text(third.agent_id) !== storedThird.agentId ||
+    connectionOf(third.connection_type) !== storedThird.connectionType ||
     keyChanged;
   if (!changed) return null;
   const key: AgentToCheck['key'] = keyState === 'new' ? { from: 'save', value: String(keyValue).trim() } : keyState === 'kept' && hasStoredKey ? { from: 'stored' } : { from: 'none' };

@@ -1,4 +1,5 @@
 import {
+  AvatarLimits,
   AvatarMessages,
   DhType,
   DhTypeName,
@@ -21,7 +22,9 @@ import {
   type TNlpEngine,
   type TSetupMode,
   ZId,
+  readAvatarConfig,
   secretsNeededAgain,
+  type TAvatarConfig,
 } from '@persona/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
@@ -31,7 +34,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import type { Storage, StoredFile } from '../../plugins/storage.js';
 import type { AvatarRow, AvatarsRepository, MediaRow } from './repository.js';
 import { agentToCheck, agentVerdictErrors, engineErrors, touchesEngine, type ElevenLabsAgentVerdict } from './engine-validation.js';
-import { getPath, maskSecrets, openSecrets, sealSecrets } from './secrets.js';
+import { maskSecrets, openSecrets, sealSecrets } from './secrets.js';
 import { speechErrors } from './speech-validation.js';
 import { outboundUrlErrors } from './url-guard.js';
 
@@ -128,9 +131,9 @@ export function createAvatarService(deps: AvatarServiceDeps) {
   }
 
   async function present(caller: Caller, row: AvatarRow, media: MediaRow[], usersCount: number): Promise<TAvatar> {
-    const config = maskSecrets(row.config, box) as Record<string, unknown>;
+    const config = maskSecrets(row.config, box);
     // Token-based access: an avatar with an encryption key opens from the portal with a token.
-    const token = config.encKeyId ? await deps.links.mintToken(row.userId, row.id, caller.sessionId) : undefined;
+    const token = readAvatarConfig(config).access.encKeyId ? await deps.links.mintToken(row.userId, row.id, caller.sessionId) : undefined;
     // Parsed with the contract's avatar: stored fields of the wrong type are left out, not sent.
     return ZAvatar.parse({
       ...config,
@@ -242,10 +245,7 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     if (!agent) return;
     let apiKey: string | undefined;
     if (agent.key.from === 'save') apiKey = agent.key.value;
-    if (agent.key.from === 'stored') {
-      const sealed = getPath(stored.config, 'customData.agent_pipeline_config.third_party.api_key');
-      apiKey = box.isSealed(sealed) ? box.open(sealed) : typeof sealed === 'string' ? sealed : undefined;
-    }
+    if (agent.key.from === 'stored') apiKey = readAvatarConfig(openSecrets(stored.config, box)).brain.thirdParty.apiKey || undefined;
     const verdict = await deps.brainChecks.elevenLabsAgent({ agentId: agent.agentId, connectionType: agent.connectionType, apiKey });
     const problems = agentVerdictErrors(verdict);
     if (problems.length) throw AppError.badRequest(problems);
@@ -312,7 +312,8 @@ export function createAvatarService(deps: AvatarServiceDeps) {
 
         // Links to other features: only the user's own, and only approved functions (checked
         // for newly linked ones: a linked function sent back to Pending stays until unlinked).
-        const linked = new Set(((stored?.config.functions ?? []) as unknown[]).map(Number));
+        const storedConfig = stored ? readAvatarConfig(stored.config) : undefined;
+        const linked = new Set(storedConfig?.functionIds);
         const newFunctions = input.functions.filter((id) => !linked.has(id));
         if (newFunctions.length) await deps.links.assertFunctionsLinkable(caller.userId, newFunctions);
         let encKey: { id: number; name: string; defaultKey: boolean } | undefined;
@@ -351,11 +352,10 @@ export function createAvatarService(deps: AvatarServiceDeps) {
           for (const key of ADMIN_PROXY_ONLY) {
             config[key] = stored && key in stored.config ? stored.config[key] : ADMIN_PROXY_DEFAULTS[key];
           }
-          const storedWps = (stored?.config.customData as { words_per_sec?: number } | undefined)?.words_per_sec;
-          (config.customData as Record<string, unknown>).words_per_sec = storedWps ?? 3;
+          input.customData.words_per_sec = storedConfig?.wordsPerSecond ?? AvatarLimits.wordsPerSecondDefault;
         }
         // Older interruption names are accepted and stored under the current ones.
-        const ih = (config.customData as { agent_pipeline_config?: { interrupt_handling?: Record<string, unknown> } }).agent_pipeline_config?.interrupt_handling;
+        const ih = input.customData.agent_pipeline_config.interrupt_handling;
         if (ih) {
           ih.min_interruption_duration ??= ih.interrupt_speech_duration;
           ih.min_interruption_words ??= ih.interrupt_min_words;
@@ -364,11 +364,9 @@ export function createAvatarService(deps: AvatarServiceDeps) {
         }
 
         // Config hosting: product-hosted unless the customer hosts it, until they transfer it.
-        const storedUrl = stored?.config.avatarConfigURL as string | undefined;
-        const wantedUrl = input.avatarConfigURL ?? storedUrl;
+        const wantedUrl = input.avatarConfigURL ?? storedConfig?.page.avatarConfigUrl ?? undefined;
         const selfHosted = wantedUrl && !isProductHosted(wantedUrl) && !input.transferConfigHosting;
-        const storedClientUrl = stored?.config.clientConfigURL as string | undefined;
-        const wantedClientUrl = input.clientConfigURL ?? storedClientUrl;
+        const wantedClientUrl = input.clientConfigURL ?? storedConfig?.page.clientConfigUrl ?? undefined;
         const clientSelfHosted = wantedClientUrl && !isProductHosted(wantedClientUrl) && !input.transferConfigHosting;
 
         const sealed = sealSecrets(config, stored?.config, box);
@@ -413,16 +411,13 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     },
 
     /**
-     * The caller's own avatar's `agent_pipeline_config` with its keys in the clear, for the
-     * provider look-ups that run with a stored key (a masked form value). Never sent to a client.
+     * The caller's own avatar's configuration with its keys in the clear, for the provider
+     * look-ups that run with a stored key (a masked form value). Never sent to a client.
      */
-    async storedPipeline(userId: number, id: number): Promise<Record<string, unknown>> {
+    async storedConfig(userId: number, id: number): Promise<TAvatarConfig> {
       const row = await repo.findOwned(id, userId);
       if (!row) throw AppError.notFound(AvatarMessages.notFound);
-      const opened = openSecrets(row.config, box);
-      const custom = opened.customData;
-      const pipeline = custom && typeof custom === 'object' ? (custom as Record<string, unknown>).agent_pipeline_config : undefined;
-      return pipeline && typeof pipeline === 'object' ? (pipeline as Record<string, unknown>) : {};
+      return readAvatarConfig(openSecrets(row.config, box));
     },
 
     async remove(userId: number, id: number): Promise<void> {
@@ -437,7 +432,8 @@ export function createAvatarService(deps: AvatarServiceDeps) {
     async hostedConfig(id: number, which: 'avatar' | 'client'): Promise<Record<string, unknown>> {
       const row = await repo.findById(id);
       if (!row) throw AppError.notFound();
-      const json = (which === 'avatar' ? row.config.avatarJson : row.config.clientJson) as string | undefined;
+      const { page } = readAvatarConfig(row.config);
+      const json = which === 'avatar' ? page.avatarJson : page.clientJson;
       if (!json) return which === 'avatar' ? { ParentConfig: '/catalog/avatar-configs/base-upper-body.json' } : {};
       return JSON.parse(json) as Record<string, unknown>;
     },

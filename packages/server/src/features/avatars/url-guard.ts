@@ -1,6 +1,5 @@
-import { NlpEngine, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, type TAvatarInputParsed } from '@persona/contract';
+import { NlpEngine, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, readAvatarConfig, type TAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
 import { checkUrl, SafeFetchError } from '@persona/net';
-import { getPath } from './secrets.js';
 
 /**
  * Every URL of the avatar that the server or a worker will call later, checked on save with the
@@ -35,7 +34,8 @@ import { getPath } from './secrets.js';
 type Obj = Record<string, unknown>;
 
 interface UrlField {
-  path: string;
+  /** The field's value (trimmed, '' none) in the save's or the stored configuration (contract readAvatarConfig). */
+  read: (config: TAvatarConfig) => string;
   label: string;
   /** Also ws:// and wss:// (a realtime socket). */
   websocket?: boolean;
@@ -44,18 +44,16 @@ interface UrlField {
 }
 
 export const OUTBOUND_URL_FIELDS: readonly UrlField[] = [
-  { path: 'customData.agent_pipeline_config.llm.base_url', label: F.llmBaseUrl, engines: [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant] },
-  { path: 'restEndPointURL', label: F.restEndpointUrl, engines: [NlpEngine.RestEndpoint] },
-  { path: 'customData.agent_pipeline_config.speech_to_speech.url', label: F.realtimeUrl, websocket: true, engines: [NlpEngine.TrulienceRealtime] },
-  { path: 'customData.agent_pipeline_config.stt.base_url', label: F.sttBaseUrl },
-  { path: 'customData.agent_pipeline_config.tts.base_url', label: F.ttsBaseUrl },
-  { path: 'billingAuthURL', label: F.billingAuthUrl },
+  { read: (c) => c.brain.llm.baseUrl, label: F.llmBaseUrl, engines: [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant] },
+  { read: (c) => c.brain.rest.url, label: F.restEndpointUrl, engines: [NlpEngine.RestEndpoint] },
+  { read: (c) => c.brain.realtime.url, label: F.realtimeUrl, websocket: true, engines: [NlpEngine.TrulienceRealtime] },
+  { read: (c) => c.speechBaseUrls.stt, label: F.sttBaseUrl },
+  { read: (c) => c.speechBaseUrls.tts, label: F.ttsBaseUrl },
+  { read: (c) => c.access.billingAuthUrl ?? '', label: F.billingAuthUrl },
 ];
 
 /** Names that are the local machine by definition (RFC 6761); the connection would refuse them too. */
 const LOCALHOST = /(^|\.)localhost$/i;
-
-const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
 /** What is wrong with one URL (null when it may be called). */
 export function outboundUrlProblem(value: string, label: string, opts: { allowPrivate: boolean; websocket?: boolean }): string | null {
@@ -91,10 +89,12 @@ export function outboundUrlErrors(
   opts: { allowPrivate: boolean; engineTouched: boolean },
 ): string[] {
   const errors: string[] = [];
+  const incoming = readAvatarConfig(input);
+  const stored = storedConfig && readAvatarConfig(storedConfig);
   for (const field of OUTBOUND_URL_FIELDS) {
-    const value = text(getPath(input as unknown as Obj, field.path));
+    const value = field.read(incoming);
     if (!value) continue;
-    const changed = !storedConfig || value !== text(getPath(storedConfig, field.path));
+    const changed = !stored || value !== field.read(stored);
     const engineUses = opts.engineTouched && (field.engines?.includes(input.nlpEngine) ?? false);
     if (!changed && !engineUses) continue;
     const problem = outboundUrlProblem(value, field.label, { allowPrivate: opts.allowPrivate, websocket: field.websocket });

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { LiveCode, LiveLimits, NlpEngineName, WorkerProtocol, type TLivePageConfig, type TLiveResumeRequest, type TLiveStartAnswer, type TLiveStartRequest, type TNlpEngine } from '@persona/contract';
+import { hasPermission, LiveCode, LiveLimits, NlpEngineName, originOf, Permission, readAvatarConfig, WorkerProtocol, type TAvatarAccess, type TLivePageConfig, type TLiveResumeRequest, type TLiveStartAnswer, type TLiveStartRequest, type TNlpEngine } from '@persona/contract';
 import { signTicket } from '@persona/worker';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { LiveContext } from './context.js';
-import { originOf, refuse, sessionRules, type SessionRules } from './rules.js';
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+import { refuse } from './rules.js';
 
 /**
  * Admission on the portal, in the order of ADR 013: avatar, origin, token, OAuth grant, IP
@@ -21,7 +18,7 @@ export function createAdmission(ctx: LiveContext) {
     return best;
   }
 
-  function checkOrigin(rules: SessionRules, hostOrigin: string | undefined, headers: { origin?: string; referer?: string }, portalOrigin: string) {
+  function checkOrigin(rules: TAvatarAccess, hostOrigin: string | undefined, headers: { origin?: string; referer?: string }, portalOrigin: string) {
     if (rules.allowedOrigins.length === 0) return;
     const allowed = new Set([...rules.allowedOrigins, portalOrigin]);
     // The page's own request comes from the portal's origin; the host page's origin is what it
@@ -38,17 +35,16 @@ export function createAdmission(ctx: LiveContext) {
     /** GET /api/live/avatars/:id — public facts, no secrets. */
     async pageConfig(avatarId: number): Promise<TLivePageConfig> {
       const avatar = await loadAvatar(avatarId);
-      const rules = sessionRules(avatar.config);
+      const { access: rules, page } = readAvatarConfig(avatar.config);
       const app = rules.oauthAppId ? await deps.oauthApp(rules.oauthAppId, avatar.id) : null;
-      const config = avatar.config;
       return {
         status: 'OK',
         avatar: {
           id: avatar.id,
           name: avatar.name,
-          photoUrl: ownPath(avatar.photoUrl ?? (typeof config.avatarPhotoURL === 'string' && config.avatarPhotoURL ? config.avatarPhotoURL : null)),
+          photoUrl: ownPath(avatar.photoUrl ?? page.photoUrl),
           dhType: avatar.dhType,
-          avatarConfigUrl: ownPath(typeof config.avatarConfigURL === 'string' && config.avatarConfigURL ? config.avatarConfigURL : null),
+          avatarConfigUrl: ownPath(page.avatarConfigUrl),
           tokenRequired: rules.encKeyId !== null,
           oauth: app ? { appId: app.id, startUrl: app.startUrl, provider: app.name } : null,
           engineName: NlpEngineName[avatar.nlpEngine as TNlpEngine] ?? 'Unknown',
@@ -59,14 +55,14 @@ export function createAdmission(ctx: LiveContext) {
     /** The avatar's allowed origins for the page's frame-ancestors (empty: any); null when it does not exist. */
     async frameAncestors(avatarId: number): Promise<string[] | null> {
       const avatar = await repo.findAvatar(avatarId);
-      return avatar ? sessionRules(avatar.config).allowedOrigins : null;
+      return avatar ? readAvatarConfig(avatar.config).access.allowedOrigins : null;
     },
 
     /** POST /api/live/sessions — admission, in the order of ADR 013. */
     async start(input: TLiveStartRequest, req: { ip: string; origin?: string; referer?: string; portalOrigin: string }): Promise<TLiveStartAnswer> {
       const avatar = await loadAvatar(input.avatarId);
-      const config = deps.openSecrets(avatar.config);
-      const rules = sessionRules(config);
+      const config = readAvatarConfig(deps.openSecrets(avatar.config));
+      const rules = config.access;
       checkOrigin(rules, input.hostOrigin, req, req.portalOrigin);
       if (rules.encKeyId !== null) {
         if (!input.token) throw refuse(LiveCode.tokenRequired);
@@ -117,12 +113,12 @@ export function createAdmission(ctx: LiveContext) {
         wsUrl: worker.webSocket,
         resumeToken,
         ui: {
-          wakeUpMessage: typeof config.wakeUpMessage === 'string' ? config.wakeUpMessage : '',
+          wakeUpMessage: config.session.wakeUpMessage,
           demoSeconds: rules.demoSeconds,
           idleTimeoutSeconds: rules.idleTimeoutSeconds,
           subtitles: true,
-          transcriptionStreaming: obj(config.customData).transcriptionStreaming === true,
-          canHandleSttResponse: ((typeof config.permissions === 'number' ? config.permissions : 0) & 2) === 2,
+          transcriptionStreaming: config.session.transcriptionStreaming,
+          canHandleSttResponse: hasPermission(config.session.permissions, Permission.canHandleSttResponse),
         },
       };
     },
@@ -150,7 +146,7 @@ export function createAdmission(ctx: LiveContext) {
     async agentAuth(avatarId: number): Promise<{ ownerUserId: number; publicKey: string | null; nlpEngine: number } | null> {
       const avatar = await deps.repo.findAvatar(avatarId);
       if (!avatar) return null;
-      const { encKeyId } = sessionRules(avatar.config);
+      const { encKeyId } = readAvatarConfig(avatar.config).access;
       const publicKey = encKeyId !== null && deps.publicKeyOf ? await deps.publicKeyOf(avatar.userId, encKeyId) : null;
       return { ownerUserId: avatar.userId, publicKey, nlpEngine: avatar.nlpEngine };
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DefaultLlmInstruction } from '@persona/contract';
+import { DefaultLlmInstruction, readAvatarConfig } from '@persona/contract';
 import { brainConfig } from './brain-config.js';
 
 // Spec section 5: "An empty LLM prompt falls back to a default instruction asking for replies of 15-35 words."
@@ -7,7 +7,7 @@ describe('the LLM prompt at runtime', () => {
   const avatar = (instructions: unknown) => ({
     nlpEngine: 10,
     setupMode: 1,
-    config: { customData: { agent_pipeline_config: { llm: { base_url: 'https://llm.example.com/v1', api_key: 'k', model: 'm', instructions } } } },
+    config: readAvatarConfig({ customData: { agent_pipeline_config: { llm: { base_url: 'https://llm.example.com/v1', api_key: 'k', model: 'm', instructions } } } }),
   });
 
   it('is the default asking for 15–35 words when empty or blank', () => {
@@ -28,7 +28,7 @@ describe('the realtime engine at runtime', () => {
   const avatar = (s2s: Record<string, unknown>, vad: Record<string, unknown> = {}, wakeUpMessage = '') => ({
     nlpEngine: 9,
     setupMode: 2,
-    config: { wakeUpMessage, customData: { agent_pipeline_config: { speech_to_speech: s2s, vad_options: vad } } },
+    config: readAvatarConfig({ wakeUpMessage, customData: { agent_pipeline_config: { speech_to_speech: s2s, vad_options: vad } } }),
   });
 
   it('carries the avatar’s URL, key, model, voice, greeting and realtime VAD', () => {
@@ -95,7 +95,7 @@ describe('the ElevenLabs Conversational AI engine at runtime', () => {
   const avatar = (third: Record<string, unknown> | undefined, wakeUpMessage = 'Hello there.') => ({
     nlpEngine: 11,
     setupMode: 3,
-    config: { wakeUpMessage, customData: { agent_pipeline_config: third ? { third_party: third } : {} } },
+    config: readAvatarConfig({ wakeUpMessage, customData: { agent_pipeline_config: third ? { third_party: third } : {} } }),
   });
 
   it('a private agent carries the (opened) key; the agent’s own first message greets', () => {
@@ -126,7 +126,7 @@ describe('the ElevenLabs Conversational AI engine at runtime', () => {
 // Issue 15, bring your own agent (ADR 072): Ten and Custom STT/LLM/TTS are served by the customer's agent.
 describe('the agent engines at runtime', () => {
   it('Ten (8) and CUSTOM_STT_LLM_TTS (12) are `agent` brains greeting with the wake-up message', () => {
-    expect(brainConfig({ nlpEngine: 8, setupMode: 3, config: { wakeUpMessage: ' Hi there ' } }, null)).toEqual({ kind: 'agent', framework: 'ten', greeting: 'Hi there' });
-    expect(brainConfig({ nlpEngine: 12, setupMode: 3, config: {} }, null)).toEqual({ kind: 'agent', framework: 'custom', greeting: '' });
+    expect(brainConfig({ nlpEngine: 8, setupMode: 3, config: readAvatarConfig({ wakeUpMessage: ' Hi there ' }) }, null)).toEqual({ kind: 'agent', framework: 'ten', greeting: 'Hi there' });
+    expect(brainConfig({ nlpEngine: 12, setupMode: 3, config: readAvatarConfig({}) }, null)).toEqual({ kind: 'agent', framework: 'custom', greeting: '' });
   });
 });

@@ -1,7 +1,7 @@
-import { LiveCode, LiveLimits, type TLiveCode, type TLivePassage } from '@persona/contract';
+import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage } from '@persona/contract';
 import type { PlatformLlm } from './brain-config.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
-import { refuse, type SessionRules } from './rules.js';
+import { refuse } from './rules.js';
 
 type Obj = Record<string, unknown>;
 
@@ -104,7 +104,7 @@ export function createLiveContext(deps: LiveSessionsDeps) {
   }
   const presenceTtl = () => LiveLimits.staleSessionSeconds * 1000 + 15_000;
 
-  async function isOverDailyLimit(avatarId: number, rules: SessionRules, who: { visitorId: string | null; ip: string; sessionId?: string }, at: Date) {
+  async function isOverDailyLimit(avatarId: number, rules: TAvatarAccess, who: { visitorId: string | null; ip: string; sessionId?: string }, at: Date) {
     if (rules.dailyLimitPerSession > 0 && who.visitorId) {
       if ((await repo.secondsInLastDay(avatarId, { visitorId: who.visitorId }, at)) >= rules.dailyLimitPerSession) return true;
     }
@@ -112,7 +112,7 @@ export function createLiveContext(deps: LiveSessionsDeps) {
     return false;
   }
 
-  async function checkBilling(rules: SessionRules, body: Obj): Promise<TLiveCode | null> {
+  async function checkBilling(rules: TAvatarAccess, body: Obj): Promise<TLiveCode | null> {
     if (!rules.billingAuthUrl) return null;
     const verdict = await deps.billingCheck(rules.billingAuthUrl, rules.billingAuthHeader, body);
     if (verdict === 'allowed') return null;

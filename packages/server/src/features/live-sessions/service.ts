@@ -5,7 +5,7 @@ import { createSweep } from './sweep.js';
 import { createWorkerRpc } from './worker-rpc.js';
 
 export type { BillingVerdict, LiveLogger, LiveSessionsDeps } from './context.js';
-export { allowedOriginsOf, LiveRefusal, originOf, sessionRules } from './rules.js';
+export { LiveRefusal } from './rules.js';
 export { voiceTurnSummary } from './worker-rpc.js';
 
 /**

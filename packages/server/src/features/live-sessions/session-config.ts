@@ -1,9 +1,6 @@
-import { readLiveSpeech, SetupMode, type TLiveBrainConfig, type TLiveFunction, type TLiveSessionConfig } from '@persona/contract';
-import { brainConfig, llmSettings, type PlatformLlm } from './brain-config.js';
+import { SetupMode, type TAvatarConfig, type TLiveBrainConfig, type TLiveFunction, type TLiveSessionConfig } from '@persona/contract';
+import { brainConfig, type PlatformLlm } from './brain-config.js';
 import type { LiveSessionRow } from './repository.js';
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
 /**
  * Does this session run an STT and a TTS of the avatar's own (rather than the operator's, or none)?
@@ -22,26 +19,22 @@ export interface LiveSessionSource {
   row: Pick<LiveSessionRow, 'id' | 'startedAt' | 'echo' | 'history' | 'visitorId' | 'textOnly'>;
   resumed: boolean;
   avatar: { id: number; name: string; userId: number; nlpEngine: number; setupMode: number };
-  /** The avatar's stored configuration, secrets opened. */
-  config: Obj;
-  rules: { idleTimeoutSeconds: number; demoSeconds: number };
+  /** The avatar's stored configuration (contract `readAvatarConfig`), secrets opened. */
+  config: TAvatarConfig;
   functions: TLiveFunction[];
   memory: string | null;
-  hasKnowledge: boolean;
-  summaryEnabled: boolean;
 }
 
 /**
  * The one place a worker's session config is built from the stored avatar (the `session.claim`
  * answer, contract ZLiveSessionConfig): the brain's settings with the brain's keys only (an echo
  * avatar's stored LLM key stays home, the operator's PLATFORM_LLM_API_KEY goes only to an LLM brain
- * of Simple mode), the speech settings (contract readLiveSpeech: typed, with only the keys of the
- * providers this session runs, and none unless it runs the avatar's own).
+ * of Simple mode), the speech settings (contract readLiveSpeech, read with the configuration: typed,
+ * with only the keys of the providers this session runs, and none unless it runs the avatar's own).
  */
 export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm: PlatformLlm | null; allowPrivateUrls: boolean }): TLiveSessionConfig {
   const { row, avatar, config } = src;
   const brain = brainConfig({ nlpEngine: avatar.nlpEngine, setupMode: avatar.setupMode, config }, deps.platformLlm);
-  const pipeline = obj(obj(config.customData).agent_pipeline_config);
   return {
     sessionId: row.id,
     resumed: src.resumed,
@@ -51,17 +44,17 @@ export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm:
       ownerUserId: avatar.userId,
       nlpEngine: avatar.nlpEngine,
       setupMode: avatar.setupMode,
-      wakeUpMessage: typeof config.wakeUpMessage === 'string' ? config.wakeUpMessage : '',
-      idleTimeoutSeconds: src.rules.idleTimeoutSeconds,
-      demoSeconds: src.rules.demoSeconds,
+      wakeUpMessage: config.session.wakeUpMessage,
+      idleTimeoutSeconds: config.access.idleTimeoutSeconds,
+      demoSeconds: config.access.demoSeconds,
       startedAt: row.startedAt.getTime(),
-      sendChatHistory: config.sendChatHistory === true,
-      permissions: typeof config.permissions === 'number' ? config.permissions : 0,
-      summaryEnabled: src.summaryEnabled,
-      hasKnowledge: src.hasKnowledge,
+      sendChatHistory: config.session.sendChatHistory,
+      permissions: config.session.permissions,
+      summaryEnabled: config.session.summaryEnabled,
+      hasKnowledge: config.collectionIds.length > 0,
     },
     brain,
-    speech: readLiveSpeech(pipeline, { keys: usesOwnSpeech(avatar.setupMode, brain, row.textOnly) }),
+    speech: usesOwnSpeech(avatar.setupMode, brain, row.textOnly) ? config.speech.withKeys : config.speech.withoutKeys,
     functions: src.functions,
     echo: row.echo,
     history: row.history,
@@ -70,9 +63,4 @@ export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm:
     allowPrivateUrls: deps.allowPrivateUrls,
     textOnly: row.textOnly,
   };
-}
-
-/** Is avatar memory on for this stored configuration (the brain's summary)? */
-export function isSummaryEnabled(config: Obj): boolean {
-  return obj(config.customData).summaryEnabled !== false && llmSettings(config).summary_enabled === true;
 }

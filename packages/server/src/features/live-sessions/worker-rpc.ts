@@ -1,11 +1,7 @@
-import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { LiveContext } from './context.js';
 import type { LiveSessionRow } from './repository.js';
-import { sessionRules } from './rules.js';
-import { isSummaryEnabled, toLiveSessionConfig } from './session-config.js';
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+import { toLiveSessionConfig } from './session-config.js';
 
 /** Median and worst of each spoken-turn figure (ms), and the turns interrupted. */
 export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
@@ -45,15 +41,10 @@ export function createWorkerRpc(ctx: LiveContext) {
         await endSession(row.id, LiveCode.avatarNotFound, at);
         throw new RpcRefusal(LiveCode.avatarNotFound);
       }
-      const config = deps.openSecrets(avatar.config);
-      const rules = sessionRules(config);
-      const customData = obj(config.customData);
-      const collections = Array.isArray(customData.collection_ids) ? customData.collection_ids.filter((n): n is number => typeof n === 'number') : [];
-      const fnIds = Array.isArray(config.functions) ? config.functions.filter((n): n is number => typeof n === 'number') : [];
-      const fns = await repo.approvedFunctions(avatar.userId, fnIds);
-      const summaryEnabled = isSummaryEnabled(config);
+      const config = readAvatarConfig(deps.openSecrets(avatar.config));
+      const fns = await repo.approvedFunctions(avatar.userId, config.functionIds);
       // Avatar memory: what this returning visitor told the avatar before (the page's visitor id).
-      const memory = summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
+      const memory = config.session.summaryEnabled && row.visitorId ? await repo.memoryOf(avatar.id, row.visitorId) : null;
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       const answer: TLiveSessionConfig = toLiveSessionConfig(
         {
@@ -61,11 +52,8 @@ export function createWorkerRpc(ctx: LiveContext) {
           resumed: before?.claimedJti != null,
           avatar,
           config,
-          rules,
           functions: fns.map((f) => ({ id: f.id, name: f.name, code: f.code, allowNetwork: functionUsesNetwork(f) })),
           memory,
-          hasKnowledge: collections.length > 0,
-          summaryEnabled,
         },
         { platformLlm: deps.platformLlm, allowPrivateUrls: deps.allowPrivateUrls },
       );
@@ -80,7 +68,7 @@ export function createWorkerRpc(ctx: LiveContext) {
         await endSession(row.id, LiveCode.avatarNotFound, at);
         return { echo: row.echo, end: LiveCode.avatarNotFound };
       }
-      const rules = sessionRules(deps.openSecrets(avatar.config));
+      const rules = readAvatarConfig(deps.openSecrets(avatar.config)).access;
       await repo.update(row.id, { lastHeartbeatAt: at });
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       // The session may have ended while this heartbeat ran (a bye, the sweep): its end removed the
@@ -126,8 +114,7 @@ export function createWorkerRpc(ctx: LiveContext) {
       if (summary && row.visitorId) {
         // Kept only while the avatar still wants a memory (its owner may have turned it off since).
         const avatar = await repo.findAvatar(row.avatarId);
-        const config = avatar ? deps.openSecrets(avatar.config) : null;
-        if (config && isSummaryEnabled(config)) {
+        if (avatar && readAvatarConfig(deps.openSecrets(avatar.config)).session.summaryEnabled) {
           await repo.saveMemory(row.avatarId, row.visitorId, summary.slice(0, 2000), now());
         }
       }
@@ -145,8 +132,7 @@ export function createWorkerRpc(ctx: LiveContext) {
       const row = await openSessionFor(workerId, params.sessionId);
       const avatar = await repo.findAvatar(row.avatarId);
       if (!avatar) return { passages: [] };
-      const ids = obj(avatar.config.customData).collection_ids;
-      const collections = Array.isArray(ids) ? ids.filter((n): n is number => typeof n === 'number') : [];
+      const collections = readAvatarConfig(avatar.config).collectionIds;
       if (collections.length === 0) return { passages: [] };
       return { passages: await deps.searchKnowledge(avatar.userId, collections, params.query, params.k) };
     },

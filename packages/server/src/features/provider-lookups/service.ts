@@ -10,8 +10,11 @@ import {
   SetupMode,
   SttProvider,
   TtsProvider,
+  type TAvatarConfig,
   type TDeepgramModel,
   type TElevenLabsAgentCheckResponse,
+  type TLiveStt,
+  type TLiveTts,
   type TLlmAssistant,
   type TSttLanguage,
   type TTtsVoice,
@@ -44,8 +47,8 @@ export interface ProviderLookupsDeps {
   providers: ProviderUrls;
   timeoutMs: number;
   allowPrivateUrls: boolean;
-  /** The caller's own avatar's agent_pipeline_config, keys opened (404 for anyone else's). */
-  storedPipeline: (userId: number, avatarId: number) => Promise<Record<string, unknown>>;
+  /** The caller's own avatar's configuration (contract readAvatarConfig), keys opened (404 for anyone else's). */
+  storedConfig: (userId: number, avatarId: number) => Promise<TAvatarConfig>;
   log: FastifyBaseLogger;
   maxBytes?: number;
 }
@@ -54,17 +57,10 @@ export interface LookupCaller {
   userId: number;
 }
 
-type Pipeline = Record<string, unknown>;
-const section = (p: Pipeline, name: string): Record<string, unknown> => (isObject(p[name]) ? p[name] : {});
-
-const TTS_NAMES: Record<string, number> = { polly: 0, amazon: 0, azure: 1, microsoft: 1, elevenlabs: 2, default: 3, none: 4, cartesia: 5, neuphonic: 6 };
-const STT_NAMES: Record<string, number> = { default: 0, google: 1, azure: 2, deepgram: 3, none: 4 };
-/** A stored provider (the spec's number, its digits, or a name) as its number. */
-function providerNumber(value: unknown, names: Record<string, number>): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string') return undefined;
-  const s = value.trim().toLowerCase();
-  return /^\d+$/.test(s) ? Number(s) : names[s];
+/** A stored speech provider's key ('' when its provider has none). */
+function speechKey(speech: TLiveStt | TLiveTts, field: 'apiKey' | 'secretKey'): string {
+  if (field === 'secretKey') return 'secretKey' in speech ? speech.secretKey : '';
+  return 'apiKey' in speech ? speech.apiKey : '';
 }
 
 const AZURE_REGION = /^[a-z0-9]{2,30}$/;
@@ -95,17 +91,17 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
     caller: LookupCaller,
     formValue: string | undefined,
     avatarId: number | undefined,
-    stored: (p: Pipeline) => unknown,
-    storedFor: (p: Pipeline) => boolean,
+    stored: (c: TAvatarConfig) => string,
+    storedFor: (c: TAvatarConfig) => boolean,
     message: string,
   ): Promise<string> {
     const value = (formValue ?? '').trim();
     if (!isMasked(value)) return value;
     if (avatarId === undefined) return fail(message, 'missing-key', 'masked key without avatarId');
-    const pipeline = await deps.storedPipeline(caller.userId, avatarId);
-    if (!storedFor(pipeline)) return fail(message, 'stored-key-elsewhere', 'the stored key belongs to another provider or URL');
-    const key = stored(pipeline);
-    if (typeof key !== 'string' || !key) return fail(message, 'missing-key', 'no stored key');
+    const config = await deps.storedConfig(caller.userId, avatarId);
+    if (!storedFor(config)) return fail(message, 'stored-key-elsewhere', 'the stored key belongs to another provider or URL');
+    const key = stored(config);
+    if (!key) return fail(message, 'missing-key', 'no stored key');
     return key;
   }
 
@@ -133,8 +129,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       caller,
       form,
       avatarId,
-      (p) => section(p, 'llm').api_key,
-      (p) => canonicalBaseUrl(str(section(p, 'llm').base_url, 4096)) === canonicalBaseUrl(url),
+      (c) => c.brain.llm.apiKey,
+      (c) => canonicalBaseUrl(c.brain.llm.baseUrl) === canonicalBaseUrl(url),
       message,
     );
 
@@ -176,14 +172,14 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       const provider = input.ttsProvider;
       if (provider === TtsProvider.None) return [];
       if (provider === TtsProvider.Default || input.setupMode === SetupMode.Simple) return defaultVoices(input.default_tts);
-      const storedFor = (p: Pipeline) => providerNumber(section(p, 'tts').provider, TTS_NAMES) === provider;
-      const key = (form: string | undefined, field: 'api_key' | 'secret_key' = 'api_key') =>
-        keyFor(caller, form, input.avatarId, (p) => section(p, 'tts')[field], storedFor, M.voicesFailed).then((k) => required(k, M.voicesFailed));
+      const storedFor = (c: TAvatarConfig) => c.speech.withKeys.tts.provider === provider;
+      const key = (form: string | undefined, field: 'apiKey' | 'secretKey' = 'apiKey') =>
+        keyFor(caller, form, input.avatarId, (c) => speechKey(c.speech.withKeys.tts, field), storedFor, M.voicesFailed).then((k) => required(k, M.voicesFailed));
       const region = (input.ttsRegion ?? '').trim();
       try {
         switch (provider) {
           case TtsProvider.Polly: {
-            const [accessKeyId, secretAccessKey] = [await key(input.pollyAccessKey), await key(input.pollySecretKey, 'secret_key')];
+            const [accessKeyId, secretAccessKey] = [await key(input.pollyAccessKey), await key(input.pollySecretKey, 'secretKey')];
             if (!AWS_REGION.test(region)) return fail(M.voicesFailed, 'invalid-region');
             return nonEmpty(await api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId, secretAccessKey }, region), M.voicesFailed);
           }
@@ -213,8 +209,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
     /** STT languages: Azure's locales for a key and region; Google's published table. */
     async sttLanguages(caller: LookupCaller, input: z.infer<typeof ZSttLanguagesRequest>): Promise<TSttLanguage[]> {
       if (input.sttProvider === 'google') return [...GOOGLE_STT_LANGUAGES];
-      const storedFor = (p: Pipeline) => providerNumber(section(p, 'stt').provider, STT_NAMES) === SttProvider.Azure;
-      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (p) => section(p, 'stt').api_key, storedFor, M.invalidSttKey), M.invalidSttKey);
+      const storedFor = (c: TAvatarConfig) => c.speech.withKeys.stt.provider === SttProvider.Azure;
+      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (c) => speechKey(c.speech.withKeys.stt, 'apiKey'), storedFor, M.invalidSttKey), M.invalidSttKey);
       const region = (input.sttRegion ?? '').trim();
       if (!AZURE_REGION.test(region)) return fail(M.invalidSttKey, 'invalid-region');
       try {
@@ -226,8 +222,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
 
     /** Deepgram's speech-to-text models with their languages. */
     async deepgramModels(caller: LookupCaller, input: z.infer<typeof ZDeepgramModelsRequest>): Promise<TDeepgramModel[]> {
-      const storedFor = (p: Pipeline) => providerNumber(section(p, 'stt').provider, STT_NAMES) === SttProvider.Deepgram;
-      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (p) => section(p, 'stt').api_key, storedFor, M.invalidSttKey), M.invalidSttKey);
+      const storedFor = (c: TAvatarConfig) => c.speech.withKeys.stt.provider === SttProvider.Deepgram;
+      const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (c) => speechKey(c.speech.withKeys.stt, 'apiKey'), storedFor, M.invalidSttKey), M.invalidSttKey);
       try {
         return nonEmpty(await api.deepgramModels(http, providers.deepgram, apiKey), M.invalidSttKey);
       } catch (err) {
@@ -244,7 +240,7 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
         const value = (input.api_key ?? '').trim();
         if (!isMasked(value)) return value;
         if (input.avatarId === undefined) return '';
-        return str(section(await deps.storedPipeline(caller.userId, input.avatarId), 'third_party').api_key, ProviderLookupLimits.keyMax);
+        return (await deps.storedConfig(caller.userId, input.avatarId)).brain.thirdParty.apiKey.slice(0, ProviderLookupLimits.keyMax);
       };
       const { unverified: _unverified, ...answer } = await agentState(input.agent_id, input.connection_type ?? 'webrtc', keyOf);
       return answer;
