@@ -132,4 +132,13 @@ describe('provider rows', () => {
   it('a provider row with a base URL names a PROVIDER_*_URL variable', () => {
     for (const [, rows] of kinds) for (const row of rows) if (row.baseUrlEnv) expect(row.baseUrlEnv).toMatch(/^PROVIDER_[A-Z_]+_URL$/);
   });
+
+  it("the TTS rows' defaults and hints are the ones the editor and the worker's clients used", () => {
+    const byId = (id: string) => (TtsProviders as readonly TProviderRow[]).find((r) => r.id === id)!;
+    expect(byId('elevenlabs').defaults?.model).toBe('eleven_flash_v2_5');
+    expect(byId('cartesia').defaults?.model).toBe('sonic-3');
+    expect([byId('elevenlabs').modelPlaceholder, byId('cartesia').modelPlaceholder]).toEqual(['eleven_flash_v2_5', 'sonic-2']);
+    expect(byId('neuphonic').defaults).toEqual({ speed: 1, language: 'en' });
+    expect(TtsProviders.filter((r) => 'speedRequired' in r && r.speedRequired).map((r) => r.id)).toEqual(['azure', 'neuphonic']);
+  });
 });
