@@ -1,5 +1,5 @@
 /** The lists the avatar creator reads with account_info (spec "Account info used by the creator"). */
-import { SttProviders, TtsProviders } from './providers.js';
+import { sttRow, SttProviders, TtsProviders } from './providers.js';
 
 export const LlmBaseUrls = [
   { name: 'OpenAI', url: 'https://api.openai.com/v1', provider: 'openai' },
@@ -62,10 +62,11 @@ export const VadDefaults = {
 
 export const RealtimeVadDefaults = { threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } as const;
 
+/** The STT providers' defaults (their rows' in providers.ts), the product's default language and the agent's. */
 export const SttDefaults = {
-  deepgram: { model: 'nova-3-general', language: 'multi' },
-  google: { model: 'long', region: 'global' },
-  azure: { language: 'en-US' },
+  deepgram: { model: sttRow('deepgram').defaults.model, language: sttRow('deepgram').defaults.language },
+  google: { model: sttRow('google').defaults.model, region: sttRow('google').defaults.region },
+  azure: { language: sttRow('azure').defaults.language },
   defaultLanguage: 'en-US',
   agentLanguage: 'en',
 } as const;

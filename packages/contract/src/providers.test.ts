@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AvatarSecretFields, AvatarSecretMessages } from './avatar-secrets.js';
-import { SttProviderList, TtsProviderList } from './catalog.js';
+import { SttDefaults, SttProviderList, TtsProviderList } from './catalog.js';
 import {
   ownProviderMenu,
   ProviderNames,
@@ -140,5 +140,15 @@ describe('provider rows', () => {
     expect([byId('elevenlabs').modelPlaceholder, byId('cartesia').modelPlaceholder]).toEqual(['eleven_flash_v2_5', 'sonic-2']);
     expect(byId('neuphonic').defaults).toEqual({ speed: 1, language: 'en' });
     expect(TtsProviders.filter((r) => 'speedRequired' in r && r.speedRequired).map((r) => r.id)).toEqual(['azure', 'neuphonic']);
+  });
+
+  it("the STT defaults read from the rows are the spec's (section 9)", () => {
+    expect(SttDefaults).toEqual({
+      deepgram: { model: 'nova-3-general', language: 'multi' },
+      google: { model: 'long', region: 'global' },
+      azure: { language: 'en-US' },
+      defaultLanguage: 'en-US',
+      agentLanguage: 'en',
+    });
   });
 });

@@ -292,6 +292,14 @@ export const TtsProviders = [
   },
 ] as const satisfies readonly TProviderRow<'tts'>[];
 
+/** A row by its id, with its literal types (`sttRow('deepgram').defaults.model` is 'nova-3-general'). */
+export function sttRow<Id extends (typeof SttProviders)[number]['id']>(id: Id): Extract<(typeof SttProviders)[number], { id: Id }> {
+  return SttProviders.find((r) => r.id === id) as Extract<(typeof SttProviders)[number], { id: Id }>;
+}
+export function ttsRow<Id extends (typeof TtsProviders)[number]['id']>(id: Id): Extract<(typeof TtsProviders)[number], { id: Id }> {
+  return TtsProviders.find((r) => r.id === id) as Extract<(typeof TtsProviders)[number], { id: Id }>;
+}
+
 type Rows = readonly { key: string; number: number }[];
 /** `{ [row.key]: row.number }`, with the literal types (TtsProvider.Cartesia is the type 5). */
 export type TProviderEnum<R extends Rows> = { readonly [Row in R[number] as Row['key']]: Row['number'] };

@@ -1,4 +1,4 @@
-import { providerRow, TtsProvider } from '@persona/contract';
+import { ttsRow } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
@@ -9,7 +9,7 @@ import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, speedO
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 
 /** The model when the avatar names none: its provider row's default (contract providers.ts). */
-const DEFAULT_MODEL = providerRow('tts', TtsProvider.Cartesia)?.defaults?.model;
+const DEFAULT_MODEL = ttsRow('cartesia').defaults.model;
 
 /**
  * Cartesia (Sonic) over server-sent events: `POST {base}/tts/sse` with `Cartesia-Version` and the
