@@ -47,6 +47,7 @@ function isGoogleKeyFile(v: unknown): boolean {
  * - TTS: voice (unless None); key checks skipped for Simple or Default: Polly keys and region,
  *   Azure key and region, ElevenLabs and Cartesia keys, Neuphonic key and language; speech speed
  *   required and between -1 and 1 for Azure and Neuphonic (within -1…1 wherever given).
+ * Each provider's checks are its row's fields and `speedRequired` (providers.ts).
  */
 export function checkSpeechConfig(setupMode: number, stt: Section, tts: Section): SpeechIssue[] {
   const issues: SpeechIssue[] = [];
