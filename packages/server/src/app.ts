@@ -69,7 +69,7 @@ import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { guardConnections, httpServerOptions } from '@persona/net';
 import { agentTicketKey, ticketKey } from '@persona/worker';
-import { platformSpeechInfo, readAvatarConfig } from '@persona/contract';
+import { platformSpeechInfo } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
 import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
