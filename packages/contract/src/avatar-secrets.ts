@@ -1,5 +1,5 @@
 import { isMasked } from './avatars.js';
-import { providerNumber } from './speech.js';
+import { providerNumber, providerSecretFields, SpeechSecretMessages, type TSpeechKind } from './providers.js';
 
 /**
  * Every secret an avatar stores (dotted paths into its configuration), declared once: the portal
@@ -24,13 +24,14 @@ export const AvatarSecretMessages = {
   billingHeaderAgain: 'Billing Auth Header is required again when the Billing Auth URL changes',
   llmKeyAgain: 'LLM API Key is required again when the LLM Base URL changes',
   realtimeKeyAgain: 'Realtime API Key is required again when the Realtime URL changes',
-  sttKeyAgain: 'Speech to Text API Key is required again when the provider or the endpoint URL changes',
-  ttsKeyAgain: 'Text to Speech API Key is required again when the provider or the endpoint URL changes',
-  ttsSecretAgain: 'Polly Secret Key is required again when the provider or the endpoint URL changes',
+  ...SpeechSecretMessages,
 } as const;
 
 const url = (path: string) => ({ path, kind: 'url' as const });
 const provider = (path: string, kind: 'stt' | 'tts') => ({ path, kind });
+/** The STT or TTS section's secrets: every stored key a provider's row marks secret, bound to the provider and the endpoint URL. */
+const speechSecrets = (kind: TSpeechKind): TAvatarSecretField[] =>
+  providerSecretFields(kind).map((f) => ({ path: `${P}.${kind}.${f.stored}`, boundTo: [provider(`${P}.${kind}.provider`, kind), url(`${P}.${kind}.base_url`)], message: f.messageAgain }));
 
 export const AvatarSecretFields: readonly TAvatarSecretField[] = [
   // Dialogflow: the key goes to Google's own hosts, whatever else the avatar says.
@@ -38,9 +39,8 @@ export const AvatarSecretFields: readonly TAvatarSecretField[] = [
   { path: 'jsonKeyBase64', boundTo: [], message: '' },
   { path: 'restApiKey', boundTo: [url('restEndPointURL')], message: AvatarSecretMessages.restKeyAgain },
   { path: 'billingAuthHeader', boundTo: [url('billingAuthURL')], message: AvatarSecretMessages.billingHeaderAgain },
-  { path: `${P}.stt.api_key`, boundTo: [provider(`${P}.stt.provider`, 'stt'), url(`${P}.stt.base_url`)], message: AvatarSecretMessages.sttKeyAgain },
-  { path: `${P}.tts.api_key`, boundTo: [provider(`${P}.tts.provider`, 'tts'), url(`${P}.tts.base_url`)], message: AvatarSecretMessages.ttsKeyAgain },
-  { path: `${P}.tts.secret_key`, boundTo: [provider(`${P}.tts.provider`, 'tts'), url(`${P}.tts.base_url`)], message: AvatarSecretMessages.ttsSecretAgain },
+  ...speechSecrets('stt'),
+  ...speechSecrets('tts'),
   { path: `${P}.llm.api_key`, boundTo: [url(`${P}.llm.base_url`)], message: AvatarSecretMessages.llmKeyAgain },
   { path: `${P}.speech_to_speech.api_key`, boundTo: [url(`${P}.speech_to_speech.url`)], message: AvatarSecretMessages.realtimeKeyAgain },
   // ElevenLabs Conversational AI: always ElevenLabs' host.

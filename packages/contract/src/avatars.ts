@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZStatus, ZId, INT32_MAX, TextChecks } from './common.js';
+import { SttProvider, TtsProvider } from './providers.js';
 
 /** Engine (nlpEngine), spec numbers. */
 export const NlpEngine = {
@@ -52,8 +53,8 @@ export const EnginesPerMode: Record<TSetupMode, TNlpEngine[]> = {
   3: [NlpEngine.Ten, NlpEngine.ElevenLabsConversationAI, NlpEngine.CUSTOM_STT_LLM_TTS],
 };
 
-export const SttProvider = { Default: 0, Google: 1, Azure: 2, Deepgram: 3, None: 4 } as const;
-export const TtsProvider = { Polly: 0, Azure: 1, ElevenLabs: 2, Default: 3, None: 4, Cartesia: 5, Neuphonic: 6 } as const;
+/** Read from the providers' rows (providers.ts). */
+export { SttProvider, TtsProvider };
 export const ContentSource = { None: 0, String: 1, File: 2 } as const;
 
 /** Digital-human (avatar) type. The spec names the kinds; these numbers are ours (dhType). */

@@ -1,4 +1,5 @@
 /** The lists the avatar creator reads with account_info (spec "Account info used by the creator"). */
+import { sttRow, SttProviders, TtsProviders } from './providers.js';
 
 export const LlmBaseUrls = [
   { name: 'OpenAI', url: 'https://api.openai.com/v1', provider: 'openai' },
@@ -30,23 +31,10 @@ export const RealtimeModels = {
 
 export const SimpleModeLlmModels = ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant'] as const;
 
-export const SttProviderList = [
-  { id: 0, name: 'Persona Studio (Azure)', models: [] as string[] },
-  { id: 1, name: 'Google Cloud Custom', models: ['long', 'short', 'telephony', 'chirp_2'] },
-  { id: 2, name: 'Microsoft Azure Custom', models: [] as string[] },
-  { id: 3, name: 'Deepgram', models: ['nova-3-general', 'nova-2-general', 'nova-2-meeting', 'nova-2-phonecall'] },
-  { id: 4, name: 'None', models: [] as string[] },
-] as const;
+/** account_info's provider lists: each row's number, label and (STT) models (providers.ts). */
+export const SttProviderList = SttProviders.map((r) => ({ id: r.number, name: r.label, models: [...('models' in r ? r.models : [])] as string[] }));
 
-export const TtsProviderList = [
-  { id: 0, name: 'Amazon Polly' },
-  { id: 1, name: 'Microsoft Azure' },
-  { id: 2, name: 'ElevenLabs' },
-  { id: 3, name: 'Persona Studio default' },
-  { id: 4, name: 'None' },
-  { id: 5, name: 'Cartesia' },
-  { id: 6, name: 'Neuphonic' },
-] as const;
+export const TtsProviderList = TtsProviders.map((r) => ({ id: r.number, name: r.label }));
 
 /** Voices the product itself hosts (Default TTS), per engine variant. */
 export const DefaultVoices = {
@@ -74,10 +62,11 @@ export const VadDefaults = {
 
 export const RealtimeVadDefaults = { threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } as const;
 
+/** The STT providers' defaults (their rows' in providers.ts), the product's default language and the agent's. */
 export const SttDefaults = {
-  deepgram: { model: 'nova-3-general', language: 'multi' },
-  google: { model: 'long', region: 'global' },
-  azure: { language: 'en-US' },
+  deepgram: { model: sttRow('deepgram').defaults.model, language: sttRow('deepgram').defaults.language },
+  google: { model: sttRow('google').defaults.model, region: sttRow('google').defaults.region },
+  azure: { language: sttRow('azure').defaults.language },
   defaultLanguage: 'en-US',
   agentLanguage: 'en',
 } as const;

@@ -20,6 +20,7 @@ export * from './knowledge.js';
 export * from './live/index.js';
 export * from './provider-lookups.js';
 export * from './brain.js';
+export * from './providers.js';
 export * from './speech.js';
 export * from './platform-speech.js';
 export * from './log-redaction.js';

@@ -1,64 +1,13 @@
 /**
  * The Brain tab's speech forms (avatar creator spec sections 3, 4, 5 "Speech forms", 9): the rules
  * both the browser and the server apply to `agent_pipeline_config.stt` / `.tts`, with the form-side
- * field each message belongs to (sttDetails / ttsDetails), so both say the same thing.
+ * field each message belongs to (sttDetails / ttsDetails), so both say the same thing. What each
+ * provider asks for, and the messages, are its row's (providers.ts).
  */
+import { providerNumber, providerRow, SpeechLimits, SpeechMessages, type TProviderField } from './providers.js';
 
-export const SpeechMessages = {
-  sttProviderRequired: 'Speech to Text provider is required',
-  sttLanguageRequired: 'Language is required',
-  googleKeyRequired: 'Google JSON key file is required',
-  googleKeyInvalid: 'The Google key file must be a service-account JSON file',
-  sttRegionRequired: 'Region is required',
-  azureSttKeyRequired: 'Azure Subscription Key is required',
-  deepgramKeyRequired: 'Deepgram API Key is required',
-  deepgramEndpoint: 'Endpoint must be an integer greater than 0',
-  maxLanguages: 'Maximum of 10 languages can be selected',
-  ttsProviderRequired: 'Text to Speech provider is required',
-  voiceRequired: 'Voice is required',
-  pollyAccessKeyRequired: 'Polly Access Key is required',
-  pollySecretKeyRequired: 'Polly Secret Key is required',
-  azureTtsKeyRequired: 'Azure Subscription Key is required',
-  ttsRegionRequired: 'Region is required',
-  elevenLabsKeyRequired: 'ElevenLabs API Key is required',
-  cartesiaKeyRequired: 'Cartesia API Key is required',
-  speedRequired: 'Speech speed is required',
-  speedRange: 'Speech speed must be between -1 and 1',
-  neuphonicKeyRequired: 'Neuphonic API Key is required',
-  neuphonicLanguageRequired: 'Neuphonic language is required',
-} as const;
-
-export const SpeechLimits = {
-  maxAdditionalLanguages: 10,
-  speedMin: -1,
-  speedMax: 1,
-  /** Speech speed after a provider change: 1 for Neuphonic, else 0 (spec section 4). */
-  neuphonicDefaultSpeed: 1,
-  defaultSpeed: 0,
-  /** Deepgram's endpointing default (ms of silence that ends an utterance). */
-  deepgramEndpointDefault: 300,
-  contextPhrasesMax: 100,
-  contextPhraseMax: 200,
-  googleKeyFileMaxBytes: 64 * 1024,
-} as const;
-
-/** Numbers as in the contract's SttProvider / TtsProvider (kept here so this file imports nothing). */
-const STT = { Default: 0, Google: 1, Azure: 2, Deepgram: 3, None: 4 } as const;
-const TTS = { Polly: 0, Azure: 1, ElevenLabs: 2, Default: 3, None: 4, Cartesia: 5, Neuphonic: 6 } as const;
-const MODE = { Simple: 0, Composite: 1, SpeechToSpeech: 2, None: 3 } as const;
-
-/** Names the stored configuration may carry instead of the numbers. */
-const STT_NAMES: Record<string, number> = { default: 0, google: 1, azure: 2, deepgram: 3, none: 4 };
-const TTS_NAMES: Record<string, number> = { polly: 0, amazon: 0, azure: 1, microsoft: 1, elevenlabs: 2, default: 3, none: 4, cartesia: 5, neuphonic: 6 };
-
-/** A stored provider (number, numeric string or name) as its number; undefined when absent, NaN when unknown. */
-export function providerNumber(value: unknown, kind: 'stt' | 'tts'): number | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'number') return Number.isInteger(value) ? value : Number.NaN;
-  const s = String(value).trim().toLowerCase();
-  if (/^\d+$/.test(s)) return Number(s);
-  return (kind === 'stt' ? STT_NAMES : TTS_NAMES)[s] ?? Number.NaN;
-}
+/** The Simple and Composite modes (contract SetupMode's numbers). */
+const MODE = { Simple: 0, Composite: 1 } as const;
 
 export interface SpeechIssue {
   /** The form-side field ('sttDetails.sttAPIKey', 'ttsDetails.ttsVoice', …). */
@@ -98,6 +47,7 @@ function isGoogleKeyFile(v: unknown): boolean {
  * - TTS: voice (unless None); key checks skipped for Simple or Default: Polly keys and region,
  *   Azure key and region, ElevenLabs and Cartesia keys, Neuphonic key and language; speech speed
  *   required and between -1 and 1 for Azure and Neuphonic (within -1…1 wherever given).
+ * Each provider's checks are its row's fields and `speedRequired` (providers.ts).
  */
 export function checkSpeechConfig(setupMode: number, stt: Section, tts: Section): SpeechIssue[] {
   const issues: SpeechIssue[] = [];
@@ -106,26 +56,14 @@ export function checkSpeechConfig(setupMode: number, stt: Section, tts: Section)
 
   if (stt && setupMode !== MODE.Simple) {
     const provider = providerNumber(stt.provider, 'stt');
-    if (provider !== undefined && provider !== STT.Default) {
-      if (!Object.values(STT).includes(provider as never)) add('sttDetails.sttProvider', SpeechMessages.sttProviderRequired);
-      else if (provider !== STT.None) {
+    const row = providerRow('stt', provider);
+    if (provider !== undefined && row?.role !== 'platform') {
+      if (!row) add('sttDetails.sttProvider', SpeechMessages.sttProviderRequired);
+      else if (row.role !== 'none') {
         const languages = splitLanguages(stt.languages);
         if (languages.length === 0) add('sttDetails.sttLanguage', SpeechMessages.sttLanguageRequired);
         if (languages.length - 1 > SpeechLimits.maxAdditionalLanguages) add('sttDetails.sttAdditionalLanguages', SpeechMessages.maxLanguages);
-        if (provider === STT.Google) {
-          if (isBlank(stt.api_key)) add('sttDetails.sttAPIKey', SpeechMessages.googleKeyRequired);
-          else if (!isGoogleKeyFile(stt.api_key)) add('sttDetails.sttAPIKey', SpeechMessages.googleKeyInvalid);
-          if (isBlank(stt.region)) add('sttDetails.sttRegion', SpeechMessages.sttRegionRequired);
-        } else if (provider === STT.Azure) {
-          if (isBlank(stt.api_key)) add('sttDetails.sttAPIKey', SpeechMessages.azureSttKeyRequired);
-          if (isBlank(stt.region)) add('sttDetails.sttRegion', SpeechMessages.sttRegionRequired);
-        } else if (provider === STT.Deepgram) {
-          if (isBlank(stt.api_key)) add('sttDetails.sttAPIKey', SpeechMessages.deepgramKeyRequired);
-          if (stt.endpointing !== undefined && stt.endpointing !== null && stt.endpointing !== '') {
-            const n = Number(text(stt.endpointing));
-            if (!/^\d+$/.test(text(stt.endpointing)) || !(n > 0)) add('sttDetails.deepgramEndpoint', SpeechMessages.deepgramEndpoint);
-          }
-        }
+        checkFields(row.fields, stt, add);
       }
     }
   }
@@ -133,45 +71,42 @@ export function checkSpeechConfig(setupMode: number, stt: Section, tts: Section)
   if (tts) {
     const provider = providerNumber(tts.provider, 'tts');
     if (provider !== undefined) {
-      if (!Object.values(TTS).includes(provider as never)) {
+      const row = providerRow('tts', provider);
+      if (!row) {
         add('ttsDetails.ttsProvider', SpeechMessages.ttsProviderRequired);
         return issues;
       }
-      if (provider === TTS.None) return issues;
+      if (row.role === 'none') return issues;
       if (isBlank(tts.voice_id)) add('ttsDetails.ttsVoice', SpeechMessages.voiceRequired);
-      const isOwn = setupMode !== MODE.Simple && provider !== TTS.Default;
+      const isOwn = setupMode !== MODE.Simple && row.role === 'own';
       const speedText = text(tts.speed);
       const speed = Number(speedText);
-      const speedRequired = isOwn && (provider === TTS.Azure || provider === TTS.Neuphonic);
+      const speedRequired = isOwn && row.speedRequired === true;
       if (speedText === '') {
         if (speedRequired) add('ttsDetails.ttsSpeechSpeed', SpeechMessages.speedRequired);
       } else if (!Number.isFinite(speed) || speed < SpeechLimits.speedMin || speed > SpeechLimits.speedMax) {
         add('ttsDetails.ttsSpeechSpeed', SpeechMessages.speedRange);
       }
-      if (isOwn) {
-        switch (provider) {
-          case TTS.Polly:
-            if (isBlank(tts.api_key)) add('ttsDetails.pollyAccessKey', SpeechMessages.pollyAccessKeyRequired);
-            if (isBlank(tts.secret_key)) add('ttsDetails.pollySecretKey', SpeechMessages.pollySecretKeyRequired);
-            if (isBlank(tts.region)) add('ttsDetails.ttsRegion', SpeechMessages.ttsRegionRequired);
-            break;
-          case TTS.Azure:
-            if (isBlank(tts.api_key)) add('ttsDetails.azureSubscriptionKey', SpeechMessages.azureTtsKeyRequired);
-            if (isBlank(tts.region)) add('ttsDetails.ttsRegion', SpeechMessages.ttsRegionRequired);
-            break;
-          case TTS.ElevenLabs:
-            if (isBlank(tts.api_key)) add('ttsDetails.elevenLabsAPIKey', SpeechMessages.elevenLabsKeyRequired);
-            break;
-          case TTS.Cartesia:
-            if (isBlank(tts.api_key)) add('ttsDetails.cartesiaAPIKey', SpeechMessages.cartesiaKeyRequired);
-            break;
-          case TTS.Neuphonic:
-            if (isBlank(tts.api_key)) add('ttsDetails.api_key', SpeechMessages.neuphonicKeyRequired);
-            if (isBlank(tts.lang_code)) add('ttsDetails.lang_code', SpeechMessages.neuphonicLanguageRequired);
-            break;
-        }
-      }
+      if (isOwn) checkFields(row.fields, tts, add);
     }
   }
   return issues;
+}
+
+/** A provider's fields in row order: a blank required one says its message; a given value breaking its rule says the rule's. */
+function checkFields(fields: readonly TProviderField[], section: Record<string, unknown>, add: (field: string, message: string) => void) {
+  for (const f of fields) {
+    const value = section[f.stored];
+    if (f.required !== undefined && isBlank(value)) add(f.form, f.required);
+    else if (f.rule && value !== undefined && value !== null && value !== '' && !passes(f.rule.test, value)) add(f.form, f.rule.message);
+  }
+}
+
+function passes(test: NonNullable<TProviderField['rule']>['test'], value: unknown): boolean {
+  switch (test) {
+    case 'googleServiceAccount':
+      return isGoogleKeyFile(value);
+    case 'positiveInteger':
+      return /^\d+$/.test(text(value)) && Number(text(value)) > 0;
+  }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { SttProviders, TtsProviders, type TProviderRow } from '@persona/contract';
+import { ConfigError, loadConfig, ZEnv } from './config.js';
 
 describe('loadConfig', () => {
   it('has working defaults for a fresh machine', () => {
@@ -95,5 +96,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ METRICS_TOKEN: '   ' }).metricsToken).toBeUndefined();
     expect(loadConfig({ METRICS_TOKEN: ' scrape-token-0123456789 ' }).metricsToken).toBe('scrape-token-0123456789');
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+  });
+
+  it("reads each speech provider row's base-URL variable, with the row's default host", () => {
+    const rows: readonly TProviderRow[] = [...SttProviders, ...TtsProviders];
+    const named = rows.filter((r) => r.baseUrlEnv);
+    expect(named.map((r) => r.baseUrlEnv)).toEqual(['PROVIDER_AZURE_STT_URL', 'PROVIDER_DEEPGRAM_URL', 'PROVIDER_POLLY_URL', 'PROVIDER_AZURE_TTS_URL', 'PROVIDER_ELEVENLABS_URL', 'PROVIDER_CARTESIA_URL', 'PROVIDER_NEUPHONIC_URL']);
+    const defaults = Object.values(loadConfig({}).providers);
+    for (const row of named) {
+      expect(Object.keys(ZEnv.shape)).toContain(row.baseUrlEnv);
+      if (row.defaultBaseUrl) expect(defaults).toContain(row.defaultBaseUrl);
+      expect(Object.values(loadConfig({ [row.baseUrlEnv!]: 'https://gateway.example/p' }).providers)).toContain('https://gateway.example/p');
+    }
   });
 });

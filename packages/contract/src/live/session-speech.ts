@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { SttProvider, TtsProvider } from '../avatars.js';
 import { InterruptOptions, VadDefaults } from '../catalog.js';
-import { providerNumber } from '../speech.js';
+import { providerNumber, SttProvider, TtsProvider } from '../providers.js';
 
 /**
  * How a live session listens, speaks and takes turns: the avatar's stored

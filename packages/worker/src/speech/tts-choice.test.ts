@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLiveSpeech, SetupMode, TtsProvider } from '@persona/contract';
+import { readLiveSpeech, SetupMode, TtsProvider, TtsProviders } from '@persona/contract';
 import { createGuardedFetch } from '@persona/net';
 import { createOfflineVoice } from './offline-voice.js';
 import { platformSpeechFromEnv } from '@persona/contract';
@@ -120,5 +120,15 @@ describe('engines for the choices', () => {
     expect(createTtsEngine(chooseTts(composite({ provider: 5, api_key: 'a', voice_id: 'v' })), deps)).toMatchObject({ provider: 'cartesia', marks: 'visemes' });
     expect(createTtsEngine(chooseTts(composite({ provider: 6, api_key: 'a' })), deps)).toMatchObject({ provider: 'neuphonic', sampleRate: 22050 });
     expect(createTtsEngine(chooseTts(composite({ provider: 'openai', base_url: 'https://x/v1' })), deps)).toMatchObject({ provider: 'openai-compatible', sampleRate: 24000 });
+  });
+
+  it("each own provider's engine is its row's: the same id, and visemes from the provider's marks exactly where the row says so", () => {
+    const deps = { fetch, offline };
+    for (const row of TtsProviders) {
+      if (row.role !== 'own') continue;
+      const engine = createTtsEngine(chooseTts(composite({ provider: row.number, api_key: 'a', secret_key: 'b', region: 'eastus', voice_id: 'v' })), deps)!;
+      expect(engine.provider).toBe(row.id);
+      expect(engine.marks).toBe(row.capabilities.visemes === 'provider' ? 'visemes' : 'none');
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { ttsRow } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
@@ -6,6 +7,9 @@ import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, ref
 import { readSse } from '../sse.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, speedOption, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+
+/** The model when the avatar names none: its provider row's default (contract providers.ts). */
+const DEFAULT_MODEL = ttsRow('cartesia').defaults.model;
 
 /**
  * Cartesia (Sonic) over server-sent events: `POST {base}/tts/sse` with `Cartesia-Version` and the
@@ -62,7 +66,7 @@ export function createCartesiaTts(s: CartesiaSettings): TtsEngine {
       if (!s.apiKey) throw new ProviderError(CARTESIA, 'no API key');
       if (!s.voiceId) throw new ProviderError(CARTESIA, 'no voice');
       const body: Record<string, unknown> = {
-        model_id: s.model || 'sonic-3',
+        model_id: s.model || DEFAULT_MODEL,
         transcript: text,
         voice: { mode: 'id', id: s.voiceId },
         output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: sampleRate },

@@ -1,3 +1,4 @@
+import { ttsRow } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
@@ -5,6 +6,9 @@ import { CharacterAligner } from '../../speech/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, readLines, speedOption, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+
+/** The model when the avatar names none: its provider row's default (contract providers.ts). */
+const DEFAULT_MODEL = ttsRow('elevenlabs').defaults.model;
 
 /**
  * ElevenLabs text to speech, streamed with character timings:
@@ -49,7 +53,7 @@ export function createElevenLabsTts(s: ElevenLabsSettings): TtsEngine {
       if (!s.apiKey) throw new ProviderError(ELEVENLABS, 'no API key');
       if (!s.voiceId) throw new ProviderError(ELEVENLABS, 'no voice');
       const url = `${joinUrl(base, `v1/text-to-speech/${encodeURIComponent(s.voiceId)}/stream/with-timestamps`)}?output_format=pcm_${sampleRate}`;
-      const body: Record<string, unknown> = { text, model_id: s.model || 'eleven_flash_v2_5' };
+      const body: Record<string, unknown> = { text, model_id: s.model || DEFAULT_MODEL };
       const speed = speedOption(s.speed);
       if (speed !== null) body.voice_settings = { speed: clamp(speedToRate(speed), 0.7, 1.2) };
       if (previousText) body.previous_text = previousText.slice(-1000);

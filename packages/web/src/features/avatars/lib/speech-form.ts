@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 import {
   checkSpeechConfig,
+  ownProviderMenu,
+  providerField,
   providerNumber,
+  providerRow,
   SetupMode,
   SpeechLimits,
   splitLanguages,
@@ -91,23 +94,17 @@ export const emptyTts = (): TtsDetails => ({
   lang_code: '',
 });
 
-/** Which ttsDetails field holds `tts.api_key` for a provider. */
+/** The ttsDetails field of a row's form field ('ttsDetails.cartesiaAPIKey' → 'cartesiaAPIKey'). */
+export const ttsFormKey = (form: string) => form.slice('ttsDetails.'.length) as keyof TtsDetails;
+
+/** Which ttsDetails field holds `tts.api_key` for a provider (its row's `api_key` field). */
 export function ttsKeyField(provider: number): keyof TtsDetails | null {
-  switch (provider) {
-    case TtsProvider.Polly:
-      return 'pollyAccessKey';
-    case TtsProvider.Azure:
-      return 'azureSubscriptionKey';
-    case TtsProvider.ElevenLabs:
-      return 'elevenLabsAPIKey';
-    case TtsProvider.Cartesia:
-      return 'cartesiaAPIKey';
-    case TtsProvider.Neuphonic:
-      return 'api_key';
-    default:
-      return null;
-  }
+  const field = providerField('tts', provider, 'api_key');
+  return field ? ttsFormKey(field.form) : null;
 }
+
+/** The speed a provider starts from: its row's default (Neuphonic 1), else 0. */
+const ttsDefaultSpeed = (provider: number) => providerRow('tts', provider)?.defaults?.speed ?? SpeechLimits.defaultSpeed;
 
 const pipelineOf = (agent: Partial<TAvatar>) => obj(obj(agent.customData).agent_pipeline_config);
 
@@ -139,14 +136,13 @@ export function speechValuesOf(agent: Partial<TAvatar>): SpeechValues {
     ttsProvider: provider,
     default_tts: str(tts.default_tts) || 'azure',
     ttsRegion: str(tts.region),
-    ttsSpeechSpeed: str(tts.speed) || (provider === TtsProvider.Neuphonic ? SpeechLimits.neuphonicDefaultSpeed : SpeechLimits.defaultSpeed),
+    ttsSpeechSpeed: str(tts.speed) || ttsDefaultSpeed(provider),
     ttsModel: str(tts.model),
     ttsVoice: str(tts.voice_id),
     lang_code: str(tts.lang_code),
-    pollySecretKey: provider === TtsProvider.Polly ? str(tts.secret_key) : '',
   };
-  const keyField = ttsKeyField(provider);
-  if (keyField) (ttsDetails as unknown as Obj)[keyField] = str(tts.api_key);
+  // Each field the provider's row names (its keys among them) from its stored key.
+  for (const field of providerRow('tts', provider)?.fields ?? []) (ttsDetails as unknown as Obj)[ttsFormKey(field.form)] = str(tts[field.stored]);
   return { sttDetails, ttsDetails };
 }
 
@@ -160,7 +156,7 @@ export function sttSectionOf(values: SttDetails, setupMode: number): Obj {
   if (provider === SttProvider.Default) section.default_stt = values.default_stt || 'azure';
   if (usesOwnStt(setupMode, provider)) {
     section.api_key = values.sttAPIKey;
-    section.region = provider === SttProvider.Deepgram ? '' : values.sttRegion.trim();
+    section.region = providerField('stt', provider, 'region') ? values.sttRegion.trim() : '';
     section.model = values.sttModel.trim();
     section.context_phrases = contextPhrasesOf(values.sttContextPhrases).join('\n');
     if (provider === SttProvider.Google) section.api_key_file_name = values.sttAPIKeyFileName;
@@ -184,12 +180,14 @@ export function ttsSectionOf(values: TtsDetails, setupMode: number): Obj {
     section.secret_key = '';
     return section;
   }
-  const keyField = ttsKeyField(provider);
-  section.api_key = keyField ? str(values[keyField]) : '';
-  section.secret_key = provider === TtsProvider.Polly ? values.pollySecretKey : '';
+  section.api_key = '';
+  section.secret_key = '';
   section.model = values.ttsModel.trim();
-  if (provider === TtsProvider.Polly || provider === TtsProvider.Azure) section.region = values.ttsRegion.trim();
-  if (provider === TtsProvider.Neuphonic) section.lang_code = values.lang_code.trim();
+  // Each field the provider's row names: secrets as typed, the rest trimmed.
+  for (const field of providerRow('tts', provider)?.fields ?? []) {
+    const value = str(values[ttsFormKey(field.form)]);
+    section[field.stored] = field.secret ? value : value.trim();
+  }
   return section;
 }
 
@@ -250,8 +248,8 @@ export function ttsAfterProviderChange(current: TtsDetails, provider: number, de
     ...emptyTts(),
     ttsProvider: provider,
     default_tts: defaultTts ?? current.default_tts,
-    ttsSpeechSpeed: provider === TtsProvider.Neuphonic ? SpeechLimits.neuphonicDefaultSpeed : SpeechLimits.defaultSpeed,
-    lang_code: provider === TtsProvider.Neuphonic ? 'en' : '',
+    ttsSpeechSpeed: ttsDefaultSpeed(provider),
+    lang_code: providerRow('tts', provider)?.defaults?.language ?? '',
   };
 }
 
@@ -286,9 +284,7 @@ export function sttChoices(setupMode: number, isRealtime: boolean): SttChoice[] 
       ];
   if (setupMode === SetupMode.Simple) return own.slice(0, 1);
   return [
-    { value: String(SttProvider.Deepgram), label: 'Deepgram', provider: SttProvider.Deepgram },
-    { value: String(SttProvider.Google), label: 'Google Cloud Custom', provider: SttProvider.Google },
-    { value: String(SttProvider.Azure), label: 'Microsoft Azure Custom', provider: SttProvider.Azure },
+    ...ownProviderMenu('stt').map((row) => ({ value: String(row.number), label: row.label, provider: row.number })),
     ...own,
     { value: String(SttProvider.None), label: 'None', provider: SttProvider.None },
   ];
@@ -315,11 +311,7 @@ export function ttsChoices(setupMode: number): TtsChoice[] {
   ];
   if (setupMode === SetupMode.Simple) return own;
   return [
-    { value: String(TtsProvider.Polly), label: 'Amazon Polly', provider: TtsProvider.Polly },
-    { value: String(TtsProvider.Cartesia), label: 'Cartesia', provider: TtsProvider.Cartesia },
-    { value: String(TtsProvider.ElevenLabs), label: 'ElevenLabs', provider: TtsProvider.ElevenLabs },
-    { value: String(TtsProvider.Neuphonic), label: 'Neuphonic', provider: TtsProvider.Neuphonic },
-    { value: String(TtsProvider.Azure), label: 'Microsoft Azure', provider: TtsProvider.Azure },
+    ...ownProviderMenu('tts').map((row) => ({ value: String(row.number), label: row.label, provider: row.number })),
     ...own,
     { value: String(TtsProvider.None), label: 'None', provider: TtsProvider.None },
   ];

@@ -12,6 +12,8 @@ import Typography from '@mui/material/Typography';
 import {
   isMasked,
   NlpEngine,
+  providerField,
+  providerRow,
   ProviderLookupLimits,
   ProviderLookupMessages,
   SetupMode,
@@ -37,6 +39,7 @@ import {
   ttsAfterProviderChange,
   ttsChoices,
   ttsChoiceValue,
+  ttsFormKey,
   ttsKeyField,
   type SpeechValues,
   type SttDetails,
@@ -257,14 +260,14 @@ function SttForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
       {isOwn && provider !== SttProvider.Google ? (
         <TextInput
           name="sttDetails.sttAPIKey"
-          label={provider === SttProvider.Deepgram ? 'Deepgram API Key' : 'Azure Subscription Key'}
+          label={providerField('stt', provider, 'api_key')?.label ?? ''}
           isSecret
           help={help('sttAPIKey')}
           onBlur={refreshLookups}
           helperText={lookupError ?? maskedHint(stt.sttAPIKey)}
         />
       ) : null}
-      {isOwn && provider !== SttProvider.Deepgram ? (
+      {isOwn && providerField('stt', provider, 'region') ? (
         <RegionInput
           name="sttDetails.sttRegion"
           options={provider === SttProvider.Azure ? AZURE_REGIONS : (googleLanguages.data?.find((l) => l.code === stt.sttLanguage)?.locations ?? ['global', 'us', 'eu'])}
@@ -518,6 +521,7 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
     clearErrors('ttsDetails');
   };
   const keyField = ttsKeyField(provider);
+  const secretKey = providerField('tts', provider, 'secret_key');
   const selectedVoice = voiceList.find((v) => v.id === tts.ttsVoice);
   const chosen = choices.find((c) => c.value === ttsChoiceValue({ ttsProvider: provider, default_tts: tts.default_tts }));
 
@@ -559,30 +563,20 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
       {isOwn && keyField ? (
         <TextInput
           name={`ttsDetails.${keyField}` as Path}
-          label={
-            provider === TtsProvider.Polly
-              ? 'Polly Access Key'
-              : provider === TtsProvider.Azure
-                ? 'Azure Subscription Key'
-                : provider === TtsProvider.ElevenLabs
-                  ? 'ElevenLabs API Key'
-                  : provider === TtsProvider.Cartesia
-                    ? 'Cartesia API Key'
-                    : 'Neuphonic API Key'
-          }
+          label={providerField('tts', provider, 'api_key')?.label ?? ''}
           isSecret
           help={help('ttsKey')}
           onBlur={reload}
           helperText={maskedHint(str(tts[keyField]))}
         />
       ) : null}
-      {isOwn && provider === TtsProvider.Polly ? (
-        <TextInput name="ttsDetails.pollySecretKey" label="Polly Secret Key" isSecret help={help('ttsKey')} onBlur={reload} helperText={maskedHint(tts.pollySecretKey)} />
+      {isOwn && secretKey ? (
+        <TextInput name={secretKey.form as Path} label={secretKey.label} isSecret help={help('ttsKey')} onBlur={reload} helperText={maskedHint(str(tts[ttsFormKey(secretKey.form)]))} />
       ) : null}
-      {isOwn && (provider === TtsProvider.Polly || provider === TtsProvider.Azure) ? (
+      {isOwn && providerField('tts', provider, 'region') ? (
         <RegionInput name="ttsDetails.ttsRegion" options={provider === TtsProvider.Polly ? POLLY_REGIONS : AZURE_REGIONS} help={help('ttsRegion')} onBlur={reload} />
       ) : null}
-      {isOwn && provider === TtsProvider.Neuphonic ? (
+      {isOwn && providerField('tts', provider, 'lang_code') ? (
         <TextInput name="ttsDetails.lang_code" label="Language" select help={help('ttsLanguage')}>
           {NEUPHONIC_LANGUAGES.map((l) => (
             <MenuItem key={l.code} value={l.code}>
@@ -591,12 +585,12 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
           ))}
         </TextInput>
       ) : null}
-      {isOwn && (provider === TtsProvider.ElevenLabs || provider === TtsProvider.Cartesia) ? (
+      {isOwn && providerField('tts', provider, 'model') ? (
         <TextInput
           name="ttsDetails.ttsModel"
           label="Model"
           help={help('ttsModel')}
-          placeholder={provider === TtsProvider.ElevenLabs ? 'eleven_flash_v2_5' : 'sonic-2'}
+          placeholder={providerRow('tts', provider)?.modelPlaceholder}
           helperText="Leave empty for the provider's default."
         />
       ) : null}
