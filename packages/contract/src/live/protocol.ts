@@ -21,6 +21,11 @@ export const LiveProtocol = {
   /** The page pings; the worker closes a silent socket after this long. */
   pingIntervalMs: 15_000,
   socketTimeoutMs: 45_000,
+  /**
+   * The longest the page holds the avatar's voice until its face is drawn (a cold page's stage
+   * still loading): the worker counts it before taking a first utterance as heard without reports.
+   */
+  faceWaitMs: 4000,
   /** WebSocket close codes. */
   close: {
     /** Normal end (bye sent first). */

@@ -1,4 +1,4 @@
-import { LiveCode, LiveFailReason, LiveMessages, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
+import { LiveCode, LiveFailReason, LiveMessages, LiveProtocol, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
 import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
 import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
 import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
@@ -12,7 +12,7 @@ import type { AvatarPageOptions } from './params';
 
 const OAUTH_MESSAGE = 'persona-oauth-grant';
 /** The longest the avatar's voice waits for its face to be drawn (avatar-app's `face`). */
-export const FACE_WAIT_MS = 4000;
+export const FACE_WAIT_MS = LiveProtocol.faceWaitMs;
 
 /** An anonymous id per browser and avatar (daily limits, avatar memory); memory-only when storage is blocked. */
 export function visitorIdFor(avatarId: number, storage: Storage | null = safeStorage()): string {
@@ -189,8 +189,11 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     faceSettled = resolve;
   });
   if (textOnly) faceSettled();
+  let faceTimer: ReturnType<typeof setTimeout> | undefined;
+  let faceWait: Promise<void> | null = null;
+  /** The face, or FACE_WAIT_MS from the first time the voice asks for it (one wait per page). */
   const faceOrTimeout = () =>
-    Promise.race([face, new Promise<void>((resolve) => setTimeout(resolve, FACE_WAIT_MS))]);
+    (faceWait ??= Promise.race([face, new Promise<void>((resolve) => (faceTimer = setTimeout(resolve, FACE_WAIT_MS)))]).then(() => clearTimeout(faceTimer)));
 
   /** Binary frames carry the utterance in 16 bits: the full number from its start frame. */
   const uttByLow = new Map<number, number>();
@@ -590,6 +593,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   /** Hangs up and removes the page's listeners (the chat widget unmounting). */
   const destroy = () => {
     destroyed = true;
+    clearTimeout(faceTimer);
     session.hangUp();
     presence.dispose();
     mic?.stop();

@@ -1,4 +1,4 @@
-import type { TPageFrame } from '@persona/contract';
+import { LiveProtocol, type TPageFrame } from '@persona/contract';
 import type { SpeechEvent } from '../speech/pipeline.js';
 
 type Playback = Extract<TPageFrame, { type: 'playback' }>;
@@ -12,7 +12,10 @@ type Playback = Extract<TPageFrame, { type: 'playback' }>;
 export class SpeakingTracker {
   private speaking: { utt: number; startedAt: number; pausedAt: number | null; pausedMs: number; audioMs: number; ended: boolean } | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private playback: { utt: number; playedMs: number; at: number; state: Playback['state'] } | null = null;
+  /** The page's last report: what it had played, when, and how long the utterance had been paused by then. */
+  private playback: { utt: number; playedMs: number; at: number; state: Playback['state']; pausedMs: number } | null = null;
+  /** The page has reported playback: it plays the voice, and its first utterance has started. */
+  private reported = false;
 
   constructor(
     private readonly now: () => number,
@@ -39,7 +42,10 @@ export class SpeakingTracker {
   }
 
   pause(utt: number) {
-    if (this.speaking?.utt === utt && this.speaking.pausedAt === null) this.speaking.pausedAt = this.now();
+    if (this.speaking?.utt !== utt || this.speaking.pausedAt !== null) return;
+    this.speaking.pausedAt = this.now();
+    // Held, it is not over however long the visitor talks: counted again on resume.
+    clearTimeout(this.timer);
   }
 
   resume(utt: number) {
@@ -52,7 +58,9 @@ export class SpeakingTracker {
 
   onPlayback(frame: Playback) {
     if (!Number.isFinite(frame.playedMs) || frame.playedMs < 0) return;
-    this.playback = { utt: frame.utt, playedMs: Math.min(frame.playedMs, 3_600_000), at: this.now(), state: frame.state };
+    this.reported = true;
+    const pausedMs = this.speaking?.utt === frame.utt ? this.speaking.pausedMs : 0;
+    this.playback = { utt: frame.utt, playedMs: Math.min(frame.playedMs, 3_600_000), at: this.now(), state: frame.state, pausedMs };
     if (this.speaking?.utt !== frame.utt) return;
     if (frame.state === 'ended') this.stop();
     // The page plays it later than it was sent (a cold page holds the voice until the face is
@@ -84,14 +92,18 @@ export class SpeakingTracker {
 
   /**
    * Without an `ended` report, the utterance is taken as heard once its audio has had time to
-   * play: from its first audio sent, or from the page's last report of it when there is one.
+   * play: from the page's last report of it, with the pauses since; before any report, from its
+   * first audio sent — plus, until the page has reported anything, the time it may hold the voice
+   * for its face (LiveProtocol.faceWaitMs; a page without a player never reports, and pays it once).
    */
   private armEnd() {
     const sp = this.speaking;
     clearTimeout(this.timer);
     if (!sp || sp.pausedAt !== null) return;
     const pb = this.playback?.utt === sp.utt && this.playback.state !== 'ended' ? this.playback : null;
-    const heardBy = pb ? pb.at + Math.max(0, sp.audioMs - pb.playedMs) : sp.startedAt + sp.pausedMs + sp.audioMs;
+    const heardBy = pb
+      ? pb.at + (sp.pausedMs - pb.pausedMs) + Math.max(0, sp.audioMs - pb.playedMs)
+      : sp.startedAt + sp.pausedMs + sp.audioMs + (this.reported ? 0 : LiveProtocol.faceWaitMs);
     const left = heardBy + 1000 - this.now();
     this.timer = setTimeout(() => {
       if (this.speaking === sp) this.stop();

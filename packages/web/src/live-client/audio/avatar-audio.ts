@@ -43,6 +43,12 @@ export class AvatarAudio {
   /** Utterances heard to have started and not yet ended. */
   private readonly playing = new Set<number>();
   private starting: Promise<void> | null = null;
+  /**
+   * What was sent to the player while it was opening (its module loading, or the page holding the
+   * voice until the face is drawn): posted in order once it exists. A flush drops the audio it
+   * removes from here too, so an interruption during the hold is never played afterwards.
+   */
+  private queued: { message: PlayerInbound; transfer: Transferable[] }[] = [];
   private sampleRate = 0;
   route: OutputRoute | null = null;
   /** Frames sent to the worklet but not yet started, by utterance (for the fallback lip-sync). */
@@ -95,6 +101,10 @@ export class AvatarAudio {
     }
     this.ctx = ctx;
     this.clock = new PlayClock(ctx.sampleRate);
+    // Sound the browser keeps off is said at once (the page offers to turn it on), not after the hold.
+    const blocked = () => this.events.blocked(ctx.state === 'suspended');
+    ctx.onstatechange = blocked;
+    if (ctx.state === 'suspended') blocked();
     await Promise.all([ctx.audioWorklet.addModule(workletUrl), until?.catch(() => undefined)]);
     if (this.ctx !== ctx) return;
     const node = new AudioWorkletNode(ctx, 'persona-player', {
@@ -108,6 +118,7 @@ export class AvatarAudio {
     gain.gain.value = this.muted ? 0 : 1;
     node.connect(gain);
     this.node = node;
+    for (const { message, transfer } of this.queued.splice(0)) node.port.postMessage(message, transfer);
     this.gain = gain;
     // Direct output first; the loopback takes over once it is connected.
     gain.connect(ctx.destination);
@@ -125,12 +136,7 @@ export class AvatarAudio {
         this.route = 'loopback';
       });
     }
-    const blocked = () => this.events.blocked(ctx.state === 'suspended');
-    ctx.onstatechange = blocked;
-    if (ctx.state === 'suspended') {
-      blocked();
-      await ctx.resume().catch(() => undefined);
-    }
+    if (ctx.state === 'suspended') await ctx.resume().catch(() => undefined);
     clearInterval(this.ticker);
     this.ticker = setInterval(() => this.tick(), 20);
   }
@@ -162,16 +168,15 @@ export class AvatarAudio {
     void this.audioEl.play().catch(() => undefined);
   }
 
+  /** To the player; held while it opens; dropped when no playback was started. */
   private post(message: PlayerInbound, transfer: Transferable[] = []) {
-    this.node?.port.postMessage(message, transfer);
+    if (this.node) this.node.port.postMessage(message, transfer);
+    else if (this.ctx) this.queued.push({ message, transfer });
   }
 
   /** PCM16LE samples of an utterance, as they arrive. */
   push(utt: number, pcm: Uint8Array, last: boolean) {
-    if (!this.node) {
-      void this.starting?.then(() => this.push(utt, pcm, last));
-      return;
-    }
+    if (!this.ctx) return;
     let samples: Int16Array<ArrayBuffer> = new Int16Array(pcm.byteLength >> 1);
     new Uint8Array(samples.buffer).set(pcm.subarray(0, samples.length * 2));
     const rate = this.ctx?.sampleRate ?? this.sampleRate;
@@ -184,10 +189,6 @@ export class AvatarAudio {
 
   /** The server sent the utterance's end: it ends when its last sample has been heard. */
   end(utt: number) {
-    if (!this.node) {
-      void this.starting?.then(() => this.end(utt));
-      return;
-    }
     this.post({ type: 'end', utt });
   }
 
@@ -205,13 +206,13 @@ export class AvatarAudio {
 
   /** A connection (again): the worker may be another one, counting its utterances from 1. */
   connectionResumed() {
-    if (this.node) this.post({ type: 'forget' });
-    else void this.starting?.then(() => this.post({ type: 'forget' }));
+    this.post({ type: 'forget' });
   }
 
   /** The visitor interrupted: drop the rest of it (or of everything). */
   flush(utt?: number) {
     for (const held of utt === undefined ? [...this.held.keys()] : [utt]) this.release(held);
+    this.queued = this.queued.filter(({ message: m }) => !((m.type === 'pcm' || m.type === 'end') && (utt === undefined || m.utt === utt)));
     this.post(utt === undefined ? { type: 'flush' } : { type: 'flush', utt });
   }
 
@@ -321,6 +322,7 @@ export class AvatarAudio {
     this.loopback = null;
     this.node?.disconnect();
     this.node = null;
+    this.queued = [];
     this.gain = null;
     void this.ctx?.close().catch(() => undefined);
     this.ctx = null;
