@@ -137,7 +137,7 @@ describe('provider rows', () => {
     const byId = (id: string) => (TtsProviders as readonly TProviderRow[]).find((r) => r.id === id)!;
     expect(byId('elevenlabs').defaults?.model).toBe('eleven_flash_v2_5');
     expect(byId('cartesia').defaults?.model).toBe('sonic-3');
-    expect([byId('elevenlabs').modelPlaceholder, byId('cartesia').modelPlaceholder]).toEqual(['eleven_flash_v2_5', 'sonic-2']);
+    expect([byId('elevenlabs').modelPlaceholder, byId('cartesia').modelPlaceholder]).toEqual(['eleven_flash_v2_5', 'sonic-3']);
     expect(byId('neuphonic').defaults).toEqual({ speed: 1, language: 'en' });
     expect(TtsProviders.filter((r) => 'speedRequired' in r && r.speedRequired).map((r) => r.id)).toEqual(['azure', 'neuphonic']);
   });

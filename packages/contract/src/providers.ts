@@ -264,7 +264,7 @@ export const TtsProviders = [
       { stored: 'model', form: 'ttsDetails.ttsModel', label: 'Model' },
     ],
     defaults: { model: 'sonic-3' },
-    modelPlaceholder: 'sonic-2',
+    modelPlaceholder: 'sonic-3',
     baseUrlEnv: 'PROVIDER_CARTESIA_URL',
     defaultBaseUrl: 'https://api.cartesia.ai',
     // Phoneme timestamps (or the words' letters within their times) and word timestamps.

@@ -115,7 +115,7 @@ export const speechHelp: Record<SpeechHelpKey, TInfoPanelItem> = {
   ttsModel: {
     title: 'Model',
     description: 'The provider’s speech model; empty uses its default.',
-    possibleValues: [{ name: 'Model id', type: 'string', description: 'For example eleven_flash_v2_5 or sonic-2.' }],
+    possibleValues: [{ name: 'Model id', type: 'string', description: 'For example eleven_flash_v2_5 or sonic-3.' }],
     usefulness: 'Faster models answer sooner; larger ones sound more natural.',
   },
   ttsVoice: {
