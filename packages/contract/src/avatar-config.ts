@@ -171,6 +171,14 @@ const numberIn = (v: unknown, min: number, max: number, fallback: number): numbe
   return n !== undefined && n >= min && n <= max ? n : fallback;
 };
 
+/**
+ * Only the access rules of a configuration document (`readAvatarConfig(stored).access`), for the
+ * paths that need nothing else and run often: a session's heartbeat, the page's frame-ancestors.
+ */
+export function readAvatarAccess(stored: unknown): TAvatarAccess {
+  return readAccess(obj(stored));
+}
+
 function readAccess(c: Obj): TAvatarAccess {
   const origins = Array.isArray(c.allowedOrigins) ? c.allowedOrigins.slice(0, LiveLimits.allowedOriginsMax) : [];
   const idle = Math.round(num(c.idleTimeout) ?? LiveLimits.idleTimeoutDefault);

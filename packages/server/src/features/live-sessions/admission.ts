@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hasPermission, LiveCode, LiveLimits, NlpEngineName, originOf, Permission, readAvatarConfig, WorkerProtocol, type TAvatarAccess, type TLivePageConfig, type TLiveResumeRequest, type TLiveStartAnswer, type TLiveStartRequest, type TNlpEngine } from '@persona/contract';
+import { hasPermission, LiveCode, LiveLimits, NlpEngineName, originOf, Permission, readAvatarAccess, readAvatarConfig, WorkerProtocol, type TAvatarAccess, type TLivePageConfig, type TLiveResumeRequest, type TLiveStartAnswer, type TLiveStartRequest, type TNlpEngine } from '@persona/contract';
 import { signTicket } from '@persona/worker';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { LiveContext } from './context.js';
@@ -55,7 +55,7 @@ export function createAdmission(ctx: LiveContext) {
     /** The avatar's allowed origins for the page's frame-ancestors (empty: any); null when it does not exist. */
     async frameAncestors(avatarId: number): Promise<string[] | null> {
       const avatar = await repo.findAvatar(avatarId);
-      return avatar ? readAvatarConfig(avatar.config).access.allowedOrigins : null;
+      return avatar ? readAvatarAccess(avatar.config).allowedOrigins : null;
     },
 
     /** POST /api/live/sessions — admission, in the order of ADR 013. */
@@ -146,7 +146,7 @@ export function createAdmission(ctx: LiveContext) {
     async agentAuth(avatarId: number): Promise<{ ownerUserId: number; publicKey: string | null; nlpEngine: number } | null> {
       const avatar = await deps.repo.findAvatar(avatarId);
       if (!avatar) return null;
-      const { encKeyId } = readAvatarConfig(avatar.config).access;
+      const { encKeyId } = readAvatarAccess(avatar.config);
       const publicKey = encKeyId !== null && deps.publicKeyOf ? await deps.publicKeyOf(avatar.userId, encKeyId) : null;
       return { ownerUserId: avatar.userId, publicKey, nlpEngine: avatar.nlpEngine };
     },

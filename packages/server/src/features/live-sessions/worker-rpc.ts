@@ -1,4 +1,4 @@
-import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarAccess, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { LiveContext } from './context.js';
 import type { LiveSessionRow } from './repository.js';
 import { toLiveSessionConfig } from './session-config.js';
@@ -68,7 +68,7 @@ export function createWorkerRpc(ctx: LiveContext) {
         await endSession(row.id, LiveCode.avatarNotFound, at);
         return { echo: row.echo, end: LiveCode.avatarNotFound };
       }
-      const rules = readAvatarConfig(deps.openSecrets(avatar.config)).access;
+      const rules = readAvatarAccess(deps.openSecrets(avatar.config));
       await repo.update(row.id, { lastHeartbeatAt: at });
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       // The session may have ended while this heartbeat ran (a bye, the sweep): its end removed the
