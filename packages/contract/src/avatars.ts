@@ -1,35 +1,16 @@
 import { z } from 'zod';
 import { ZStatus, ZId, INT32_MAX, TextChecks } from './common.js';
+import { engineEnum, engineNames, enginesOfMode, type TNlpEngineNumber } from './engines.js';
 import { SttProvider, TtsProvider } from './providers.js';
 
-/** Engine (nlpEngine), spec numbers. */
-export const NlpEngine = {
-  EchoTest: 0,
-  RestEndpoint: 1,
-  DialogflowES: 2,
-  DialogflowCX: 3,
-  CustomChatGPTPrompt: 6,
-  CustomChatGPTAssistant: 7,
-  Ten: 8,
-  TrulienceRealtime: 9,
-  LargeLanguageModel: 10,
-  ElevenLabsConversationAI: 11,
-  CUSTOM_STT_LLM_TTS: 12,
-} as const;
-export type TNlpEngine = (typeof NlpEngine)[keyof typeof NlpEngine];
-export const NlpEngineName: Record<TNlpEngine, string> = {
-  0: 'Echo Test',
-  1: 'REST Endpoint',
-  2: 'Google Dialogflow ES',
-  3: 'Google Dialogflow CX',
-  6: 'Custom ChatGPT Prompt',
-  7: 'Custom ChatGPT Assistant',
-  8: 'TEN',
-  9: 'Persona Studio Realtime',
-  10: 'Large Language Model',
-  11: 'ElevenLabs Conversational AI',
-  12: 'Custom STT/LLM/TTS',
-};
+/**
+ * Engine (nlpEngine), spec numbers, read from the engines' rows (engines.ts): EchoTest 0,
+ * RestEndpoint 1, DialogflowES 2, DialogflowCX 3, CustomChatGPTPrompt 6, CustomChatGPTAssistant 7,
+ * Ten 8, TrulienceRealtime 9, LargeLanguageModel 10, ElevenLabsConversationAI 11, CUSTOM_STT_LLM_TTS 12.
+ */
+export const NlpEngine = engineEnum();
+export type TNlpEngine = TNlpEngineNumber;
+export const NlpEngineName: Record<TNlpEngine, string> = engineNames();
 export const ZNlpEngine = z.union(Object.values(NlpEngine).map((v) => z.literal(v)) as unknown as [z.ZodLiteral<TNlpEngine>, ...z.ZodLiteral<TNlpEngine>[]], {
   error: 'Avatar Engine is required',
 });
@@ -45,12 +26,12 @@ export const SetupModeLabel: Record<TSetupMode, string> = {
 };
 export const ZSetupMode = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]);
 
-/** Engines allowed per mode (spec "Engines per mode"). */
+/** Engines allowed per mode (spec "Engines per mode"), in menu order: each engine row's `modes`. */
 export const EnginesPerMode: Record<TSetupMode, TNlpEngine[]> = {
-  0: [NlpEngine.EchoTest, NlpEngine.LargeLanguageModel, NlpEngine.RestEndpoint],
-  1: [NlpEngine.EchoTest, NlpEngine.LargeLanguageModel, NlpEngine.RestEndpoint, NlpEngine.DialogflowCX, NlpEngine.DialogflowES],
-  2: [NlpEngine.TrulienceRealtime],
-  3: [NlpEngine.Ten, NlpEngine.ElevenLabsConversationAI, NlpEngine.CUSTOM_STT_LLM_TTS],
+  0: enginesOfMode(SetupMode.Simple),
+  1: enginesOfMode(SetupMode.Composite),
+  2: enginesOfMode(SetupMode.SpeechToSpeech),
+  3: enginesOfMode(SetupMode.None),
 };
 
 /** Read from the providers' rows (providers.ts). */

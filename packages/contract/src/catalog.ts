@@ -1,33 +1,21 @@
 /** The lists the avatar creator reads with account_info (spec "Account info used by the creator"). */
+import { LlmProviders, RealtimeProviders } from './engines.js';
 import { sttRow, SttProviders, TtsProviders } from './providers.js';
 
-export const LlmBaseUrls = [
-  { name: 'OpenAI', url: 'https://api.openai.com/v1', provider: 'openai' },
-  { name: 'Groq', url: 'https://api.groq.com/openai/v1', provider: 'groq' },
-  { name: 'Gemini', url: 'https://generativelanguage.googleapis.com/v1beta/openai', provider: 'gemini' },
-  { name: 'Cerebras', url: 'https://api.cerebras.ai/v1', provider: null },
-  { name: 'DeepSeek', url: 'https://api.deepseek.com/v1', provider: null },
-  { name: 'Fireworks', url: 'https://api.fireworks.ai/inference/v1', provider: null },
-  { name: 'Perplexity', url: 'https://api.perplexity.ai', provider: null },
-  { name: 'Telnyx', url: 'https://api.telnyx.com/v2/ai', provider: null },
-  { name: 'Together', url: 'https://api.together.xyz/v1', provider: null },
-  { name: 'xAI', url: 'https://api.x.ai/v1', provider: null },
-] as const;
+/** account_info's LLM base URLs: each row's name, URL and mapped provider (engines.ts). */
+export const LlmBaseUrls = LlmProviders.map(({ name, url, provider }) => ({ name, url, provider })) as unknown as {
+  readonly [I in keyof typeof LlmProviders]: (typeof LlmProviders)[I] extends { name: infer N; url: infer U; provider: infer Pr } ? { readonly name: N; readonly url: U; readonly provider: Pr } : never;
+};
 
-export const RealtimeBaseUrls = [
-  { name: 'OpenAI', url: 'wss://api.openai.com/v1/realtime' },
-  { name: 'Gemini', url: 'wss://generativelanguage.googleapis.com/ws' },
-] as const;
+type TRealtimeRows = typeof RealtimeProviders;
+/** account_info's realtime URLs, voices and models: each realtime row's (engines.ts). */
+export const RealtimeBaseUrls = RealtimeProviders.map(({ name, url }) => ({ name, url })) as unknown as {
+  readonly [I in keyof TRealtimeRows]: TRealtimeRows[I] extends { name: infer N; url: infer U } ? { readonly name: N; readonly url: U } : never;
+};
 
-export const RealtimeVoices = {
-  openai: ['alloy', 'echo', 'shimmer', 'ash', 'ballad', 'coral', 'sage', 'verse'],
-  gemini: ['Aoede', 'Charon', 'Fenrir', 'Kore', 'Puck'],
-} as const;
+export const RealtimeVoices = Object.fromEntries(RealtimeProviders.map((r) => [r.id, r.voices])) as { readonly [Row in TRealtimeRows[number] as Row['id']]: Row['voices'] };
 
-export const RealtimeModels = {
-  openai: ['gpt-4o-mini-realtime-preview', 'gpt-4o-realtime-preview'],
-  gemini: ['gemini-2.0-flash-exp'],
-} as const;
+export const RealtimeModels = Object.fromEntries(RealtimeProviders.map((r) => [r.id, r.models])) as { readonly [Row in TRealtimeRows[number] as Row['id']]: Row['models'] };
 
 export const SimpleModeLlmModels = ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant'] as const;
 

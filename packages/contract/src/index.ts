@@ -21,6 +21,8 @@ export * from './live/index.js';
 export * from './provider-lookups.js';
 export * from './brain.js';
 export * from './providers.js';
+export * from './engines.js';
+export * from './engine-rules.js';
 export * from './speech.js';
 export * from './platform-speech.js';
 export * from './log-redaction.js';
