@@ -2,16 +2,15 @@
 import { LlmProviders, RealtimeProviders } from './engines.js';
 import { sttRow, SttProviders, TtsProviders } from './providers.js';
 
+/** Each row of a tuple reduced to its account_info fields, the tuple and the literal types kept. */
+type TListed<Rows extends readonly unknown[]> = { readonly [I in keyof Rows]: Rows[I] extends { name: infer N; url: infer U; provider: infer Pr } ? { readonly name: N; readonly url: U; readonly provider: Pr } : Rows[I] extends { name: infer N; url: infer U } ? { readonly name: N; readonly url: U } : never };
+
 /** account_info's LLM base URLs: each row's name, URL and mapped provider (engines.ts). */
-export const LlmBaseUrls = LlmProviders.map(({ name, url, provider }) => ({ name, url, provider })) as unknown as {
-  readonly [I in keyof typeof LlmProviders]: (typeof LlmProviders)[I] extends { name: infer N; url: infer U; provider: infer Pr } ? { readonly name: N; readonly url: U; readonly provider: Pr } : never;
-};
+export const LlmBaseUrls = LlmProviders.map(({ name, url, provider }) => ({ name, url, provider })) as unknown as TListed<typeof LlmProviders>;
 
 type TRealtimeRows = typeof RealtimeProviders;
 /** account_info's realtime URLs, voices and models: each realtime row's (engines.ts). */
-export const RealtimeBaseUrls = RealtimeProviders.map(({ name, url }) => ({ name, url })) as unknown as {
-  readonly [I in keyof TRealtimeRows]: TRealtimeRows[I] extends { name: infer N; url: infer U } ? { readonly name: N; readonly url: U } : never;
-};
+export const RealtimeBaseUrls = RealtimeProviders.map(({ name, url }) => ({ name, url })) as unknown as TListed<TRealtimeRows>;
 
 export const RealtimeVoices = Object.fromEntries(RealtimeProviders.map((r) => [r.id, r.voices])) as { readonly [Row in TRealtimeRows[number] as Row['id']]: Row['voices'] };
 

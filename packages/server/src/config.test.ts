@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SttProviders, TtsProviders, type TProviderRow } from '@persona/contract';
+import { LlmProviders, SttProviders, TtsProviders, type TLlmProviderRow, type TProviderRow } from '@persona/contract';
 import { ConfigError, loadConfig, ZEnv } from './config.js';
 
 describe('loadConfig', () => {
@@ -107,6 +107,16 @@ describe('loadConfig', () => {
       expect(Object.keys(ZEnv.shape)).toContain(row.baseUrlEnv);
       if (row.defaultBaseUrl) expect(defaults).toContain(row.defaultBaseUrl);
       expect(Object.values(loadConfig({ [row.baseUrlEnv!]: 'https://gateway.example/p' }).providers)).toContain('https://gateway.example/p');
+    }
+  });
+
+  it("reads each mapped LLM base URL row's variable into its look-up host, with the row's default host", () => {
+    const named = (LlmProviders as readonly TLlmProviderRow[]).filter((r) => r.baseUrlEnv);
+    expect(named.map((r) => r.baseUrlEnv)).toEqual(['PROVIDER_OPENAI_URL', 'PROVIDER_GROQ_URL', 'PROVIDER_GEMINI_URL']);
+    for (const row of named) {
+      const id = row.provider as 'openai' | 'groq' | 'gemini';
+      expect(loadConfig({}).providers[id]).toBe(row.defaultBaseUrl);
+      expect(loadConfig({ [row.baseUrlEnv!]: 'https://gateway.example/p' }).providers[id]).toBe('https://gateway.example/p');
     }
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { platformSpeechFromEnv, type TPlatformStt, type TPlatformTts } from '@persona/contract';
+import { platformSpeechFromEnv, type TLlmProviderId, type TPlatformStt, type TPlatformTts } from '@persona/contract';
 
 const bool = (fallback: boolean) =>
   z
@@ -237,10 +237,8 @@ export interface Config {
   knowledge: { extractTimeoutSeconds: number; quotaMb: number };
 }
 
-export interface ProviderUrls {
-  openai: string;
-  groq: string;
-  gemini: string;
+/** The look-ups' hosts: one per mapped LLM base URL row (contract LlmProviders, its `baseUrlEnv`), and the speech providers'. */
+export interface ProviderUrls extends Record<TLlmProviderId, string> {
   elevenlabs: string;
   cartesia: string;
   neuphonic: string;

@@ -1,15 +1,4 @@
-import {
-  ELEVENLABS_AGENT_ID,
-  EngineLimits,
-  EngineMessages as M,
-  isMasked,
-  NlpEngine,
-  ProviderLookupLimits,
-  ProviderLookupMessages,
-  readAvatarConfig,
-  SetupMode,
-  type TAvatarInputParsed,
-} from '@persona/contract';
+import { checkEngineConfig, EngineMessages as M, isMasked, NlpEngine, ProviderLookupMessages, readAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
 import { getPath } from './secrets.js';
 
 /**
@@ -21,14 +10,6 @@ import { getPath } from './secrets.js';
 
 type Obj = Record<string, unknown>;
 const text = (v: string | undefined): string => (v ?? '').trim();
-
-const isUrl = (v: string, protocols: string[]) => {
-  try {
-    return protocols.includes(new URL(v).protocol);
-  } catch {
-    return false;
-  }
-};
 
 /** What the save does to a secret: keeps the stored one (mask or absent), clears it, or sets a new one. */
 function secretState(value: unknown): 'kept' | 'cleared' | 'new' {
@@ -80,73 +61,25 @@ export function touchesEngine(input: TAvatarInputParsed, stored: { nlpEngine: nu
 }
 
 /**
- * The engine's messages (empty when it is fine). A secret counts as given when the save sends a
- * new one, or sends its mask (or nothing) and one is stored.
+ * The engine's messages (empty when it is fine): the engine forms' rules (contract
+ * `checkEngineConfig`, the engine's row) on the save's values. A secret counts as given when the
+ * save sends a new one, or sends its mask (or nothing) and one is stored.
  */
 export function engineErrors(input: TAvatarInputParsed, storedConfig: Obj | undefined): string[] {
-  const errors: string[] = [];
   // The save's own values, as its contract schema (ZAvatarInput) typed them; secrets by their paths.
   const config = input as unknown as Obj;
-  const pipeline = input.customData.agent_pipeline_config;
-  const hasSecret = (path: string) => {
+  const secretGiven = (path: string) => {
     const state = secretState(getPath(config, path));
     if (state === 'new') return true;
     if (state === 'cleared') return false;
     return storedConfig !== undefined && getPath(storedConfig, path) !== undefined && getPath(storedConfig, path) !== '';
   };
-  const engine = input.nlpEngine as number;
-  const llm = pipeline.llm ?? {};
-
-  if (LLM_ENGINES.includes(engine)) {
-    const url = text(llm.base_url);
-    if (!url) errors.push(M.llmUrlRequired);
-    else if (!isUrl(url, ['http:', 'https:'])) errors.push(M.notAValidUrl);
-    if (!text(llm.model) && engine !== NlpEngine.CustomChatGPTAssistant) errors.push(M.llmModelRequired);
-    if (input.setupMode !== SetupMode.Simple && !hasSecret('customData.agent_pipeline_config.llm.api_key')) errors.push(M.llmKeyRequired);
-    if (engine === NlpEngine.CustomChatGPTAssistant && !text(llm.assistant_id)) errors.push(M.assistantRequired);
-    if (typeof llm.summary_enabled !== 'boolean') errors.push(M.memoryRequired);
-    if (llm.max_tokens !== undefined && llm.max_tokens !== null && llm.max_tokens !== '') {
-      const n = Number(llm.max_tokens);
-      if (!Number.isInteger(n) || n <= 0 || n > EngineLimits.maxTokensMax) errors.push(M.maxTokens);
-    }
-  }
-  if (engine === NlpEngine.RestEndpoint) {
-    const url = text(input.restEndPointURL);
-    if (!url) errors.push(M.restUrlRequired);
-    else if (!isUrl(url, ['http:', 'https:'])) errors.push(M.notAValidUrl);
-    if (!hasSecret('restApiKey')) errors.push(M.restKeyRequired);
-    if (typeof llm.summary_enabled !== 'boolean') errors.push(M.memoryRequired);
-  }
-  if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
-    if (!text(input.projectId)) errors.push(M.dialogflowProjectRequired);
-    if (!hasSecret('jsonKey') && !hasSecret('jsonKeyBase64')) errors.push(M.dialogflowKeyRequired);
-    else if (secretState(input.jsonKey) === 'new' && !isServiceAccountKey(String(input.jsonKey))) errors.push(M.dialogflowKeyInvalid);
-    if (engine === NlpEngine.DialogflowCX) {
-      if (!text(input.agentId)) errors.push(M.dialogflowAgentRequired);
-      if (!text(input.regionId)) errors.push(M.dialogflowRegionRequired);
-    }
-  }
-  if (engine === NlpEngine.TrulienceRealtime) {
-    const s2s = pipeline.speech_to_speech ?? {};
-    const url = text(s2s.url);
-    if (!url) errors.push(M.realtimeUrlRequired);
-    else if (!isUrl(url, ['http:', 'https:', 'ws:', 'wss:'])) errors.push(M.notAValidUrl);
-    if (!hasSecret('customData.agent_pipeline_config.speech_to_speech.api_key')) errors.push(M.realtimeKeyRequired);
-    if (!text(s2s.model)) errors.push(M.realtimeModelRequired);
-    if (!text(s2s.voice_id)) errors.push(M.realtimeVoiceRequired);
-  }
-  if (engine === NlpEngine.ElevenLabsConversationAI) {
-    const third = pipeline.third_party ?? {};
-    const id = text(third.agent_id);
-    const keyPath = 'customData.agent_pipeline_config.third_party.api_key';
-    if (!id) errors.push(M.agentIdRequired);
-    else if (id.length < EngineLimits.agentIdShort) errors.push(M.agentIdTooShort);
-    else if (!ELEVENLABS_AGENT_ID.test(id) || id.length > ProviderLookupLimits.agentIdMax) errors.push(M.agentIdInvalid);
-    const key = getPath(config, keyPath);
-    if (secretState(key) === 'new' && String(key).trim().length < ProviderLookupLimits.agentKeyMin) errors.push(M.agentKeyInvalid);
-    else if (third.is_public !== true && !hasSecret(keyPath)) errors.push(M.agentKeyRequired);
-  }
-  return errors;
+  return checkEngineConfig({
+    engine: input.nlpEngine,
+    setupMode: input.setupMode,
+    read: (field) => getPath(config, field.stored),
+    hasSecret: (field) => [field.stored, ...(field.secret?.alsoStored ?? [])].some(secretGiven),
+  }).map((issue) => issue.message);
 }
 
 const THIRD_PARTY_KEY = 'customData.agent_pipeline_config.third_party.api_key';
@@ -202,13 +135,4 @@ export function agentVerdictErrors(verdict: ElevenLabsAgentVerdict): string[] {
   if (verdict.state === 'invalid_api_key') return [verdict.message === ProviderLookupMessages.agentKeyRequired ? M.agentKeyRequired : M.agentKeyInvalid];
   if (verdict.state === 'invalid_agent_id') return [M.agentIdInvalid];
   return [];
-}
-
-function isServiceAccountKey(value: string): boolean {
-  try {
-    const parsed = JSON.parse(value) as Obj;
-    return typeof parsed.client_email === 'string' && typeof parsed.private_key === 'string';
-  } catch {
-    return false;
-  }
 }

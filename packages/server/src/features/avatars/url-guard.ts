@@ -1,4 +1,4 @@
-import { NlpEngine, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, readAvatarConfig, type TAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
+import { enginesCalling, OutboundUrlFields as F, OutboundUrlLimits, OutboundUrlMessages as M, readAvatarConfig, type TAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
 import { checkUrl, SafeFetchError } from '@persona/net';
 
 /**
@@ -39,14 +39,14 @@ interface UrlField {
   label: string;
   /** Also ws:// and wss:// (a realtime socket). */
   websocket?: boolean;
-  /** The engines that call it (a changed engine re-checks its URL). */
+  /** The engines that call it, from the engines' rows (a changed engine re-checks its URL). */
   engines?: number[];
 }
 
 export const OUTBOUND_URL_FIELDS: readonly UrlField[] = [
-  { read: (c) => c.brain.llm.baseUrl, label: F.llmBaseUrl, engines: [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant] },
-  { read: (c) => c.brain.rest.url, label: F.restEndpointUrl, engines: [NlpEngine.RestEndpoint] },
-  { read: (c) => c.brain.realtime.url, label: F.realtimeUrl, websocket: true, engines: [NlpEngine.TrulienceRealtime] },
+  { read: (c) => c.brain.llm.baseUrl, label: F.llmBaseUrl, engines: enginesCalling('llmBaseUrl') },
+  { read: (c) => c.brain.rest.url, label: F.restEndpointUrl, engines: enginesCalling('restEndpointUrl') },
+  { read: (c) => c.brain.realtime.url, label: F.realtimeUrl, websocket: true, engines: enginesCalling('realtimeUrl') },
   { read: (c) => c.speechBaseUrls.stt, label: F.sttBaseUrl },
   { read: (c) => c.speechBaseUrls.tts, label: F.ttsBaseUrl },
   { read: (c) => c.access.billingAuthUrl ?? '', label: F.billingAuthUrl },

@@ -5,6 +5,7 @@ import {
   FailReason,
   isMasked,
   LlmBaseUrls,
+  LlmProviders,
   ProviderLookupLimits,
   ProviderLookupMessages as M,
   SetupMode,
@@ -108,10 +109,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
   /** Which protocol and host an LLM base URL means: the catalogue's mapped providers go to their configured hosts. */
   function llmTarget(url: string, message: string): { kind: 'openai' | 'gemini'; base: string; target: Target } {
     const normalised = canonicalBaseUrl(url);
-    const known = LlmBaseUrls.find((b) => canonicalBaseUrl(b.url) === normalised);
-    if (known?.provider === 'openai') return { kind: 'openai', base: providers.openai, target: 'operator' };
-    if (known?.provider === 'groq') return { kind: 'openai', base: providers.groq, target: 'operator' };
-    if (known?.provider === 'gemini') return { kind: 'gemini', base: providers.gemini, target: 'operator' };
+    const known = LlmProviders.find((b) => canonicalBaseUrl(b.url) === normalised);
+    if (known && 'lookup' in known) return { kind: known.lookup, base: providers[known.provider], target: 'operator' };
     let parsed: URL;
     try {
       parsed = new URL(normalised);

@@ -1,7 +1,5 @@
 import {
-  ELEVENLABS_AGENT_ID,
-  EngineLimits,
-  EngineMessages as M,
+  checkEngineConfig,
   EnginesPerMode,
   isMasked,
   LlmBaseUrls,
@@ -256,97 +254,35 @@ export function withSetupMode(saved: BrainValues, current: BrainValues, mode: TS
 
 const isBlank = (v: string | undefined) => !v || v.trim() === '';
 
-export const isHttpUrl = (v: string) => {
-  try {
-    const u = new URL(v.trim());
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
-const isWsOrHttpUrl = (v: string) => {
-  try {
-    const u = new URL(v.trim());
-    return ['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol);
-  } catch {
-    return false;
-  }
-};
-
-/** Whether a JSON key file's text is a service-account key (or its mask). */
-export function isServiceAccountJson(text: string): boolean {
-  if (isMasked(text)) return true;
-  try {
-    const parsed = JSON.parse(text) as Obj;
-    return typeof parsed === 'object' && parsed !== null && typeof parsed.client_email === 'string' && typeof parsed.private_key === 'string';
-  } catch {
-    return false;
-  }
-}
-
 export interface BrainIssue {
   path: string;
   message: string;
 }
 
 /**
- * What is wrong with the engine form (spec section 5 "Engine forms"). Only the engine in use is
- * checked. `isRealtime` is the avatar's realtime setting (the interaction type depends on it).
+ * What is wrong with the engine form (spec section 5 "Engine forms"): the engine's rules
+ * (contract `checkEngineConfig`, the engine's row) on the form's fields, trimmed. Only the engine
+ * in use is checked. A key counts as given when the form holds one (a mask stands for the stored
+ * key). `isRealtime` is the avatar's realtime setting (the interaction type depends on it); the
+ * ElevenLabs agent's id and key go by the form's agent check.
  */
 export function brainIssues(values: BrainValues, isRealtime: boolean): BrainIssue[] {
   const out: BrainIssue[] = [];
-  const add = (path: string, message: string) => out.push({ path, message });
   const engine = values.nlpEngine;
-  if (!EnginesPerMode[values.setupMode].includes(engine)) add('nlpEngine', 'Avatar Engine is not available in the selected mode');
-  if (engine === NlpEngine.RestEndpoint) {
-    const r = values.restEndpoint;
-    if (isBlank(r.base_url)) add('restEndpoint.base_url', M.restUrlRequired);
-    else if (!isHttpUrl(r.base_url)) add('restEndpoint.base_url', M.notAValidUrl);
-    if (isBlank(r.api_key)) add('restEndpoint.api_key', M.restKeyRequired);
-    if (typeof r.summary_enabled !== 'boolean') add('restEndpoint.summary_enabled', M.memoryRequired);
-  }
-  if (engine === NlpEngine.DialogflowES || engine === NlpEngine.DialogflowCX) {
-    const d = values.dialogFlow;
-    if (isBlank(d.project_id)) add('dialogFlow.project_id', M.dialogflowProjectRequired);
-    if (isBlank(d.api_key)) add('dialogFlow.api_key', M.dialogflowKeyRequired);
-    else if (!isServiceAccountJson(d.api_key)) add('dialogFlow.api_key', M.dialogflowKeyInvalid);
-    if (engine === NlpEngine.DialogflowCX) {
-      if (isBlank(d.agent_id)) add('dialogFlow.agent_id', M.dialogflowAgentRequired);
-      if (isBlank(d.region_id)) add('dialogFlow.region_id', M.dialogflowRegionRequired);
-    }
-  }
-  if (engine === NlpEngine.LargeLanguageModel) {
-    const l = values.llmDetails;
-    const isSimple = values.setupMode === SetupMode.Simple;
-    if (isBlank(l.url)) add('llmDetails.url', M.llmUrlRequired);
-    else if (!isHttpUrl(l.url)) add('llmDetails.url', M.notAValidUrl);
-    if (isBlank(l.llmModel)) add('llmDetails.llmModel', M.llmModelRequired);
-    // Simple mode runs the product's own model: no key of the customer's.
-    if (!isSimple && isBlank(l.llmAPIKey)) add('llmDetails.llmAPIKey', M.llmKeyRequired);
-    if (showsInteractionType(values, isRealtime) && l.interactionType === 'assistant' && isBlank(l.llmAssistantId)) add('llmDetails.llmAssistantId', M.assistantRequired);
-    if (typeof l.summaryEnabled !== 'boolean') add('llmDetails.summaryEnabled', M.memoryRequired);
-    if (!isBlank(l.llmMaxTokens)) {
-      const n = Number(l.llmMaxTokens.trim());
-      if (!Number.isInteger(n) || n <= 0 || n > EngineLimits.maxTokensMax) add('llmDetails.llmMaxTokens', M.maxTokens);
-    }
-  }
-  if (engine === NlpEngine.TrulienceRealtime) {
-    const r = values.trulienceRealtime;
-    if (isBlank(r.url)) add('trulienceRealtime.url', M.realtimeUrlRequired);
-    else if (!isWsOrHttpUrl(r.url)) add('trulienceRealtime.url', M.notAValidUrl);
-    if (isBlank(r.api_key)) add('trulienceRealtime.api_key', M.realtimeKeyRequired);
-    if (isBlank(r.model)) add('trulienceRealtime.model', M.realtimeModelRequired);
-    if (isBlank(r.voice_id)) add('trulienceRealtime.voice_id', M.realtimeVoiceRequired);
-  }
-  if (engine === NlpEngine.ElevenLabsConversationAI) {
-    const e = values.elevenLabsConversationAI;
-    const id = e.agent_id.trim();
-    if (!id) add('elevenLabsConversationAI.agent_id', M.agentIdRequired);
-    else if (e.status === 'idle' && id.length < EngineLimits.agentIdShort) add('elevenLabsConversationAI.agent_id', M.agentIdTooShort);
-    else if (e.status === 'invalid_agent_id' || !ELEVENLABS_AGENT_ID.test(id)) add('elevenLabsConversationAI.agent_id', M.agentIdInvalid);
-    if (e.status === 'invalid_api_key') add('elevenLabsConversationAI.api_key', isBlank(e.api_key) ? M.agentKeyRequired : M.agentKeyInvalid);
-    else if (e.status === 'private' && isBlank(e.api_key)) add('elevenLabsConversationAI.api_key', M.agentKeyRequired);
-  }
+  if (!EnginesPerMode[values.setupMode].includes(engine)) out.push({ path: 'nlpEngine', message: 'Avatar Engine is not available in the selected mode' });
+  const read = (path: string): unknown => {
+    const value = path.split('.').reduce<unknown>((cur, part) => (cur && typeof cur === 'object' ? (cur as Obj)[part] : undefined), values);
+    return typeof value === 'string' ? value.trim() : value;
+  };
+  const issues = checkEngineConfig({
+    engine,
+    setupMode: values.setupMode,
+    read: (field) => read(field.form),
+    hasSecret: (field) => !isBlank(read(field.form) as string | undefined),
+    assistant: showsInteractionType(values, isRealtime) && values.llmDetails.interactionType === 'assistant',
+    agentCheck: values.elevenLabsConversationAI.status,
+  });
+  for (const issue of issues) out.push({ path: issue.field, message: issue.message });
   return out;
 }
 

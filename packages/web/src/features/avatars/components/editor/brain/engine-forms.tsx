@@ -19,6 +19,7 @@ import {
   EngineLimits,
   EngineMessages,
   isMasked,
+  isServiceAccountJson,
   Languages,
   LlmBaseUrls,
   ProviderLookupLimits,
@@ -31,7 +32,7 @@ import {
 import { useElevenLabsAgentCheck } from '../../../api/check-elevenlabs-agent';
 import { useLlmAssistants } from '../../../api/list-llm-assistants';
 import { useLlmModels } from '../../../api/list-llm-models';
-import { CUSTOM_URL, GROQ, isServiceAccountJson, knownBaseUrl, realtimeModelsOf, realtimeVoicesOf, showsInteractionType, withBaseUrl } from '../../../lib/brain-form';
+import { CUSTOM_URL, GROQ, knownBaseUrl, realtimeModelsOf, realtimeVoicesOf, showsInteractionType, withBaseUrl } from '../../../lib/brain-form';
 import { agentCheckMessage, showsAgentKey } from '../../../lib/brain-agent-check';
 import { lookupErrorMessage } from '../../../lib/provider-lookups';
 import { useEditorSession } from '../editor-session';
