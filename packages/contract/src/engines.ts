@@ -10,7 +10,7 @@
  *
  * Imports only brain.ts (messages): avatars.ts imports this file.
  */
-import { EngineMessages as M, OutboundUrlFields } from './brain.js';
+import { EngineMessages as M, type OutboundUrlFields } from './brain.js';
 
 /** The setup modes' numbers (contract SetupMode, avatars.ts). */
 const MODE = { Simple: 0, Composite: 1, SpeechToSpeech: 2, None: 3 } as const;
