@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DefaultLlmInstruction, readAvatarConfig } from '@persona/contract';
+import { DefaultLlmInstruction, NlpEngines, readAvatarConfig } from '@persona/contract';
 import { brainConfig } from './brain-config.js';
 
 // Spec section 5: "An empty LLM prompt falls back to a default instruction asking for replies of 15-35 words."
@@ -128,5 +128,24 @@ describe('the agent engines at runtime', () => {
   it('Ten (8) and CUSTOM_STT_LLM_TTS (12) are `agent` brains greeting with the wake-up message', () => {
     expect(brainConfig({ nlpEngine: 8, setupMode: 3, config: readAvatarConfig({ wakeUpMessage: ' Hi there ' }) }, null)).toEqual({ kind: 'agent', framework: 'ten', greeting: 'Hi there' });
     expect(brainConfig({ nlpEngine: 12, setupMode: 3, config: readAvatarConfig({}) }, null)).toEqual({ kind: 'agent', framework: 'custom', greeting: '' });
+  });
+});
+
+// The engines' rows (contract engines.ts) name the brain each engine runs; this switch builds it.
+describe('each engine row’s brain', () => {
+  it('is the kind brainConfig builds for a configured avatar of that engine', () => {
+    const config = readAvatarConfig({
+      projectId: 'p',
+      customData: {
+        agent_pipeline_config: {
+          llm: { base_url: 'https://llm.example.com/v1', api_key: 'k', model: 'm', assistant_id: 'asst_1' },
+          speech_to_speech: { url: 'wss://rt.example.com/v1/realtime', api_key: 'k' },
+          third_party: { agent_id: 'agent_0123456789' },
+        },
+      },
+    });
+    for (const row of NlpEngines) {
+      expect({ engine: row.number, kind: brainConfig({ nlpEngine: row.number, setupMode: 1, config }, null).kind }).toEqual({ engine: row.number, kind: row.brain });
+    }
   });
 });
