@@ -1,4 +1,5 @@
 import { isMasked } from './avatars.js';
+import { EngineSecretMessages, engineSecretFields } from './engines.js';
 import { providerNumber, providerSecretFields, SpeechSecretMessages, type TSpeechKind } from './providers.js';
 
 /**
@@ -20,10 +21,8 @@ export interface TAvatarSecretField {
 }
 
 export const AvatarSecretMessages = {
-  restKeyAgain: 'REST API Key is required again when the REST Endpoint URL changes',
   billingHeaderAgain: 'Billing Auth Header is required again when the Billing Auth URL changes',
-  llmKeyAgain: 'LLM API Key is required again when the LLM Base URL changes',
-  realtimeKeyAgain: 'Realtime API Key is required again when the Realtime URL changes',
+  ...EngineSecretMessages,
   ...SpeechSecretMessages,
 } as const;
 
@@ -33,18 +32,22 @@ const provider = (path: string, kind: 'stt' | 'tts') => ({ path, kind });
 const speechSecrets = (kind: TSpeechKind): TAvatarSecretField[] =>
   providerSecretFields(kind).map((f) => ({ path: `${P}.${kind}.${f.stored}`, boundTo: [provider(`${P}.${kind}.provider`, kind), url(`${P}.${kind}.base_url`)], message: f.messageAgain }));
 
+/**
+ * An engine row's keys (engines.ts), each bound to its engine's outbound URLs. The top-level
+ * ones (`restApiKey`, `jsonKey`) come first and the pipeline's after the speech sections: the
+ * order a save's messages are said in.
+ */
+const engineSecrets = (where: 'top' | 'pipeline'): TAvatarSecretField[] =>
+  engineSecretFields()
+    .filter((f) => f.stored.startsWith(`${P}.`) === (where === 'pipeline'))
+    .map((f) => ({ path: f.stored, boundTo: f.boundToUrls.map(url), message: f.messageAgain }));
+
 export const AvatarSecretFields: readonly TAvatarSecretField[] = [
-  // Dialogflow: the key goes to Google's own hosts, whatever else the avatar says.
-  { path: 'jsonKey', boundTo: [], message: '' },
-  { path: 'jsonKeyBase64', boundTo: [], message: '' },
-  { path: 'restApiKey', boundTo: [url('restEndPointURL')], message: AvatarSecretMessages.restKeyAgain },
+  ...engineSecrets('top'),
   { path: 'billingAuthHeader', boundTo: [url('billingAuthURL')], message: AvatarSecretMessages.billingHeaderAgain },
   ...speechSecrets('stt'),
   ...speechSecrets('tts'),
-  { path: `${P}.llm.api_key`, boundTo: [url(`${P}.llm.base_url`)], message: AvatarSecretMessages.llmKeyAgain },
-  { path: `${P}.speech_to_speech.api_key`, boundTo: [url(`${P}.speech_to_speech.url`)], message: AvatarSecretMessages.realtimeKeyAgain },
-  // ElevenLabs Conversational AI: always ElevenLabs' host.
-  { path: `${P}.third_party.api_key`, boundTo: [], message: '' },
+  ...engineSecrets('pipeline'),
 ];
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AvatarSecretFields, AvatarSecretMessages } from './avatar-secrets.js';
 import { EnginesPerMode, NlpEngine, NlpEngineName } from './avatars.js';
 import { LlmBaseUrls, RealtimeBaseUrls, RealtimeModels, RealtimeVoices } from './catalog.js';
 import { enginesCalling, NlpEngines } from './engines.js';
@@ -75,5 +76,34 @@ describe('engine rows', () => {
       gemini: ['Aoede', 'Charon', 'Fenrir', 'Kore', 'Puck'],
     });
     expect(RealtimeModels).toEqual({ openai: ['gpt-4o-mini-realtime-preview', 'gpt-4o-realtime-preview'], gemini: ['gemini-2.0-flash-exp'] });
+  });
+});
+
+describe('engine secrets', () => {
+  it('the sealed secrets are the ones declared before, bound to the same URLs with the same messages', () => {
+    const P = 'customData.agent_pipeline_config';
+    const sorted = <T extends { path: string }>(xs: readonly T[]) => [...xs].sort((a, b) => a.path.localeCompare(b.path));
+    const engine = AvatarSecretFields.filter((f) => !f.path.startsWith(`${P}.stt.`) && !f.path.startsWith(`${P}.tts.`) && f.path !== 'billingAuthHeader');
+    expect(sorted(engine)).toEqual(
+      sorted([
+        { path: 'jsonKey', boundTo: [], message: '' },
+        { path: 'jsonKeyBase64', boundTo: [], message: '' },
+        { path: 'restApiKey', boundTo: [{ path: 'restEndPointURL', kind: 'url' }], message: 'REST API Key is required again when the REST Endpoint URL changes' },
+        { path: `${P}.llm.api_key`, boundTo: [{ path: `${P}.llm.base_url`, kind: 'url' }], message: 'LLM API Key is required again when the LLM Base URL changes' },
+        { path: `${P}.speech_to_speech.api_key`, boundTo: [{ path: `${P}.speech_to_speech.url`, kind: 'url' }], message: 'Realtime API Key is required again when the Realtime URL changes' },
+        { path: `${P}.third_party.api_key`, boundTo: [], message: '' },
+      ]),
+    );
+    // The messages are said in the order they were: top-level keys, billing, speech, then the pipeline's keys.
+    const said = AvatarSecretFields.map((f) => f.message).filter((m, i, all) => m && all.indexOf(m) === i);
+    expect(said).toEqual([
+      AvatarSecretMessages.restKeyAgain,
+      AvatarSecretMessages.billingHeaderAgain,
+      AvatarSecretMessages.sttKeyAgain,
+      AvatarSecretMessages.ttsKeyAgain,
+      AvatarSecretMessages.ttsSecretAgain,
+      AvatarSecretMessages.llmKeyAgain,
+      AvatarSecretMessages.realtimeKeyAgain,
+    ]);
   });
 });

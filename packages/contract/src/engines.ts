@@ -12,6 +12,14 @@
  */
 import { EngineMessages as M, type OutboundUrlFields } from './brain.js';
 
+/** Said when a save would send a kept engine key to another URL (avatar-secrets.ts). */
+export const EngineSecretMessages = {
+  restKeyAgain: 'REST API Key is required again when the REST Endpoint URL changes',
+  llmKeyAgain: 'LLM API Key is required again when the LLM Base URL changes',
+  realtimeKeyAgain: 'Realtime API Key is required again when the Realtime URL changes',
+} as const;
+const S = EngineSecretMessages;
+
 /** The setup modes' numbers (contract SetupMode, avatars.ts). */
 const MODE = { Simple: 0, Composite: 1, SpeechToSpeech: 2, None: 3 } as const;
 type TModeNumber = (typeof MODE)[keyof typeof MODE];
@@ -31,7 +39,9 @@ const P = 'customData.agent_pipeline_config';
  *   (a new key must be a service-account key file); `elevenLabsAgentId` and `elevenLabsAgentKey`
  *   are the ElevenLabs agent's own checks (engine-rules.ts).
  * - `secret`: a key (sealed at rest, masked when read); `alsoStored`: another path that holds
- *   the same key (Dialogflow's base64 key file).
+ *   the same key (Dialogflow's base64 key file); `messageAgain`: the key is bound to the row's
+ *   outbound URLs, and this is said when a save would send the kept key to another one (a key
+ *   without it goes to the provider's own host whatever the avatar says).
  * - `outboundUrl`: a URL the server or a worker calls (the save's outbound-URL check, OutboundUrlFields).
  */
 export interface TEngineField {
@@ -42,7 +52,7 @@ export interface TEngineField {
   requiredWhen?: 'assistant';
   boolean?: string;
   rule?: { test: 'httpUrl' | 'httpOrWsUrl' | 'maxTokens' | 'serviceAccountJson' | 'elevenLabsAgentId' | 'elevenLabsAgentKey'; message: string };
-  secret?: { alsoStored?: readonly string[] };
+  secret?: { alsoStored?: readonly string[]; messageAgain?: string };
   outboundUrl?: keyof typeof OutboundUrlFields;
 }
 
@@ -71,7 +81,7 @@ export interface TEngineRow {
 
 const LLM_URL = { stored: `${P}.llm.base_url`, form: 'llmDetails.url', required: M.llmUrlRequired, rule: { test: 'httpUrl', message: M.notAValidUrl }, outboundUrl: 'llmBaseUrl' } as const;
 const LLM_MODEL = { stored: `${P}.llm.model`, form: 'llmDetails.llmModel', required: M.llmModelRequired } as const;
-const LLM_KEY = { stored: `${P}.llm.api_key`, form: 'llmDetails.llmAPIKey', required: M.llmKeyRequired, optionalIn: [MODE.Simple], secret: {} } as const;
+const LLM_KEY = { stored: `${P}.llm.api_key`, form: 'llmDetails.llmAPIKey', required: M.llmKeyRequired, optionalIn: [MODE.Simple], secret: { messageAgain: S.llmKeyAgain } } as const;
 const LLM_ASSISTANT = { stored: `${P}.llm.assistant_id`, form: 'llmDetails.llmAssistantId', required: M.assistantRequired } as const;
 const LLM_MEMORY = { stored: `${P}.llm.summary_enabled`, form: 'llmDetails.summaryEnabled', boolean: M.memoryRequired } as const;
 const LLM_MAX_TOKENS = { stored: `${P}.llm.max_tokens`, form: 'llmDetails.llmMaxTokens', rule: { test: 'maxTokens', message: M.maxTokens } } as const;
@@ -99,7 +109,7 @@ export const NlpEngines = [
     menuOrder: 3,
     fields: [
       { stored: 'restEndPointURL', form: 'restEndpoint.base_url', required: M.restUrlRequired, rule: { test: 'httpUrl', message: M.notAValidUrl }, outboundUrl: 'restEndpointUrl' },
-      { stored: 'restApiKey', form: 'restEndpoint.api_key', required: M.restKeyRequired, secret: {} },
+      { stored: 'restApiKey', form: 'restEndpoint.api_key', required: M.restKeyRequired, secret: { messageAgain: S.restKeyAgain } },
       { stored: `${P}.llm.summary_enabled`, form: 'restEndpoint.summary_enabled', boolean: M.memoryRequired },
     ],
     brain: 'rest',
@@ -137,7 +147,7 @@ export const NlpEngines = [
     menuOrder: 1,
     fields: [
       { stored: `${P}.speech_to_speech.url`, form: 'trulienceRealtime.url', required: M.realtimeUrlRequired, rule: { test: 'httpOrWsUrl', message: M.notAValidUrl }, outboundUrl: 'realtimeUrl' },
-      { stored: `${P}.speech_to_speech.api_key`, form: 'trulienceRealtime.api_key', required: M.realtimeKeyRequired, secret: {} },
+      { stored: `${P}.speech_to_speech.api_key`, form: 'trulienceRealtime.api_key', required: M.realtimeKeyRequired, secret: { messageAgain: S.realtimeKeyAgain } },
       { stored: `${P}.speech_to_speech.model`, form: 'trulienceRealtime.model', required: M.realtimeModelRequired },
       { stored: `${P}.speech_to_speech.voice_id`, form: 'trulienceRealtime.voice_id', required: M.realtimeVoiceRequired },
     ],
@@ -181,6 +191,29 @@ export function engineRow(number: number | undefined): TEngineRow | undefined {
 /** The engines that call an outbound URL field (a changed engine re-checks its URL on save). */
 export function enginesCalling(field: keyof typeof OutboundUrlFields): number[] {
   return (NlpEngines as readonly TEngineRow[]).filter((r) => r.fields.some((f) => f.outboundUrl === field)).map((r) => r.number);
+}
+
+/** An engine secret: its stored path, the URLs it is sent to (none: the provider's own host) and the message. */
+export interface TEngineSecretField {
+  stored: string;
+  boundToUrls: string[];
+  messageAgain: string;
+}
+
+/** Every key the engines' rows hold (also stored forms), once each, in row order. */
+export function engineSecretFields(): TEngineSecretField[] {
+  const out: TEngineSecretField[] = [];
+  for (const row of NlpEngines as readonly TEngineRow[]) {
+    const urls = row.fields.filter((f) => f.outboundUrl).map((f) => f.stored);
+    for (const f of row.fields) {
+      if (!f.secret) continue;
+      const bound = f.secret.messageAgain !== undefined;
+      for (const stored of [f.stored, ...(f.secret.alsoStored ?? [])]) {
+        if (!out.some((o) => o.stored === stored)) out.push({ stored, boundToUrls: bound ? urls : [], messageAgain: f.secret.messageAgain ?? '' });
+      }
+    }
+  }
+  return out;
 }
 
 /**
