@@ -1,4 +1,4 @@
-import { checkEngineConfig, EngineMessages as M, isMasked, NlpEngine, ProviderLookupMessages, readAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
+import { checkEngineConfig, engineRow, enginesCalling, EngineMessages as M, isMasked, NlpEngine, ProviderLookupMessages, readAvatarConfig, type TAvatarInputParsed } from '@persona/contract';
 import { getPath } from './secrets.js';
 
 /**
@@ -17,7 +17,8 @@ function secretState(value: unknown): 'kept' | 'cleared' | 'new' {
   return value === '' ? 'cleared' : 'new';
 }
 
-const LLM_ENGINES: number[] = [NlpEngine.LargeLanguageModel, NlpEngine.CustomChatGPTPrompt, NlpEngine.CustomChatGPTAssistant];
+/** The engines whose settings are the `llm` section: those that call the LLM base URL (their rows). */
+const LLM_ENGINES: number[] = enginesCalling('llmBaseUrl');
 
 /**
  * The engine's settings as a comparable value: plain fields as they are, secrets by what happens to
@@ -37,7 +38,8 @@ function engineProjection(engine: number, config: Obj, secretsAsStored: boolean)
   }
   if (engine === NlpEngine.TrulienceRealtime) return { ...section(pipeline.speech_to_speech), api_key: secret('customData.agent_pipeline_config.speech_to_speech.api_key') };
   if (engine === NlpEngine.ElevenLabsConversationAI) return { ...section(pipeline.third_party), api_key: secret('customData.agent_pipeline_config.third_party.api_key') };
-  return null;
+  // Any other engine: its row's fields (none for echo and the own-agent engines).
+  return (engineRow(engine)?.fields ?? []).map((f) => (f.secret ? secret(f.stored) : getPath(config, f.stored)));
 }
 
 /** JSON with sorted keys (stored documents come back with their keys in another order). */
