@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LlmProviders, SttProviders, TtsProviders, type TLlmProviderRow, type TProviderRow } from '@persona/contract';
+import { LlmProviders, SttProviders, TtsProviders, type TLlmProviderId, type TLlmProviderRow, type TProviderRow } from '@persona/contract';
 import { ConfigError, loadConfig, ZEnv } from './config.js';
 
 describe('loadConfig', () => {
@@ -114,7 +114,7 @@ describe('loadConfig', () => {
     const named = (LlmProviders as readonly TLlmProviderRow[]).filter((r) => r.baseUrlEnv);
     expect(named.map((r) => r.baseUrlEnv)).toEqual(['PROVIDER_OPENAI_URL', 'PROVIDER_GROQ_URL', 'PROVIDER_GEMINI_URL']);
     for (const row of named) {
-      const id = row.provider as 'openai' | 'groq' | 'gemini';
+      const id = row.provider as TLlmProviderId;
       expect(loadConfig({}).providers[id]).toBe(row.defaultBaseUrl);
       expect(loadConfig({ [row.baseUrlEnv!]: 'https://gateway.example/p' }).providers[id]).toBe('https://gateway.example/p');
     }
