@@ -1,4 +1,4 @@
-import { LlmBaseUrls, RealtimeModels, RealtimeVoices, SetupModeLabel, type TInfoPanelItem } from '@persona/contract';
+import { LlmBaseUrls, RealtimeProviders, SetupModeLabel, type TInfoPanelItem } from '@persona/contract';
 
 /** What the Brain tab's info panel says about each Foundations field (spec section 2, "Info panel"). */
 export type BrainHelpKey =
@@ -179,10 +179,7 @@ export const brainHelp: Record<BrainHelpKey, TInfoPanelItem> = {
   rtUrl: {
     title: 'Realtime URL',
     description: 'The realtime (speech-to-speech) API.',
-    possibleValues: [
-      { name: 'OpenAI', type: 'url', description: 'wss://api.openai.com/v1/realtime' },
-      { name: 'Gemini', type: 'url', description: 'wss://generativelanguage.googleapis.com/ws' },
-    ],
+    possibleValues: RealtimeProviders.map((p) => ({ name: p.name, type: 'url', description: p.url })),
     usefulness: 'The models and voices offered follow the URL.',
   },
   rtKey: {
@@ -194,16 +191,13 @@ export const brainHelp: Record<BrainHelpKey, TInfoPanelItem> = {
   rtModel: {
     title: 'Realtime Model',
     description: 'The multimodal model that hears and answers.',
-    possibleValues: [...RealtimeModels.openai, ...RealtimeModels.gemini].map((m) => ({ name: m, type: 'model', description: m.startsWith('gemini') ? 'Gemini' : 'OpenAI' })),
+    possibleValues: RealtimeProviders.flatMap((p) => p.models.map((m) => ({ name: m, type: 'model', description: p.name }))),
     usefulness: 'Mini models answer faster and cost less.',
   },
   rtVoice: {
     title: 'Voice',
     description: 'The realtime model’s own voice.',
-    possibleValues: [
-      { name: 'OpenAI', type: 'voices', description: RealtimeVoices.openai.join(', ') },
-      { name: 'Gemini', type: 'voices', description: RealtimeVoices.gemini.join(', ') },
-    ],
+    possibleValues: RealtimeProviders.map((p) => ({ name: p.name, type: 'voices', description: p.voices.join(', ') })),
     usefulness: 'The voice is the avatar’s personality as much as its face.',
   },
   rtInstructions: {
