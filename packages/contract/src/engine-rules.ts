@@ -59,9 +59,6 @@ export function isServiceAccountJson(text: string): boolean {
   }
 }
 
-/** Whether a value is an http(s) URL. */
-export const isHttpUrl = (v: string) => isUrl(v, ['http:', 'https:']);
-
 /**
  * The engine's issues (empty when it is fine), in its row's field order: a blank required field
  * says its message (a key: when none counts as given); a given value breaking its rule says the
