@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SpeechRegionPatterns } from './providers.js';
 
 /**
  * The product's own speech: the voice and the recogniser the operator pays for, which
@@ -105,7 +106,7 @@ export function platformSpeechFromEnv(env: Record<string, string | undefined>): 
       if (provider === 'azure') {
         const apiKey = need('PLATFORM_TTS_API_KEY', 'azure');
         const region = ttsUrl && !ttsUrl.includes('{region}') ? read('PLATFORM_TTS_REGION') : need('PLATFORM_TTS_REGION', 'azure');
-        if (region && !/^[a-z0-9]{2,30}$/.test(region)) problems.push('PLATFORM_TTS_REGION: must be an Azure region name such as westeurope');
+        if (region && !SpeechRegionPatterns.azure.test(region)) problems.push('PLATFORM_TTS_REGION: must be an Azure region name such as westeurope');
         tts = { provider, apiKey, region: region || 'custom', ...(ttsUrl ? { url: ttsUrl } : {}), voice };
       } else if (provider === 'polly') {
         const apiKey = need('PLATFORM_TTS_API_KEY', 'polly (the access key id)');
@@ -136,7 +137,7 @@ export function platformSpeechFromEnv(env: Record<string, string | undefined>): 
       if (provider === 'azure') {
         const apiKey = need('PLATFORM_STT_API_KEY', 'azure');
         const region = sttUrl && !sttUrl.includes('{region}') ? read('PLATFORM_STT_REGION') : need('PLATFORM_STT_REGION', 'azure');
-        if (region && !/^[a-z0-9]{2,30}$/.test(region)) problems.push('PLATFORM_STT_REGION: must be an Azure region name such as westeurope');
+        if (region && !SpeechRegionPatterns.azure.test(region)) problems.push('PLATFORM_STT_REGION: must be an Azure region name such as westeurope');
         stt = { provider, apiKey, region: region || 'custom', ...extra };
       } else if (provider === 'google') {
         const region = read('PLATFORM_STT_REGION');

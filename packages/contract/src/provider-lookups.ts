@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZStatus, ZId, TextChecks } from './common.js';
 import { ZPlatformSpeechInfo } from './platform-speech.js';
+import { TtsLookupKeyNames, TtsProviders, ttsRow, type TTtsLookupKeyName, type TTtsProviderNumber } from './providers.js';
 
 /**
  * Provider look-ups (avatar creator spec sections 4, 7, 8): the Brain tab asks the portal, never a
@@ -34,8 +35,8 @@ export const ProviderLookupLimits = {
   agentIdMin: 12,
   agentIdMax: 100,
   agentKeyMin: 16,
-  /** Neuphonic voices are fetched only for keys longer than this. */
-  neuphonicKeyMinExclusive: 8,
+  /** Neuphonic voices are fetched only for keys longer than this (its row's key field). */
+  neuphonicKeyMinExclusive: ttsRow('neuphonic').fields[0].lookup.minLengthExclusive,
   regionMax: 40,
   /** Look-ups per user per minute (each one calls a provider). */
   perUserPerMinute: 60,
@@ -59,19 +60,18 @@ export const ZLlmAssistant = z.object({ id: z.string(), name: z.string() });
 export type TLlmAssistant = z.infer<typeof ZLlmAssistant>;
 export const ZLlmAssistantsResponse = z.object({ status: ZStatus, assistants: z.array(ZLlmAssistant) });
 
-/** TTS voices (spec: POST list_voices with ttsProvider and the ttsDetails keys). */
+/**
+ * TTS voices (spec: POST list_voices with ttsProvider and the ttsDetails keys): a provider's
+ * keys come in the fields its row's key fields name (`lookup`, providers.ts).
+ */
+const ttsLookupKeys = Object.fromEntries(TtsLookupKeyNames.map((name) => [name, key])) as { [Name in TTtsLookupKeyName]: typeof key };
 export const ZTtsVoicesRequest = z.object({
   avatarId,
-  ttsProvider: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6)]),
+  ttsProvider: z.union(TtsProviders.map((r) => z.literal(r.number)) as unknown as [z.ZodLiteral<TTtsProviderNumber>, ...z.ZodLiteral<TTtsProviderNumber>[]]),
   default_tts: z.enum(['azure', 'polly', 'offline', '']).optional(),
-  pollyAccessKey: key,
-  pollySecretKey: key,
+  ...ttsLookupKeys,
   ttsRegion: region,
   ttsSpeechSpeed: z.number().min(-1).max(2).optional(),
-  azureSubscriptionKey: key,
-  elevenLabsAPIKey: key,
-  cartesiaAPIKey: key,
-  neuphonicAPIKey: key,
   /** Neuphonic: only voices of this language (en, es, de, nl, hi…). */
   lang_code: text(10).optional(),
   setupMode: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),

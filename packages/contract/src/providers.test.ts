@@ -14,6 +14,8 @@ import {
   type TProviderRow,
 } from './providers.js';
 import { checkSpeechConfig } from './speech.js';
+import { ProviderLookupLimits, ZTtsVoicesRequest } from './provider-lookups.js';
+import { NeuphonicLanguages, SpeechRegionPatterns, SpeechRegions, TtsLookupKeyNames, ttsLookupFields } from './providers.js';
 
 const kinds: [string, readonly TProviderRow[]][] = [
   ['stt', SttProviders],
@@ -137,7 +139,8 @@ describe('provider rows', () => {
     const byId = (id: string) => (TtsProviders as readonly TProviderRow[]).find((r) => r.id === id)!;
     expect(byId('elevenlabs').defaults?.model).toBe('eleven_flash_v2_5');
     expect(byId('cartesia').defaults?.model).toBe('sonic-3');
-    expect([byId('elevenlabs').modelPlaceholder, byId('cartesia').modelPlaceholder]).toEqual(['eleven_flash_v2_5', 'sonic-3']);
+    const placeholder = (id: string) => byId(id).fields.find((f) => f.stored === 'model')?.placeholder;
+    expect([placeholder('elevenlabs'), placeholder('cartesia')]).toEqual(['eleven_flash_v2_5', 'sonic-3']);
     expect(byId('neuphonic').defaults).toEqual({ speed: 1, language: 'en' });
     expect(TtsProviders.filter((r) => 'speedRequired' in r && r.speedRequired).map((r) => r.id)).toEqual(['azure', 'neuphonic']);
   });
@@ -150,5 +153,106 @@ describe('provider rows', () => {
       defaultLanguage: 'en-US',
       agentLanguage: 'en',
     });
+  });
+
+  it("the editor's fields, in the order it shows them, with the kinds, hints and help entries it had", () => {
+    const shown = (rows: readonly TProviderRow[]) =>
+      Object.fromEntries(rows.filter((r) => r.role === 'own').map((r) => [r.id, r.fields.map((f) => [f.form, f.input ?? (f.secret ? 'secret' : 'text'), f.help])]));
+    expect(shown(SttProviders)).toEqual({
+      google: [
+        ['sttDetails.sttAPIKey', 'file', 'sttAPIKey'],
+        ['sttDetails.sttRegion', 'region', 'sttRegion'],
+        ['sttDetails.sttModel', 'lookup', 'sttModel'],
+      ],
+      azure: [
+        ['sttDetails.sttAPIKey', 'secret', 'sttAPIKey'],
+        ['sttDetails.sttRegion', 'region', 'sttRegion'],
+      ],
+      deepgram: [
+        ['sttDetails.sttAPIKey', 'secret', 'sttAPIKey'],
+        ['sttDetails.sttModel', 'lookup', 'sttModel'],
+        ['sttDetails.deepgramEndpoint', 'text', 'deepgramEndpoint'],
+      ],
+    });
+    expect(shown(TtsProviders)).toEqual({
+      polly: [
+        ['ttsDetails.pollyAccessKey', 'secret', 'ttsKey'],
+        ['ttsDetails.pollySecretKey', 'secret', 'ttsKey'],
+        ['ttsDetails.ttsRegion', 'region', 'ttsRegion'],
+      ],
+      azure: [
+        ['ttsDetails.azureSubscriptionKey', 'secret', 'ttsKey'],
+        ['ttsDetails.ttsRegion', 'region', 'ttsRegion'],
+      ],
+      elevenlabs: [
+        ['ttsDetails.elevenLabsAPIKey', 'secret', 'ttsKey'],
+        ['ttsDetails.ttsModel', 'text', 'ttsModel'],
+      ],
+      cartesia: [
+        ['ttsDetails.cartesiaAPIKey', 'secret', 'ttsKey'],
+        ['ttsDetails.ttsModel', 'text', 'ttsModel'],
+      ],
+      neuphonic: [
+        ['ttsDetails.api_key', 'secret', 'ttsKey'],
+        ['ttsDetails.lang_code', 'select', 'ttsLanguage'],
+      ],
+    });
+    const field = (rows: readonly TProviderRow[], id: string, stored: string) => rows.find((r) => r.id === id)!.fields.find((f) => f.stored === stored)!;
+    expect(field(SttProviders, 'deepgram', 'endpointing').hint).toBe('Silence that ends an utterance; default 300 ms.');
+    expect(field(TtsProviders, 'cartesia', 'model').hint).toBe("Leave empty for the provider's default.");
+    expect(field(SttProviders, 'deepgram', 'model').options).toEqual(['nova-3-general', 'nova-2-general']);
+    expect(field(SttProviders, 'google', 'model').options).toEqual(['long', 'short', 'telephony', 'chirp_2']);
+  });
+
+  it('the regions and languages offered are the lists the editor had; the look-ups check the region shapes they checked', () => {
+    expect(SpeechRegions).toEqual({
+      aws: ['us-east-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-northeast-1'],
+      azure: ['eastus', 'westus', 'westeurope', 'northeurope', 'uksouth', 'southeastasia'],
+      google: ['global', 'us', 'eu'],
+    });
+    expect(NeuphonicLanguages.map((l) => [l.value, l.label])).toEqual([
+      ['en', 'English'],
+      ['es', 'Spanish'],
+      ['de', 'German'],
+      ['nl', 'Dutch'],
+      ['hi', 'Hindi'],
+      ['fr', 'French'],
+    ]);
+    expect(String(SpeechRegionPatterns.aws)).toBe(String(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/));
+    expect(String(SpeechRegionPatterns.azure)).toBe(String(/^[a-z0-9]{2,30}$/));
+    const region = (rows: readonly TProviderRow[], id: string) => rows.find((r) => r.id === id)!.fields.find((f) => f.stored === 'region');
+    expect([region(TtsProviders, 'polly')?.options, region(TtsProviders, 'polly')?.pattern]).toEqual([SpeechRegions.aws, SpeechRegionPatterns.aws]);
+    expect([region(TtsProviders, 'azure')?.options, region(TtsProviders, 'azure')?.pattern]).toEqual([SpeechRegions.azure, SpeechRegionPatterns.azure]);
+    expect([region(SttProviders, 'azure')?.options, region(SttProviders, 'azure')?.pattern]).toEqual([SpeechRegions.azure, SpeechRegionPatterns.azure]);
+    expect(region(SttProviders, 'google')?.options).toEqual(SpeechRegions.google);
+  });
+
+  it("the voices look-up's request fields are the spec's names, read from the rows", () => {
+    expect(TtsLookupKeyNames).toEqual(['pollyAccessKey', 'pollySecretKey', 'azureSubscriptionKey', 'elevenLabsAPIKey', 'cartesiaAPIKey', 'neuphonicAPIKey']);
+    const asked = (number: number) => ttsLookupFields(number).map((f) => [f.lookup.name, f.lookup.optional ?? false]);
+    expect(asked(TtsProvider.Polly)).toEqual([
+      ['pollyAccessKey', false],
+      ['pollySecretKey', false],
+      ['ttsRegion', false],
+    ]);
+    expect(asked(TtsProvider.Azure)).toEqual([
+      ['azureSubscriptionKey', false],
+      ['ttsRegion', false],
+    ]);
+    expect(asked(TtsProvider.ElevenLabs)).toEqual([['elevenLabsAPIKey', false]]);
+    expect(asked(TtsProvider.Cartesia)).toEqual([['cartesiaAPIKey', false]]);
+    expect(asked(TtsProvider.Neuphonic)).toEqual([
+      ['neuphonicAPIKey', false],
+      ['lang_code', true],
+    ]);
+    expect(asked(TtsProvider.Default)).toEqual([]);
+    expect(ProviderLookupLimits.neuphonicKeyMinExclusive).toBe(8);
+    // Every name a row gives is a field of the request; the providers are the spec's numbers.
+    for (const row of TtsProviders) for (const f of ttsLookupFields(row.number)) expect(Object.keys(ZTtsVoicesRequest.shape)).toContain(f.lookup.name);
+    expect(Object.keys(ZTtsVoicesRequest.shape).sort()).toEqual(
+      ['avatarId', 'ttsProvider', 'default_tts', 'pollyAccessKey', 'pollySecretKey', 'ttsRegion', 'ttsSpeechSpeed', 'azureSubscriptionKey', 'elevenLabsAPIKey', 'cartesiaAPIKey', 'neuphonicAPIKey', 'lang_code', 'setupMode'].sort(),
+    );
+    for (const n of [0, 1, 2, 3, 4, 5, 6]) expect(ZTtsVoicesRequest.safeParse({ ttsProvider: n }).success).toBe(true);
+    expect(ZTtsVoicesRequest.safeParse({ ttsProvider: 7 }).success).toBe(false);
   });
 });

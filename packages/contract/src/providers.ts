@@ -55,6 +55,49 @@ export const SpeechLimits = {
   googleKeyFileMaxBytes: 64 * 1024,
 } as const;
 
+/** The Brain tab's Info panel entries of the speech fields (their texts: the web's speech help). */
+export type TSpeechHelpKey =
+  | 'sttProvider'
+  | 'sttAPIKey'
+  | 'sttRegion'
+  | 'sttModel'
+  | 'deepgramEndpoint'
+  | 'sttLanguage'
+  | 'sttAdditionalLanguages'
+  | 'sttContextPhrases'
+  | 'ttsProvider'
+  | 'ttsKey'
+  | 'ttsRegion'
+  | 'ttsLanguage'
+  | 'ttsModel'
+  | 'ttsVoice'
+  | 'ttsSpeechSpeed';
+
+/** Regions the editor offers (the region fields also take any other typed region) and the shape a look-up accepts. */
+export const SpeechRegions = {
+  aws: ['us-east-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-northeast-1'],
+  azure: ['eastus', 'westus', 'westeurope', 'northeurope', 'uksouth', 'southeastasia'],
+  /** Google's locations until the language table (the look-up) names the chosen language's. */
+  google: ['global', 'us', 'eu'],
+} as const;
+export const SpeechRegionPatterns = {
+  aws: /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/,
+  azure: /^[a-z0-9]{2,30}$/,
+} as const;
+
+/** Neuphonic's voice languages (the editor's menu). */
+export const NeuphonicLanguages = [
+  { value: 'en', label: 'English' },
+  { value: 'es', label: 'Spanish' },
+  { value: 'de', label: 'German' },
+  { value: 'nl', label: 'Dutch' },
+  { value: 'hi', label: 'Hindi' },
+  { value: 'fr', label: 'French' },
+] as const;
+
+/** Neuphonic voices are looked up only for keys longer than this (spec section 7). */
+const NEUPHONIC_KEY_MIN_EXCLUSIVE = 8;
+
 /**
  * A field of a provider's stored section that the Brain tab asks for.
  * - `stored`: its key in `agent_pipeline_config.stt|tts`; `form`: the form-side field
@@ -64,7 +107,17 @@ export const SpeechLimits = {
  * - `rule`: a check of a given value: `googleServiceAccount` (a service-account JSON key file or
  *   the mask), `positiveInteger` (digits, above 0), with its message.
  * - `secret`: sealed at rest and masked when read (avatar-secrets.ts), with the message said when a
- *   save would send the kept secret to another provider or endpoint.
+ *   save would send the kept secret to another provider or endpoint. The editor shows it as a
+ *   password field.
+ * - How the editor shows it: `input` — 'text' (the default; a password field when `secret`),
+ *   'select' (one of `options`), 'region' (free text, `options` offered), 'file' (a key file:
+ *   a sub-form of its own), 'lookup' (a menu the provider's look-up fills, `options` until it
+ *   answers; hidden while it has none); `placeholder`, `hint` (the text under it), `help` (its
+ *   Info panel entry), in row order.
+ * - `pattern`: the shape a look-up accepts for it (a region) before calling the provider.
+ * - `lookup` (TTS): the voices look-up's request field that carries it (`ZTtsVoicesRequest`);
+ *   voices are asked for once every field with a look-up name is given, except `optional` ones
+ *   (sent only when given); `minLengthExclusive`: a typed value must be longer than this.
  */
 export interface TProviderField {
   stored: string;
@@ -73,6 +126,13 @@ export interface TProviderField {
   required?: string;
   rule?: { test: 'googleServiceAccount' | 'positiveInteger'; message: string };
   secret?: { messageAgain: string };
+  input?: 'text' | 'select' | 'region' | 'file' | 'lookup';
+  options?: readonly string[] | readonly { value: string; label: string }[];
+  placeholder?: string;
+  hint?: string;
+  help: TSpeechHelpKey;
+  pattern?: RegExp;
+  lookup?: { name: string; optional?: boolean; minLengthExclusive?: number };
 }
 
 /** What the worker's client for a provider gives (providers/stt/*.ts, providers/tts/*.ts). */
@@ -98,7 +158,7 @@ export interface TProviderCapabilities {
  * - `fields`: what the Brain tab asks for, in the order the rules report them.
  * - `speedRequired` (TTS): speech speed must be given.
  * - `defaults`: what the editor sets after a provider change (or the client uses when none is
- *   stored); `modelPlaceholder`: the model field's hint in the editor; `models`: account_info's list.
+ *   stored); `models`: account_info's list.
  * - `baseUrlEnv` / `defaultBaseUrl`: the operator's override of the provider's host in the portal's
  *   config (server config.ts, PROVIDER_*_URL) and the host it defaults to.
  */
@@ -114,7 +174,6 @@ export interface TProviderRow<Kind extends 'stt' | 'tts' = 'stt' | 'tts'> {
   fields: readonly TProviderField[];
   speedRequired?: boolean;
   defaults?: { model?: string; region?: string; language?: string; speed?: number; endpointingMs?: number };
-  modelPlaceholder?: string;
   models?: readonly string[];
   baseUrlEnv?: string;
   defaultBaseUrl?: string;
@@ -123,6 +182,8 @@ export interface TProviderRow<Kind extends 'stt' | 'tts' = 'stt' | 'tts'> {
 
 const M = SpeechMessages;
 const S = SpeechSecretMessages;
+const MODEL_HINT = "Leave empty for the provider's default.";
+const GOOGLE_STT_MODELS = ['long', 'short', 'telephony', 'chirp_2'] as const;
 
 export const SttProviders = [
   { kind: 'stt', id: 'default', key: 'Default', number: 0, aliases: [], role: 'platform', label: 'Persona Studio (Azure)', fields: [] },
@@ -143,11 +204,14 @@ export const SttProviders = [
         required: M.googleKeyRequired,
         rule: { test: 'googleServiceAccount', message: M.googleKeyInvalid },
         secret: { messageAgain: S.sttKeyAgain },
+        input: 'file',
+        help: 'sttAPIKey',
       },
-      { stored: 'region', form: 'sttDetails.sttRegion', label: 'Region', required: M.sttRegionRequired },
+      { stored: 'region', form: 'sttDetails.sttRegion', label: 'Region', required: M.sttRegionRequired, input: 'region', options: SpeechRegions.google, help: 'sttRegion' },
+      { stored: 'model', form: 'sttDetails.sttModel', label: 'Model', input: 'lookup', options: GOOGLE_STT_MODELS, help: 'sttModel' },
     ],
     defaults: { model: 'long', region: 'global' },
-    models: ['long', 'short', 'telephony', 'chirp_2'],
+    models: GOOGLE_STT_MODELS,
     capabilities: { streaming: true },
   },
   {
@@ -160,8 +224,17 @@ export const SttProviders = [
     label: 'Microsoft Azure Custom',
     menuOrder: 3,
     fields: [
-      { stored: 'api_key', form: 'sttDetails.sttAPIKey', label: 'Azure Subscription Key', required: M.azureSttKeyRequired, secret: { messageAgain: S.sttKeyAgain } },
-      { stored: 'region', form: 'sttDetails.sttRegion', label: 'Region', required: M.sttRegionRequired },
+      { stored: 'api_key', form: 'sttDetails.sttAPIKey', label: 'Azure Subscription Key', required: M.azureSttKeyRequired, secret: { messageAgain: S.sttKeyAgain }, help: 'sttAPIKey' },
+      {
+        stored: 'region',
+        form: 'sttDetails.sttRegion',
+        label: 'Region',
+        required: M.sttRegionRequired,
+        input: 'region',
+        options: SpeechRegions.azure,
+        help: 'sttRegion',
+        pattern: SpeechRegionPatterns.azure,
+      },
     ],
     defaults: { language: 'en-US' },
     baseUrlEnv: 'PROVIDER_AZURE_STT_URL',
@@ -178,8 +251,16 @@ export const SttProviders = [
     label: 'Deepgram',
     menuOrder: 1,
     fields: [
-      { stored: 'api_key', form: 'sttDetails.sttAPIKey', label: 'Deepgram API Key', required: M.deepgramKeyRequired, secret: { messageAgain: S.sttKeyAgain } },
-      { stored: 'endpointing', form: 'sttDetails.deepgramEndpoint', label: 'Endpoint (ms)', rule: { test: 'positiveInteger', message: M.deepgramEndpoint } },
+      { stored: 'api_key', form: 'sttDetails.sttAPIKey', label: 'Deepgram API Key', required: M.deepgramKeyRequired, secret: { messageAgain: S.sttKeyAgain }, help: 'sttAPIKey' },
+      { stored: 'model', form: 'sttDetails.sttModel', label: 'Model', input: 'lookup', options: ['nova-3-general', 'nova-2-general'], help: 'sttModel' },
+      {
+        stored: 'endpointing',
+        form: 'sttDetails.deepgramEndpoint',
+        label: 'Endpoint (ms)',
+        rule: { test: 'positiveInteger', message: M.deepgramEndpoint },
+        hint: `Silence that ends an utterance; default ${SpeechLimits.deepgramEndpointDefault} ms.`,
+        help: 'deepgramEndpoint',
+      },
     ],
     defaults: { model: 'nova-3-general', language: 'multi', endpointingMs: SpeechLimits.deepgramEndpointDefault },
     models: ['nova-3-general', 'nova-2-general', 'nova-2-meeting', 'nova-2-phonecall'],
@@ -201,9 +282,35 @@ export const TtsProviders = [
     label: 'Amazon Polly',
     menuOrder: 1,
     fields: [
-      { stored: 'api_key', form: 'ttsDetails.pollyAccessKey', label: 'Polly Access Key', required: M.pollyAccessKeyRequired, secret: { messageAgain: S.ttsKeyAgain } },
-      { stored: 'secret_key', form: 'ttsDetails.pollySecretKey', label: 'Polly Secret Key', required: M.pollySecretKeyRequired, secret: { messageAgain: S.ttsSecretAgain } },
-      { stored: 'region', form: 'ttsDetails.ttsRegion', label: 'Region', required: M.ttsRegionRequired },
+      {
+        stored: 'api_key',
+        form: 'ttsDetails.pollyAccessKey',
+        label: 'Polly Access Key',
+        required: M.pollyAccessKeyRequired,
+        secret: { messageAgain: S.ttsKeyAgain },
+        help: 'ttsKey',
+        lookup: { name: 'pollyAccessKey' },
+      },
+      {
+        stored: 'secret_key',
+        form: 'ttsDetails.pollySecretKey',
+        label: 'Polly Secret Key',
+        required: M.pollySecretKeyRequired,
+        secret: { messageAgain: S.ttsSecretAgain },
+        help: 'ttsKey',
+        lookup: { name: 'pollySecretKey' },
+      },
+      {
+        stored: 'region',
+        form: 'ttsDetails.ttsRegion',
+        label: 'Region',
+        required: M.ttsRegionRequired,
+        input: 'region',
+        options: SpeechRegions.aws,
+        help: 'ttsRegion',
+        pattern: SpeechRegionPatterns.aws,
+        lookup: { name: 'ttsRegion' },
+      },
     ],
     baseUrlEnv: 'PROVIDER_POLLY_URL',
     // Unset: the AWS SDK's regional endpoint.
@@ -219,8 +326,26 @@ export const TtsProviders = [
     label: 'Microsoft Azure',
     menuOrder: 5,
     fields: [
-      { stored: 'api_key', form: 'ttsDetails.azureSubscriptionKey', label: 'Azure Subscription Key', required: M.azureTtsKeyRequired, secret: { messageAgain: S.ttsKeyAgain } },
-      { stored: 'region', form: 'ttsDetails.ttsRegion', label: 'Region', required: M.ttsRegionRequired },
+      {
+        stored: 'api_key',
+        form: 'ttsDetails.azureSubscriptionKey',
+        label: 'Azure Subscription Key',
+        required: M.azureTtsKeyRequired,
+        secret: { messageAgain: S.ttsKeyAgain },
+        help: 'ttsKey',
+        lookup: { name: 'azureSubscriptionKey' },
+      },
+      {
+        stored: 'region',
+        form: 'ttsDetails.ttsRegion',
+        label: 'Region',
+        required: M.ttsRegionRequired,
+        input: 'region',
+        options: SpeechRegions.azure,
+        help: 'ttsRegion',
+        pattern: SpeechRegionPatterns.azure,
+        lookup: { name: 'ttsRegion' },
+      },
     ],
     speedRequired: true,
     baseUrlEnv: 'PROVIDER_AZURE_TTS_URL',
@@ -238,11 +363,18 @@ export const TtsProviders = [
     label: 'ElevenLabs',
     menuOrder: 3,
     fields: [
-      { stored: 'api_key', form: 'ttsDetails.elevenLabsAPIKey', label: 'ElevenLabs API Key', required: M.elevenLabsKeyRequired, secret: { messageAgain: S.ttsKeyAgain } },
-      { stored: 'model', form: 'ttsDetails.ttsModel', label: 'Model' },
+      {
+        stored: 'api_key',
+        form: 'ttsDetails.elevenLabsAPIKey',
+        label: 'ElevenLabs API Key',
+        required: M.elevenLabsKeyRequired,
+        secret: { messageAgain: S.ttsKeyAgain },
+        help: 'ttsKey',
+        lookup: { name: 'elevenLabsAPIKey' },
+      },
+      { stored: 'model', form: 'ttsDetails.ttsModel', label: 'Model', placeholder: 'eleven_flash_v2_5', hint: MODEL_HINT, help: 'ttsModel' },
     ],
     defaults: { model: 'eleven_flash_v2_5' },
-    modelPlaceholder: 'eleven_flash_v2_5',
     baseUrlEnv: 'PROVIDER_ELEVENLABS_URL',
     defaultBaseUrl: 'https://api.elevenlabs.io',
     // Character timings place the letters' visemes and give the word times.
@@ -260,11 +392,18 @@ export const TtsProviders = [
     label: 'Cartesia',
     menuOrder: 2,
     fields: [
-      { stored: 'api_key', form: 'ttsDetails.cartesiaAPIKey', label: 'Cartesia API Key', required: M.cartesiaKeyRequired, secret: { messageAgain: S.ttsKeyAgain } },
-      { stored: 'model', form: 'ttsDetails.ttsModel', label: 'Model' },
+      {
+        stored: 'api_key',
+        form: 'ttsDetails.cartesiaAPIKey',
+        label: 'Cartesia API Key',
+        required: M.cartesiaKeyRequired,
+        secret: { messageAgain: S.ttsKeyAgain },
+        help: 'ttsKey',
+        lookup: { name: 'cartesiaAPIKey' },
+      },
+      { stored: 'model', form: 'ttsDetails.ttsModel', label: 'Model', placeholder: 'sonic-3', hint: MODEL_HINT, help: 'ttsModel' },
     ],
     defaults: { model: 'sonic-3' },
-    modelPlaceholder: 'sonic-3',
     baseUrlEnv: 'PROVIDER_CARTESIA_URL',
     defaultBaseUrl: 'https://api.cartesia.ai',
     // Phoneme timestamps (or the words' letters within their times) and word timestamps.
@@ -280,8 +419,25 @@ export const TtsProviders = [
     label: 'Neuphonic',
     menuOrder: 4,
     fields: [
-      { stored: 'api_key', form: 'ttsDetails.api_key', label: 'Neuphonic API Key', required: M.neuphonicKeyRequired, secret: { messageAgain: S.ttsKeyAgain } },
-      { stored: 'lang_code', form: 'ttsDetails.lang_code', label: 'Language', required: M.neuphonicLanguageRequired },
+      {
+        stored: 'api_key',
+        form: 'ttsDetails.api_key',
+        label: 'Neuphonic API Key',
+        required: M.neuphonicKeyRequired,
+        secret: { messageAgain: S.ttsKeyAgain },
+        help: 'ttsKey',
+        lookup: { name: 'neuphonicAPIKey', minLengthExclusive: NEUPHONIC_KEY_MIN_EXCLUSIVE },
+      },
+      {
+        stored: 'lang_code',
+        form: 'ttsDetails.lang_code',
+        label: 'Language',
+        required: M.neuphonicLanguageRequired,
+        input: 'select',
+        options: NeuphonicLanguages,
+        help: 'ttsLanguage',
+        lookup: { name: 'lang_code', optional: true },
+      },
     ],
     speedRequired: true,
     defaults: { speed: SpeechLimits.neuphonicDefaultSpeed, language: 'en' },
@@ -362,4 +518,17 @@ export function ownProviderMenu(kind: TSpeechKind): TProviderRow[] {
 /** A provider's field by its stored key (undefined when the provider has no such field). */
 export function providerField(kind: TSpeechKind, number: number | undefined, stored: string): TProviderField | undefined {
   return providerRow(kind, number)?.fields.find((f) => f.stored === stored);
+}
+
+type TtsField = (typeof TtsProviders)[number]['fields'][number];
+/** The voices look-up's request fields that carry a key (`pollyAccessKey`, `cartesiaAPIKey`…). */
+export type TTtsLookupKeyName = Extract<TtsField, { secret: object; lookup: object }>['lookup']['name'];
+/** Those names, in row order: the look-up's request schema and the editor's cache fingerprints read them. */
+export const TtsLookupKeyNames: readonly TTtsLookupKeyName[] = [
+  ...new Set(TtsProviders.flatMap((r) => (r.fields as readonly TProviderField[]).flatMap((f) => (f.secret && f.lookup ? [f.lookup.name as TTtsLookupKeyName] : [])))),
+];
+
+/** The fields of a provider's row that the voices look-up is asked with, in row order. */
+export function ttsLookupFields(number: number | undefined): (TProviderField & { lookup: NonNullable<TProviderField['lookup']> })[] {
+  return (providerRow('tts', number)?.fields ?? []).filter((f): f is TProviderField & { lookup: NonNullable<TProviderField['lookup']> } => f.lookup !== undefined);
 }

@@ -7,10 +7,12 @@ import {
   LlmBaseUrls,
   LlmProviders,
   ProviderLookupLimits,
+  providerField,
   ProviderLookupMessages as M,
   SetupMode,
   SttProvider,
   TtsProvider,
+  ttsLookupFields,
   type TAvatarConfig,
   type TDeepgramModel,
   type TElevenLabsAgentCheckResponse,
@@ -63,9 +65,6 @@ function speechKey(speech: TLiveStt | TLiveTts, field: 'apiKey' | 'secretKey'): 
   if (field === 'secretKey') return 'secretKey' in speech ? speech.secretKey : '';
   return 'apiKey' in speech ? speech.apiKey : '';
 }
-
-const AZURE_REGION = /^[a-z0-9]{2,30}$/;
-const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 export function createProviderLookups(deps: ProviderLookupsDeps) {
   const { providers } = deps;
@@ -172,31 +171,33 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       if (provider === TtsProvider.None) return [];
       if (provider === TtsProvider.Default || input.setupMode === SetupMode.Simple) return defaultVoices(input.default_tts);
       const storedFor = (c: TAvatarConfig) => c.speech.withKeys.tts.provider === provider;
-      const key = (form: string | undefined, field: 'apiKey' | 'secretKey' = 'apiKey') =>
-        keyFor(caller, form, input.avatarId, (c) => speechKey(c.speech.withKeys.tts, field), storedFor, M.voicesFailed).then((k) => required(k, M.voicesFailed));
       const region = (input.ttsRegion ?? '').trim();
       try {
+        // The provider's keys, each from the request field its row names (or the stored key for a mask), then its region's shape.
+        const keys: Record<string, string> = {};
+        for (const field of ttsLookupFields(provider)) {
+          if (!field.secret) continue;
+          const form = (input as Record<string, unknown>)[field.lookup.name];
+          const stored = (c: TAvatarConfig) => speechKey(c.speech.withKeys.tts, field.stored === 'secret_key' ? 'secretKey' : 'apiKey');
+          const key = required(await keyFor(caller, typeof form === 'string' ? form : undefined, input.avatarId, stored, storedFor, M.voicesFailed), M.voicesFailed);
+          // The spec fetches Neuphonic voices only for keys longer than 8 characters.
+          if (field.lookup.minLengthExclusive !== undefined && key.length <= field.lookup.minLengthExclusive) return fail(M.voicesFailed, 'missing-key', 'key too short');
+          keys[field.stored] = key;
+        }
+        const regionPattern = providerField('tts', provider, 'region')?.pattern;
+        if (regionPattern && !regionPattern.test(region)) return fail(M.voicesFailed, 'invalid-region');
+        const apiKey = keys.api_key ?? '';
         switch (provider) {
-          case TtsProvider.Polly: {
-            const [accessKeyId, secretAccessKey] = [await key(input.pollyAccessKey), await key(input.pollySecretKey, 'secretKey')];
-            if (!AWS_REGION.test(region)) return fail(M.voicesFailed, 'invalid-region');
-            return nonEmpty(await api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId, secretAccessKey }, region), M.voicesFailed);
-          }
-          case TtsProvider.Azure: {
-            const apiKey = await key(input.azureSubscriptionKey);
-            if (!AZURE_REGION.test(region)) return fail(M.voicesFailed, 'invalid-region');
+          case TtsProvider.Polly:
+            return nonEmpty(await api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId: apiKey, secretAccessKey: keys.secret_key ?? '' }, region), M.voicesFailed);
+          case TtsProvider.Azure:
             return nonEmpty(await api.azureVoices(http, providers.azureTts.replaceAll('{region}', region), apiKey), M.voicesFailed);
-          }
           case TtsProvider.ElevenLabs:
-            return nonEmpty(await api.elevenLabsVoices(http, providers.elevenlabs, await key(input.elevenLabsAPIKey)), M.voicesFailed);
+            return nonEmpty(await api.elevenLabsVoices(http, providers.elevenlabs, apiKey), M.voicesFailed);
           case TtsProvider.Cartesia:
-            return nonEmpty(await api.cartesiaVoices(http, providers.cartesia, await key(input.cartesiaAPIKey)), M.voicesFailed);
-          case TtsProvider.Neuphonic: {
-            const apiKey = await key(input.neuphonicAPIKey);
-            // The spec fetches Neuphonic voices only for keys longer than 8 characters.
-            if (apiKey.length <= ProviderLookupLimits.neuphonicKeyMinExclusive) return fail(M.voicesFailed, 'missing-key', 'key too short');
+            return nonEmpty(await api.cartesiaVoices(http, providers.cartesia, apiKey), M.voicesFailed);
+          case TtsProvider.Neuphonic:
             return nonEmpty(await api.neuphonicVoices(http, providers.neuphonic, apiKey, input.lang_code?.trim() || undefined), M.voicesFailed);
-          }
           default:
             return fail(M.voicesFailed, 'unsupported');
         }
@@ -211,7 +212,7 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       const storedFor = (c: TAvatarConfig) => c.speech.withKeys.stt.provider === SttProvider.Azure;
       const apiKey = required(await keyFor(caller, input.sttAPIKey, input.avatarId, (c) => speechKey(c.speech.withKeys.stt, 'apiKey'), storedFor, M.invalidSttKey), M.invalidSttKey);
       const region = (input.sttRegion ?? '').trim();
-      if (!AZURE_REGION.test(region)) return fail(M.invalidSttKey, 'invalid-region');
+      if (!providerField('stt', SttProvider.Azure, 'region')?.pattern?.test(region)) return fail(M.invalidSttKey, 'invalid-region');
       try {
         return nonEmpty(await api.azureSttLocales(http, providers.azureStt.replaceAll('{region}', region), apiKey), M.invalidSttKey);
       } catch (err) {

@@ -1,3 +1,4 @@
+import { SpeechRegionPatterns } from '@persona/contract';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { ProviderError } from '../../core/errors.js';
@@ -101,7 +102,7 @@ export function parseAzureMessage(text: string): { path: string; requestId: stri
 
 export function azureSttUrl(s: Pick<AzureSttSettings, 'region' | 'baseUrl'>, options: Pick<SttOptions, 'languages'>): { url: string; language: string } {
   // The region becomes part of a host name: letters and digits only.
-  const region = safeToken(s.region, 'region', AZURE_STT, /^[a-z0-9]{2,30}$/);
+  const region = safeToken(s.region, 'region', AZURE_STT, SpeechRegionPatterns.azure);
   const language = languageTag(options.languages.find((l) => l !== 'multi'), AZURE_STT) ?? 'en-US';
   const base = (s.baseUrl ?? 'wss://{region}.stt.speech.microsoft.com').replace('{region}', region).replace(/^http/, 'ws').replace(/\/+$/, '');
   const url = new URL(`${base}${AZURE_STT_PATH}`);

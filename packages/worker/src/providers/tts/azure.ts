@@ -1,3 +1,4 @@
+import { SpeechRegionPatterns } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../speech/audio.js';
@@ -53,7 +54,7 @@ export function createAzureTts(s: AzureSettings): TtsEngine {
       if (!s.apiKey) throw new ProviderError(AZURE, 'no subscription key');
       if (!s.voice) throw new ProviderError(AZURE, 'no voice');
       // The region becomes part of a host name: letters and digits only.
-      const region = safeToken(s.region, 'region', AZURE, /^[a-z0-9]{2,30}$/);
+      const region = safeToken(s.region, 'region', AZURE, SpeechRegionPatterns.azure);
       const base = (s.baseUrl ?? 'https://{region}.tts.speech.microsoft.com').replace('{region}', region).replace(/\/+$/, '');
       const dog = createWatchdog(signal);
       try {

@@ -1,4 +1,5 @@
 import type * as PollySdk from '@aws-sdk/client-polly';
+import { SpeechRegionPatterns } from '@persona/contract';
 import { safeToken } from '../http.js';
 import type { Engine, PollyClient, SynthesizeSpeechCommandInput, VoiceId } from '@aws-sdk/client-polly';
 import { ProviderError } from '../../core/errors.js';
@@ -53,7 +54,7 @@ export function createPollyTts(s: PollySettings): TtsEngine {
   const getClient = async () => {
     const { PollyClient } = await loadSdk();
     if (!client) {
-      const region = safeToken(s.region || 'us-east-1', 'region', POLLY, /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/);
+      const region = safeToken(s.region || 'us-east-1', 'region', POLLY, SpeechRegionPatterns.aws);
       client = new PollyClient({
         region,
         credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },

@@ -1,9 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { ZTtsVoicesResponse, type TTtsVoice, type TTtsVoicesRequest } from '@persona/contract';
+import { TtsLookupKeyNames, ZTtsVoicesResponse, type TTtsVoice, type TTtsVoicesRequest } from '@persona/contract';
 import { apiRequest } from '../../../lib/api-client';
 import { fingerprinted, LOOKUP_STALE_MS } from '../lib/provider-lookups';
 
-const SECRETS = ['pollyAccessKey', 'pollySecretKey', 'azureSubscriptionKey', 'elevenLabsAPIKey', 'cartesiaAPIKey', 'neuphonicAPIKey'] as const;
 
 /**
  * POST /api/lookups/tts_voices {ttsProvider, the ttsDetails keys, ttsRegion, avatarId?} →
@@ -18,7 +17,7 @@ export async function listTtsVoices(request: TTtsVoicesRequest, signal?: AbortSi
 
 export const ttsVoicesQueryOptions = (request: TTtsVoicesRequest) =>
   queryOptions({
-    queryKey: ['avatars', 'lookups', 'tts-voices', fingerprinted(request, SECRETS)],
+    queryKey: ['avatars', 'lookups', 'tts-voices', fingerprinted(request, TtsLookupKeyNames)],
     queryFn: ({ signal }) => listTtsVoices(request, signal),
     staleTime: LOOKUP_STALE_MS,
     retry: false,

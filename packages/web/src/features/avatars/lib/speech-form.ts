@@ -11,6 +11,7 @@ import {
   SttDefaults,
   SttProvider,
   TtsProvider,
+  TtsProviders,
   type TAvatar,
 } from '@persona/contract';
 
@@ -37,22 +38,21 @@ export interface SttDetails {
   deepgramEndpoint: string | number;
 }
 
-export interface TtsDetails {
+/** Each field a TTS provider's row names (providers.ts: the keys, region, model, Neuphonic's language), as text. */
+type TtsRowValues = { [Key in FormKey<(typeof TtsProviders)[number]['fields'][number]['form']>]: string };
+type FormKey<Form> = Form extends `ttsDetails.${infer Key}` ? Key : never;
+
+/**
+ * ttsProvider, default_tts, ttsSpeechSpeed, ttsVoice, and the rows' fields: pollyAccessKey,
+ * pollySecretKey, ttsRegion, azureSubscriptionKey, elevenLabsAPIKey, cartesiaAPIKey, ttsModel,
+ * and Neuphonic's key and language (api_key, lang_code).
+ */
+export interface TtsDetails extends TtsRowValues {
   ttsProvider: number;
   /** The product's own voice: 'azure', 'polly' or 'offline'. */
   default_tts: string;
-  pollyAccessKey: string;
-  pollySecretKey: string;
-  ttsRegion: string;
   ttsSpeechSpeed: string | number;
-  azureSubscriptionKey: string;
-  elevenLabsAPIKey: string;
-  cartesiaAPIKey: string;
-  ttsModel: string;
   ttsVoice: string;
-  /** Neuphonic's key and language. */
-  api_key: string;
-  lang_code: string;
 }
 
 export interface SpeechValues {
@@ -79,19 +79,11 @@ export const emptyStt = (): SttDetails => ({
 });
 
 export const emptyTts = (): TtsDetails => ({
+  ...(Object.fromEntries(TtsProviders.flatMap((row) => row.fields.map((f) => [ttsFormKey(f.form), '']))) as TtsRowValues),
   ttsProvider: TtsProvider.Default,
   default_tts: 'azure',
-  pollyAccessKey: '',
-  pollySecretKey: '',
-  ttsRegion: '',
   ttsSpeechSpeed: SpeechLimits.defaultSpeed,
-  azureSubscriptionKey: '',
-  elevenLabsAPIKey: '',
-  cartesiaAPIKey: '',
-  ttsModel: '',
   ttsVoice: '',
-  api_key: '',
-  lang_code: '',
 });
 
 /** The ttsDetails field of a row's form field ('ttsDetails.cartesiaAPIKey' → 'cartesiaAPIKey'). */
@@ -319,15 +311,3 @@ export function ttsChoices(setupMode: number): TtsChoice[] {
 
 export const ttsChoiceValue = (v: Pick<TtsDetails, 'ttsProvider' | 'default_tts'>) =>
   v.ttsProvider === TtsProvider.Default ? `default:${['polly', 'offline'].includes(v.default_tts) ? v.default_tts : 'azure'}` : String(v.ttsProvider);
-
-/** Regions offered for Polly (AWS) and Azure; the field also takes any other typed region. */
-export const POLLY_REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-northeast-1'] as const;
-export const AZURE_REGIONS = ['eastus', 'westus', 'westeurope', 'northeurope', 'uksouth', 'southeastasia'] as const;
-export const NEUPHONIC_LANGUAGES = [
-  { code: 'en', name: 'English' },
-  { code: 'es', name: 'Spanish' },
-  { code: 'de', name: 'German' },
-  { code: 'nl', name: 'Dutch' },
-  { code: 'hi', name: 'Hindi' },
-  { code: 'fr', name: 'French' },
-] as const;

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Controller, useFormContext, useWatch, type FieldPath } from 'react-hook-form';
 import Autocomplete from '@mui/material/Autocomplete';
 import Box from '@mui/material/Box';
@@ -12,7 +12,6 @@ import Typography from '@mui/material/Typography';
 import {
   isMasked,
   NlpEngine,
-  providerField,
   providerRow,
   ProviderLookupLimits,
   ProviderLookupMessages,
@@ -21,7 +20,10 @@ import {
   SpeechMessages,
   SttProvider,
   TtsProvider,
+  ttsLookupFields,
   type TInfoPanelItem,
+  type TProviderField,
+  type TSpeechKind,
   type TTtsVoicesRequest,
 } from '@persona/contract';
 import { showToast } from '../../../../../lib/toast';
@@ -30,9 +32,6 @@ import { useSttLanguages } from '../../../api/list-stt-languages';
 import { useTtsVoices } from '../../../api/list-tts-voices';
 import { lookupErrorMessage } from '../../../lib/provider-lookups';
 import {
-  AZURE_REGIONS,
-  NEUPHONIC_LANGUAGES,
-  POLLY_REGIONS,
   sttAfterProviderChange,
   sttChoices,
   sttChoiceValue,
@@ -40,7 +39,6 @@ import {
   ttsChoices,
   ttsChoiceValue,
   ttsFormKey,
-  ttsKeyField,
   type SpeechValues,
   type SttDetails,
   type TtsDetails,
@@ -194,12 +192,15 @@ function SttForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
     for (const l of [...(googleLanguages.data ?? []), ...(azureLanguages.data ?? [])]) names.set(l.code, l.name);
     return names;
   }, [googleLanguages.data, azureLanguages.data]);
-  const modelOptions =
-    provider === SttProvider.Deepgram
-      ? (deepgramModels.data?.map((m) => m.canonical_name) ?? ['nova-3-general', 'nova-2-general'])
-      : provider === SttProvider.Google
-        ? [...new Set((googleLanguages.data?.find((l) => l.code === stt.sttLanguage)?.models ?? ['long', 'short', 'telephony', 'chirp_2']).concat(stt.sttModel ? [stt.sttModel] : []))]
-        : [];
+  const googleLanguage = googleLanguages.data?.find((l) => l.code === stt.sttLanguage);
+  /** What the look-ups offer for a row's field: Deepgram's models, Google's models and locations for the language. */
+  const lookupOptions = (field: TProviderField): readonly string[] | undefined => {
+    const fallback = field.options as readonly string[] | undefined;
+    if (field.stored === 'model' && provider === SttProvider.Deepgram) return deepgramModels.data?.map((m) => m.canonical_name) ?? fallback;
+    if (field.stored === 'model' && provider === SttProvider.Google) return [...new Set((googleLanguage?.models ?? fallback ?? []).concat(stt.sttModel ? [stt.sttModel] : []))];
+    if (field.stored === 'region' && provider === SttProvider.Google) return googleLanguage?.locations ?? fallback;
+    return undefined;
+  };
   const lookupError =
     provider === SttProvider.Azure && azureLanguages.isError
       ? lookupErrorMessage(azureLanguages.error, ProviderLookupMessages.invalidSttKey)
@@ -256,40 +257,16 @@ function SttForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
       ) : null}
       {provider === SttProvider.Default ? <PlatformSttNote /> : null}
 
-      {isOwn && provider === SttProvider.Google ? <GoogleKeyFile help={help('sttAPIKey')} /> : null}
-      {isOwn && provider !== SttProvider.Google ? (
-        <TextInput
-          name="sttDetails.sttAPIKey"
-          label={providerField('stt', provider, 'api_key')?.label ?? ''}
-          isSecret
-          help={help('sttAPIKey')}
+      {isOwn ? (
+        <ProviderFields
+          kind="stt"
+          provider={provider}
+          values={stt}
+          help={help}
           onBlur={refreshLookups}
-          helperText={lookupError ?? maskedHint(stt.sttAPIKey)}
-        />
-      ) : null}
-      {isOwn && providerField('stt', provider, 'region') ? (
-        <RegionInput
-          name="sttDetails.sttRegion"
-          options={provider === SttProvider.Azure ? AZURE_REGIONS : (googleLanguages.data?.find((l) => l.code === stt.sttLanguage)?.locations ?? ['global', 'us', 'eu'])}
-          help={help('sttRegion')}
-          onBlur={refreshLookups}
-        />
-      ) : null}
-      {isOwn && modelOptions.length > 0 ? (
-        <TextInput name="sttDetails.sttModel" label="Model" select help={help('sttModel')}>
-          {[...new Set([...(stt.sttModel ? [stt.sttModel] : []), ...modelOptions])].map((m) => (
-            <MenuItem key={m} value={m}>
-              {m}
-            </MenuItem>
-          ))}
-        </TextInput>
-      ) : null}
-      {isOwn && provider === SttProvider.Deepgram ? (
-        <TextInput
-          name="sttDetails.deepgramEndpoint"
-          label="Endpoint (ms)"
-          help={help('deepgramEndpoint')}
-          helperText={`Silence that ends an utterance; default ${SpeechLimits.deepgramEndpointDefault} ms.`}
+          keyHelperText={lookupError}
+          optionsOf={lookupOptions}
+          renderFile={() => <GoogleKeyFile help={help('sttAPIKey')} />}
         />
       ) : null}
 
@@ -408,6 +385,78 @@ function RegionInput({ name, options, help, onBlur }: { name: Path; options: rea
   );
 }
 
+/**
+ * A provider's own fields, generated from its row (contract providers.ts) in row order: a key as a
+ * password field (its saved mask explained), a region with the regions offered, a menu of the
+ * row's options, a text with its hint and placeholder. The calling form supplies what only it
+ * knows: a key file's sub-form, the options its look-ups found, a key's look-up error. Keys and
+ * regions call `onBlur` (look-ups run with the values as of the last blur).
+ */
+function ProviderFields({
+  kind,
+  provider,
+  values,
+  help,
+  onBlur,
+  keyHelperText,
+  optionsOf,
+  renderFile,
+}: {
+  kind: TSpeechKind;
+  provider: number;
+  values: SttDetails | TtsDetails;
+  help: HelpFn;
+  onBlur: () => void;
+  keyHelperText?: string | null;
+  optionsOf?: (field: TProviderField) => readonly string[] | undefined;
+  renderFile?: (field: TProviderField) => ReactNode;
+}) {
+  const valueOf = (field: TProviderField) => str((values as unknown as Record<string, unknown>)[field.form.slice(field.form.indexOf('.') + 1)]);
+  return (
+    <>
+      {(providerRow(kind, provider)?.fields ?? []).map((field) => {
+        const name = field.form as Path;
+        switch (field.input ?? 'text') {
+          case 'file':
+            return <Fragment key={name}>{renderFile?.(field)}</Fragment>;
+          case 'region':
+            return <RegionInput key={name} name={name} options={optionsOf?.(field) ?? (field.options as readonly string[])} help={help(field.help)} onBlur={onBlur} />;
+          case 'select':
+            return (
+              <TextInput key={name} name={name} label={field.label} select help={help(field.help)}>
+                {(field.options as readonly { value: string; label: string }[]).map((o) => (
+                  <MenuItem key={o.value} value={o.value}>
+                    {o.label}
+                  </MenuItem>
+                ))}
+              </TextInput>
+            );
+          case 'lookup': {
+            const options = optionsOf?.(field) ?? [];
+            if (options.length === 0) return null;
+            const value = valueOf(field);
+            return (
+              <TextInput key={name} name={name} label={field.label} select help={help(field.help)}>
+                {[...new Set([...(value ? [value] : []), ...options])].map((m) => (
+                  <MenuItem key={m} value={m}>
+                    {m}
+                  </MenuItem>
+                ))}
+              </TextInput>
+            );
+          }
+          default:
+            return field.secret ? (
+              <TextInput key={name} name={name} label={field.label} isSecret help={help(field.help)} onBlur={onBlur} helperText={keyHelperText ?? maskedHint(valueOf(field))} />
+            ) : (
+              <TextInput key={name} name={name} label={field.label} help={help(field.help)} placeholder={field.placeholder} helperText={field.hint} />
+            );
+        }
+      })}
+    </>
+  );
+}
+
 /** Google: the service-account JSON key file, read in the browser and sent as text (stored sealed). */
 function GoogleKeyFile({ help }: { help: () => void }) {
   const { control, setValue } = useFormContext<BrainSpeechForm>();
@@ -454,30 +503,28 @@ function GoogleKeyFile({ help }: { help: () => void }) {
   );
 }
 
-/** What the voice look-up is asked, from the values as of the last blur. */
+/**
+ * What the voice look-up is asked, from the values as of the last blur: each field of the
+ * provider's row with a look-up name (contract providers.ts); asked once each of them is given.
+ */
 function voicesRequest(tts: TtsDetails, setupMode: number, avatarId: number | undefined): { request: TTtsVoicesRequest; isReady: boolean } {
   const provider = setupMode === SetupMode.Simple ? TtsProvider.Default : tts.ttsProvider;
   const request: TTtsVoicesRequest = { ttsProvider: provider as TTtsVoicesRequest['ttsProvider'], setupMode: setupMode as TTtsVoicesRequest['setupMode'], avatarId };
-  const has = (v: string) => v.trim() !== '';
-  switch (provider) {
-    case TtsProvider.Default:
-      return { request: { ...request, default_tts: (['azure', 'polly', 'offline'].includes(tts.default_tts) ? tts.default_tts : 'azure') as 'azure' }, isReady: true };
-    case TtsProvider.Polly:
-      return { request: { ...request, pollyAccessKey: tts.pollyAccessKey, pollySecretKey: tts.pollySecretKey, ttsRegion: tts.ttsRegion }, isReady: has(tts.pollyAccessKey) && has(tts.pollySecretKey) && has(tts.ttsRegion) };
-    case TtsProvider.Azure:
-      return { request: { ...request, azureSubscriptionKey: tts.azureSubscriptionKey, ttsRegion: tts.ttsRegion }, isReady: has(tts.azureSubscriptionKey) && has(tts.ttsRegion) };
-    case TtsProvider.ElevenLabs:
-      return { request: { ...request, elevenLabsAPIKey: tts.elevenLabsAPIKey }, isReady: has(tts.elevenLabsAPIKey) };
-    case TtsProvider.Cartesia:
-      return { request: { ...request, cartesiaAPIKey: tts.cartesiaAPIKey }, isReady: has(tts.cartesiaAPIKey) };
-    case TtsProvider.Neuphonic:
-      return {
-        request: { ...request, neuphonicAPIKey: tts.api_key, lang_code: tts.lang_code || undefined },
-        isReady: isMasked(tts.api_key) || tts.api_key.trim().length > ProviderLookupLimits.neuphonicKeyMinExclusive,
-      };
-    default:
-      return { request, isReady: false };
+  if (provider === TtsProvider.Default) {
+    return { request: { ...request, default_tts: (['azure', 'polly', 'offline'].includes(tts.default_tts) ? tts.default_tts : 'azure') as 'azure' }, isReady: true };
   }
+  const fields = ttsLookupFields(provider);
+  if (fields.length === 0) return { request, isReady: false };
+  const asked: Record<string, unknown> = { ...request };
+  let isReady = true;
+  for (const field of fields) {
+    const value = str(tts[ttsFormKey(field.form)]);
+    const { name, optional, minLengthExclusive } = field.lookup;
+    asked[name] = optional ? value || undefined : value;
+    if (optional) continue;
+    isReady &&= minLengthExclusive === undefined ? value.trim() !== '' : isMasked(value) || value.trim().length > minLengthExclusive;
+  }
+  return { request: asked as TTtsVoicesRequest, isReady };
 }
 
 /** Text to Speech (spec: providers, keys, region, model, voice list, speech speed). */
@@ -520,8 +567,6 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
     setValue('ttsDetails', ttsAfterProviderChange(getValues('ttsDetails'), choice.provider, choice.defaultTts), { shouldDirty: true });
     clearErrors('ttsDetails');
   };
-  const keyField = ttsKeyField(provider);
-  const secretKey = providerField('tts', provider, 'secret_key');
   const selectedVoice = voiceList.find((v) => v.id === tts.ttsVoice);
   const chosen = choices.find((c) => c.value === ttsChoiceValue({ ttsProvider: provider, default_tts: tts.default_tts }));
 
@@ -560,40 +605,7 @@ function TtsForm({ setupMode, help }: { setupMode: number; help: HelpFn }) {
         </Typography>
       ) : null}
 
-      {isOwn && keyField ? (
-        <TextInput
-          name={`ttsDetails.${keyField}` as Path}
-          label={providerField('tts', provider, 'api_key')?.label ?? ''}
-          isSecret
-          help={help('ttsKey')}
-          onBlur={reload}
-          helperText={maskedHint(str(tts[keyField]))}
-        />
-      ) : null}
-      {isOwn && secretKey ? (
-        <TextInput name={secretKey.form as Path} label={secretKey.label} isSecret help={help('ttsKey')} onBlur={reload} helperText={maskedHint(str(tts[ttsFormKey(secretKey.form)]))} />
-      ) : null}
-      {isOwn && providerField('tts', provider, 'region') ? (
-        <RegionInput name="ttsDetails.ttsRegion" options={provider === TtsProvider.Polly ? POLLY_REGIONS : AZURE_REGIONS} help={help('ttsRegion')} onBlur={reload} />
-      ) : null}
-      {isOwn && providerField('tts', provider, 'lang_code') ? (
-        <TextInput name="ttsDetails.lang_code" label="Language" select help={help('ttsLanguage')}>
-          {NEUPHONIC_LANGUAGES.map((l) => (
-            <MenuItem key={l.code} value={l.code}>
-              {l.name}
-            </MenuItem>
-          ))}
-        </TextInput>
-      ) : null}
-      {isOwn && providerField('tts', provider, 'model') ? (
-        <TextInput
-          name="ttsDetails.ttsModel"
-          label="Model"
-          help={help('ttsModel')}
-          placeholder={providerRow('tts', provider)?.modelPlaceholder}
-          helperText="Leave empty for the provider's default."
-        />
-      ) : null}
+      {isOwn ? <ProviderFields kind="tts" provider={provider} values={tts} help={help} onBlur={reload} /> : null}
 
       {provider !== TtsProvider.None ? (
         <Controller

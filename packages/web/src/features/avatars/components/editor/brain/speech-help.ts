@@ -1,21 +1,7 @@
-import type { TInfoPanelItem } from '@persona/contract';
+import type { TInfoPanelItem, TSpeechHelpKey } from '@persona/contract';
 
-export type SpeechHelpKey =
-  | 'sttProvider'
-  | 'sttAPIKey'
-  | 'sttRegion'
-  | 'sttModel'
-  | 'deepgramEndpoint'
-  | 'sttLanguage'
-  | 'sttAdditionalLanguages'
-  | 'sttContextPhrases'
-  | 'ttsProvider'
-  | 'ttsKey'
-  | 'ttsRegion'
-  | 'ttsLanguage'
-  | 'ttsModel'
-  | 'ttsVoice'
-  | 'ttsSpeechSpeed';
+/** The Info panel entries the speech fields name (the rows' fields name theirs: contract providers.ts). */
+export type SpeechHelpKey = TSpeechHelpKey;
 
 /** What the Brain tab's Info panel says about each speech field. */
 export const speechHelp: Record<SpeechHelpKey, TInfoPanelItem> = {
