@@ -8,11 +8,13 @@ import {
   LlmProviders,
   ProviderLookupLimits,
   providerField,
+  providerRow,
   ProviderLookupMessages as M,
   SetupMode,
   SttProvider,
   TtsProvider,
   ttsLookupFields,
+  TtsProviders,
   type TAvatarConfig,
   type TDeepgramModel,
   type TElevenLabsAgentCheckResponse,
@@ -135,6 +137,18 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
   const required = (key: string, message: string) => (key ? key : fail(message, 'missing-key'));
   const nonEmpty = <T>(list: T[], message: string): T[] => (list.length ? list : fail(message, 'empty', 'the provider listed nothing'));
 
+  /**
+   * Each own TTS provider's voices call (providers.ts here), by its row's id: a provider row with
+   * role 'own' (contract providers.ts) is a compile error until it has one.
+   */
+  const voiceLookups: Record<TOwnTtsId, (asked: VoicesAsked) => Promise<TTtsVoice[]>> = {
+    polly: (k) => api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId: k.apiKey, secretAccessKey: k.secretKey }, k.region),
+    azure: (k) => api.azureVoices(http, providers.azureTts.replaceAll('{region}', k.region), k.apiKey),
+    elevenlabs: (k) => api.elevenLabsVoices(http, providers.elevenlabs, k.apiKey),
+    cartesia: (k) => api.cartesiaVoices(http, providers.cartesia, k.apiKey),
+    neuphonic: (k) => api.neuphonicVoices(http, providers.neuphonic, k.apiKey, k.langCode),
+  };
+
   return {
     /** The models of an LLM base URL. */
     async llmModels(caller: LookupCaller, input: z.infer<typeof ZLlmModelsRequest>): Promise<string[]> {
@@ -173,6 +187,8 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
       const storedFor = (c: TAvatarConfig) => c.speech.withKeys.tts.provider === provider;
       const region = (input.ttsRegion ?? '').trim();
       try {
+        const id = providerRow('tts', provider)?.id as TOwnTtsId | undefined;
+        if (id === undefined || !Object.hasOwn(voiceLookups, id)) return fail(M.voicesFailed, 'unsupported');
         // The provider's keys, each from the request field its row names (or the stored key for a mask), then its region's shape.
         const keys: Record<string, string> = {};
         for (const field of ttsLookupFields(provider)) {
@@ -186,21 +202,7 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
         }
         const regionPattern = providerField('tts', provider, 'region')?.pattern;
         if (regionPattern && !regionPattern.test(region)) return fail(M.voicesFailed, 'invalid-region');
-        const apiKey = keys.api_key ?? '';
-        switch (provider) {
-          case TtsProvider.Polly:
-            return nonEmpty(await api.pollyVoices({ timeoutMs: deps.timeoutMs, endpoint: providers.polly }, { accessKeyId: apiKey, secretAccessKey: keys.secret_key ?? '' }, region), M.voicesFailed);
-          case TtsProvider.Azure:
-            return nonEmpty(await api.azureVoices(http, providers.azureTts.replaceAll('{region}', region), apiKey), M.voicesFailed);
-          case TtsProvider.ElevenLabs:
-            return nonEmpty(await api.elevenLabsVoices(http, providers.elevenlabs, apiKey), M.voicesFailed);
-          case TtsProvider.Cartesia:
-            return nonEmpty(await api.cartesiaVoices(http, providers.cartesia, apiKey), M.voicesFailed);
-          case TtsProvider.Neuphonic:
-            return nonEmpty(await api.neuphonicVoices(http, providers.neuphonic, apiKey, input.lang_code?.trim() || undefined), M.voicesFailed);
-          default:
-            return fail(M.voicesFailed, 'unsupported');
-        }
+        return nonEmpty(await voiceLookups[id]({ apiKey: keys.api_key ?? '', secretKey: keys.secret_key ?? '', region, langCode: input.lang_code?.trim() || undefined }), M.voicesFailed);
       } catch (err) {
         return failed(M.voicesFailed, err);
       }
@@ -295,6 +297,16 @@ export function createProviderLookups(deps: ProviderLookupsDeps) {
 export type ElevenLabsAgentVerdict = Omit<TElevenLabsAgentCheckResponse, 'status'> & { unverified?: string };
 
 export type ProviderLookups = ReturnType<typeof createProviderLookups>;
+
+/** The ids of the TTS rows with role 'own' (the avatar's own provider account). */
+type TOwnTtsId = Extract<(typeof TtsProviders)[number], { role: 'own' }>['id'];
+/** What a voices call gets: the keys and region its row's fields carry (checked), and Neuphonic's language. */
+interface VoicesAsked {
+  apiKey: string;
+  secretKey: string;
+  region: string;
+  langCode: string | undefined;
+}
 
 /** The product's own voices: the hosted list `default_tts` names, and the offline voices every worker has. */
 function defaultVoices(defaultTts: string | undefined): TTtsVoice[] {
