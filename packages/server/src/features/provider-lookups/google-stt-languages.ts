@@ -1,4 +1,4 @@
-import type { TSttLanguage } from '@persona/contract';
+import { sttRow, type TSttLanguage } from '@persona/contract';
 
 /**
  * Google Cloud Speech-to-Text v2: which languages each recognition model serves and where.
@@ -11,8 +11,9 @@ const V2_LOCATIONS = ['global', 'us', 'eu', 'us-central1', 'europe-west4', 'asia
 const CHIRP_2_LOCATIONS = ['us-central1', 'europe-west4', 'asia-southeast1'];
 
 type Row = [code: string, name: string, models: string[]];
-const ALL = ['long', 'short', 'telephony', 'chirp_2'];
-const NO_TELEPHONY = ['long', 'short', 'chirp_2'];
+/** The Google row's models (long, short, telephony, chirp_2), and the same without telephony. */
+const ALL: string[] = [...sttRow('google').models];
+const NO_TELEPHONY = ALL.filter((m) => m !== 'telephony');
 
 const ROWS: Row[] = [
   ['ar-XA', 'Arabic', ['long', 'short', 'telephony']],

@@ -14,7 +14,6 @@ import {
   SttProvider,
   TtsProvider,
   ttsLookupFields,
-  TtsProviders,
   type TAvatarConfig,
   type TDeepgramModel,
   type TElevenLabsAgentCheckResponse,
@@ -26,7 +25,7 @@ import {
 } from '@persona/contract';
 import { OFFLINE_VOICES } from '@persona/worker';
 import type { z } from 'zod';
-import type { ZDeepgramModelsRequest, ZElevenLabsAgentCheckRequest, ZLlmAssistantsRequest, ZLlmModelsRequest, ZSttLanguagesRequest, ZTtsVoicesRequest } from '@persona/contract';
+import type { TtsProviders, ZDeepgramModelsRequest, ZElevenLabsAgentCheckRequest, ZLlmAssistantsRequest, ZLlmModelsRequest, ZSttLanguagesRequest, ZTtsVoicesRequest } from '@persona/contract';
 import type { ProviderUrls } from '../../config.js';
 import { AppError } from '../../lib/app-error.js';
 import { GOOGLE_STT_LANGUAGES } from './google-stt-languages.js';
