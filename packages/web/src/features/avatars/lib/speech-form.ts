@@ -89,12 +89,6 @@ export const emptyTts = (): TtsDetails => ({
 /** The ttsDetails field of a row's form field ('ttsDetails.cartesiaAPIKey' → 'cartesiaAPIKey'). */
 export const ttsFormKey = (form: string) => form.slice('ttsDetails.'.length) as keyof TtsDetails;
 
-/** Which ttsDetails field holds `tts.api_key` for a provider (its row's `api_key` field). */
-export function ttsKeyField(provider: number): keyof TtsDetails | null {
-  const field = providerField('tts', provider, 'api_key');
-  return field ? ttsFormKey(field.form) : null;
-}
-
 /** The speed a provider starts from: its row's default (Neuphonic 1), else 0. */
 const ttsDefaultSpeed = (provider: number) => providerRow('tts', provider)?.defaults?.speed ?? SpeechLimits.defaultSpeed;
 
