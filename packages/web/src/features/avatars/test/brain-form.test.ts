@@ -116,6 +116,15 @@ describe('engine form messages', () => {
     const rt = withSetupMode(saved(), saved(), 2);
     expect(paths(rt)).toEqual({ 'trulienceRealtime.api_key': M.realtimeKeyRequired, 'trulienceRealtime.model': M.realtimeModelRequired, 'trulienceRealtime.voice_id': M.realtimeVoiceRequired });
   });
+  it('Dialogflow: a key text the save refuses is refused by the form too', () => {
+    // The save sends the key text as the form holds it and the server parses it untrimmed: a
+    // text JSON.parse refuses (a byte-order mark or a no-break space before it) is refused here too.
+    const es = { ...withEngine(saved(), NlpEngine.DialogflowES), setupMode: 1 as const };
+    const key = JSON.stringify({ client_email: 'a@b.c', private_key: 'k' });
+    for (const text of [`\uFEFF${key}`, `\u00A0${key}`]) {
+      expect(paths({ ...es, dialogFlow: { ...es.dialogFlow, project_id: 'p', api_key: text } })).toEqual({ 'dialogFlow.api_key': M.dialogflowKeyInvalid });
+    }
+  });
   it('ElevenLabs: required, too short while idle, invalid, key required or invalid', () => {
     const el = withSetupMode(saved(), saved(), 3);
     const e = (over: Partial<BrainValues['elevenLabsConversationAI']>) => paths({ ...el, nlpEngine: NlpEngine.ElevenLabsConversationAI, elevenLabsConversationAI: { ...el.elevenLabsConversationAI, ...over } });
