@@ -270,14 +270,15 @@ export function brainIssues(values: BrainValues, isRealtime: boolean): BrainIssu
   const out: BrainIssue[] = [];
   const engine = values.nlpEngine;
   if (!EnginesPerMode[values.setupMode].includes(engine)) out.push({ path: 'nlpEngine', message: 'Avatar Engine is not available in the selected mode' });
-  const read = (path: string): unknown => {
+  const read = (path: string, trim = true): unknown => {
     const value = path.split('.').reduce<unknown>((cur, part) => (cur && typeof cur === 'object' ? (cur as Obj)[part] : undefined), values);
-    return typeof value === 'string' ? value.trim() : value;
+    return trim && typeof value === 'string' ? value.trim() : value;
   };
   const issues = checkEngineConfig({
     engine,
     setupMode: values.setupMode,
-    read: (field) => read(field.form),
+    // A key file's text is checked as the save sends it (untrimmed), as the server checks it.
+    read: (field) => read(field.form, field.rule?.test !== 'serviceAccountJson'),
     hasSecret: (field) => !isBlank(read(field.form) as string | undefined),
     assistant: showsInteractionType(values, isRealtime) && values.llmDetails.interactionType === 'assistant',
     agentCheck: values.elevenLabsConversationAI.status,
