@@ -208,7 +208,7 @@ const NOISES = [
 const ROTATE = process.env.WER_MODE === 'rotate';
 
 export async function run() {
-  const audio = await import(workerDist('speech/audio.js'));
+  const audio = await import(workerDist('core/audio.js'));
   const { createOfflineVoice } = await import(workerDist('speech/offline-voice.js'));
   const { createOfflineRecognizer, findPocketsphinx } = await import(workerDist('providers/stt/offline.js'));
   if (!findPocketsphinx()) throw new Error('pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');

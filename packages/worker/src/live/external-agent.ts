@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { AgentApi, AudioFrameKind, LiveCode, LiveProtocol, ZAgentFrame, readAudioFrame, writeAudioFrame, type TAgentServerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
 import { EXTERNAL_AGENT, refuseAgent, type AgentJoiner } from './agent-bridge.js';
-import { Resampler, bytesToSamples, samplesToBytes } from '../speech/audio.js';
+import { Resampler, bytesToSamples, samplesToBytes } from '../core/audio.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { Listener } from '../listening/turns.js';
 import type { RealtimeConnection, RealtimeEvent } from '../providers/realtime/types.js';

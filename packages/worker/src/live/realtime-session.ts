@@ -10,7 +10,7 @@ import {
 import type { ProviderError } from '../core/errors.js';
 import { REALTIME_SAMPLE_RATE } from '../providers/realtime/openai.js';
 import { RealtimeNoticeError, type RealtimeConnection, type RealtimeConnector, type RealtimeEvent } from '../providers/realtime/types.js';
-import { Resampler, samplesToBytes } from '../speech/audio.js';
+import { Resampler, samplesToBytes } from '../core/audio.js';
 import type { SpeechEvent } from '../speech/pipeline.js';
 import type { ConversationHistory } from './history.js';
 import { realtimeConnector, type ConnectorOptions } from './realtime-connectors.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../core/errors.js';
 import { loudSpans } from '../test/tts-helpers.js';
-import { SilenceTrimmer } from './audio.js';
+import { SilenceTrimmer } from '../core/audio.js';
 import { OFFLINE_VOICES, createOfflineTts, createOfflineVoice, fliteText, offlineVoiceFor, parseFlitePhones, type OfflineVoice } from './offline-voice.js';
-import { phonesToVisemes } from './visemes.js';
+import { phonesToVisemes } from '../core/visemes.js';
 
 let voice: OfflineVoice;
 beforeAll(async () => {

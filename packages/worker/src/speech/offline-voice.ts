@@ -4,9 +4,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { OfflineVoiceDefault, OfflineVoices, offlineVoiceFor } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
-import { bytesToSamples, firstChannel, parseWavHeader } from './audio.js';
+import { bytesToSamples, firstChannel, parseWavHeader } from '../core/audio.js';
 import { FLITE_THREAD_SOURCE } from './flite-thread.js';
-import { phonesToVisemes, type TimedPhone } from './visemes.js';
+import { phonesToVisemes, type TimedPhone } from '../core/visemes.js';
 import type { TtsChunk, TtsEngine, TtsSynthesizeOptions } from '../providers/tts/types.js';
 
 /**

@@ -2,11 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loudSpans } from '../test/tts-helpers.js';
 import { scriptedTts, type ScriptedTtsOptions } from '../test/scripted-tts.js';
 import { FAKE_LEAD_MS } from '../test/fake-tts.js';
-import { bytesToSamples, concatSamples } from './audio.js';
+import { bytesToSamples, concatSamples } from '../core/audio.js';
 import { createOfflineTts, createOfflineVoice } from './offline-voice.js';
 import { LiveProtocol, ZWorkerFrame, readAudioFrame } from '@persona/contract';
 import { createSpeechPipeline, speechFrame, type SpeechEvent, type SpeechPipelineOptions, type SpeechTurn } from './pipeline.js';
-import type { VisemeItem, WordItem } from './visemes.js';
+import type { VisemeItem, WordItem } from '../core/visemes.js';
 
 const offline = createOfflineVoice({ threads: 1 });
 afterAll(() => offline.close());

@@ -1,9 +1,9 @@
 import { AudioFrameFlag, AudioFrameKind, writeAudioFrame, type TWorkerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
-import { Resampler, SilenceTrimmer, samplesToBytes } from './audio.js';
+import { Resampler, SilenceTrimmer, samplesToBytes } from '../core/audio.js';
 import { SpeechChunker, type ChunkerOptions, type PieceBoundary, type SpeechPiece } from './chunker.js';
-import { shiftVisemes, shiftWords, textToVisemes, textToWords, type VisemeItem, type WordItem } from './visemes.js';
+import { shiftVisemes, shiftWords, textToVisemes, textToWords, type VisemeItem, type WordItem } from '../core/visemes.js';
 
 
 /** Lets timers and I/O run before the next piece of work (a macrotask turn). */

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { wavHeader as writeWavHeader } from '../speech/audio.js';
+import { wavHeader as writeWavHeader } from '../core/audio.js';
 import { listen, readBody, sendJson, sleep, type FakeServer } from '../../../net/src/test/http-fake.js';
 
 /**
@@ -357,7 +357,7 @@ export function startFakeOpenAiSpeech(opts: { answerWav?: boolean; wavRate?: num
   });
 }
 
-/** The WAV header speech/audio.ts writes, as a Buffer. */
+/** The WAV header core/audio.ts writes, as a Buffer. */
 export const wavHeader = (sampleRate: number, channels: number, dataBytes: number): Buffer => Buffer.from(writeWavHeader(sampleRate, channels, dataBytes));
 
 // ─── Amazon Polly (REST JSON, SigV4) ───────────────────────────────────────────────────────

@@ -1,6 +1,6 @@
 import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
-import type { VisemeItem, WordItem } from '../speech/visemes.js';
+import type { VisemeItem, WordItem } from '../core/visemes.js';
 import { fakeSpeech } from './fake-tts.js';
 
 /**

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { ProviderError } from '../core/errors.js';
 import type { TtsEngine } from '../providers/tts/types.js';
-import { concatSamples } from '../speech/audio.js';
-import type { VisemeItem, WordItem } from '../speech/visemes.js';
+import { concatSamples } from '../core/audio.js';
+import type { VisemeItem, WordItem } from '../core/visemes.js';
 
 export interface Collected {
   samples: Int16Array;

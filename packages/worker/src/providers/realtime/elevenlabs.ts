@@ -3,7 +3,7 @@ import { ELEVENLABS_AGENT_ID } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { createGuardedFetch, GuardedFetchError, openGuardedSocket } from '@persona/net';
-import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
+import { bytesToSamples, samplesToBytes } from '../../core/audio.js';
 import { errorBodyDetail, errorDetail, httpFailure, joinUrl } from '../http.js';
 import { jsonEvent, readRefusal } from '../ws.js';
 import type { RealtimeConnection, RealtimeEvent, RealtimeTool } from './types.js';

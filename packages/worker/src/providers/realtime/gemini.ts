@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import { ProviderError } from '../../core/errors.js';
 import { GuardedFetchError, openGuardedSocket } from '@persona/net';
-import { bytesToSamples, samplesToBytes } from '../../speech/audio.js';
+import { bytesToSamples, samplesToBytes } from '../../core/audio.js';
 import { readRefusal } from '../ws.js';
 import type { RealtimeConnection, RealtimeEvent, RealtimeTool } from './types.js';
 

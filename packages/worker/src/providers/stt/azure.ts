@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { ProviderError } from '../../core/errors.js';
 import { errorBodyDetail, safeToken } from '../http.js';
 import { readRefusal } from '../ws.js';
-import { wavHeader } from '../../speech/audio.js';
+import { wavHeader } from '../../core/audio.js';
 import { DEFAULT_STT_TIMEOUTS, languageTag, type SttTimeouts } from './batch.js';
 import type { SttEngine, SttEvents, SttOptions, SttResult, SttSession } from './types.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../core/errors.js';
 import { createGuardedFetch } from '@persona/net';
-import { parseWavHeader, wavFile } from '../../speech/audio.js';
+import { parseWavHeader, wavFile } from '../../core/audio.js';
 import { OPENAI_STT_KEY, parseMultipart, startFakeOpenAiStt, type FakeHttpStt } from '../../test/fake-stt.js';
 import { batchSession, MAX_BATCH_SECONDS, MAX_STT_ANSWER_BYTES, type TranscribeFn } from './batch.js';
 import { createOpenAiStt, transcriptionsUrl } from './openai-compatible.js';

@@ -1,6 +1,6 @@
 import { LANGUAGE_TAG } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
-import { concatSamples } from '../../speech/audio.js';
+import { concatSamples } from '../../core/audio.js';
 import type { SttEvents, SttOptions, SttResult, SttSession } from './types.js';
 
 /** What the network STT clients wait for at most. */

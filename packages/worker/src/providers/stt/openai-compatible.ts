@@ -3,7 +3,7 @@ import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { createWatchdog, httpFailure, joinUrl, providerFailure } from '../http.js';
 import { DEFAULT_STT_TIMEOUTS, MAX_STT_ANSWER_BYTES, batchSession, languageTag, type SttTimeouts } from './batch.js';
-import { wavFile } from '../../speech/audio.js';
+import { wavFile } from '../../core/audio.js';
 import type { SttEngine } from './types.js';
 
 /**

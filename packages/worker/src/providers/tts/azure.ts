@@ -1,7 +1,7 @@
 import { SpeechRegionPatterns } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
-import { Pcm16Reader } from '../../speech/audio.js';
+import { Pcm16Reader } from '../../core/audio.js';
 import { createWatchdog, errorBodyDetail, httpFailure, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, speedOption, textInsteadOfAudio, xmlEscape, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';

@@ -1,8 +1,8 @@
 import { ttsRow } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
-import { Pcm16Reader } from '../../speech/audio.js';
-import { phonesToVisemes, wordsToVisemes, type TimedPhone, type TimedWord, type VisemeItem, type WordItem } from '../../speech/visemes.js';
+import { Pcm16Reader } from '../../core/audio.js';
+import { phonesToVisemes, wordsToVisemes, type TimedPhone, type TimedWord, type VisemeItem, type WordItem } from '../../core/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, speedOption, type TtsTimeouts } from './common.js';

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js';
-import type { Pcm16Reader } from '../../speech/audio.js';
+import type { Pcm16Reader } from '../../core/audio.js';
 
 /** What every TTS client waits for at most. */
 export interface TtsTimeouts {

@@ -1,8 +1,8 @@
 import { ttsRow } from '@persona/contract';
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
-import { Pcm16Reader } from '../../speech/audio.js';
-import { CharacterAligner } from '../../speech/visemes.js';
+import { Pcm16Reader } from '../../core/audio.js';
+import { CharacterAligner } from '../../core/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, readLines, speedOption, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';

@@ -1,6 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
-import { Pcm16Reader } from '../../speech/audio.js';
+import { Pcm16Reader } from '../../core/audio.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
 import { readSse } from '../sse.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, type TtsTimeouts } from './common.js';

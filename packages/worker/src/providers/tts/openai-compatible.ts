@@ -1,6 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
-import { Pcm16Reader, bytesToSamples, firstChannel, parseWavHeader } from '../../speech/audio.js';
+import { Pcm16Reader, bytesToSamples, firstChannel, parseWavHeader } from '../../core/audio.js';
 import { createWatchdog, errorBodyDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, readBytes, speedOption, textInsteadOfAudio, type TtsTimeouts } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';

@@ -3,8 +3,8 @@ import { SpeechRegionPatterns } from '@persona/contract';
 import { safeToken } from '../http.js';
 import type { Engine, PollyClient, SynthesizeSpeechCommandInput, VoiceId } from '@aws-sdk/client-polly';
 import { ProviderError } from '../../core/errors.js';
-import { Pcm16Reader } from '../../speech/audio.js';
-import { marksToVisemes, pollyViseme, type VisemeItem, type WordItem } from '../../speech/visemes.js';
+import { Pcm16Reader } from '../../core/audio.js';
+import { marksToVisemes, pollyViseme, type VisemeItem, type WordItem } from '../../core/visemes.js';
 import { TTS_FIRST_AUDIO_MS, speedOption, xmlEscape } from './common.js';
 import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { VisemeItem, WordItem } from '../../speech/visemes.js';
+import type { VisemeItem, WordItem } from '../../core/visemes.js';
 
 /**
  * One text-to-speech engine as the voice pipeline sees it (providers/tts/*.ts, the offline voice).
