@@ -17,7 +17,7 @@ const featureZones = (root, allowed = {}) =>
     message: 'Features do not import each other: move what both need to contract, lib or components (docs/ARCHITECTURE.md).',
   }));
 /**
- * The worker's floors, bottom up: core (errors, shared types) with config.ts (the only reader of
+ * The worker's floors, bottom up: core (errors, shared types, PCM and visemes) with config.ts (the only reader of
  * process.env) beside it; providers; brains, listening, speech and sandbox, side by side and none
  * importing another; live; main.ts and index.ts on top. The worker link (agent.ts) stands on core;
  * live starts it. A folder imports its own files and the floors below it (docs/ARCHITECTURE.md).
@@ -31,8 +31,8 @@ const workerFloorZones = [
   ...workerFloor(['agent.ts'], workerBottom, 'The worker link (agent.ts) imports only core and config.ts: live starts it, not the other way (docs/ARCHITECTURE.md).'),
   ...workerFloor(
     ['providers'],
-    [...workerBottom, './speech/audio.ts', './speech/visemes.ts'],
-    "Providers import only core, config.ts and speech's audio.ts and visemes.ts: move what a provider shares with the floors above down to core or the provider's own types (docs/ARCHITECTURE.md).",
+    workerBottom,
+    "Providers import only core and config.ts: move what a provider shares with the floors above down to core or the provider's own types (docs/ARCHITECTURE.md).",
   ),
   ...workerFloor(
     ['brains', 'listening', 'speech'],
