@@ -255,4 +255,25 @@ describe('provider rows', () => {
     for (const n of [0, 1, 2, 3, 4, 5, 6]) expect(ZTtsVoicesRequest.safeParse({ ttsProvider: n }).success).toBe(true);
     expect(ZTtsVoicesRequest.safeParse({ ttsProvider: 7 }).success).toBe(false);
   });
+
+  it("the voices look-up's request keeps its field order, so a refused body's messages come in the same order", () => {
+    // The 400's `errors` follow the schema's fields, and the Brain tab shows the first one.
+    expect(Object.keys(ZTtsVoicesRequest.shape)).toEqual([
+      'avatarId',
+      'ttsProvider',
+      'default_tts',
+      'pollyAccessKey',
+      'pollySecretKey',
+      'ttsRegion',
+      'ttsSpeechSpeed',
+      'azureSubscriptionKey',
+      'elevenLabsAPIKey',
+      'cartesiaAPIKey',
+      'neuphonicAPIKey',
+      'lang_code',
+      'setupMode',
+    ]);
+    const refused = ZTtsVoicesRequest.safeParse({ ttsProvider: TtsProvider.Azure, azureSubscriptionKey: 'k'.repeat(1001), ttsRegion: 'r'.repeat(41) });
+    expect(refused.error?.issues.map((i) => i.path.join('.'))).toEqual(['ttsRegion', 'azureSubscriptionKey']);
+  });
 });
