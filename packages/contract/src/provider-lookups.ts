@@ -65,13 +65,18 @@ export const ZLlmAssistantsResponse = z.object({ status: ZStatus, assistants: z.
  * keys come in the fields its row's key fields name (`lookup`, providers.ts).
  */
 const ttsLookupKeys = Object.fromEntries(TtsLookupKeyNames.map((name) => [name, key])) as { [Name in TTtsLookupKeyName]: typeof key };
+// Polly's keys, then the region and speed, then the other providers' keys: the order the fields
+// are checked in, so the first message a refused request gets (the one the Brain tab shows).
+const { pollyAccessKey, pollySecretKey, ...otherLookupKeys } = ttsLookupKeys;
 export const ZTtsVoicesRequest = z.object({
   avatarId,
   ttsProvider: z.union(TtsProviders.map((r) => z.literal(r.number)) as unknown as [z.ZodLiteral<TTtsProviderNumber>, ...z.ZodLiteral<TTtsProviderNumber>[]]),
   default_tts: z.enum(['azure', 'polly', 'offline', '']).optional(),
-  ...ttsLookupKeys,
+  pollyAccessKey,
+  pollySecretKey,
   ttsRegion: region,
   ttsSpeechSpeed: z.number().min(-1).max(2).optional(),
+  ...otherLookupKeys,
   /** Neuphonic: only voices of this language (en, es, de, nl, hi…). */
   lang_code: text(10).optional(),
   setupMode: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]).optional(),
