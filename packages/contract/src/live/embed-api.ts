@@ -51,6 +51,10 @@ export const EmbedMethods = [
   'connect',
   'disconnect',
   'getState',
+  /** (mood, intensity?) — one of AvatarMoods, intensity 0–1: the face holds it until the next one. */
+  'setMood',
+  /** (gesture) — one of AvatarGestures, played once. */
+  'playGesture',
 ] as const;
 export type TEmbedMethod = (typeof EmbedMethods)[number];
 

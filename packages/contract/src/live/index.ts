@@ -1,5 +1,6 @@
 export * from './codes.js';
 export * from './admission.js';
+export * from './avatar-actions.js';
 export * from './protocol.js';
 export * from './rates.js';
 export * from './session-speech.js';

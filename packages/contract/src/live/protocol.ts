@@ -1,6 +1,7 @@
 // zod/mini: loaded by the avatar page.
 import { z } from 'zod/mini';
 import { ZLiveCode } from './codes.js';
+import { ZAvatarAction } from './avatar-actions.js';
 
 /**
  * The page ⇄ worker protocol: one WebSocket per live session, JSON text frames for control and
@@ -180,6 +181,19 @@ export const ZWorkerWords = z.object({
   utt: z.number(),
   items: z.array(z.object({ t: z.number(), d: z.number(), w: z.string() })),
 });
+/**
+ * Something the avatar does beside its words (a mood, a gesture: avatar-actions.ts). `t`: ms from
+ * the first sample of utterance `utt` (as visemes), the moment the words after it start; the page
+ * does it when its player reaches that point. Absent: at once (no voice for this utterance).
+ * `source`: a tag the brain wrote, or the worker's own cue from the text's tone.
+ */
+export const ZWorkerAction = z.object({
+  type: z.literal('action'),
+  utt: z.number(),
+  t: z.optional(z.number()),
+  action: ZAvatarAction,
+  source: z.enum(['tag', 'cue']),
+});
 export const ZWorkerInterrupted = z.object({ type: z.literal('interrupted'), utt: z.number(), heardMs: z.number() });
 /**
  * The visitor started speaking over the avatar: hold the utterance's playback where it is (audio
@@ -211,6 +225,7 @@ export const ZWorkerFrame = z.discriminatedUnion('type', [
   ZWorkerUtterance,
   ZWorkerVisemes,
   ZWorkerWords,
+  ZWorkerAction,
   ZWorkerInterrupted,
   ZWorkerPause,
   ZWorkerResume,

@@ -18,6 +18,7 @@ import {
 import { Listener, type ListenTurnMetrics } from '../listening/turns.js';
 import type { Brain, BrainEvent } from '../brains/types.js';
 import { speechFrame, type SpeechEvent, type SpeechTurn } from '../speech/pipeline.js';
+import { AnswerActions, answerActions, type AnswerPiece } from '../speech/answer-actions.js';
 import type { RealtimeHost, RealtimeSession } from './realtime-session.js';
 import type { ConversationOptions, PageSocket } from './conversation-types.js';
 import { ConversationHistory } from './history.js';
@@ -468,16 +469,28 @@ export class Conversation {
     this.send({ type: 'state', state });
   }
 
-  /** The avatar says a line itself (wake-up message, sendMessageToAvatar). */
-  private async say(text: string) {
+  /** The avatar says a line itself (wake-up message, sendMessageToAvatar); its avatar tags are done, not said. */
+  private async say(line: string) {
     const utt = ++this.utt;
+    const pieces = answerActions(line);
+    const text = pieces.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    if (!text.trim()) {
+      // Only tags (a host page's `<trl-anim …/>`): done at once, nothing said.
+      for (const p of pieces) if (p.type === 'action') this.act(utt, null, p);
+      return;
+    }
     this.send({ type: 'assistant', utt, text, final: true });
     const entry: TLiveHistoryEntry = { role: 'assistant', text, at: this.now() };
     this.history.remember(entry);
     const abort = new AbortController();
     this.turnAbort = abort;
     this.listener?.setAgentText(utt, text);
-    const speech = this.startSpeech(utt, AbortSignal.any([abort.signal, this.lifetime.signal]), text);
+    const speech = this.startSpeech(utt, AbortSignal.any([abort.signal, this.lifetime.signal]));
+    for (const p of pieces) {
+      if (p.type === 'text') speech?.push(p.text);
+      else this.act(utt, speech, p);
+    }
+    speech?.end();
     if (speech) {
       this.setState('speaking');
       this.spoken = { utt, entry, speech };
@@ -496,6 +509,12 @@ export class Conversation {
     const turn = whole === undefined ? speech.startTurn({ utt, onEvent, signal }) : speech.speak(whole, { utt, onEvent, signal });
     this.speechTurn = turn;
     return turn;
+  }
+
+  /** An avatar action of utterance `utt`: timed with its voice, or at once when it has none. */
+  private act(utt: number, speech: SpeechTurn | null, piece: Extract<AnswerPiece, { type: 'action' }>) {
+    if (speech) speech.mark(piece.action, piece.source, piece.at);
+    else this.send({ type: 'action', utt, action: piece.action, source: piece.source });
   }
 
   /** An utterance event to the page (audio at `rate`), tracked for interruptions and what was heard. */
@@ -528,17 +547,28 @@ export class Conversation {
     let failed = false;
     // The answer is spoken while it is still being generated (pieces as soon as they are complete).
     const speech = this.startSpeech(utt, signal);
+    // Avatar tags are taken out of what is said, shown and remembered, and done at their place.
+    const actions = new AnswerActions();
+    const take = (pieces: AnswerPiece[]) => {
+      for (const p of pieces) {
+        if (p.type === 'action') {
+          this.act(utt, speech, p);
+          continue;
+        }
+        if (!answer) this.setState('speaking');
+        answer += p.text;
+        this.listener?.setAgentText(utt, answer);
+        speech?.push(p.text);
+        this.send({ type: 'assistant', utt, delta: p.text, final: false });
+      }
+    };
     try {
       for await (const ev of this.brain.reply({ text, history, signal }) as AsyncIterable<BrainEvent>) {
         if (signal.aborted) break;
         if (ev.type === 'text') {
           if (!ev.delta) continue;
-          if (!answer) this.setState('speaking');
           firstTokenAt ??= this.now();
-          answer += ev.delta;
-          this.listener?.setAgentText(utt, answer);
-          speech?.push(ev.delta);
-          this.send({ type: 'assistant', utt, delta: ev.delta, final: false });
+          take(actions.push(ev.delta));
         } else if (ev.type === 'tool') {
           this.send({ type: 'tool', name: ev.name, status: ev.status });
         } else if (ev.type === 'notice') {
@@ -553,6 +583,7 @@ export class Conversation {
     } finally {
       if (this.turnAbort === abort) this.turnAbort = null;
     }
+    if (!signal.aborted) take(actions.end());
     if (!failed && !signal.aborted && !answer.trim()) {
       // The brain ended without a word (a model that only called functions, an empty completion):
       // the visitor must not be left with nothing.

@@ -25,15 +25,15 @@ describe('cutting the stream into speakable pieces', () => {
 
   it('a piece is handed out as soon as it is complete, before the rest of the answer arrives', () => {
     const c = new SpeechChunker();
-    expect(c.push('Hello there! How')).toEqual([{ index: 0, text: 'Hello there!', boundary: 'sentence' }]);
+    expect(c.push('Hello there! How')).toEqual([{ index: 0, text: 'Hello there!', boundary: 'sentence', rawStart: 0, rawEnd: 13 }]);
     expect(c.push(' are you')).toEqual([]);
-    expect(c.flush()).toEqual([{ index: 1, text: 'How are you', boundary: 'end' }]);
+    expect(c.flush()).toEqual([{ index: 1, text: 'How are you', boundary: 'end', rawStart: 13, rawEnd: 24 }]);
   });
 
   it('waits for the character after a full stop before deciding (a decimal may follow)', () => {
     const c = new SpeechChunker();
     expect(c.push('It costs 3.')).toEqual([]);
-    expect(c.push('50 euros. And')).toEqual([{ index: 0, text: 'It costs 3.50 euros.', boundary: 'sentence' }]);
+    expect(c.push('50 euros. And')).toEqual([{ index: 0, text: 'It costs 3.50 euros.', boundary: 'sentence', rawStart: 0, rawEnd: 21 }]);
   });
 
   it('does not cut at abbreviations, titles, initials, list numbers or an ellipsis that goes on', () => {

@@ -22,6 +22,9 @@ export interface SpeechPiece {
   text: string;
   /** What ended the piece: decides the pause kept after its audio. */
   boundary: PieceBoundary;
+  /** Where the piece's text begins and ends in the text pushed (characters, as pushed). */
+  rawStart: number;
+  rawEnd: number;
 }
 
 export interface ChunkerOptions {
@@ -65,6 +68,8 @@ export class SpeechChunker {
   private buf = '';
   private state: CleanState = { inFence: false, atLineStart: true };
   private index = 0;
+  /** Characters of the pushed text consumed into pieces (or dropped as wordless). */
+  private consumed = 0;
 
   constructor(options: ChunkerOptions = {}) {
     this.o = { ...DEFAULTS, ...options };
@@ -88,14 +93,18 @@ export class SpeechChunker {
       if (!next) break;
       const raw = this.buf.slice(0, next.end);
       this.buf = this.buf.slice(next.end);
+      const rawStart = this.consumed;
+      this.consumed += raw.length;
       const text = cleanForSpeech(raw, this.state, next.boundary);
-      if (hasWords(text)) out.push({ index: this.index++, text, boundary: next.boundary });
+      if (hasWords(text)) out.push({ index: this.index++, text, boundary: next.boundary, rawStart, rawEnd: this.consumed });
       if (!this.buf) break;
     }
     if (final && this.buf) {
       const text = cleanForSpeech(this.buf, this.state, 'end');
+      const rawStart = this.consumed;
+      this.consumed += this.buf.length;
       this.buf = '';
-      if (hasWords(text)) out.push({ index: this.index++, text, boundary: 'end' });
+      if (hasWords(text)) out.push({ index: this.index++, text, boundary: 'end', rawStart, rawEnd: this.consumed });
     }
     return out;
   }

@@ -1,4 +1,4 @@
-import { AudioFrameFlag, AudioFrameKind, writeAudioFrame, type TWorkerFrame } from '@persona/contract';
+import { AudioFrameFlag, AudioFrameKind, writeAudioFrame, type TAvatarAction, type TWorkerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
 import { Resampler, SilenceTrimmer, samplesToBytes } from '../core/audio.js';
@@ -30,7 +30,12 @@ export type SpeechEvent =
   | { type: 'visemes'; utt: number; items: VisemeItem[] }
   | { type: 'words'; utt: number; items: WordItem[] }
   | { type: 'utterance'; utt: number; phase: 'end'; durationMs: number }
+  /** An avatar action, at `t` ms of the utterance: where the words after its mark begin. */
+  | { type: 'action'; utt: number; t: number; action: TAvatarAction; source: ActionSource }
   | { type: 'error'; utt: number; error: ProviderError };
+
+/** Who asked for an action: a tag in the brain's answer, or the worker's cue from its tone. */
+export type ActionSource = 'tag' | 'cue';
 
 export interface SpeechTurnMetrics {
   utt: number;
@@ -53,6 +58,13 @@ export interface SpeechTurn {
   readonly utt: number;
   /** Text from the brain, as it streams (the chat shows it as is; only speech is cleaned). */
   push(delta: string): void;
+  /**
+   * An avatar action at a place in the text pushed (`at`, in characters; default: the end of what
+   * was pushed so far). It is sent once that place's time in the utterance is known: the start of
+   * the word that follows it; after the last word, at the end of the voice. Dropped when the turn
+   * is cancelled.
+   */
+  mark(action: TAvatarAction, source: ActionSource, at?: number): void;
   /** The brain finished: the rest of the text is spoken. */
   end(): void;
   /** Interruption: stops every request and emits nothing more. */
@@ -93,6 +105,9 @@ export interface SpeechPipelineOptions {
   onMetrics?: (metrics: SpeechTurnMetrics) => void;
   now?: () => number;
 }
+
+/** Words of a stretch of pushed text, as the voice's word timings count them. */
+const countWords = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
 /** Items per `visemes`/`words` frame (≈ 40 bytes each: far below the 16 KB frame limit). */
 const MAX_ITEMS = 150;
@@ -138,6 +153,9 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     let seq = 0;
     let utteranceSamples = 0;
     let lastText = '';
+    /** Everything pushed, as pushed (the pieces' raw offsets point into it). */
+    let pushed = '';
+    const marks: { action: TAvatarAction; source: ActionSource; at: number }[] = [];
     let resolveDone!: (m: SpeechTurnMetrics) => void;
     const done = new Promise<SpeechTurnMetrics>((r) => (resolveDone = r));
     const metrics: SpeechTurnMetrics = {
@@ -168,9 +186,36 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       }
     };
 
+    /** The utterance time of a mark, or null while it cannot be known yet. */
+    const markTime = (at: number): number | null => {
+      const job = jobs.find((j) => j.piece.rawEnd > at);
+      if (!job?.live) return null;
+      const k = at <= job.piece.rawStart ? 0 : countWords(pushed.slice(job.piece.rawStart, at));
+      if (k === 0) return job.offsetMs;
+      if (job.words.length > k) return job.words[k]!.t;
+      return job.finished ? job.offsetMs + (job.audioSamples * 1000) / rate : null;
+    };
+    /** Sends the marks whose time is known (once the utterance has started: its frames come first). */
+    const resolveMarks = () => {
+      if (stopped || !startedUtterance) return;
+      for (let m = 0; m < marks.length; ) {
+        const t = markTime(marks[m]!.at);
+        if (t === null) {
+          m++;
+          continue;
+        }
+        const [mark] = marks.splice(m, 1);
+        emit({ type: 'action', utt, t: Math.max(0, Math.round(t)), action: mark!.action, source: mark!.source });
+      }
+    };
+
     const finish = (interrupted: boolean) => {
       if (stopped) return;
       if (!interrupted && startedUtterance) {
+        resolveMarks();
+        // Marks after the last word: at the end of the voice.
+        const endMs = Math.round((utteranceSamples * 1000) / rate);
+        for (const mark of marks.splice(0)) emit({ type: 'action', utt, t: endMs, action: mark.action, source: mark.source });
         emit({ type: 'audio', utt, seq: seq++, pcm: new Uint8Array(0), last: true });
         emit({ type: 'utterance', utt, phase: 'end', durationMs: (utteranceSamples * 1000) / rate });
       }
@@ -210,6 +255,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
         job.words.push(...items);
         for (let at = 0; at < items.length; at += MAX_ITEMS) emit({ type: 'words', utt, items: items.slice(at, at + MAX_ITEMS) });
       }
+      resolveMarks();
     };
 
     /** Moves the emission on: flushes finished pieces in order, starts syntheses ahead. */
@@ -242,6 +288,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
           void run(job);
         }
       }
+      resolveMarks();
       if (ended && emitIndex >= jobs.length) finish(false);
     };
 
@@ -350,7 +397,13 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       push(delta) {
         if (stopped || ended || !delta) return;
         if (metrics.firstTextAt === null) metrics.firstTextAt = now();
+        pushed += delta;
         addPieces(chunker.push(delta));
+      },
+      mark(action, source, at) {
+        if (stopped) return;
+        marks.push({ action, source, at: Math.max(0, Math.min(pushed.length, at ?? pushed.length)) });
+        resolveMarks();
       },
       end() {
         if (stopped || ended) return;
@@ -414,6 +467,8 @@ export function speechFrame(ev: SpeechEvent): { binary: Uint8Array } | { json: T
       return { json: { type: 'visemes', utt: ev.utt, items: ev.items } };
     case 'words':
       return { json: { type: 'words', utt: ev.utt, items: ev.items } };
+    case 'action':
+      return { json: { type: 'action', utt: ev.utt, t: ev.t, action: ev.action, source: ev.source } };
     case 'error':
       return null;
   }
