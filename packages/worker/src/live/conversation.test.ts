@@ -160,6 +160,64 @@ describe('the avatar speaks (issue 13)', () => {
     await c.finish(LiveCode.sessionEnded);
   });
 
+  it('avatar tags in an answer are done, never said, shown or remembered; each action comes timed with the voice', async () => {
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const speech = createSpeechPipeline({ tts });
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: "<trl-mood id='happy' /> Sure thing. <trl-ani" };
+        yield { type: 'text', delta: "m type='aux' id='nod' />It opens at nine. <trl-config speechSpeed='20' />" };
+      },
+    };
+    const p = portal();
+    const histories: { text: string }[][] = [];
+    const c = new Conversation({
+      config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: "<trl-gesture id='wave'/>Hello!" } }),
+      brain,
+      speech,
+      portal: { ...p.link, history: async (h: { text: string }[]) => void histories.push(h.map((e) => ({ text: e.text }))) },
+      log,
+    });
+    const s = fakeSocket();
+    c.attach(s);
+    await until(() => utterances(s).includes('end 1'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'when?' }));
+    await until(() => utterances(s).includes('end 2'));
+    expect(finals(s)).toEqual(['Hello!', ' Sure thing. It opens at nine. ']);
+    const deltas = s.frames.filter((f) => f.type === 'assistant' && !f.final).map((f) => (f as { delta: string }).delta).join('');
+    expect(deltas).not.toContain('trl');
+    expect(tts.calls.map((call) => call.text)).toEqual(['Hello!', 'Sure thing.', 'It opens at nine.']);
+    expect(histories.at(-1)!.map((h) => h.text).join(' ')).not.toContain('<');
+    const actions = s.frames.filter((f): f is Extract<TWorkerFrame, { type: 'action' }> => f.type === 'action');
+    expect(actions.map((a) => [a.utt, a.action.kind, a.source])).toEqual([
+      [1, 'gesture', 'tag'],
+      [2, 'mood', 'tag'],
+      [2, 'gesture', 'tag'],
+      [2, 'tag', 'tag'],
+    ]);
+    expect(actions.every((a) => typeof a.t === 'number')).toBe(true);
+    // The nod comes with "It opens", after "Sure thing."
+    expect(actions[2]!.t!).toBeGreaterThan(actions[1]!.t!);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
+  it('without tags or voice, a mood cue from the answer’s tone is sent at once', async () => {
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: 'Unfortunately the café is closed today.' };
+      },
+    };
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain, portal: portal().link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'coffee?' }));
+    await until(() => finals(s).length === 1);
+    expect(s.frames.filter((f) => f.type === 'action')).toEqual([{ type: 'action', utt: 1, action: { kind: 'mood', mood: 'concerned', intensity: 0.45, durationMs: 5000 }, source: 'cue' }]);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
   it('sends no audio with the speaker off, and an interruption stops the voice at once', async () => {
     const tts = scriptedTts({ delayMs: 40, chunks: 4, chunkDelayMs: 40 });
     const speech = createSpeechPipeline({ tts });

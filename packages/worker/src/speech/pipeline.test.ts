@@ -245,6 +245,63 @@ describe('speech pipeline: text stream → pieces → speech → utterance event
     }
   });
 
+  it('an action marked in the text is sent at the time of the word after it (before, mid-answer, after the last word)', async () => {
+    const { events, turn } = start({ chunks: 3 });
+    const nod = { kind: 'gesture', gesture: 'nod' } as const;
+    const happy = { kind: 'mood', mood: 'happy' } as const;
+    const wave = { kind: 'gesture', gesture: 'wave' } as const;
+    turn.mark(happy, 'tag');
+    const [first, second] = ['The museum opens at nine. It closes ', 'at five in the evening. Tickets are sold at the door.'];
+    turn.push(first!);
+    // Mid-sentence, before "at five": the eighth word.
+    turn.mark(nod, 'tag');
+    turn.push(second!);
+    turn.mark(wave, 'cue');
+    turn.end();
+    await turn.done;
+    const words = wordsOf(events);
+    const actions = events.filter((e): e is Extract<SpeechEvent, { type: 'action' }> => e.type === 'action');
+    expect(actions.map((a) => [a.action, a.source])).toEqual([
+      [happy, 'tag'],
+      [nod, 'tag'],
+      [wave, 'cue'],
+    ]);
+    expect(words[7]!.w).toBe('at');
+    expect(actions[0]!.t).toBeLessThanOrEqual(words[0]!.t);
+    expect(actions[1]!.t).toBe(Math.round(words[7]!.t));
+    const end = events[events.length - 1] as Extract<SpeechEvent, { type: 'utterance'; phase: 'end' }>;
+    expect(actions[2]!.t).toBe(Math.round(end.durationMs));
+    // Inside the utterance's frames, each before the audio it belongs to is over.
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('action')).toBeGreaterThan(types.indexOf('utterance'));
+    expect(types.lastIndexOf('action')).toBeLessThan(types.lastIndexOf('utterance'));
+    for (const a of actions) expect(ZWorkerFrame.safeParse(JSON.parse(JSON.stringify((speechFrame(a) as { json: unknown }).json))).success).toBe(true);
+  });
+
+  it('a mark placed back at an earlier offset (a cue read once its sentence ended) is timed at that offset', async () => {
+    const { events, turn } = start({ chunks: 2 });
+    const text = 'Hello there. Sorry, the cafe is closed today. See you soon.';
+    turn.push(text);
+    turn.mark({ kind: 'mood', mood: 'concerned' }, 'cue', text.indexOf('Sorry'));
+    turn.end();
+    await turn.done;
+    const words = wordsOf(events);
+    const action = events.find((e) => e.type === 'action') as Extract<SpeechEvent, { type: 'action' }>;
+    expect(words[2]!.w).toBe('Sorry');
+    expect(action.t).toBeLessThanOrEqual(Math.round(words[2]!.t));
+    expect(action.t).toBeGreaterThan(words[1]!.t);
+  });
+
+  it('a cancelled turn sends no action it had not sent', async () => {
+    const { events, turn } = start({ delayMs: 50 });
+    turn.push('One sentence here. ');
+    turn.mark({ kind: 'gesture', gesture: 'shrug' }, 'tag');
+    turn.push('Another one.');
+    turn.cancel();
+    await turn.done;
+    expect(events.some((e) => e.type === 'action')).toBe(false);
+  });
+
   it('speaks a whole text at once (the wake-up message)', async () => {
     const pipeline = createSpeechPipeline({ tts: scriptedTts({}) });
     const events: SpeechEvent[] = [];
