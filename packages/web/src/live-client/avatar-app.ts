@@ -106,6 +106,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     connect: () => connect(),
     disconnect: () => session.hangUp(),
     getState: () => presence.state,
+    act: (action) => stage?.act(action),
   }, app.embedWindow, options.registerEvents);
   const session: LiveSession = new LiveSession({
     avatarId,
@@ -176,6 +177,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
 
   // The avatar's voice: played here, and what is heard drives speaking, the mouth and the
   // worker's playback frames. Not in the chat widget, nor without Web Audio.
+  /** The visitor can hear the avatar's voice here (updateVoiced): timed avatar actions wait for it. */
+  let voiced = false;
   const audio = !textOnly && canPlayAudio() ? createAudio() : null;
   let stage: AvatarStage | null = null;
   /**
@@ -227,7 +230,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   let audioBlocked = false;
   /** The visitor can hear the avatar's voice here: a player plays it, the browser lets it sound, the speaker is on. */
   function updateVoiced() {
-    presence.setVoiced(audio !== null && session.playbackDriven && !audioBlocked && session.isSpeakerEnabled && session.state === 'connected');
+    voiced = audio !== null && session.playbackDriven && !audioBlocked && session.isSpeakerEnabled && session.state === 'connected';
+    presence.setVoiced(voiced);
   }
 
   /** The notice showing, when it is one that goes by itself (too-fast: with the next message taken; tools-starting: with the answer). */
@@ -471,6 +475,11 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   session.on('audio', (a) => audio?.push(a.utt, a.pcm, a.last));
   session.on('visemes', (v) => stage?.addVisemes(v.utt & 0xffff, v.items));
   session.on('words', (w) => stage?.addWords(w.utt & 0xffff, w.items));
+  // A mood or gesture of the brain: with the words it stands before when their voice plays here, else at once.
+  session.on('action', (a) => {
+    if (a.t !== undefined && voiced) stage?.actAt(a.utt & 0xffff, a.t, a.action);
+    else stage?.act(a.action);
+  });
   // Talked over: the voice holds where it is (the mouth rests) until the worker decides.
   session.on('pause', (p) => audio?.pauseUtterance(p.utt & 0xffff));
   session.on('resume', (r) => audio?.resumeUtterance(r.utt & 0xffff));

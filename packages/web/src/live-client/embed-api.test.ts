@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { TAvatarAction } from '@persona/contract';
 import { EmbedApi, detectHostOrigin, type EmbedTarget } from './embed-api';
 
 /** A window framed by a host page: what the avatar page sees of its parent. */
@@ -20,14 +21,17 @@ function framedWindow(opts: { ancestor?: string; referrer?: string } = {}) {
   return { win, posted, deliver, parent };
 }
 
-function target(): EmbedTarget & { sent: string[]; said: string[] } {
+function target(): EmbedTarget & { sent: string[]; said: string[]; acted: TAvatarAction[] } {
   let mic = true;
   let speaker = true;
   const sent: string[] = [];
   const said: string[] = [];
+  const acted: TAvatarAction[] = [];
   return {
     sent,
     said,
+    acted,
+    act: (a) => void acted.push(a),
     sendMessage: (t) => (sent.push(t), true),
     sendMessageToAvatar: (t) => (said.push(t), true),
     setMicEnabled: (v) => (mic = v),
@@ -82,6 +86,30 @@ describe('the postMessage API for host pages', () => {
     expect(posted.map((p) => p.message)).toEqual([
       { eventName: 'trl-method-response', eventParams: { callId: 'x', status: 'error', error: 'A non-empty text argument is required.' } },
       { eventName: 'trl-method-response', eventParams: { callId: 'y', status: 'error', error: 'Unknown method: launchRockets' } },
+    ]);
+  });
+
+  it('sets a mood or plays a gesture the host asks for; unknown names and bad intensities are refused', async () => {
+    const { win, posted, deliver } = framedWindow({ ancestor: 'https://shop.example' });
+    const t = target();
+    new EmbedApi(t, win).start();
+    await deliver(call('setMood', ['happy', 0.6], 1), 'https://shop.example');
+    await deliver(call('playGesture', ['nod'], 2), 'https://shop.example');
+    await deliver(call('setMood', ['furious'], 3), 'https://shop.example');
+    await deliver(call('playGesture', ['backflip'], 4), 'https://shop.example');
+    await deliver(call('setMood', ['sad', 7], 5), 'https://shop.example');
+    await deliver(call('setMood', [], 6), 'https://shop.example');
+    expect(t.acted).toEqual([
+      { kind: 'mood', mood: 'happy', intensity: 0.6 },
+      { kind: 'gesture', gesture: 'nod' },
+    ]);
+    expect(posted.map((p) => p.message)).toEqual([
+      { eventName: 'trl-method-response', eventParams: { callId: 1, status: 'success', result: true } },
+      { eventName: 'trl-method-response', eventParams: { callId: 2, status: 'success', result: true } },
+      { eventName: 'trl-method-response', eventParams: { callId: 3, status: 'error', error: 'Unknown mood: furious. Moods: neutral, happy, sad, surprised, concerned, thinking.' } },
+      { eventName: 'trl-method-response', eventParams: { callId: 4, status: 'error', error: 'Unknown gesture: backflip. Gestures: nod, shake, wave, shrug, point.' } },
+      { eventName: 'trl-method-response', eventParams: { callId: 5, status: 'error', error: 'The intensity must be a number from 0 to 1.' } },
+      { eventName: 'trl-method-response', eventParams: { callId: 6, status: 'error', error: 'Unknown mood: undefined. Moods: neutral, happy, sad, surprised, concerned, thinking.' } },
     ]);
   });
 

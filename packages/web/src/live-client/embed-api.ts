@@ -1,4 +1,6 @@
 import {
+  AvatarGestures,
+  AvatarMoods,
   EmbedCommands,
   EmbedEvents,
   EmbedMessages,
@@ -6,6 +8,9 @@ import {
   ZEmbedCommand,
   ZEmbedMethodCall,
   ZEmbedRegister,
+  isAvatarGesture,
+  isAvatarMood,
+  type TAvatarAction,
   type TEmbedEvent,
   type TEmbedEventParams,
   type TEmbedMethod,
@@ -23,6 +28,8 @@ export interface EmbedTarget {
   connect(): Promise<boolean>;
   disconnect(): void;
   getState(): string;
+  /** A mood or gesture the host page asks for, done now. */
+  act(action: TAvatarAction): void;
 }
 
 /**
@@ -183,6 +190,12 @@ export class EmbedApi {
       if (typeof args[0] !== 'boolean') throw new Error('A boolean argument is required.');
       return args[0];
     };
+    const intensity = () => {
+      const value = args[1];
+      if (value === undefined) return {};
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw new Error('The intensity must be a number from 0 to 1.');
+      return { intensity: value };
+    };
     const t = this.target;
     switch (method) {
       case 'sendMessage':
@@ -216,6 +229,18 @@ export class EmbedApi {
         return true;
       case 'getState':
         return t.getState();
+      case 'setMood': {
+        const mood = args[0];
+        if (!isAvatarMood(mood)) throw new Error(`Unknown mood: ${String(mood).slice(0, 40)}. Moods: ${AvatarMoods.join(', ')}.`);
+        t.act({ kind: 'mood', mood, ...intensity() });
+        return true;
+      }
+      case 'playGesture': {
+        const gesture = args[0];
+        if (!isAvatarGesture(gesture)) throw new Error(`Unknown gesture: ${String(gesture).slice(0, 40)}. Gestures: ${AvatarGestures.join(', ')}.`);
+        t.act({ kind: 'gesture', gesture, ...intensity() });
+        return true;
+      }
     }
   }
 }

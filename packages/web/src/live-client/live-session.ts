@@ -13,6 +13,7 @@ import {
   ZWorkerFrame,
   readAudioFrame,
   writeAudioFrame,
+  type TAvatarAction,
   type TLiveCode,
   type TLiveHistoryEntry,
   type TLivePageConfig,
@@ -50,6 +51,8 @@ export interface LiveSessionEvents {
   audio: (a: { utt: number; seq: number; pcm: Uint8Array; last: boolean }) => void;
   visemes: (v: { utt: number; items: { t: number; v: string; d?: number }[] }) => void;
   words: (w: { utt: number; items: { t: number; d: number; w: string }[] }) => void;
+  /** A mood, gesture or tag of the avatar, at `t` ms of utterance `utt` (absent: at once). */
+  action: (a: { utt: number; t?: number; action: TAvatarAction; source: 'tag' | 'cue' }) => void;
   /** The worker cut an utterance off (the visitor spoke); heardMs as the worker knows it. */
   interrupted: (i: { utt: number; heardMs: number }) => void;
   /** The visitor started talking over an utterance: hold it (it may go on, or be interrupted). */
@@ -329,6 +332,9 @@ export class LiveSession {
         break;
       case 'words':
         this.emit('words', { utt: frame.utt, items: frame.items });
+        break;
+      case 'action':
+        this.emit('action', { utt: frame.utt, ...(frame.t !== undefined ? { t: frame.t } : {}), action: frame.action, source: frame.source });
         break;
       case 'interrupted':
         this.emit('interrupted', { utt: frame.utt, heardMs: frame.heardMs });

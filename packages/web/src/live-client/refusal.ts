@@ -53,6 +53,7 @@ export function mountRefusal(root: HTMLElement, win: Window = window): EmbedApi 
       connect: async () => refuse(),
       disconnect: () => undefined,
       getState: () => 'ended',
+      act: refuse,
     },
     win,
     parseAvatarPageOptions(win.location.search).registerEvents,

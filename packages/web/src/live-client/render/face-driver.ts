@@ -1,3 +1,4 @@
+import type { TAvatarGesture, TAvatarMood } from '@persona/contract';
 import { VISEMES, VISEME_COUNT, jawOpenOf, visemeIndex } from './visemes';
 
 /** What every renderer draws: the mouth, the eyes and the head, for one frame. */
@@ -19,6 +20,11 @@ export interface FaceState {
   /** Breathing, -1…1. */
   breath: number;
   speaking: boolean;
+  /** The mood shown (avatar actions) and how strongly, 0–1 as it eases in and out. */
+  mood: TAvatarMood;
+  moodWeight: number;
+  /** The gesture playing, if any (nod and shake move the head; the others are not drawn yet). */
+  gesture: TAvatarGesture | null;
 }
 
 export type Pose = 'idle' | 'listening' | 'thinking' | 'speaking';
@@ -35,6 +41,11 @@ function rng(seed: number) {
 }
 
 const approach = (current: number, target: number, dtMs: number, tauMs: number) => current + (target - current) * (1 - Math.exp(-dtMs / tauMs));
+
+/** How strong each mood is when its action gives no intensity. */
+const MOOD_INTENSITY: Record<TAvatarMood, number> = { neutral: 0, happy: 0.7, sad: 0.6, surprised: 0.7, concerned: 0.6, thinking: 0.6 };
+/** How long each gesture plays (ms). */
+export const GESTURE_MS: Record<TAvatarGesture, number> = { nod: 900, shake: 1000, wave: 1600, shrug: 1000, point: 1200 };
 
 /**
  * Idle life and poses on top of the speech visemes: blinks (now and then a double one), small
@@ -57,6 +68,9 @@ export class FaceDriver {
     eyePitch: 0,
     breath: 0,
     speaking: false,
+    mood: 'neutral',
+    moodWeight: 0,
+    gesture: null,
   };
   private readonly random: () => number;
   private last = -1;
@@ -66,10 +80,28 @@ export class FaceDriver {
   private nextSaccade = 0;
   private gaze = { yaw: 0, pitch: 0 };
   private speechEnergy = 0;
+  /** The head before gestures (the gesture's motion is added on top, not fed back). */
+  private readonly head = { yaw: 0, pitch: 0, roll: 0 };
+  /** Asked for and not started yet: they start on the next update, in its time. */
+  private moodAsk: { mood: TAvatarMood; intensity: number; durationMs: number | null } | null = null;
+  private gestureAsk: { gesture: TAvatarGesture; intensity: number } | null = null;
+  private moodTarget = 0;
+  private moodUntil: number | null = null;
+  private gesturePlay: { gesture: TAvatarGesture; intensity: number; start: number } | null = null;
 
   constructor(seed = 1) {
     this.random = rng(seed);
     this.state.visemes[visemeIndex.sil] = 1;
+  }
+
+  /** Shows a mood from the next frame on, eased in; held `durationMs` (absent: until the next one). */
+  setMood(mood: TAvatarMood, intensity?: number, durationMs?: number) {
+    this.moodAsk = { mood, intensity: Math.min(1, Math.max(0, intensity ?? MOOD_INTENSITY[mood])), durationMs: durationMs ?? null };
+  }
+
+  /** Plays a gesture once from the next frame on. */
+  playGesture(gesture: TAvatarGesture, intensity = 1) {
+    this.gestureAsk = { gesture, intensity: Math.min(1, Math.max(0, intensity)) };
   }
 
   /** Advances to `nowMs` with these speech weights (null: not speaking). */
@@ -78,6 +110,31 @@ export class FaceDriver {
     const dt = this.last < 0 ? 16 : Math.min(100, Math.max(0, nowMs - this.last));
     this.last = nowMs;
     const r = this.random;
+
+    // Mood and gesture (avatar actions): started here, in the frame's time.
+    if (this.moodAsk) {
+      const ask = this.moodAsk;
+      this.moodAsk = null;
+      if (ask.mood !== s.mood) s.moodWeight = 0;
+      s.mood = ask.mood;
+      this.moodTarget = ask.mood === 'neutral' ? 0 : ask.intensity;
+      this.moodUntil = ask.durationMs === null ? null : nowMs + ask.durationMs;
+    }
+    if (this.moodUntil !== null && nowMs >= this.moodUntil) {
+      this.moodUntil = null;
+      this.moodTarget = 0;
+    }
+    s.moodWeight = approach(s.moodWeight, this.moodTarget, dt, 350);
+    if (this.moodTarget === 0 && s.moodWeight < 0.01) {
+      s.mood = 'neutral';
+      s.moodWeight = 0;
+    }
+    if (this.gestureAsk) {
+      this.gesturePlay = { ...this.gestureAsk, start: nowMs };
+      this.gestureAsk = null;
+    }
+    if (this.gesturePlay && nowMs - this.gesturePlay.start > GESTURE_MS[this.gesturePlay.gesture]) this.gesturePlay = null;
+    s.gesture = this.gesturePlay?.gesture ?? null;
 
     // Mouth: speech weights as given (the timeline already blends them).
     if (speech) s.visemes.set(speech);
@@ -116,8 +173,11 @@ export class FaceDriver {
       this.gaze = { yaw: (r() - 0.5) * 2 * spread, pitch: (r() - 0.5) * spread + (pose === 'thinking' ? 0.08 : 0) };
       this.nextSaccade = nowMs + (pose === 'listening' ? 1500 : 500) + r() * 2500;
     }
+    const mood = s.moodWeight;
+    // A thinking mood looks up, as the thinking pose does.
+    const moodGaze = s.mood === 'thinking' ? 0.1 * mood : 0;
     s.eyeYaw = approach(s.eyeYaw, this.gaze.yaw, dt, 25);
-    s.eyePitch = approach(s.eyePitch, this.gaze.pitch, dt, 25);
+    s.eyePitch = approach(s.eyePitch, this.gaze.pitch + moodGaze, dt, 25);
 
     // Head: slow sway (sum of incommensurate sines), livelier while speaking.
     const t = nowMs / 1000;
@@ -126,14 +186,50 @@ export class FaceDriver {
     const yaw = sway * 0.035 * Math.sin(t * 0.53) + 0.015 * Math.sin(t * 1.37 + 1) + this.gaze.yaw * 0.25;
     const pitch = sway * 0.02 * Math.sin(t * 0.71 + 2) + speak * 0.05 * Math.sin(t * 5.1) - (pose === 'listening' ? 0.03 : 0);
     const roll = sway * 0.015 * Math.sin(t * 0.43 + 4) + (pose === 'listening' ? 0.06 : 0);
-    s.headYaw = approach(s.headYaw, yaw, dt, 200);
-    s.headPitch = approach(s.headPitch, pitch, dt, 150);
-    s.headRoll = approach(s.headRoll, roll, dt, 400);
+    this.head.yaw = approach(this.head.yaw, yaw, dt, 200);
+    this.head.pitch = approach(this.head.pitch, pitch, dt, 150);
+    this.head.roll = approach(this.head.roll, roll + (s.mood === 'thinking' ? 0.05 * mood : 0), dt, 400);
+    // Nod: the head dips twice; shake: it turns side to side three times; both fade out.
+    let nod = 0;
+    let shake = 0;
+    if (this.gesturePlay) {
+      const { gesture, intensity, start } = this.gesturePlay;
+      const u = (nowMs - start) / GESTURE_MS[gesture];
+      const fade = Math.sin(Math.PI * Math.min(1, Math.max(0, u)));
+      if (gesture === 'nod') nod = 0.12 * intensity * fade * Math.sin(u * 4 * Math.PI);
+      if (gesture === 'shake') shake = 0.14 * intensity * fade * Math.sin(u * 6 * Math.PI);
+    }
+    s.headYaw = this.head.yaw + shake;
+    s.headPitch = this.head.pitch + nod;
+    s.headRoll = this.head.roll;
 
-    // Expression: a light smile when listening or idle, brows that lift with emphasis.
-    s.smile = approach(s.smile, pose === 'listening' ? 0.35 : pose === 'speaking' ? 0.12 : 0.2, dt, 400);
-    s.browUp = approach(s.browUp, pose === 'speaking' ? Math.min(0.5, speak * 0.8) : pose === 'listening' ? 0.15 : 0, dt, 200);
+    // Expression: a light smile when listening or idle, brows that lift with emphasis; a mood
+    // (avatar actions) moves the same smile and brows, as far as its weight.
+    const poseSmile = pose === 'listening' ? 0.35 : pose === 'speaking' ? 0.12 : 0.2;
+    const poseBrow = pose === 'speaking' ? Math.min(0.5, speak * 0.8) : pose === 'listening' ? 0.15 : 0;
+    const [smile, brow] = moodFace(s.mood, mood, poseSmile, poseBrow);
+    s.smile = approach(s.smile, smile, dt, 400);
+    s.browUp = approach(s.browUp, brow, dt, 200);
     s.breath = Math.sin(t * 2 * Math.PI * 0.22);
     return s;
+  }
+}
+
+/** A mood's smile and brows at `weight`, from the pose's own. */
+function moodFace(mood: TAvatarMood, weight: number, smile: number, brow: number): [number, number] {
+  const mix = (from: number, to: number) => from + (to - from) * weight;
+  switch (mood) {
+    case 'happy':
+      return [mix(smile, 0.9), mix(brow, Math.max(brow, 0.2))];
+    case 'sad':
+      return [mix(smile, 0), mix(brow, 0.55)];
+    case 'surprised':
+      return [mix(smile, 0.1), mix(brow, 1)];
+    case 'concerned':
+      return [mix(smile, 0.02), mix(brow, 0.6)];
+    case 'thinking':
+      return [mix(smile, 0.08), mix(brow, 0.3)];
+    case 'neutral':
+      return [smile, brow];
   }
 }

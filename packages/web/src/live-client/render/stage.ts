@@ -1,8 +1,9 @@
+import type { TAvatarAction } from '@persona/contract';
 import type { AvatarAudio } from '../audio/avatar-audio';
 import { FaceDriver, type Pose } from './face-driver';
 import type { AvatarRenderer } from './renderer';
 import { readStageConfig, resolveConfigChain, type StageConfig } from './stage-config';
-import { createProbe, recordFrame, resetFps, type AvatarProbe } from './test-hook';
+import { createProbe, recordAction, recordFrame, resetFps, type AvatarProbe } from './test-hook';
 import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
 import { audioMouth } from './audio-mouth';
@@ -50,6 +51,8 @@ export class AvatarStage {
   private readonly timelines = new Map<number, VisemeTimeline>();
   private readonly words = new Map<number, { t: number; d: number; w: string }[]>();
   private readonly texts = new Map<number, string>();
+  /** Avatar actions waiting for their moment in an utterance's voice, by utterance. */
+  private readonly timedActions = new Map<number, { t: number; action: TAvatarAction }[]>();
   private pose: Pose = 'idle';
   private raf = 0;
   private observer: ResizeObserver | null = null;
@@ -208,14 +211,48 @@ export class AvatarStage {
     while (this.texts.size > 16) this.texts.delete(this.texts.keys().next().value!);
   }
 
-  /** The utterance was cut at `heardMs`: its mouth closes from there. */
+  /**
+   * An avatar action, now: a mood or a gesture goes to the face driver (smile, brows, gaze, head);
+   * every kind — `anim`, `morph` and the other tags too, which nothing draws yet — is recorded on
+   * the test hook.
+   */
+  act(action: TAvatarAction) {
+    recordAction(this.probe, performance.now(), action);
+    if (action.kind === 'mood') this.driver.setMood(action.mood, action.intensity, action.durationMs);
+    else if (action.kind === 'gesture') this.driver.playGesture(action.gesture, action.intensity);
+  }
+
+  /** An avatar action at `t` ms of utterance `utt`'s voice: done when the player reaches it. */
+  actAt(utt: number, t: number, action: TAvatarAction) {
+    const list = this.timedActions.get(utt) ?? [];
+    if (list.length >= 64) return;
+    list.push({ t, action });
+    list.sort((a, b) => a.t - b.t);
+    this.timedActions.set(utt, list);
+    while (this.timedActions.size > 16) this.timedActions.delete(this.timedActions.keys().next().value!);
+  }
+
+  /** Does the actions of `utt` due at `ms` (all of them with `ms` Infinity). */
+  private actDue(utt: number, ms: number) {
+    const list = this.timedActions.get(utt);
+    if (!list) return;
+    while (list.length && list[0]!.t <= ms) this.act(list.shift()!.action);
+    if (!list.length) this.timedActions.delete(utt);
+  }
+
+  /** The utterance was cut at `heardMs`: its mouth closes from there, and what it did not reach is not done. */
   interrupt(utt: number, heardMs: number) {
     this.timelines.get(utt)?.interrupt(heardMs);
+    this.actDue(utt, heardMs);
+    this.timedActions.delete(utt);
   }
 
   /** Its audio ended after `playedMs`: a timeline estimated from text is fitted to it. */
   ended(utt: number, playedMs: number, interrupted: boolean) {
     if (interrupted) this.timelines.get(utt)?.interrupt(playedMs);
+    // Heard to its end: what comes after its last word (a wave goodbye) is done now.
+    this.actDue(utt, interrupted ? playedMs : Number.POSITIVE_INFINITY);
+    this.timedActions.delete(utt);
     this.subtitleHideAt = performance.now() + 1200;
   }
 
@@ -248,6 +285,7 @@ export class AvatarStage {
     if (this.disposed || !this.renderer) return;
     this.raf = requestAnimationFrame((t) => this.frame(t));
     const heard = this.audio?.now() ?? null;
+    if (heard) this.actDue(heard.utt, heard.ms);
     // With reduced motion, idle life (sway, breathing, blinks) is drawn at a few frames a second:
     // less movement on screen, and far less work (a 3D avatar drawn by a software WebGL takes a
     // whole core at the display's rate). Speech is always drawn at full rate.

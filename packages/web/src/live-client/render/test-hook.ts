@@ -1,3 +1,4 @@
+import type { TAvatarAction, TAvatarGesture, TAvatarMood } from '@persona/contract';
 import type { FaceState } from './face-driver';
 import { VISEMES } from './visemes';
 
@@ -25,6 +26,12 @@ export interface AvatarProbe {
   lipSync: 'timeline' | 'audio' | 'none';
   history: { t: number; open: number; utt: number | null; ms: number | null }[];
   levels: { t: number; rms: number }[];
+  /** The mood the face shows (avatar actions) and its weight now, the gesture playing. */
+  mood: TAvatarMood;
+  moodWeight: number;
+  gesture: TAvatarGesture | null;
+  /** The last avatar actions done, in order (`t`: the page's clock); those not drawn yet are here too. */
+  actions: { t: number; action: TAvatarAction }[];
   probe?: () => void;
   error: string | null;
 }
@@ -49,6 +56,10 @@ export function createProbe(kind: string): AvatarProbe {
     lipSync: 'none',
     history: [],
     levels: [],
+    mood: 'neutral',
+    moodWeight: 0,
+    gesture: null,
+    actions: [],
     error: null,
   };
   (window as unknown as { __personaAvatar: AvatarProbe }).__personaAvatar = probe;
@@ -76,6 +87,9 @@ export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, ta
   probe.targets = Object.fromEntries([...targets].map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   for (const [k, v] of Object.entries(probe.targets)) if (v > (probe.targetPeaks[k] ?? 0)) probe.targetPeaks[k] = v;
   probe.speaking = face.speaking;
+  probe.mood = face.mood;
+  probe.moodWeight = Math.round(face.moodWeight * 1000) / 1000;
+  probe.gesture = face.gesture;
   probe.audio = audio;
   probe.history.push({ t: now, open: probe.mouthOpen, utt: audio?.utt ?? null, ms: audio ? Math.round(audio.ms) : null });
   if (probe.history.length > HISTORY) probe.history.splice(0, probe.history.length - HISTORY);
@@ -83,4 +97,12 @@ export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, ta
 
 export function resetFps() {
   fpsWindow = [];
+}
+
+const ACTIONS = 20;
+
+/** An avatar action done now (every kind, drawn or not). */
+export function recordAction(probe: AvatarProbe, now: number, action: TAvatarAction) {
+  probe.actions.push({ t: now, action });
+  if (probe.actions.length > ACTIONS) probe.actions.splice(0, probe.actions.length - ACTIONS);
 }
