@@ -35,6 +35,7 @@ async function stream(turn: SpeechTurn, text: string, tokenMs = 0) {
 
 const audioOf = (events: SpeechEvent[]) => concatSamples(events.filter((e): e is Extract<SpeechEvent, { type: 'audio' }> => e.type === 'audio').map((e) => bytesToSamples(e.pcm)));
 const wordsOf = (events: SpeechEvent[]) => events.flatMap((e) => (e.type === 'words' ? e.items : [])) as WordItem[];
+const actionsOf = (events: SpeechEvent[]) => events.filter((e): e is Extract<SpeechEvent, { type: 'action' }> => e.type === 'action');
 const visemesOf = (events: SpeechEvent[]) => events.flatMap((e) => (e.type === 'visemes' ? e.items : [])) as VisemeItem[];
 
 const THREE = 'The museum opens at nine. It closes at five in the evening. Tickets are sold at the door.';
@@ -260,7 +261,7 @@ describe('speech pipeline: text stream → pieces → speech → utterance event
     turn.end();
     await turn.done;
     const words = wordsOf(events);
-    const actions = events.filter((e): e is Extract<SpeechEvent, { type: 'action' }> => e.type === 'action');
+    const actions = actionsOf(events);
     expect(actions.map((a) => [a.action, a.source])).toEqual([
       [happy, 'tag'],
       [nod, 'tag'],
