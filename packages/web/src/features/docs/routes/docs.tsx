@@ -6,7 +6,7 @@ import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
-import { AuthLimits, AvatarStates, Plans, type TPlan } from '@persona/contract';
+import { AuthLimits, AvatarGestures, AvatarMoods, AvatarStates, Plans, type TPlan } from '@persona/contract';
 import { PageContainer } from '../../../components/page-container';
 import { useSession } from '../../../lib/auth-store';
 import { usePublicConfig } from '../../../lib/config';
@@ -107,6 +107,10 @@ const embedMethods: readonly [string, string][] = [
   ['setSpeakerEnabled(on) · toggleSpeaker() · isSpeakerEnabled()', 'The avatar’s sound.'],
   ['registerTrlEvents([names])', 'Subscribes to events (also accepted as a message with that eventName).'],
   ['connect() · disconnect() · getState()', 'Starts or ends the conversation; getState() answers the avatar’s state, in the words of the state event.'],
+  [
+    'setMood(mood, intensity) · playGesture(gesture)',
+    `The avatar’s expression: a mood (${AvatarMoods.join(', ')}; intensity 0–1, optional) held until the next one, or a gesture (${AvatarGestures.join(', ')}) played once. Other names are refused. The brain does the same with tags in its answer — <trl-mood id='happy' />, <trl-anim id='nod' /> — which are never spoken, shown or kept in the history.`,
+  ],
 ];
 
 const embedEvents: readonly [string, string][] = [
