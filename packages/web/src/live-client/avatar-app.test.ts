@@ -60,6 +60,21 @@ describe('the avatar page', () => {
     expect(screen.getByLabelText('Message')).toHaveValue('');
   });
 
+  it('hands an action frame to the stage: without voice at once, on the test hook', async () => {
+    mount('?autoConnect=true', okRoutes);
+    await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
+    const socket = FakeSocket.last();
+    await ready(socket);
+    const probe = () => (window as unknown as { __personaAvatar?: { actions: { action: unknown }[] } }).__personaAvatar;
+    await waitFor(() => expect(probe()).toBeDefined());
+    socket.push({ type: 'action', utt: 1, action: { kind: 'gesture', gesture: 'nod' }, source: 'tag' });
+    socket.push({ type: 'action', utt: 1, t: 400, action: { kind: 'mood', mood: 'happy', intensity: 0.5 }, source: 'cue' });
+    expect(probe()!.actions.map((a) => a.action)).toEqual([
+      { kind: 'gesture', gesture: 'nod' },
+      { kind: 'mood', mood: 'happy', intensity: 0.5 },
+    ]);
+  });
+
   it('in a frame, takes the focus only once the visitor has used the frame (issue 26, item 12)', async () => {
     const framedWindow = () =>
       ({ parent: { postMessage: () => undefined }, location: {}, document: { referrer: '' }, addEventListener: () => undefined, removeEventListener: () => undefined }) as unknown as Window;
