@@ -1,4 +1,4 @@
-import { LiveCode, LiveFailReason, LiveMessages, LiveProtocol, OAuthReturnParams, type TLiveCode, type TLivePageConfig } from '@persona/contract';
+import { LiveCode, LiveFailReason, LiveMessages, LiveProtocol, OAuthReturnParams, type TAvatarAction, type TLiveCode, type TLivePageConfig } from '@persona/contract';
 import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
 import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
 import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
@@ -106,7 +106,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     connect: () => connect(),
     disconnect: () => session.hangUp(),
     getState: () => presence.state,
-    act: (action) => stage?.act(action),
+    act: (action) => act(action),
   }, app.embedWindow, options.registerEvents);
   const session: LiveSession = new LiveSession({
     avatarId,
@@ -477,9 +477,15 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   session.on('words', (w) => stage?.addWords(w.utt & 0xffff, w.items));
   // A mood or gesture of the brain: with the words it stands before when their voice plays here, else at once.
   session.on('action', (a) => {
-    if (a.t !== undefined && voiced) stage?.actAt(a.utt & 0xffff, a.t, a.action);
-    else stage?.act(a.action);
+    if (a.t !== undefined && voiced && stage) stage.actAt(a.utt & 0xffff, a.t, a.action);
+    else act(a.action);
   });
+  /** The last mood asked for: a stage still loading shows it once it is there. */
+  let mood: TAvatarAction | null = null;
+  function act(action: TAvatarAction) {
+    if (action.kind === 'mood') mood = action;
+    stage?.act(action);
+  }
   // Talked over: the voice holds where it is (the mouth rests) until the worker decides.
   session.on('pause', (p) => audio?.pauseUtterance(p.utt & 0xffff));
   session.on('resume', (r) => audio?.resumeUtterance(r.utt & 0xffff));
@@ -585,6 +591,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     const s = new AvatarStage({ avatarConfigUrl: config.avatar.avatarConfigUrl, dhType: config.avatar.dhType, photoUrl: config.avatar.photoUrl });
     stage = s;
     s.setPose(presence.state);
+    if (mood) s.act(mood);
     if (audio) s.attachAudio(audio);
     view.mountStage(s.root, s.layer);
     const transparent = () => {
