@@ -184,7 +184,7 @@ describe('the avatar speaks (issue 13)', () => {
     await until(() => utterances(s).includes('end 1'));
     c.onMessage(JSON.stringify({ type: 'text', text: 'when?' }));
     await until(() => utterances(s).includes('end 2'));
-    expect(finals(s)).toEqual(['Hello!', ' Sure thing. It opens at nine. ']);
+    expect(finals(s)).toEqual(['Hello!', 'Sure thing. It opens at nine. ']);
     const deltas = s.frames.filter((f) => f.type === 'assistant' && !f.final).map((f) => (f as { delta: string }).delta).join('');
     expect(deltas).not.toContain('trl');
     expect(tts.calls.map((call) => call.text)).toEqual(['Hello!', 'Sure thing.', 'It opens at nine.']);

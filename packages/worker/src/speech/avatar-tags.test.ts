@@ -74,6 +74,15 @@ describe('avatar tags: taken out of the text, made actions at their place', () =
     for (const a of actions) expect(ZAvatarAction.safeParse(a.action).success).toBe(true);
   });
 
+  it('a tag between two spaces leaves one, and one at the start leaves none, however the text is cut', () => {
+    const answer = "<trl-mood id='happy' /> Hello <trl-anim id='nod' /> there.";
+    for (let k = 0; k <= answer.length; k++) {
+      const { text, actions } = streamed([answer.slice(0, k), answer.slice(k)]);
+      expect(text, `split at ${k}`).toBe('Hello there.');
+      expect(actions.map((a) => a.at)).toEqual([0, 'Hello '.length]);
+    }
+  });
+
   it('a quoted `>` stays inside its attribute', () => {
     expect(tagAction(`<trl-morph name="brow>up" value='0.3'/>`)).toEqual({ kind: 'morph', name: 'brow>up', value: 0.3 });
   });

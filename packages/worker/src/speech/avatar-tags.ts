@@ -30,6 +30,10 @@ const PREFIX = 'trl-';
 
 export class AvatarTagParser {
   private held = '';
+  /** A tag was just taken out (the next text's leading spaces may be the tag's own). */
+  private afterTag = false;
+  /** The last character of the text given out ('' before any). */
+  private lastChar = '';
 
   /** Adds streamed text; returns the text that is sure not to be part of a tag, and the tags completed. */
   push(delta: string): TagPiece[] {
@@ -63,14 +67,27 @@ export class AvatarTagParser {
         i = lt + 1;
         continue;
       }
-      if (text) out.push({ type: 'text', text });
+      this.emit(out, text);
       text = '';
       const action = tagAction(buf.slice(lt, found));
       if (action) out.push({ type: 'action', action });
+      this.afterTag = true;
       i = found;
     }
-    if (text) out.push({ type: 'text', text });
+    this.emit(out, text);
     return out;
+  }
+
+  /**
+   * Gives out text. A tag taken out between two spaces would leave both ("a <trl-…/> b" → "a  b"),
+   * and one at the start a leading space: after a tag, spaces that follow a space (or nothing) go.
+   */
+  private emit(out: TagPiece[], text: string) {
+    if (this.afterTag && (this.lastChar === '' || /\s/.test(this.lastChar))) text = text.replace(/^[ \t]+/, '');
+    if (!text) return;
+    this.afterTag = false;
+    this.lastChar = text.at(-1)!;
+    out.push({ type: 'text', text });
   }
 }
 
