@@ -118,6 +118,28 @@ export function mouthBySegment(history: Probe['history'], margin = 90) {
 }
 
 /**
+ * The mouth against the level of the audio heard (the loopback's received stream), independently
+ * of the page's clock: on the frames of an utterance, whether the mouth is open (> 0.1) where there
+ * is sound (level > 0.03) and closed where there is none. Frames within `edgeMs` of a change of the
+ * level's state are left out: there a mouth one frame behind or ahead of the meter's window would
+ * count as disagreeing, and on a busy machine that skips frames they can be most of the sample.
+ */
+export function mouthLevelAgreement(history: Probe['history'], levels: Probe['levels'], edgeMs = 80) {
+  const sound = levels.map((l) => ({ t: l.t, on: l.rms > 0.03 }));
+  const at = new Map(sound.map((s) => [s.t, s.on]));
+  let frames = 0;
+  let agree = 0;
+  for (const h of history) {
+    const on = at.get(h.t);
+    if (h.utt === null || on === undefined) continue;
+    if (sound.some((s) => Math.abs(s.t - h.t) <= edgeMs && s.on !== on)) continue;
+    frames++;
+    if (on === h.open > 0.1) agree++;
+  }
+  return { frames, agree };
+}
+
+/**
  * Offset between the sound heard and the mouth (ms; positive = mouth late): at each voiced
  * onset and offset, when the measured level crosses half its peak versus when the mouth's
  * openness crosses half its peak. Both series are sampled on the same animation frames.
