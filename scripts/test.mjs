@@ -1,6 +1,7 @@
 // npm test: unit + integration (Vitest: PGlite, and PostgreSQL when TEST_DATABASE_URL is set),
-// then the end-to-end suite in Debian's Chromium against the built app.
+// and beside it the end-to-end suite in Debian's Chromium against the built app.
 //   npm test -- --unit   only Vitest      npm test -- --e2e   only Playwright
+//   npm test -- --serial Vitest, then Playwright (by default they run side by side)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,8 +45,8 @@ if ((await ensureBuilt()) !== 0) {
   process.exit(1);
 }
 
-if (!onlyE2e) {
-  console.log(`\n▶ Vitest (database: PGlite${process.env.TEST_DATABASE_URL ? ' + PostgreSQL' : ''})`);
+/** Vitest's half: its output to the terminal as it runs. */
+async function vitest() {
   const file = path.join(reports, 'vitest.json');
   const code = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
   count(file, (r) => [r.numPassedTests, r.numFailedTests]);
@@ -57,25 +58,61 @@ if (!onlyE2e) {
   if (code !== 0) broken = true;
 }
 
+/**
+ * Playwright's half. Beside Vitest its output goes to a file, printed whole when it ends (two
+ * runners' lines interleaved could not be read), and the file's name is said at the start so a
+ * run cut short still has it.
+ */
+async function playwright({ beside }) {
+  const file = path.join(reports, 'playwright.json');
+  const log = beside ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'persona-e2e-')), 'playwright.log') : null;
+  if (log) console.log(`(Playwright's output, printed when it ends, is written meanwhile to ${log})`);
+  const out = log ? fs.openSync(log, 'a') : null;
+  const code = await run('npx', ['playwright', 'test', '-c', e2eConfig, '--reporter=list,json'], {
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: file },
+    ...(out !== null ? { stdio: ['ignore', out, out] } : {}),
+  });
+  if (log) {
+    fs.closeSync(out);
+    console.log('\n▶ Playwright end-to-end (Debian chromium): its output');
+    process.stdout.write(fs.readFileSync(log, 'utf8'));
+    fs.rmSync(path.dirname(log), { recursive: true, force: true });
+  }
+  count(file, (r) => [r.stats.expected + r.stats.flaky, r.stats.unexpected]);
+  collect(file, (r) => {
+    const { failures, flaky } = playwrightFailures(r);
+    failedNames.push(...failures);
+    flakyNames.push(...flaky);
+  });
+  collect(file, (r) => {
+    const { total, lines } = playwrightSlowest(r);
+    timings.push(`Slowest e2e tests (of ${Math.round(total / 1000)} s summed over the runner's workers):`, ...lines);
+  });
+  if (code !== 0) broken = true;
+}
+
+// The two halves run side by side: the e2e suite spends most of its time waiting on what a
+// visitor waits on (speech played in real time, a page's load), which Vitest's CPU-bound files
+// fill. Every test is built to pass on a busy machine (the whole suite passes beside a CPU hog on
+// every core: scripts/loaded-suite.mjs), so neither half needs the machine to itself.
+// `--serial` runs them one after the other, each with the machine to itself.
 const e2eConfig = path.join(root, 'packages/web/e2e/playwright.config.ts');
-if (!onlyUnit && fs.existsSync(e2eConfig)) {
-  console.log('\n▶ Playwright end-to-end (Debian chromium)');
-  {
-    const file = path.join(reports, 'playwright.json');
-    const code = await run('npx', ['playwright', 'test', '-c', e2eConfig, '--reporter=list,json'], {
-      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: file },
-    });
-    count(file, (r) => [r.stats.expected + r.stats.flaky, r.stats.unexpected]);
-    collect(file, (r) => {
-      const { failures, flaky } = playwrightFailures(r);
-      failedNames.push(...failures);
-      flakyNames.push(...flaky);
-    });
-    collect(file, (r) => {
-      const { total, lines } = playwrightSlowest(r);
-      timings.push(`Slowest e2e tests (of ${Math.round(total / 1000)} s summed over the runner's workers):`, ...lines);
-    });
-    if (code !== 0) broken = true;
+const withVitest = !onlyE2e;
+const withE2e = !onlyUnit && fs.existsSync(e2eConfig);
+const serial = args.includes('--serial');
+const started = Date.now();
+const took = () => `${Math.round((Date.now() - started) / 1000)} s`;
+if (withVitest && withE2e && !serial) {
+  console.log(`\n▶ Vitest (database: PGlite${process.env.TEST_DATABASE_URL ? ' + PostgreSQL' : ''}) and, beside it, Playwright end-to-end (Debian chromium)`);
+  await Promise.all([vitest().then(() => console.log(`\n(Vitest ended after ${took()})`)), playwright({ beside: true }).then(() => console.log(`\n(Playwright ended after ${took()})`))]);
+} else {
+  if (withVitest) {
+    console.log(`\n▶ Vitest (database: PGlite${process.env.TEST_DATABASE_URL ? ' + PostgreSQL' : ''})`);
+    await vitest();
+  }
+  if (withE2e) {
+    console.log('\n▶ Playwright end-to-end (Debian chromium)');
+    await playwright({ beside: false });
   }
 }
 
