@@ -120,23 +120,41 @@ export function mouthBySegment(history: Probe['history'], margin = 90) {
 /**
  * The mouth against the level of the audio heard (the loopback's received stream), independently
  * of the page's clock: on the frames of an utterance, whether the mouth is open (> 0.1) where there
- * is sound (level > 0.03) and closed where there is none. Frames within `edgeMs` of a change of the
- * level's state are left out: there a mouth one frame behind or ahead of the meter's window would
- * count as disagreeing, and on a busy machine that skips frames they can be most of the sample.
+ * is sound (level > 0.03) and closed where there is none. The meter's reading and the mouth's clock
+ * drift apart by a few hundred ms on a starved machine (the audio thread renders ahead of or behind
+ * the frames), so the level is read `lag` ms off the frame, for the lag within ±300 ms that agrees
+ * best — a mouth that follows the sound agrees at some lag, one that does not agrees at none.
+ * Frames within `edgeMs` of a change of the level's state are left out: there a frame one behind
+ * or ahead of the meter's window counts as disagreeing.
  */
 export function mouthLevelAgreement(history: Probe['history'], levels: Probe['levels'], edgeMs = 80) {
-  const sound = levels.map((l) => ({ t: l.t, on: l.rms > 0.03 }));
-  const at = new Map(sound.map((s) => [s.t, s.on]));
-  let frames = 0;
-  let agree = 0;
-  for (const h of history) {
-    const on = at.get(h.t);
-    if (h.utt === null || on === undefined) continue;
-    if (sound.some((s) => Math.abs(s.t - h.t) <= edgeMs && s.on !== on)) continue;
-    frames++;
-    if (on === h.open > 0.1) agree++;
+  const sound = levels.map((l) => ({ t: l.t, on: l.rms > 0.03 })).sort((a, b) => a.t - b.t);
+  /** The level's state at time t: the last reading at or before it, if it is recent. */
+  const stateAt = (t: number): boolean | undefined => {
+    let found: { t: number; on: boolean } | undefined;
+    for (const s of sound) {
+      if (s.t > t) break;
+      found = s;
+    }
+    return found && t - found.t <= 100 ? found.on : undefined;
+  };
+  let best = { frames: 0, agree: 0, lag: 0 };
+  for (let lag = -300; lag <= 300; lag += 20) {
+    let frames = 0;
+    let agree = 0;
+    for (const h of history) {
+      if (h.utt === null) continue;
+      const t = h.t + lag;
+      const on = stateAt(t);
+      if (on === undefined) continue;
+      if (sound.some((s) => Math.abs(s.t - t) <= edgeMs && s.on !== on)) continue;
+      frames++;
+      if (on === h.open > 0.1) agree++;
+    }
+    const ratio = (x: { frames: number; agree: number }) => (x.frames ? x.agree / x.frames : 0);
+    if (frames >= 6 && ratio({ frames, agree }) > ratio(best)) best = { frames, agree, lag };
   }
-  return { frames, agree };
+  return best;
 }
 
 /**
