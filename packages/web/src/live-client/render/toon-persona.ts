@@ -425,7 +425,7 @@ export const MOUTH_SHAPES: Record<Viseme, { open: number; wide: number; round: n
   SS: { open: 0.0035, wide: 1.12, round: 0 },
   nn: { open: 0.0055, wide: 1.0, round: 0 },
   RR: { open: 0.0065, wide: 0.72, round: 0.7 },
-  aa: { open: 0.024, wide: 1.12, round: 0 },
+  aa: { open: 0.028, wide: 1.16, round: 0 },
   E: { open: 0.012, wide: 1.25, round: 0 },
   I: { open: 0.0065, wide: 1.22, round: 0 },
   O: { open: 0.018, wide: 0.74, round: 1 },
@@ -556,7 +556,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const dn = Math.hypot(x / 0.007, (y + 0.042) / 0.012);
     if (n[2] > 0) z += 0.005 * Math.exp(-dn * dn);
     const jaw = smooth((mouthY - 0.004 - y) / 0.02) * smooth(n[2] / 0.4);
-    y -= open * 0.014 * jaw;
+    y -= open * 0.016 * jaw;
     z -= open * 0.002 * jaw;
     const fringeShade = bun ? 0 : smooth((y - 0.028) / 0.02) * front;
     return { p: [x, y, z] as V3, n: [n[0] / R[0], n[1] / R[1], n[2] / R[2]] as V3, c: mixC(skin, skinShade, 0.7 * fringeShade) };
@@ -812,7 +812,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     return { p: [rx * Math.sin(phi), y, cz + rz * Math.cos(phi)] as V3, n: [Math.sin(phi) / rx, -dy * 0.02, Math.cos(phi) / rz] as V3 };
   };
   const neckGeo = new Geo();
-  const nk = female ? 1 : 1.55;
+  const nk = female ? 1 : 1.4;
   const neckAt = latheAt([[1.42, 0.034 * nk, 0.032 * nk], [1.52, 0.031 * nk, 0.03 * nk], [1.6, 0.03 * nk, 0.029 * nk]], -0.012);
   neckGeo.grid(8, low ? 18 : 24, (u, v) => ({ ...neckAt(u, v), c: mixC(skin, skinShade, 0.25 + 0.75 * smooth((v - 0.2) / 0.5)) }));
   add(neckGeo, skinMats, neck, NECK);
@@ -883,14 +883,14 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const armGeo = new Geo();
   const skinArm = new Geo();
   for (const s of [-1, 1]) {
-    const top: V3 = [s * (sh - 0.05), 1.43, -0.005];
+    const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
     const elbow: V3 = [s * (sh + 0.025), 1.14, -0.025];
     const wrist: V3 = [s * (sh + 0.02), 0.9, 0.02];
     const seg = (a: V3, b: V3) => (t: number): V3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
     strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.047, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
     strand(skinArm, seg(elbow, wrist), { width: 0.034, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
     // The hand: a flattened, slightly curled ellipsoid, and a thumb.
-    const hc: V3 = [wrist[0] - s * 0.004, wrist[1] - 0.07, wrist[2] + 0.01];
+    const hc: V3 = [wrist[0] - s * 0.004, wrist[1] - 0.055, wrist[2] + 0.01];
     skinArm.grid(low ? 8 : 10, low ? 12 : 16, (u, v) => {
       const phi = u * Math.PI * 2;
       const th = v * Math.PI;
