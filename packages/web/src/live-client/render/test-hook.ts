@@ -44,6 +44,8 @@ export interface FaceHold {
   mood?: TAvatarMood;
   eyeYaw?: number;
   eyePitch?: number;
+  /** Head, gaze and breathing at rest (stills to compare). */
+  still?: boolean;
 }
 
 /** Overrides the frame's face with a held one (the driver's own state: it relaxes back when released). */
@@ -55,6 +57,7 @@ export function holdFace(face: FaceState, hold: FaceHold) {
     face.jaw = jawOpenOf[VISEMES[k]!];
   }
   if (hold.blink !== undefined) face.blinkLeft = face.blinkRight = Math.min(1, Math.max(0, hold.blink));
+  if (hold.still) face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = 0;
   if (hold.eyeYaw !== undefined) face.eyeYaw = hold.eyeYaw;
   if (hold.eyePitch !== undefined) face.eyePitch = hold.eyePitch;
 }

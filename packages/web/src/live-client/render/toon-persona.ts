@@ -366,13 +366,13 @@ function mouthTexture(): CanvasTexture {
     g.beginPath();
     g.moveTo(0.08 * W, 0);
     g.lineTo(0.92 * W, 0);
-    g.quadraticCurveTo(0.88 * W, 0.3 * H, 0.7 * W, 0.3 * H);
-    g.lineTo(0.3 * W, 0.3 * H);
-    g.quadraticCurveTo(0.12 * W, 0.3 * H, 0.08 * W, 0);
+    g.quadraticCurveTo(0.88 * W, 0.22 * H, 0.7 * W, 0.22 * H);
+    g.lineTo(0.3 * W, 0.22 * H);
+    g.quadraticCurveTo(0.12 * W, 0.22 * H, 0.08 * W, 0);
     g.fill();
     g.fillStyle = '#d3707c';
     g.beginPath();
-    g.ellipse(0.5 * W, 1.02 * H, 0.34 * W, 0.36 * H, 0, 0, Math.PI * 2);
+    g.ellipse(0.5 * W, 1.04 * H, 0.3 * W, 0.3 * H, 0, 0, Math.PI * 2);
     g.fill();
     g.strokeStyle = '#3b1016';
     g.lineWidth = 7;
