@@ -624,7 +624,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     meshes.push(m);
     return m;
   };
-  const decalMaterial = (map: Texture, extra: { opacity?: number } = {}) =>
+  const decalMaterial = (map: Texture, extra: { opacity?: number; depthTest?: boolean } = {}) =>
     track(new MeshBasicMaterial({ map, transparent: true, depthWrite: false, polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -4, ...extra }));
   const rect = (cx: number, cy: number, hw: number, hh: number): Shape => (u, v) => [cx - hw + 2 * hw * u, cy + hh - 2 * hh * v];
 
@@ -691,7 +691,9 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     return [s * mouthW * p.wide * (1 + 0.08 * smile), top - depth * v - (p.round ? 0 : p.open * 0.08 * v)];
   };
   const visemeMorphs = (VISEMES.filter((v) => v !== 'sil') as Viseme[]).map((v) => [`viseme_${v}`, mouthAt(MOUTH_SHAPES[v])] as [string, Shape]);
-  const mouth = decal(mouthAt(MOUTH_SHAPES.sil), decalMaterial(track(mouthTexture())), {
+  // The mouth and its lip line are drawn over the face without a depth test: the jaw's morph
+  // moves the chin's surface down over where the open mouth lies (nothing else is ever in front).
+  const mouth = decal(mouthAt(MOUTH_SHAPES.sil), decalMaterial(track(mouthTexture()), { depthTest: false }), {
     cols: 14,
     rows: 8,
     morphs: [...visemeMorphs, ['mouthSmile', mouthAt(MOUTH_SHAPES.sil, 1)], ['mouthFrown', mouthAt(MOUTH_SHAPES.sil, 0, 1)]],
@@ -704,7 +706,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     return [x * 1.05, y + 0.0012 * th - 0.0024 * th * v];
   };
   const lipColour = `#${mixC(lin(col.lips), new Color(0, 0, 0), 0.35).getHexString()}`;
-  const lipLine = decal(lipAt(MOUTH_SHAPES.sil), decalMaterial(track(strokeTexture(lipColour))), {
+  const lipLine = decal(lipAt(MOUTH_SHAPES.sil), decalMaterial(track(strokeTexture(lipColour)), { depthTest: false }), {
     cols: 14,
     rows: 2,
     morphs: [...(VISEMES.filter((v) => v !== 'sil') as Viseme[]).map((v) => [`viseme_${v}`, lipAt(MOUTH_SHAPES[v])] as [string, Shape]), ['mouthSmile', lipAt(MOUTH_SHAPES.sil, 1)], ['mouthFrown', lipAt(MOUTH_SHAPES.sil, 0, 1)]],
