@@ -436,6 +436,8 @@ export const MOUTH_SHAPES: Record<Viseme, { open: number; wide: number; round: n
 export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCharacter {
   const started = performance.now();
   const low = opts.software;
+  // A full body on a software rasteriser: the person is small on screen, fewer vertices do.
+  const lowest = low && recipe.body === 'full';
   const tint = opts.tint ?? new Color(1, 1, 1);
   const female = recipe.build === 'f';
   const long = recipe.hairStyle === 'long';
@@ -455,7 +457,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const track = <T extends { dispose(): void }>(x: T) => (disposables.push(x), x);
 
   const strand = (geo: Geo, path: (t: number) => V3, o: StrandOpts) => {
-    const rows = low ? Math.ceil((o.rows ?? 14) * 0.7) : (o.rows ?? 14);
+    const rows = low ? Math.ceil((o.rows ?? 14) * (lowest ? 0.5 : 0.7)) : (o.rows ?? 14);
     const cols = low ? Math.max(5, (o.cols ?? 6) - 1) : (o.cols ?? 6);
     const thick = o.thick ?? 0.3;
     const taper = o.taper ?? 0.8;
@@ -561,7 +563,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const fringeShade = bun ? 0 : smooth((y - 0.028) / 0.02) * front;
     return { p: [x, y, z] as V3, n: [n[0] / R[0], n[1] / R[1], n[2] / R[2]] as V3, c: mixC(skin, skinShade, 0.7 * fringeShade) };
   };
-  const HEAD_GRID: [number, number] = low ? [32, 40] : [44, 56];
+  const HEAD_GRID: [number, number] = lowest ? [24, 32] : low ? [32, 40] : [44, 56];
   const headGeo = new Geo();
   headGeo.grid(...HEAD_GRID, (u, v) => headPoint(u, v, 0));
   const openGeo = new Geo();
@@ -578,7 +580,30 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const ray = new Raycaster();
   const from = new Vector3();
   const dir = new Vector3(0, 0, -1);
+  // The face's depth at (x, y): the head's own surface function solved for (u, v) by Newton's
+  // method (a few evaluations; a ray cast against the mesh would test every triangle), the mesh
+  // (a ray) where that does not converge.
   const surfaceZ = (x: number, y: number) => {
+    let u = 0.5 + Math.asin(Math.max(-0.9, Math.min(0.9, x / R[0]))) / (2 * Math.PI);
+    let v = Math.acos(Math.max(-0.95, Math.min(0.95, y / R[1]))) / Math.PI;
+    const e = 1e-4;
+    for (let k = 0; k < 12; k++) {
+      const p = headPoint(u, v, 0).p;
+      const fx = p[0] - x;
+      const fy = p[1] - y;
+      if (Math.abs(fx) + Math.abs(fy) < 1e-7) return p[2];
+      const pu = headPoint(u + e, v, 0).p;
+      const pv = headPoint(u, v + e, 0).p;
+      const a = (pu[0] - p[0]) / e;
+      const b = (pv[0] - p[0]) / e;
+      const c = (pu[1] - p[1]) / e;
+      const d = (pv[1] - p[1]) / e;
+      const det = a * d - b * c;
+      if (Math.abs(det) < 1e-9) break;
+      u -= (d * fx - b * fy) / det;
+      v -= (-c * fx + a * fy) / det;
+      if (u < 0.25 || u > 0.75 || v < 0.02 || v > 0.98) break;
+    }
     ray.set(from.set(x, y, 0.5), dir);
     const hit = ray.intersectObject(restMesh, false)[0];
     return hit ? hit.point.z : 0;
@@ -832,9 +857,9 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   ];
   const torsoAt = latheAt(torsoProfile);
   const torsoGeo = new Geo();
-  torsoGeo.grid(...((low ? [20, 40] : [28, 56]) as [number, number]), (u, v) => ({ ...torsoAt(u, v), c: lin('#ffffff') }));
+  torsoGeo.grid(...((lowest ? [14, 28] : low ? [20, 40] : [28, 56]) as [number, number]), (u, v) => ({ ...torsoAt(u, v), c: lin('#ffffff') }));
   const trim = mixC(shirt, new Color(0, 0, 0), 0.45);
-  const [TW, TH] = low ? [512, 256] : [1024, 512];
+  const [TW, TH] = lowest ? [256, 128] : low ? [512, 256] : [1024, 512];
   const shirtTexture = track(
     canvasTexture(TW, TH, (g, W, H) => {
       const img = g.createImageData(W, H);
