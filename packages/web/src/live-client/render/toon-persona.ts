@@ -522,8 +522,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   root.add(chest);
   // Neck and head turn at the neck's base and at its top (the face driver's head motion).
   const NECK: V3 = [0, 1.45, -0.012];
-  const HEAD_PIVOT: V3 = [0, 1.56, 0];
-  const HC: V3 = [0, 1.64, 0];
+  const HEAD_PIVOT: V3 = [0, 1.55, 0];
+  const HC: V3 = [0, 1.627, 0];
   const neck = new Group();
   neck.name = 'neck';
   neck.position.set(...NECK);
@@ -552,8 +552,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     let z = R[2] * n[2];
     const lowness = smooth(-n[1] * 1.25);
     const front = Math.max(0, n[2]);
-    x *= 1 - 0.24 * lowness;
-    y -= 0.011 * smooth(-n[1] * 1.6) * front ** 2;
+    x *= 1 - 0.19 * lowness;
+    y -= 0.007 * smooth(-n[1] * 1.6) * front ** 2;
     z -= 0.012 * lowness * (1 - front);
     const dn = Math.hypot(x / 0.007, (y + 0.042) / 0.012);
     if (n[2] > 0) z += 0.005 * Math.exp(-dn * dn);
