@@ -1,4 +1,4 @@
-import { Box3, type Mesh, type ShaderMaterial, Vector2 } from 'three';
+import { Box3, type Mesh, type ShaderMaterial, type Vector2 } from 'three';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FaceDriver, type FaceState } from './face-driver';
 import { buildToonPersona, type ToonCharacter } from './toon-persona';
