@@ -163,8 +163,8 @@ for (const [id, kind, renderer] of [
 // interior that covers a real share of the face at 640×480 — not the 2–3 px bracket of the old
 // personas — measured as what turned interior-coloured from a held still at rest; inside the mouth nothing is background (no hole).
 for (const [id, name, skin, bg, least] of [
-  [2, 'Maya (upper body)', '#f1c9a5', '#E0E7FF', 0.009],
-  [3, 'Leo (full body)', '#c68642', '#CCFBF1', 0.005],
+  [2, 'Maya (upper body)', '#f1c9a5', '#E0E7FF', 0.015],
+  [3, 'Leo (full body)', '#c68642', '#CCFBF1', 0.006],
 ] as const) {
   test(`${name}: on "aa" the mouth opens onto a dark interior that covers a measured share of the face, with no background inside`, async ({ page }) => {
     await page.goto(`${server.url}/avatar/${id}?hideChatHistory=true&hideChatInput=true`);

@@ -61,7 +61,6 @@ describe('toon persona (built from a recipe)', () => {
     for (const v of VISEMES) expect(upper.names.has(`viseme_${v}`)).toBe(true);
     expect(upper.names.has('eyeBlinkLeft')).toBe(true);
     expect(upper.stats.triangles).toBeGreaterThan(5000);
-    console.log('toon build', JSON.stringify(upper.stats));
   });
 
   it('every viseme changes the mouth, and "aa" opens it wide', () => {

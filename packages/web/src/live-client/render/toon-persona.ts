@@ -742,8 +742,10 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   // Hair: a cap over the skull, then tapered strands for the fringe, the sides and the back.
   const hairC: V3 = [0, 0.006, -0.004];
   const HR: V3 = [0.092, 0.108, 0.098];
-  const band = (y: number) => Math.exp(-(((y - 0.055) / 0.012) ** 2));
-  const hairColour = (y: number) => mixC(hair, lin('#ffe8d0'), 0.3 * band(y));
+  const band = (y: number) => Math.exp(-(((y - 0.055) / 0.009) ** 2));
+  // The angel ring: a sheen of the hair's own hue (a grey band on black hair otherwise).
+  const sheen = mixC(hair.clone().multiplyScalar(3).addScalar(0.02), lin('#ffe8d0'), 0.35);
+  const hairColour = (y: number) => mixC(hair, sheen, 0.45 * band(y));
   const hairGeo = new Geo();
   const sphere = (th: number, phi: number, k = 1): V3 => [hairC[0] + HR[0] * k * Math.sin(th) * Math.sin(phi), hairC[1] + HR[1] * k * Math.cos(th), hairC[2] + HR[2] * k * Math.sin(th) * Math.cos(phi)];
   hairGeo.grid(low ? 18 : 24, low ? 36 : 48, (u, v) => {
@@ -876,7 +878,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         const row = torsoAt(0.75, (j + 0.5) / H);
         const y = row.p[1];
         const rx = row.p[0];
-        const neckBand = cover(y - (female ? 1.462 : 1.452));
+        const neckBand = cover(y - 1.462);
         const hem = full ? cover(0.95 - y) : 0;
         for (let i = 0; i < W; i++) {
           c[0] = cShirt[0]!;
@@ -911,8 +913,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const skinArm = new Geo();
   for (const s of [-1, 1]) {
     const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
-    const elbow: V3 = [s * (sh + 0.025), 1.14, -0.025];
-    const wrist: V3 = [s * (sh + 0.02), 0.9, 0.02];
+    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.03];
+    const wrist: V3 = [s * (sh + 0.045), 0.9, 0.03];
     const seg = (a: V3, b: V3) => (t: number): V3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
     strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.047, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
     strand(skinArm, seg(elbow, wrist), { width: 0.034, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
@@ -938,8 +940,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const pelvisAt = latheAt([[0.78, hip * 0.92, 0.095], [0.9, hip, 0.1], [1.0, 0.13, 0.09]]);
     legGeo.grid(8, low ? 28 : 40, (u, v) => ({ ...pelvisAt(u, v), c: legs }));
     for (const s of [-1, 1]) {
-      const a: V3 = [s * 0.078, 0.86, 0];
-      const b: V3 = [s * 0.085, 0.09, 0.005];
+      const a: V3 = [s * 0.08, 0.86, 0];
+      const b: V3 = [s * 0.1, 0.09, 0.005];
       strand(legGeo, (t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t], { width: 0.07, thick: 1, colour: () => legs, out: () => new Vector3(s, 0, 0.2), profile: (t) => 1 - 0.38 * smooth(t * 1.1), rows: 12, cols: 16 });
     }
     add(legGeo, clothMats, root);
@@ -949,7 +951,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         const phi = u * Math.PI * 2;
         const th = v * Math.PI;
         const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
-        return { p: [s * 0.088 + 0.045 * n[0], Math.max(0.004, 0.045 + 0.045 * n[1]), 0.035 + 0.115 * n[2]], n, c: shoes };
+        return { p: [s * 0.104 + 0.045 * n[0], Math.max(0.004, 0.045 + 0.045 * n[1]), 0.035 + 0.115 * n[2]], n, c: shoes };
       });
     add(shoeGeo, clothMats, root);
   }
