@@ -266,7 +266,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
         vrm.lookAt.yaw = (face.eyeYaw * 180) / Math.PI;
         vrm.lookAt.pitch = (face.eyePitch * 180) / Math.PI;
       } else for (const eye of eyes) turn(eye, -face.eyePitch, face.eyeYaw, 0);
-      turn(chest, face.breath * 0.012, 0, 0);
+      turn(chest, face.breath * 0.012, 0, face.lean * 0.5);
       if (torso && torsoScale) torso.scale.set(torsoScale.x * (1 + face.breath * 0.006), torsoScale.y, torsoScale.z * (1 + face.breath * 0.01));
       if (torso && head && headPos) head.position.y = headPos.y + face.breath * 0.0015;
       if (profile === 'jaw' && !names.has('jawOpen') && !names.has('mouthOpen')) turn(jawBone, face.jaw * 0.3, 0, 0);

@@ -118,6 +118,9 @@ describe('toon persona (built from a recipe)', () => {
     upper.apply(faceWith((f) => (f.headYaw = 0.2)), new Map());
     expect(upper.head.parent!.rotation.y).toBeCloseTo(0.12, 3);
     expect(upper.head.parent!.parent!.rotation.y).toBeCloseTo(0.08, 3);
+    // The weight shift leans the whole person a little, from the floor.
+    upper.apply(faceWith((f) => (f.lean = 0.02)), new Map());
+    expect(upper.root.rotation.z).toBeCloseTo(0.01, 4);
   });
 
   it('a full body stands on the floor with legs, and every hair style builds', () => {

@@ -978,7 +978,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     debug,
     stats: { vertices, triangles, meshes: meshes.length, buildMs: Math.round(performance.now() - started) },
     apply(face, targets) {
-      // Head and neck (the driver's turn), breathing in the chest.
+      // The body's weight shift (a slow lean from the floor up), head and neck (the driver's turn), breathing in the chest.
+      root.rotation.z = face.lean * 0.5;
       neck.rotation.set(face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       headPivot.rotation.set(face.headPitch * 0.6, face.headYaw * 0.6, face.headRoll * 0.6);
       for (const t of torsoMeshes) t.scale.set(1 + face.breath * 0.006, 1, 1 + face.breath * 0.01);
