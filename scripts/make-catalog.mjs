@@ -104,6 +104,11 @@ for (const p of people) {
 // What the models hold and cost, for the docs and the upload check's comparison.
 write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
 write('avatars.json', list);
+// The 3D people's thumbnails in the look the page draws (a browser builds them from their recipes).
+if (fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) {
+  const { makeThumbnails } = await import('./make-thumbnails.mjs');
+  await makeThumbnails();
+} else console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs (run `npm run build`, then this again, for the toon look)');
 
 // Backgrounds: 16:9 SVG scenes.
 const backgrounds = [
