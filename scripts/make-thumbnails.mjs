@@ -5,6 +5,7 @@
 // the visitor, at twice the card's size; the page scales it down (smooth edges on a software
 // rasteriser, which has no antialiasing). make-catalog.mjs runs this after writing the catalogue.
 //   node scripts/make-thumbnails.mjs [--people=maya,leo]
+/* global document, Image */ // (the scaling runs in the page)
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
