@@ -1,4 +1,4 @@
-import { Box3, type Mesh, type ShaderMaterial, type Vector2 } from 'three';
+import { Box3, Vector3, type Mesh, type ShaderMaterial, type Vector2 } from 'three';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FaceDriver, type FaceState } from './face-driver';
 import { buildToonPersona, type ToonCharacter } from './toon-persona';
@@ -121,6 +121,30 @@ describe('toon persona (built from a recipe)', () => {
     // The weight shift leans the whole person a little, from the floor.
     upper.apply(faceWith((f) => (f.lean = 0.02)), new Map());
     expect(upper.root.rotation.z).toBeCloseTo(0.01, 4);
+  });
+
+  it('gestures move the arms: a wave raises the right hand above the shoulder and swings it, a point reaches forward, a shrug lifts both shoulders; then they hang again', () => {
+    const arm = (name: string) => upper.root.getObjectByName(name)!;
+    const box = (name: string) => {
+      upper.root.updateMatrixWorld(true);
+      return new Box3().setFromObject(arm(name));
+    };
+    const at = (gesture: FaceState['gesture'], progress: number) => upper.apply(faceWith((f) => ((f.gesture = gesture), (f.gestureProgress = progress))), new Map());
+    at(null, 0);
+    const rest = { fore: box('rightLowerArm'), shoulder: arm('rightUpperArm').position.y, left: box('leftLowerArm') };
+    at('wave', 0.5);
+    const waving = box('rightLowerArm');
+    expect(waving.max.y).toBeGreaterThan(rest.shoulder + 0.1);
+    expect(box('leftLowerArm').equals(rest.left)).toBe(true);
+    at('wave', 0.56);
+    expect(box('rightLowerArm').getCenter(new Vector3()).distanceTo(waving.getCenter(new Vector3()))).toBeGreaterThan(0.03);
+    at('point', 0.5);
+    expect(box('rightLowerArm').max.z).toBeGreaterThan(rest.fore.max.z + 0.2);
+    at('shrug', 0.5);
+    expect(arm('rightUpperArm').position.y).toBeGreaterThan(rest.shoulder + 0.015);
+    expect(arm('leftUpperArm').position.y).toBeGreaterThan(rest.shoulder + 0.015);
+    at(null, 0);
+    expect(box('rightLowerArm').equals(rest.fore)).toBe(true);
   });
 
   it('a full body stands on the floor with legs, and every hair style builds', () => {

@@ -25,6 +25,7 @@ import {
   type Texture,
 } from 'three';
 import type { FaceState } from './face-driver';
+import { armPose } from './gesture-pose';
 import type { ToonRecipe } from './toon-recipe';
 import { VISEMES, type Viseme } from './visemes';
 
@@ -909,9 +910,11 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const torsoMeshes = add(torsoGeo, shirtMats, chest);
 
   // Arms: a sleeve to the elbow, a bare forearm, a relaxed hand (palm to the thigh, thumb forward).
-  const armGeo = new Geo();
-  const skinArm = new Geo();
+  // Each side turns at the shoulder and the elbow (gestures: wave, point, shrug).
+  const arms: { side: number; upper: Group; fore: Group; shoulderY: number }[] = [];
   for (const s of [-1, 1]) {
+    const armGeo = new Geo();
+    const skinArm = new Geo();
     const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
     const elbow: V3 = [s * (sh + 0.035), 1.14, -0.03];
     const wrist: V3 = [s * (sh + 0.045), 0.9, 0.03];
@@ -929,9 +932,18 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       return { p: q, n, c: skin };
     });
     strand(skinArm, (t) => [hc[0] + s * 0.012 * (1 - t), hc[1] + 0.035 - 0.05 * t, hc[2] + 0.03 + 0.012 * t], { width: 0.01, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
+    const upper = new Group();
+    upper.name = s < 0 ? 'rightUpperArm' : 'leftUpperArm';
+    upper.position.set(...top);
+    chest.add(upper);
+    const fore = new Group();
+    fore.name = s < 0 ? 'rightLowerArm' : 'leftLowerArm';
+    fore.position.set(elbow[0] - top[0], elbow[1] - top[1], elbow[2] - top[2]);
+    upper.add(fore);
+    add(armGeo, clothMats, upper, top);
+    add(skinArm, skinMats, fore, elbow);
+    arms.push({ side: s, upper, fore, shoulderY: top[1] });
   }
-  add(armGeo, clothMats, chest);
-  add(skinArm, skinMats, chest);
 
   if (full) {
     const legs = lin(col.legs);
@@ -980,6 +992,13 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     apply(face, targets) {
       // The body's weight shift (a slow lean from the floor up), head and neck (the driver's turn), breathing in the chest.
       root.rotation.z = face.lean * 0.5;
+      // Arms: at rest, or where a gesture puts them.
+      for (const arm of arms) {
+        const pose = armPose(face.gesture, face.gestureProgress, arm.side);
+        arm.upper.rotation.set(...pose.upper);
+        arm.fore.rotation.set(...pose.fore);
+        arm.upper.position.y = arm.shoulderY + pose.lift;
+      }
       neck.rotation.set(face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       headPivot.rotation.set(face.headPitch * 0.6, face.headYaw * 0.6, face.headRoll * 0.6);
       for (const t of torsoMeshes) t.scale.set(1 + face.breath * 0.006, 1, 1 + face.breath * 0.01);
