@@ -104,11 +104,20 @@ for (const p of people) {
 // What the models hold and cost, for the docs and the upload check's comparison.
 write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
 write('avatars.json', list);
-// The 3D people's thumbnails in the look the page draws (a browser builds them from their recipes).
+// The 3D people's thumbnails and the 2D people's layers in the look the page draws (a browser
+// builds the toon people from their recipes; ADR 089). Without a build, the GLB-drawn thumbnails
+// and the SVG portraits above stay.
 if (fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) {
   const { makeThumbnails } = await import('./make-thumbnails.mjs');
+  const { makePortraits } = await import('./make-portraits.mjs');
   await makeThumbnails();
-} else console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs (run `npm run build`, then this again, for the toon look)');
+  await makePortraits();
+  for (const item of list.image) {
+    fs.rmSync(path.join(out, item.thumbnail.replace(/^\/catalog\//, '')), { force: true });
+    item.thumbnail = item.thumbnail.replace(/\.svg$/, '.png');
+  }
+  write('avatars.json', list);
+} else console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs and the 2D people are the SVG portraits (run `npm run build`, then this again, for the toon look)');
 
 // Backgrounds: 16:9 SVG scenes.
 const backgrounds = [

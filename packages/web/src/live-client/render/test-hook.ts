@@ -47,7 +47,7 @@ export interface FaceHold {
   mood?: TAvatarMood;
   eyeYaw?: number;
   eyePitch?: number;
-  /** Head, gaze and breathing at rest (stills to compare). */
+  /** Head, gaze, breathing and weight shift at rest (stills to compare). */
   still?: boolean;
 }
 
@@ -60,7 +60,7 @@ export function holdFace(face: FaceState, hold: FaceHold) {
     face.jaw = jawOpenOf[VISEMES[k]!];
   }
   if (hold.blink !== undefined) face.blinkLeft = face.blinkRight = Math.min(1, Math.max(0, hold.blink));
-  if (hold.still) face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = 0;
+  if (hold.still) face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = face.lean = 0;
   if (hold.eyeYaw !== undefined) face.eyeYaw = hold.eyeYaw;
   if (hold.eyePitch !== undefined) face.eyePitch = hold.eyePitch;
 }
