@@ -66,11 +66,11 @@ export function meshPose(face: FaceState, hold: PhotoHold | null = null): MeshPo
 
 /**
  * The scale and offset that put the photo's face head-and-shoulders on a stage: eyes on the
- * centre line a little above the middle, eye-to-chin a fifth of the height (less when the stage
+ * centre line a little above the middle, eye-to-chin about a quarter of the height (less when the stage
  * is narrow, so the face fits its width).
  */
 export function frameFace(stageW: number, stageH: number, eyes: Pt, eyeToChin: number, faceWidth: number): { scale: number; x: number; y: number } {
-  const scale = Math.max(0.05, Math.min((0.2 * stageH) / eyeToChin, (0.42 * stageW) / faceWidth));
+  const scale = Math.max(0.05, Math.min((0.24 * stageH) / eyeToChin, (0.42 * stageW) / faceWidth));
   const eyeY = stageW < stageH ? 0.38 : 0.4;
   return { scale, x: stageW / 2 - eyes[0] * scale, y: stageH * eyeY - eyes[1] * scale };
 }
@@ -83,7 +83,6 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
   if (!ctx) throw new Error('no 2D canvas');
   const iw = img.naturalWidth;
   const ih = img.naturalHeight;
-  const mesh: PhotoMesh | null = landmarks ? buildPhotoMesh(scaleLandmarks(landmarks, iw, ih), iw, ih) : null;
 
   // The photo with its edges faded out (where it does not reach the stage's edge, it melts into
   // the blurred copy behind it), and that blurred copy.
@@ -99,6 +98,8 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     // A cross-origin photo without CORS: no colour sampling.
   }
   const margin = Math.max(4, Math.round(Math.min(iw, ih) * 0.05));
+  // The mesh keeps inside the opaque part: a moving triangle never redraws the faded edge.
+  const mesh: PhotoMesh | null = landmarks ? buildPhotoMesh(scaleLandmarks(landmarks, iw, ih), iw, ih, margin + 1) : null;
   fctx.globalCompositeOperation = 'destination-in';
   for (const [x0, y0, x1, y1] of [
     [0, 0, margin, 0],
@@ -278,8 +279,9 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
       }
     };
     if (!m.openAtRest) row(upper, mw * 0.12, 'rgb(236,230,218)', 'rgb(120,100,92)');
-    const lowerEdge = lower.map(([x, y]) => [x - n[0] * mw * 0.055, y - n[1] * mw * 0.055] as Pt);
-    if (opening > mw * 0.05) row(lowerEdge, mw * 0.055, 'rgb(214,204,190)', 'rgb(100,82,76)');
+    // The lower teeth: the middle of the lower lip only, a little darker (further back).
+    const lowerEdge = lower.slice(2, -2).map(([x, y]) => [x - n[0] * mw * 0.05, y - n[1] * mw * 0.05] as Pt);
+    if (opening > mw * 0.05 && lowerEdge.length > 1) row(lowerEdge, mw * 0.05, 'rgb(200,190,178)', 'rgb(96,78,72)');
     // Shadow under the upper lip and in the corners.
     const sh = ctx.createLinearGradient(cx, cy, cx + n[0] * Math.max(1, opening), cy + n[1] * Math.max(1, opening));
     sh.addColorStop(0, 'rgba(0,0,0,0.35)');

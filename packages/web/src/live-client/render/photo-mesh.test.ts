@@ -53,6 +53,16 @@ describe('delaunay', () => {
   });
 });
 
+it('keeps every point but the corners inside an inset (the faded edge of the photo is never redrawn)', () => {
+  const mesh = buildPhotoMesh(lm, 512, 512, 26);
+  for (let i = 0; i < mesh.rest.length / 2; i++) {
+    const [x, y] = at(mesh.rest, i);
+    const corner = (x === 0 || x === 512) && (y === 0 || y === 512);
+    if (corner) continue;
+    expect(Math.min(x, y, 512 - x, 512 - y)).toBeGreaterThanOrEqual(26);
+  }
+});
+
 describe.each([
   ['astronaut (open smile, 512×512)', lm, 512, 512],
   ['a closed mouth near the corner of a small photo', closedMouth(), 300, 260],

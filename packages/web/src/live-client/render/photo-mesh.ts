@@ -168,13 +168,17 @@ export function scaleLandmarks(lm: PhotoLandmarks, width: number, height: number
   return { width, height, mouth: s(lm.mouth), jaw: s(lm.jaw), leftEye: s(lm.leftEye), rightEye: s(lm.rightEye) };
 }
 
-/** Builds the mesh of a face (landmarks in the image's own pixels, `width` × `height`). */
-export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number): PhotoMesh {
+/**
+ * Builds the mesh of a face (landmarks in the image's own pixels, `width` × `height`); every
+ * point but the image's corners keeps `inset` px inside the image's edge.
+ */
+export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number, inset = 0): PhotoMesh {
   const verts: Pt[] = [];
   const head: number[] = [];
   const jawW: number[] = [];
   const depth: number[] = [];
-  const inside = (p: Pt): Pt => [clamp(p[0], 0, width), clamp(p[1], 0, height)];
+  const m = Math.min(inset, width / 4, height / 4);
+  const inside = (p: Pt): Pt => [clamp(p[0], m, width - m), clamp(p[1], m, height - m)];
   const addV = (p: Pt, h: number, j: number, z: number, minGap = 0) => {
     const q = inside(p);
     if (minGap > 0) {
@@ -333,8 +337,11 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     [width, height],
     [0, height],
   ] as Pt[]) {
-    const i = addV(p, 0, 0, 0, d * 0.3);
-    if (head[i] === 0 && !boundary.includes(i)) boundary.push(i);
+    verts.push(p);
+    head.push(0);
+    jawW.push(0);
+    depth.push(0);
+    boundary.push(verts.length - 1);
   }
 
   // Triangulate without the lower side of the cut, then give the triangles below the cut its own copies.
@@ -426,8 +433,8 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
   const mw = mesh.features.mouthWidth;
   const vert = (i: number): Pt => [out[i * 2]!, out[i * 2 + 1]!];
   const move = (i: number, delta: Pt) => {
-    out[i * 2] += delta[0];
-    out[i * 2 + 1] += delta[1];
+    out[i * 2] = out[i * 2]! + delta[0];
+    out[i * 2 + 1] = out[i * 2 + 1]! + delta[1];
   };
 
   // Mouth: the jaw drops (the lower side of the cut, the lower lip, the chin).
@@ -441,7 +448,7 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
   // Pressed lips (PP) meet: the lower lip rises a touch.
   if (pose.press > 0) for (const i of [...mesh.lips.slice(7), ...mesh.cutLower.slice(1, -1)]) move(i, mul(n, -pose.press * mw * 0.03));
   // Corners: out for a wide mouth and a smile, in for a round one.
-  const spread = (pose.wide * 0.08 + pose.smile * 0.04 - pose.round * 0.16) * mw;
+  const spread = (pose.wide * 0.08 + pose.smile * 0.04 - pose.round * 0.1) * mw;
   const corners: [number, number][] = [
     [mesh.lips[0]!, -1],
     [mesh.cutUpper[0]!, -1],
@@ -464,7 +471,7 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
     const closeTo = (k: number) => {
       const up = eye.upper[k]!;
       const lo = eye.lower[k]!;
-      const target = lerp([rest[lo * 2]!, rest[lo * 2 + 1]!], [rest[up * 2]!, rest[up * 2 + 1]!], 0.12);
+      const target = lerp([rest[lo * 2]!, rest[lo * 2 + 1]!], [rest[up * 2]!, rest[up * 2 + 1]!], 0.03);
       const delta = sub(target, [rest[up * 2]!, rest[up * 2 + 1]!]);
       return delta;
     };
@@ -473,11 +480,11 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
     move(eye.upper[0], mul(d0, blink));
     move(eye.upper[1], mul(d1, blink));
     const avg = mul(add(d0, d1), 0.5);
-    eye.crease.forEach((i, k) => move(i, mul(k === 1 ? d0 : k === 2 ? d1 : avg, blink * (k === 0 || k === 3 ? 0.2 : 0.3))));
+    eye.crease.forEach((i, k) => move(i, mul(k === 1 ? d0 : k === 2 ? d1 : avg, blink * (k === 0 || k === 3 ? 0.3 : 0.5))));
     const gaze = add(mul(u, clamp(pose.eyeYaw, -0.3, 0.3) * eye.width * 1.1), mul(n, clamp(pose.eyePitch, -0.3, 0.3) * eye.width * 0.5));
     // The centre goes where the closed lid lies (between the lower lid points, a little up).
     const r = (i: number): Pt => [rest[i * 2]!, rest[i * 2 + 1]!];
-    const lowMid = lerp(mul(add(r(eye.lower[0]), r(eye.lower[1])), 0.5), mul(add(r(eye.upper[0]), r(eye.upper[1])), 0.5), 0.12);
+    const lowMid = lerp(mul(add(r(eye.lower[0]), r(eye.lower[1])), 0.5), mul(add(r(eye.upper[0]), r(eye.upper[1])), 0.5), 0.03);
     move(eye.centre, add(mul(gaze, 1 - blink), mul(sub(lowMid, r(eye.centre)), blink)));
     // Brows lift.
     for (const i of eye.brow) move(i, mul(n, -pose.brow * d * 0.08));
