@@ -89,8 +89,12 @@ const layout = (page: Page) => page.evaluate(() => (window as unknown as { __per
 
 /** Holds a pose and waits for two frames drawn with it. */
 async function hold(page: Page, pose: Record<string, unknown> | null) {
-  const before = (await readProbe(page))?.frames ?? 0;
-  await page.evaluate((h) => ((window as unknown as { __personaPhotoHold: unknown }).__personaPhotoHold = h), pose);
+  // Set and counted in one go: frames drawn from here on show the pose.
+  const before = await page.evaluate((h) => {
+    const w = window as unknown as { __personaPhotoHold: unknown; __personaAvatar?: { frames: number } };
+    w.__personaPhotoHold = h;
+    return w.__personaAvatar?.frames ?? 0;
+  }, pose);
   await page.waitForFunction((n) => ((window as unknown as { __personaAvatar?: { frames: number } }).__personaAvatar?.frames ?? 0) >= n + 2, before);
 }
 

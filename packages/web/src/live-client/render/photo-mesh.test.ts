@@ -57,7 +57,7 @@ it('keeps every point but the corners inside an inset (the faded edge of the pho
   const mesh = buildPhotoMesh(lm, 512, 512, 26);
   for (let i = 0; i < mesh.rest.length / 2; i++) {
     const [x, y] = at(mesh.rest, i);
-    const corner = (x === 0 || x === 512) && (y === 0 || y === 512);
+    const corner = false;
     if (corner) continue;
     expect(Math.min(x, y, 512 - x, 512 - y)).toBeGreaterThanOrEqual(26);
   }

@@ -331,17 +331,21 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     const i = addV(p, 0, 0, 0, d * 0.3);
     if (head[i] === 0 && !boundary.includes(i)) boundary.push(i);
   }
-  for (const p of [
-    [0, 0],
-    [width, 0],
-    [width, height],
-    [0, height],
-  ] as Pt[]) {
-    verts.push(p);
-    head.push(0);
-    jawW.push(0);
-    depth.push(0);
-    boundary.push(verts.length - 1);
+  // The inset rectangle's edge, fixed: the mesh ends there (the photo under it shows beyond).
+  for (let k = 0; k < 8; k++) {
+    const f = k / 8;
+    for (const p of [
+      [m + (width - 2 * m) * f, m],
+      [width - m, m + (height - 2 * m) * f],
+      [width - m - (width - 2 * m) * f, height - m],
+      [m, height - m - (height - 2 * m) * f],
+    ] as Pt[]) {
+      verts.push(p);
+      head.push(0);
+      jawW.push(0);
+      depth.push(0);
+      boundary.push(verts.length - 1);
+    }
   }
 
   // Triangulate without the lower side of the cut, then give the triangles below the cut its own copies.
@@ -381,6 +385,13 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
   kept.forEach(([a, b, c], k) => {
     const ccw = area2(verts[a]!, verts[b]!, verts[c]!) > 0;
     triangles.set(ccw ? [a, b, c] : [a, c, b], k * 3);
+  });
+  // Nothing moves at the edge of the photo (or of its inset): motion fades out over half the
+  // distance between the eyes, so a face near the edge folds no triangle.
+  verts.forEach(([x, y], i) => {
+    const edge = smoothstep(0, d * 0.6, Math.min(x - m, y - m, width - m - x, height - m - y));
+    head[i] = head[i]! * edge;
+    jawW[i] = jawW[i]! * edge;
   });
   const rest = new Float32Array(verts.length * 2);
   verts.forEach(([x, y], i) => {
