@@ -98,18 +98,20 @@ async function hold(page: Page, pose: Record<string, unknown> | null) {
   await page.waitForFunction((n) => ((window as unknown as { __personaAvatar?: { frames: number } }).__personaAvatar?.frames ?? 0) >= n + 2, before);
 }
 
+/** A still face (no live blink, gaze or sway) with these overrides. */
+const still = (pose: Record<string, unknown>) => ({ blink: 0, eyeYaw: 0, eyePitch: 0, headYaw: 0, headPitch: 0, headRoll: 0, ...pose });
 const GROUPS: [string, Record<string, unknown>][] = [
-  ['rest', { visemes: { sil: 1 } }],
-  ['mid-word', { visemes: { E: 0.45, DD: 0.35, aa: 0.2 } }],
-  ['open (aa)', { visemes: { aa: 1 } }],
-  ['wide (E, I)', { visemes: { E: 1 } }],
-  ['round (O)', { visemes: { O: 1 } }],
-  ['round (U)', { visemes: { U: 1 } }],
-  ['teeth (FF, SS)', { visemes: { FF: 1 } }],
-  ['narrow (DD, nn)', { visemes: { DD: 1 } }],
-  ['closed (PP)', { visemes: { PP: 1 } }],
-  ['blink', { visemes: { sil: 1 }, blink: 1 }],
-  ['look and turn', { visemes: { sil: 1 }, eyeYaw: 0.25, headYaw: 0.08, headRoll: 0.06 }],
+  ['rest', still({ visemes: { sil: 1 } })],
+  ['mid-word', still({ visemes: { E: 0.45, DD: 0.35, aa: 0.2 } })],
+  ['open (aa)', still({ visemes: { aa: 1 } })],
+  ['wide (E, I)', still({ visemes: { E: 1 } })],
+  ['round (O)', still({ visemes: { O: 1 } })],
+  ['round (U)', still({ visemes: { U: 1 } })],
+  ['teeth (FF, SS)', still({ visemes: { FF: 1 } })],
+  ['narrow (DD, nn)', still({ visemes: { DD: 1 } })],
+  ['closed (PP)', still({ visemes: { PP: 1 } })],
+  ['blink', still({ visemes: { sil: 1 }, blink: 1 })],
+  ['look and turn', still({ visemes: { sil: 1 }, eyeYaw: 0.25, headYaw: 0.08, headRoll: 0.06 })],
 ];
 
 for (const [i, portrait] of PORTRAITS.entries()) {
@@ -126,7 +128,7 @@ for (const [i, portrait] of PORTRAITS.entries()) {
       await page.goto(`${server.url}/avatar/${id}`);
       await waitForFrames(page);
       expect((await readProbe(page))?.renderer).toBe('photo');
-      await hold(page, { visemes: { sil: 1 } });
+      await hold(page, still({ visemes: { sil: 1 } }));
       const box = (await page.locator('.ps-canvas').boundingBox())!;
       const l = (await layout(page))!;
       const eyeY = (l.eyes[0][1] + l.eyes[1][1]) / 2;
@@ -147,8 +149,8 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     test.skip(!fs.existsSync(portrait.file), `${portrait.file} (apt-get install python3-skimage)`);
     await page.goto(`${server.url}/avatar/${id}`);
     await waitForFrames(page);
-    // Idle life for a second: the frame rate at 640×480 (software raster).
-    await page.waitForFunction(() => ((window as unknown as { __personaAvatar?: { frames: number } }).__personaAvatar?.frames ?? 0) > 40);
+    // Idle life for a few seconds: the frame rate at 640×480 (software raster).
+    await page.waitForFunction(() => ((window as unknown as { __personaAvatar?: { frames: number } }).__personaAvatar?.frames ?? 0) > 150);
     const fps = (await readProbe(page))!.fps;
     info.annotations.push({ type: 'fps', description: String(fps) });
     expect(fps).toBeGreaterThan(15);
@@ -173,7 +175,7 @@ for (const [i, portrait] of PORTRAITS.entries()) {
         const n = data.length / 4;
         return { dark: dark / n, opaque: opaque / n, n, grey };
       }, box);
-    await hold(page, { visemes: { sil: 1 } });
+    await hold(page, still({ visemes: { sil: 1 } }));
     const l = (await layout(page))!;
     const mw = l.mouth.width;
     const mouthBox = { x: l.mouth.x - mw * 0.6, y: l.mouth.y - mw * 0.3, w: mw * 1.2, h: mw * 0.9 };
@@ -181,7 +183,7 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     const eyeBoxes = l.eyes.map(([x, y]) => ({ x: x - l.eyeWidth * 0.7, y: y - l.eyeWidth * 0.45, w: l.eyeWidth * 1.4, h: l.eyeWidth * 0.9 }));
     const rest = await sample(mouthBox);
     const restEyes = await Promise.all(eyeBoxes.map(sample));
-    await hold(page, { visemes: { aa: 1 } });
+    await hold(page, still({ visemes: { aa: 1 } }));
     const open = await sample(mouthBox);
     // The inside of an open mouth is drawn (dark, a real share of the face), and nothing shows through it.
     const darkShare = ((open.dark - rest.dark) * open.n) / (faceArea * (open.n / (mouthBox.w * mouthBox.h)));
@@ -189,7 +191,7 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     expect(open.dark).toBeGreaterThan(rest.dark + 0.08);
     expect(darkShare).toBeGreaterThan(0.006);
     expect(open.opaque).toBe(1);
-    await hold(page, { visemes: { sil: 1 }, blink: 1 });
+    await hold(page, still({ visemes: { sil: 1 }, blink: 1 }));
     const blinkEyes = await Promise.all(eyeBoxes.map(sample));
     // The blink changes each eye's region (the lid covers it).
     blinkEyes.forEach((b, k) => {
@@ -199,7 +201,11 @@ for (const [i, portrait] of PORTRAITS.entries()) {
       expect(diff).toBeGreaterThan(6);
     });
 
-    // The contact sheet: the face's region at 2×, one cell per pose.
+    // The contact sheet, on the page at 1280×800 (a larger face): one cell per pose.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await hold(page, { visemes: { sil: 1 } });
+    await hold(page, { visemes: { sil: 1 } });
+    const big = (await layout(page))!;
     const cells: string[] = [];
     for (const [, pose] of GROUPS) {
       await hold(page, pose);
@@ -236,8 +242,9 @@ for (const [i, portrait] of PORTRAITS.entries()) {
         }
         return out.toDataURL('image/png');
       },
-      { cells, names: GROUPS.map(([n]) => n), l },
+      { cells, names: GROUPS.map(([n]) => n), l: big },
     );
+    console.log(`photo ${portrait.name}: ${info.annotations.map((a) => `${a.type} ${a.description}`).join('; ')}`);
     const file = info.outputPath(`photo-${portrait.name}-contact-sheet.png`);
     fs.writeFileSync(file, Buffer.from(sheet.split(',')[1]!, 'base64'));
     await info.attach('contact sheet', { path: file, contentType: 'image/png' });

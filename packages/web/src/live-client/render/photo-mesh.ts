@@ -240,7 +240,7 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
   else for (const p of upperInner) addV(p, 1, 0, 0.5, Math.max(1.5, gap + 1));
 
   // Eyes: contour, centre, the lid's crease above, the brow above that.
-  const eyes = [lm.leftEye, lm.rightEye].map((e, side) => {
+  const eyes = [lm.leftEye, lm.rightEye].map((e) => {
     const c = mean(e);
     const w = Math.max(2, len(sub(e[3]!, e[0]!)));
     const h = Math.max(1, (down(e[5]!) + down(e[4]!) - down(e[1]!) - down(e[2]!)) / 2);
@@ -256,7 +256,6 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     const brow = [addV(add(bc, mul(u, -w * 0.75)), 1, 0, 0.3), addV(bc, 1, 0, 0.35), addV(add(bc, mul(u, w * 0.75)), 1, 0, 0.3)];
     // Below the eye.
     addV(add(c, mul(n, h * 1.9 + d * 0.08)), 1, 0, 0.4);
-    void side;
     return { upper: [idx[1]!, idx[2]!], lower: [idx[5]!, idx[4]!], corners: [idx[0]!, idx[3]!], centre, crease, brow, width: w } as Eye;
   }) as [Eye, Eye];
 
@@ -290,7 +289,7 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
   addV(lerp(mouth[10]!, lm.jaw[9]!, 0.5), 1, 1, 0.4);
 
   // The face outline: the jaw, then the forehead as an arc over the top.
-  const jawIdx = lm.jaw.map((p, i) => addV(p, 1, i <= 1 || i >= 15 ? 0 : jawField(p), 0));
+  lm.jaw.forEach((p, i) => addV(p, 1, i <= 1 || i >= 15 ? 0 : jawField(p), 0));
   const half = faceWidth / 2;
   const jawMid = mul(add(lm.jaw[0]!, lm.jaw[16]!), 0.5);
   const foreheadH = d * 1.35 + Math.max(0, -down(jawMid));
