@@ -142,7 +142,61 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     }
     return [r / k, g / k, b / k];
   })();
+  // The skin of each upper lid, between the crease and the brow (a closed lid is tinted with it).
+  const lidTone = (mesh?.eyes ?? []).map((eye) => {
+    if (!mesh || !pixels) return null;
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    let k = 0;
+    eye.crease.forEach((ci, j) => {
+      const bi = eye.brow[Math.min(eye.brow.length - 1, Math.round((j * (eye.brow.length - 1)) / (eye.crease.length - 1)))]!;
+      const x = Math.round(mesh.rest[ci * 2]! * 0.6 + mesh.rest[bi * 2]! * 0.4);
+      const y = Math.round(mesh.rest[ci * 2 + 1]! * 0.6 + mesh.rest[bi * 2 + 1]! * 0.4);
+      const o = (Math.min(ih - 1, Math.max(0, y)) * iw + Math.min(iw - 1, Math.max(0, x))) * 4;
+      r += pixels!.data[o]!;
+      g += pixels!.data[o + 1]!;
+      b += pixels!.data[o + 2]!;
+      k++;
+    });
+    return [r / k, g / k, b / k] as const;
+  });
   pixels = null;
+
+  /** A closing lid: the stretched lid tinted with its own skin, a soft lash line at its edge. */
+  const paintLids = (pose: MeshPose) => {
+    const m = mesh!;
+    const p = pos!;
+    const at = (i: number): Pt => [p[i * 2]!, p[i * 2 + 1]!];
+    m.eyes.forEach((eye, side) => {
+      const blink = side === 0 ? pose.blinkLeft : pose.blinkRight;
+      const tone = lidTone[side];
+      if (blink < 0.15 || !tone) return;
+      const lidLine = [eye.corners[0], eye.upper[0], eye.upper[1], eye.corners[1]].map(at);
+      const crease = eye.crease.map(at);
+      const top = crease.reduce<Pt>((s, q) => [s[0] + q[0] / crease.length, s[1] + q[1] / crease.length], [0, 0]);
+      const bottom = lidLine.reduce<Pt>((s, q) => [s[0] + q[0] / lidLine.length, s[1] + q[1] / lidLine.length], [0, 0]);
+      const a = Math.min(1, (blink - 0.15) / 0.6);
+      const [r, g, b] = tone;
+      const skin = (alpha: number) => `rgba(${Math.round(r)},${Math.round(g)},${Math.round(b)},${alpha})`;
+      const grad = ctx.createLinearGradient(top[0], top[1], bottom[0], bottom[1]);
+      grad.addColorStop(0, skin(0));
+      grad.addColorStop(0.35, skin(0.55 * a));
+      grad.addColorStop(0.8, skin(0.5 * a));
+      grad.addColorStop(1, skin(0.15 * a));
+      ctx.fillStyle = grad;
+      ctx.beginPath();
+      [lidLine[0]!, ...crease, lidLine[3]!, lidLine[2]!, lidLine[1]!].forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
+      ctx.fill();
+      ctx.strokeStyle = `rgba(${Math.round(r * 0.3)},${Math.round(g * 0.22)},${Math.round(b * 0.2)},${0.55 * a})`;
+      ctx.lineWidth = Math.max(0.4, eye.width * 0.06);
+      ctx.lineCap = 'round';
+      ctx.beginPath();
+      lidLine.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.stroke();
+    });
+  };
 
   let dpr = 1;
   let width = 1;
@@ -342,6 +396,8 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
         for (const i of [a, b, c]) if (Math.abs(pos[i * 2]! - mesh.rest[i * 2]!) + Math.abs(pos[i * 2 + 1]! - mesh.rest[i * 2 + 1]!) > 0.02) moved = true;
         if (moved) drawTriangle(a, b, c, t);
       }
+      ctx.setTransform(t.scale * dpr, 0, 0, t.scale * dpr, t.x * dpr, t.y * dpr);
+      paintLids(pose);
       const toStage = (p: Pt): Pt => [t.x + p[0] * t.scale, t.y + p[1] * t.scale];
       win.__personaPhotoLayout = {
         stage: { width, height },
