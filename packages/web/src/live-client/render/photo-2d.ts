@@ -1,5 +1,5 @@
 import type { FaceState } from './face-driver';
-import { buildPhotoMesh, deformMesh, jawDrop, mouthHole, poseFromVisemes, scaleLandmarks, type MeshPose, type PhotoMesh, type Pt } from './photo-mesh';
+import { buildPhotoMesh, deformMesh, headMatrix, jawDrop, mouthHole, poseFromVisemes, scaleLandmarks, type MeshPose, type PhotoMesh, type Pt } from './photo-mesh';
 import { loadImage, sizeCanvas, type AvatarRenderer } from './renderer';
 import type { PhotoLandmarks } from './stage-config';
 import { VISEMES, jawOpenOf, visemeIndex } from './visemes';
@@ -163,6 +163,35 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
   });
   pixels = null;
 
+  // The moving part of the mesh is composed each frame on a small layer at (up to twice) the
+  // photo's resolution, then drawn scaled: clipping a hundred triangles on the stage's own canvas
+  // cost several times more at full-screen sizes. The region holds every triangle that can move
+  // (it lies inside the photo's opaque part: the mesh is inset from the faded edge).
+  const region = (() => {
+    if (!mesh) return { x: 0, y: 0, w: 1, h: 1 };
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    const t = mesh.triangles;
+    for (let k = 0; k < t.length; k += 3) {
+      const tri = [t[k]!, t[k + 1]!, t[k + 2]!];
+      if (!tri.some((i) => mesh.head[i]! > 0 || mesh.jaw[i]! > 0)) continue;
+      for (const i of tri) {
+        x0 = Math.min(x0, mesh.rest[i * 2]!);
+        y0 = Math.min(y0, mesh.rest[i * 2 + 1]!);
+        x1 = Math.max(x1, mesh.rest[i * 2]!);
+        y1 = Math.max(y1, mesh.rest[i * 2 + 1]!);
+      }
+    }
+    const x = Math.max(0, Math.floor(x0) - 2);
+    const y = Math.max(0, Math.floor(y0) - 2);
+    return { x, y, w: Math.max(1, Math.min(iw, Math.ceil(x1) + 2) - x), h: Math.max(1, Math.min(ih, Math.ceil(y1) + 2) - y) };
+  })();
+  const layer = document.createElement('canvas');
+  const lctx = layer.getContext('2d')!;
+  let layerK = 0;
+
   /** A closing lid: the stretched lid tinted with its own skin, a soft lash line at its edge. */
   const paintLids = (pose: MeshPose) => {
     const m = mesh!;
@@ -179,22 +208,22 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
       const a = Math.min(1, (blink - 0.15) / 0.6);
       const [r, g, b] = tone;
       const skin = (alpha: number) => `rgba(${Math.round(r)},${Math.round(g)},${Math.round(b)},${alpha})`;
-      const grad = ctx.createLinearGradient(top[0], top[1], bottom[0], bottom[1]);
+      const grad = lctx.createLinearGradient(top[0], top[1], bottom[0], bottom[1]);
       grad.addColorStop(0, skin(0));
       grad.addColorStop(0.35, skin(0.55 * a));
       grad.addColorStop(0.8, skin(0.5 * a));
       grad.addColorStop(1, skin(0.15 * a));
-      ctx.fillStyle = grad;
-      ctx.beginPath();
-      [lidLine[0]!, ...crease, lidLine[3]!, lidLine[2]!, lidLine[1]!].forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.closePath();
-      ctx.fill();
-      ctx.strokeStyle = `rgba(${Math.round(r * 0.3)},${Math.round(g * 0.22)},${Math.round(b * 0.2)},${0.55 * a})`;
-      ctx.lineWidth = Math.max(0.4, eye.width * 0.06);
-      ctx.lineCap = 'round';
-      ctx.beginPath();
-      lidLine.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.stroke();
+      lctx.fillStyle = grad;
+      lctx.beginPath();
+      [lidLine[0]!, ...crease, lidLine[3]!, lidLine[2]!, lidLine[1]!].forEach(([x, y], i) => (i ? lctx.lineTo(x, y) : lctx.moveTo(x, y)));
+      lctx.closePath();
+      lctx.fill();
+      lctx.strokeStyle = `rgba(${Math.round(r * 0.3)},${Math.round(g * 0.22)},${Math.round(b * 0.2)},${0.55 * a})`;
+      lctx.lineWidth = Math.max(0.4, eye.width * 0.06);
+      lctx.lineCap = 'round';
+      lctx.beginPath();
+      lidLine.forEach(([x, y], i) => (i ? lctx.lineTo(x, y) : lctx.moveTo(x, y)));
+      lctx.stroke();
     });
   };
 
@@ -203,10 +232,12 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
   let height = 1;
   const targets = new Map<string, number>();
   const pos = mesh ? new Float32Array(mesh.rest.length) : null;
+  const moved = new Uint8Array(mesh ? mesh.rest.length / 2 : 0);
+  const rigid = new Uint8Array(mesh ? mesh.rest.length / 2 : 0);
   const win = window as unknown as Win;
 
   /** One triangle of the photo, mapped from its rest place to its deformed place. */
-  const drawTriangle = (a: number, b: number, c: number, t: { scale: number; x: number; y: number }) => {
+  const drawTriangle = (a: number, b: number, c: number) => {
     const r = mesh!.rest;
     const p = pos!;
     const s0x = r[a * 2]!;
@@ -230,33 +261,32 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     const m22 = ((d2y - d0y) * (s1x - s0x) - (d1y - d0y) * (s2x - s0x)) / den;
     const dx = d0x - m11 * s0x - m21 * s0y;
     const dy = d0y - m12 * s0x - m22 * s0y;
-    // The clip grows by half a screen pixel around the centroid: no hairline seams.
+    // The clip grows by about half a layer pixel around the centroid: no hairline seams.
     const cx = (d0x + d1x + d2x) / 3;
     const cy = (d0y + d1y + d2y) / 3;
     const grow = (x: number, y: number): Pt => {
       const l = Math.hypot(x - cx, y - cy) || 1;
-      const k = 0.7 / t.scale / l;
+      const k = 0.6 / layerK / l;
       return [x + (x - cx) * k, y + (y - cy) * k];
     };
-    const k = t.scale * dpr;
-    ctx.setTransform(k, 0, 0, k, t.x * dpr, t.y * dpr);
-    ctx.beginPath();
+    lctx.setTransform(layerK, 0, 0, layerK, -region.x * layerK, -region.y * layerK);
+    lctx.beginPath();
     const g0 = grow(d0x, d0y);
     const g1 = grow(d1x, d1y);
     const g2 = grow(d2x, d2y);
-    ctx.moveTo(g0[0], g0[1]);
-    ctx.lineTo(g1[0], g1[1]);
-    ctx.lineTo(g2[0], g2[1]);
-    ctx.closePath();
-    ctx.save();
-    ctx.clip();
-    ctx.transform(m11, m12, m21, m22, dx, dy);
+    lctx.moveTo(g0[0], g0[1]);
+    lctx.lineTo(g1[0], g1[1]);
+    lctx.lineTo(g2[0], g2[1]);
+    lctx.closePath();
+    lctx.save();
+    lctx.clip();
+    lctx.transform(m11, m12, m21, m22, dx, dy);
     const minX = Math.max(0, Math.floor(Math.min(s0x, s1x, s2x)) - 2);
     const minY = Math.max(0, Math.floor(Math.min(s0y, s1y, s2y)) - 2);
     const maxX = Math.min(iw, Math.ceil(Math.max(s0x, s1x, s2x)) + 2);
     const maxY = Math.min(ih, Math.ceil(Math.max(s0y, s1y, s2y)) + 2);
-    if (maxX > minX && maxY > minY) ctx.drawImage(faded, minX, minY, maxX - minX, maxY - minY, minX, minY, maxX - minX, maxY - minY);
-    ctx.restore();
+    if (maxX > minX && maxY > minY) lctx.drawImage(faded, minX, minY, maxX - minX, maxY - minY, minX, minY, maxX - minX, maxY - minY);
+    lctx.restore();
   };
 
   /** The inside of the open mouth, in photo px (the framing transform is set). */
@@ -269,52 +299,52 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     const opening = pose.open * jawDrop(m);
     const [cx, cy] = upper.reduce<Pt>((s, p) => [s[0] + p[0] / upper.length, s[1] + p[1] / upper.length], [0, 0]);
     const path = (pts: Pt[]) => {
-      ctx.beginPath();
-      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.closePath();
+      lctx.beginPath();
+      pts.forEach(([x, y], i) => (i ? lctx.lineTo(x, y) : lctx.moveTo(x, y)));
+      lctx.closePath();
     };
-    ctx.save();
+    lctx.save();
     path(hole);
-    ctx.clip();
+    lctx.clip();
     // Dark, warm inside: deeper at the back.
     const [lr, lg, lb] = lipTone;
     const dark = `rgb(${Math.round(lr! * 0.22)},${Math.round(lg! * 0.12)},${Math.round(lb! * 0.13)})`;
     const back = `rgb(${Math.round(lr! * 0.4)},${Math.round(lg! * 0.2)},${Math.round(lb! * 0.22)})`;
-    const grad = ctx.createLinearGradient(cx, cy, cx + n[0] * opening, cy + n[1] * opening);
+    const grad = lctx.createLinearGradient(cx, cy, cx + n[0] * opening, cy + n[1] * opening);
     grad.addColorStop(0, dark);
     grad.addColorStop(1, back);
-    ctx.fillStyle = grad;
-    ctx.fill();
+    lctx.fillStyle = grad;
+    lctx.fill();
     // Tongue: low in the mouth, seen on open vowels.
     if (opening > mw * 0.08) {
       const lowMid = lower[Math.floor(lower.length / 2)]!;
       const tx = lowMid[0] - n[0] * opening * 0.12;
       const ty = lowMid[1] - n[1] * opening * 0.12;
-      const tg = ctx.createRadialGradient(tx, ty - opening * 0.1, 0, tx, ty, mw * 0.34);
+      const tg = lctx.createRadialGradient(tx, ty - opening * 0.1, 0, tx, ty, mw * 0.34);
       tg.addColorStop(0, 'rgb(196,104,110)');
       tg.addColorStop(0.7, 'rgb(150,66,74)');
       tg.addColorStop(1, 'rgb(96,36,42)');
-      ctx.fillStyle = tg;
-      ctx.beginPath();
-      ctx.ellipse(tx, ty, mw * 0.3 * (1 - pose.round * 0.4), opening * 0.42, Math.atan2(u[1], u[0]), 0, Math.PI * 2);
-      ctx.fill();
+      lctx.fillStyle = tg;
+      lctx.beginPath();
+      lctx.ellipse(tx, ty, mw * 0.3 * (1 - pose.round * 0.4), opening * 0.42, Math.atan2(u[1], u[0]), 0, Math.PI * 2);
+      lctx.fill();
     }
     // Teeth: a row under the upper lip (unless the photo shows its own), a short one over the lower lip.
     const row = (edge: Pt[], height: number, light: string, shade: string) => {
       const pts = [...edge, ...[...edge].reverse().map(([x, y]) => [x + n[0] * height, y + n[1] * height] as Pt)];
       const a = edge[0]!;
       const b = edge[edge.length - 1]!;
-      const g = ctx.createLinearGradient(a[0], a[1], b[0], b[1]);
+      const g = lctx.createLinearGradient(a[0], a[1], b[0], b[1]);
       g.addColorStop(0, shade);
       g.addColorStop(0.28, light);
       g.addColorStop(0.72, light);
       g.addColorStop(1, shade);
-      ctx.fillStyle = g;
+      lctx.fillStyle = g;
       path(pts);
-      ctx.fill();
+      lctx.fill();
       // Gaps between teeth.
-      ctx.strokeStyle = 'rgba(90,70,64,0.35)';
-      ctx.lineWidth = Math.max(0.2, mw * 0.01);
+      lctx.strokeStyle = 'rgba(90,70,64,0.35)';
+      lctx.lineWidth = Math.max(0.2, mw * 0.01);
       const span = Math.hypot(b[0] - a[0], b[1] - a[1]);
       const mid: Pt = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
       const edgeAt = (x: number) => {
@@ -326,10 +356,10 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
         const e = edgeAt(f * span);
         const x = mid[0] + u[0] * f * span;
         const y = e[1] + (x - e[0]) * 0;
-        ctx.beginPath();
-        ctx.moveTo(x, y);
-        ctx.lineTo(x + n[0] * height * 0.9, y + n[1] * height * 0.9);
-        ctx.stroke();
+        lctx.beginPath();
+        lctx.moveTo(x, y);
+        lctx.lineTo(x + n[0] * height * 0.9, y + n[1] * height * 0.9);
+        lctx.stroke();
       }
     };
     if (!m.openAtRest) row(upper, mw * 0.12, 'rgb(236,230,218)', 'rgb(120,100,92)');
@@ -337,22 +367,22 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     const lowerEdge = lower.slice(2, -2).map(([x, y]) => [x - n[0] * mw * 0.05, y - n[1] * mw * 0.05] as Pt);
     if (opening > mw * 0.05 && lowerEdge.length > 1) row(lowerEdge, mw * 0.05, 'rgb(200,190,178)', 'rgb(96,78,72)');
     // Shadow under the upper lip and in the corners.
-    const sh = ctx.createLinearGradient(cx, cy, cx + n[0] * Math.max(1, opening), cy + n[1] * Math.max(1, opening));
+    const sh = lctx.createLinearGradient(cx, cy, cx + n[0] * Math.max(1, opening), cy + n[1] * Math.max(1, opening));
     sh.addColorStop(0, 'rgba(0,0,0,0.35)');
     sh.addColorStop(0.35, 'rgba(0,0,0,0)');
-    ctx.fillStyle = sh;
+    lctx.fillStyle = sh;
     path(hole);
-    ctx.fill();
+    lctx.fill();
     const a = upper[0]!;
     const b = upper[upper.length - 1]!;
-    const side = ctx.createLinearGradient(a[0], a[1], b[0], b[1]);
+    const side = lctx.createLinearGradient(a[0], a[1], b[0], b[1]);
     side.addColorStop(0, 'rgba(20,5,8,0.7)');
     side.addColorStop(0.22, 'rgba(20,5,8,0)');
     side.addColorStop(0.78, 'rgba(20,5,8,0)');
     side.addColorStop(1, 'rgba(20,5,8,0.7)');
-    ctx.fillStyle = side;
-    ctx.fill();
-    ctx.restore();
+    lctx.fillStyle = side;
+    lctx.fill();
+    lctx.restore();
   };
 
   return {
@@ -385,19 +415,61 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
       deformMesh(mesh, pose, pos);
       targets.set('jawOpen', pose.open);
       targets.set('blink', Math.max(pose.blinkLeft, pose.blinkRight));
+      const want = Math.min(2, Math.max(1, Math.round(t.scale * dpr * 4) / 4));
+      if (want !== layerK) {
+        layerK = want;
+        layer.width = Math.ceil(region.w * want);
+        layer.height = Math.ceil(region.h * want);
+      }
+      lctx.setTransform(layerK, 0, 0, layerK, -region.x * layerK, -region.y * layerK);
+      lctx.drawImage(faded, region.x, region.y, region.w, region.h, region.x, region.y, region.w, region.h);
       if (pose.open * jawDrop(mesh) > 0.2) paintMouth(mouthHole(mesh, pos), pose);
+      // Triangles that only follow the head rigidly are drawn in one piece (one clip, one image);
+      // the others (jaw, lids, gaze, the hair and neck between head and background) one by one.
+      // Triangles that did not move at all are already there (the photo underneath).
+      const [ma, mb, mc, md, me, mf] = headMatrix(mesh, pose);
+      const r = mesh.rest;
+      const count = r.length / 2;
+      for (let i = 0; i < count; i++) {
+        const x = r[i * 2]!;
+        const y = r[i * 2 + 1]!;
+        const dx = pos[i * 2]! - x;
+        const dy = pos[i * 2 + 1]! - y;
+        moved[i] = Math.abs(dx) + Math.abs(dy) > 0.02 ? 1 : 0;
+        rigid[i] = Math.abs(pos[i * 2]! - (ma * x + mc * y + me)) + Math.abs(pos[i * 2 + 1]! - (mb * x + md * y + mf)) < 0.02 ? 1 : 0;
+      }
       const tri = mesh.triangles;
+      let rigidPath = false;
+      lctx.setTransform(layerK, 0, 0, layerK, -region.x * layerK, -region.y * layerK);
+      lctx.beginPath();
       for (let k = 0; k < tri.length; k += 3) {
         const a = tri[k]!;
         const b = tri[k + 1]!;
         const c = tri[k + 2]!;
-        // Triangles that did not move are already drawn (the photo underneath).
-        let moved = false;
-        for (const i of [a, b, c]) if (Math.abs(pos[i * 2]! - mesh.rest[i * 2]!) + Math.abs(pos[i * 2 + 1]! - mesh.rest[i * 2 + 1]!) > 0.02) moved = true;
-        if (moved) drawTriangle(a, b, c, t);
+        if (!(moved[a]! | moved[b]! | moved[c]!) || !(rigid[a]! & rigid[b]! & rigid[c]!)) continue;
+        lctx.moveTo(pos[a * 2]!, pos[a * 2 + 1]!);
+        lctx.lineTo(pos[b * 2]!, pos[b * 2 + 1]!);
+        lctx.lineTo(pos[c * 2]!, pos[c * 2 + 1]!);
+        lctx.closePath();
+        rigidPath = true;
       }
-      ctx.setTransform(t.scale * dpr, 0, 0, t.scale * dpr, t.x * dpr, t.y * dpr);
+      if (rigidPath) {
+        lctx.save();
+        lctx.clip();
+        lctx.transform(ma, mb, mc, md, me, mf);
+        lctx.drawImage(faded, region.x, region.y, region.w, region.h, region.x, region.y, region.w, region.h);
+        lctx.restore();
+      }
+      for (let k = 0; k < tri.length; k += 3) {
+        const a = tri[k]!;
+        const b = tri[k + 1]!;
+        const c = tri[k + 2]!;
+        if (!(moved[a]! | moved[b]! | moved[c]!) || rigid[a]! & rigid[b]! & rigid[c]!) continue;
+        drawTriangle(a, b, c);
+      }
+      lctx.setTransform(layerK, 0, 0, layerK, -region.x * layerK, -region.y * layerK);
       paintLids(pose);
+      ctx.drawImage(layer, 0, 0, layer.width, layer.height, region.x, region.y, layer.width / layerK, layer.height / layerK);
       const toStage = (p: Pt): Pt => [t.x + p[0] * t.scale, t.y + p[1] * t.scale];
       win.__personaPhotoLayout = {
         stage: { width, height },

@@ -315,7 +315,7 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     // stretches as the chin drops.
     const low = down(p) > mouthLine;
     const q = add(centre, mul(v, low ? 1.5 : 1.28));
-    addV(q, low ? 0.3 : 0.8, low ? 0.45 * jawField(p) : 0, 0, d * 0.2);
+    addV(q, low ? 0.3 : 1, low ? 0.45 * jawField(p) : 0, 0, d * 0.2);
   }
   // Neck.
   for (const t of [-0.55, 0, 0.55]) addV(at(t * faceWidth * 0.5, chinDown + eyeToChin * 0.7), 0.15, 0.2, 0, d * 0.2);
@@ -437,8 +437,8 @@ export const jawDrop = (mesh: PhotoMesh) => mesh.features.mouthWidth * 0.42;
  * stays where it is whatever the pose.
  */
 export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = new Float32Array(mesh.rest.length)): Float32Array {
-  const { rest, head, jaw, depth } = mesh;
-  const { u, n, d, origin } = mesh.frame;
+  const { rest, head, jaw } = mesh;
+  const { u, n, d } = mesh.frame;
   out.set(rest);
   const mw = mesh.features.mouthWidth;
   const vert = (i: number): Pt => [out[i * 2]!, out[i * 2 + 1]!];
@@ -501,28 +501,34 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
     for (const i of eye.crease) move(i, mul(n, -pose.brow * d * 0.04));
   });
 
-  // Head: turn (with parallax), nod and tilt about the neck; the outer ring never moves.
-  const pivot = add(origin, mul(n, mesh.features.eyeToChin * 1.5));
-  const cos = Math.cos(pose.roll);
-  const sin = Math.sin(pose.roll);
-  const shift = add(mul(u, pose.yaw * d * 0.8), mul(n, pose.pitch * d * 0.8));
+  // Head: turn, nod and tilt about the neck, rigidly where the weight is 1 (the face is drawn
+  // in one piece then), fading out over hair and neck; the outer ring never moves.
+  const [a, b, c, dd, e, f] = headMatrix(mesh, pose);
   for (let i = 0; i < count; i++) {
     const h = head[i]!;
     if (h <= 0) continue;
     const [x, y] = vert(i);
-    const rx = x - pivot[0];
-    const ry = y - pivot[1];
-    const rotated: Pt = [pivot[0] + rx * cos - ry * sin, pivot[1] + rx * sin + ry * cos];
-    const par = mul(u, pose.yaw * depth[i]! * d * 0.35);
-    const parY = mul(n, pose.pitch * depth[i]! * d * 0.25);
-    out[i * 2] = x + h * (rotated[0] - x + shift[0]) + h * (par[0] + parY[0]);
-    out[i * 2 + 1] = y + h * (rotated[1] - y + shift[1]) + h * (par[1] + parY[1]);
+    out[i * 2] = x + h * (a * x + c * y + e - x);
+    out[i * 2 + 1] = y + h * (b * x + dd * y + f - y);
   }
   for (const i of mesh.boundary) {
     out[i * 2] = rest[i * 2]!;
     out[i * 2 + 1] = rest[i * 2 + 1]!;
   }
   return out;
+}
+
+/**
+ * The head's motion as a 2D affine matrix [a, b, c, d, e, f] (canvas order: x' = a·x + c·y + e,
+ * y' = b·x + d·y + f): a turn and nod shift it, a tilt rotates it about a point below the chin.
+ */
+export function headMatrix(mesh: PhotoMesh, pose: MeshPose): [number, number, number, number, number, number] {
+  const { u, n, d, origin } = mesh.frame;
+  const pivot = add(origin, mul(n, mesh.features.eyeToChin * 1.5));
+  const cos = Math.cos(pose.roll);
+  const sin = Math.sin(pose.roll);
+  const shift = add(mul(u, pose.yaw * d * 0.8), mul(n, pose.pitch * d * 0.8));
+  return [cos, sin, -sin, cos, pivot[0] - cos * pivot[0] + sin * pivot[1] + shift[0], pivot[1] - sin * pivot[0] - cos * pivot[1] + shift[1]];
 }
 
 /** The mouth's hole for deformed positions: upper side left → right, then the lower side back. */
