@@ -118,7 +118,7 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
   blurred.width = 48;
   blurred.height = Math.max(8, Math.round((48 * ih) / iw));
   const bctx = blurred.getContext('2d')!;
-  bctx.filter = 'blur(3px)';
+  bctx.filter = 'blur(3px) saturate(0.55) brightness(0.85)';
   bctx.drawImage(img, -4, -4, blurred.width + 8, blurred.height + 8);
   bctx.filter = 'none';
   bctx.fillStyle = 'rgba(20,24,32,0.18)';

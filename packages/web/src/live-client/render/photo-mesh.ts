@@ -71,7 +71,7 @@ export interface PhotoMesh {
   head: Float32Array;
   /** How far each vertex follows the jaw as it drops (0 above the mouth … 1 lower lip and chin). */
   jaw: Float32Array;
-  /** Depth for the head's turn (nose 1 … face edge 0): near points move more (parallax). */
+  /** Depth (nose 1 … face edge 0): kept for a parallax; the head moves rigidly today (ADR 091). */
   depth: Float32Array;
   /** Vertices of the fixed outer ring (never move). */
   boundary: number[];
