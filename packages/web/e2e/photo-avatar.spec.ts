@@ -14,7 +14,11 @@ test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS
 test.describe.configure({ mode: 'default' });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PORTRAITS = [{ name: 'astronaut', file: '/usr/lib/python3/dist-packages/skimage/data/astronaut.png' }];
+const PORTRAITS = [
+  { name: 'astronaut', file: '/usr/lib/python3/dist-packages/skimage/data/astronaut.png' },
+  // A face turned aside, black and white, a hand and camera in front of it: the hard case.
+  { name: 'cameraman', file: '/usr/lib/python3/dist-packages/skimage/data/camera.png' },
+];
 const faceApi = path.join(here, '../../../node_modules/@vladmandic/face-api');
 
 type Server = Awaited<ReturnType<typeof startFakeLive>>;

@@ -162,6 +162,13 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     return [r / k, g / k, b / k] as const;
   });
   pixels = null;
+  // Painted colours take the photo's saturation (a black-and-white photo gets a grey tongue).
+  const saturation = Math.min(1, (Math.max(...lipTone) - Math.min(...lipTone)) / 40);
+  const tint = (r: number, g: number, b: number) => {
+    const grey = 0.299 * r + 0.587 * g + 0.114 * b;
+    const mix = (v: number) => Math.round(grey + (v - grey) * saturation);
+    return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
+  };
 
   // The moving part of the mesh is composed each frame on a small layer at (up to twice) the
   // photo's resolution, then drawn scaled: clipping a hundred triangles on the stage's own canvas
@@ -308,8 +315,8 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     lctx.clip();
     // Dark, warm inside: deeper at the back.
     const [lr, lg, lb] = lipTone;
-    const dark = `rgb(${Math.round(lr! * 0.22)},${Math.round(lg! * 0.12)},${Math.round(lb! * 0.13)})`;
-    const back = `rgb(${Math.round(lr! * 0.4)},${Math.round(lg! * 0.2)},${Math.round(lb! * 0.22)})`;
+    const dark = tint(lr! * 0.22, lg! * 0.12, lb! * 0.13);
+    const back = tint(lr! * 0.4, lg! * 0.2, lb! * 0.22);
     const grad = lctx.createLinearGradient(cx, cy, cx + n[0] * opening, cy + n[1] * opening);
     grad.addColorStop(0, dark);
     grad.addColorStop(1, back);
@@ -321,9 +328,9 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
       const tx = lowMid[0] - n[0] * opening * 0.12;
       const ty = lowMid[1] - n[1] * opening * 0.12;
       const tg = lctx.createRadialGradient(tx, ty - opening * 0.1, 0, tx, ty, mw * 0.34);
-      tg.addColorStop(0, 'rgb(196,104,110)');
-      tg.addColorStop(0.7, 'rgb(150,66,74)');
-      tg.addColorStop(1, 'rgb(96,36,42)');
+      tg.addColorStop(0, tint(196, 104, 110));
+      tg.addColorStop(0.7, tint(150, 66, 74));
+      tg.addColorStop(1, tint(96, 36, 42));
       lctx.fillStyle = tg;
       lctx.beginPath();
       lctx.ellipse(tx, ty, mw * 0.3 * (1 - pose.round * 0.4), opening * 0.42, Math.atan2(u[1], u[0]), 0, Math.PI * 2);

@@ -430,7 +430,8 @@ export function poseFromVisemes(visemes: ArrayLike<number>, jaw: number): Pick<M
 }
 
 /** How far the jaw drops at `open` = 1, in photo px. */
-export const jawDrop = (mesh: PhotoMesh) => mesh.features.mouthWidth * 0.42;
+/** (A face turned aside has a narrow mouth on the photo: the drop follows the face's height then.) */
+export const jawDrop = (mesh: PhotoMesh) => Math.max(mesh.features.mouthWidth, mesh.features.eyeToChin * 0.5) * 0.42;
 
 /**
  * Deformed vertex positions for a pose (photo px) into `out` (length = rest). The outer ring
