@@ -149,6 +149,21 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     }
   });
 
+  test(`talking photo (${portrait.name}): speaks with its jaw and blinks on its own (no held pose)`, async ({ page }) => {
+    test.skip(!fs.existsSync(portrait.file), `${portrait.file} (apt-get install python3-skimage)`);
+    await page.goto(`${server.url}/avatar/${id}`);
+    await waitForFrames(page);
+    const before = server.playback.length;
+    await page.getByLabel('Message').fill('Say something');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => server.playback.slice(before).some((p) => p.state === 'ended'), { timeout: 15_000 }).toBe(true);
+    const probe = (await readProbe(page))!;
+    expect(probe.error).toBeNull();
+    expect(probe.targetPeaks.jawOpen ?? 0).toBeGreaterThan(0.3);
+    // Idle blinks come every 2–6 s.
+    await expect.poll(async () => (await readProbe(page))!.targetPeaks.blink ?? 0, { timeout: 10_000 }).toBeGreaterThan(0.5);
+  });
+
   test(`talking photo (${portrait.name}): the open mouth shows its inside, the blink closes the lids; contact sheet`, async ({ page }, info) => {
     test.skip(!fs.existsSync(portrait.file), `${portrait.file} (apt-get install python3-skimage)`);
     await page.goto(`${server.url}/avatar/${id}`);
