@@ -87,6 +87,8 @@ export interface PhotoMesh {
   features: { eyes: [Pt, Pt]; chin: Pt; mouth: Pt; mouthWidth: number; faceWidth: number; eyeToChin: number; top: Pt };
   /** The photo's mouth was open at rest (real teeth show between the lips). */
   openAtRest: boolean;
+  /** Mean gap between the inner lips at rest (photo px). */
+  gap: number;
 }
 
 const sub = (a: Pt, b: Pt): Pt => [a[0] - b[0], a[1] - b[1]];
@@ -413,6 +415,7 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     frame: { origin, u, n, d },
     features: { eyes: [eyeL, eyeR], chin, mouth: mean(mouth.slice(0, 12)), mouthWidth, faceWidth, eyeToChin, top },
     openAtRest,
+    gap,
   };
 }
 
@@ -456,8 +459,12 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
   const lift = drop * 0.1 + pose.teeth * mw * 0.045;
   const upperLip = [...mesh.lips.slice(1, 6), ...mesh.cutUpper.slice(1, -1)];
   for (const i of upperLip) move(i, mul(n, -lift));
-  // Pressed lips (PP) meet: the lower lip rises a touch.
-  if (pose.press > 0) for (const i of [...mesh.lips.slice(7), ...mesh.cutLower.slice(1, -1)]) move(i, mul(n, -pose.press * mw * 0.03));
+  // Pressed lips (PP) meet: the lower lip rises a touch — over the teeth of a photo whose lips
+  // were apart (it is drawn after them), so "m", "b" and "p" close the mouth.
+  if (pose.press > 0) {
+    const rise = mesh.openAtRest ? mesh.gap * 0.95 : mw * 0.03;
+    for (const i of [...mesh.lips.slice(7), ...mesh.cutLower.slice(1, -1)]) move(i, mul(n, -pose.press * rise));
+  }
   // Corners: out for a wide mouth and a smile, in for a round one.
   const spread = (pose.wide * 0.08 + pose.smile * 0.04 - pose.round * 0.1) * mw;
   const corners: [number, number][] = [
