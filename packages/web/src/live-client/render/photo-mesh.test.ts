@@ -122,6 +122,12 @@ describe.each([
     for (const i of mesh.cutLower.slice(1, -1)) expect(at(open, i)[1] - at(rest, i)[1]).toBeGreaterThan(mw * 0.2);
   });
 
+  it('closes the lips on PP (over the teeth when the photo shows them)', () => {
+    const pressed = deformMesh(mesh, { ...REST_POSE, press: 1 });
+    const rise = mesh.openAtRest ? mesh.gap * 0.9 : mesh.features.mouthWidth * 0.02;
+    for (const i of mesh.cutLower.slice(1, -1)) expect(at(mesh.rest, i)[1] - at(pressed, i)[1]).toBeGreaterThan(rise);
+  });
+
   it('closes the lids on a blink', () => {
     const closed = deformMesh(mesh, { ...REST_POSE, blinkLeft: 1, blinkRight: 1 });
     for (const eye of mesh.eyes) {
