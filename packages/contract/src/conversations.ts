@@ -173,7 +173,11 @@ export const ZConversationTurn = z.object({
 });
 export type TConversationTurn = z.infer<typeof ZConversationTurn>;
 
-export const ZConversationDetail = ZConversationSummary.extend({ turnList: z.array(ZConversationTurn) });
+export const ZConversationDetail = ZConversationSummary.extend({
+  turnList: z.array(ZConversationTurn),
+  /** The caller owns it (only the owner deletes; an administrator reads every account's). */
+  canDelete: z.boolean(),
+});
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 
 export const ZGetConversationResponse = z.object({ status: ZStatus, conversation: ZConversationDetail });

@@ -185,7 +185,7 @@ describe('the conversation list', () => {
       { hasErrors: 'maybe' },
       { avatarId: '-1' },
       { ownerUserId: String(bob.id) },
-    ]) {
+    ] as Record<string, string>[]) {
       const res = await list(alice, q);
       expect(res.statusCode, JSON.stringify(q)).toBe(400);
       expect(res.json()).toMatchObject({ status: 'FAIL' });
@@ -203,6 +203,8 @@ describe('the conversation list', () => {
     expect((await t.app.inject({ method: 'GET', url: ConversationPaths.adminGet, query: { id: bobId }, headers: alice.headers })).statusCode).toBe(403);
     const one = await t.app.inject({ method: 'GET', url: ConversationPaths.adminGet, query: { id: bobId }, headers: admin.headers });
     expect(one.statusCode).toBe(200);
+    // Read, not theirs to delete.
+    expect((one.json() as { conversation: TConversationDetail }).conversation).toMatchObject({ id: bobId, ownerUserId: bob.id, canDelete: false });
   });
 });
 
@@ -213,7 +215,7 @@ describe('a transcript', () => {
     const res = await get(alice, voiceId);
     expect(res.statusCode).toBe(200);
     const c = (res.json() as { conversation: TConversationDetail }).conversation;
-    expect(c).toMatchObject({ id: voiceId, turns: 2, outcome: 'hang-up', voiceP50Ms: 700 });
+    expect(c).toMatchObject({ id: voiceId, turns: 2, outcome: 'hang-up', voiceP50Ms: 700, canDelete: true });
     expect(c.turnList.map((x) => [x.role, x.text, x.interrupted])).toEqual([
       ['avatar', 'Hello! How can I help?', false],
       ['visitor', 'What are your opening hours?', false],

@@ -30,7 +30,7 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
 
     app.get(ConversationPaths.get, { onRequest: guards.session, schema: getSchema }, async (req) => ({
       status: 'OK' as const,
-      conversation: await conversations.get({ ownerUserId: requireAuth(req).userId }, req.query.id),
+      conversation: await conversations.get({ ownerUserId: requireAuth(req).userId }, req.query.id, requireAuth(req).userId),
     }));
 
     app.post(
@@ -49,7 +49,7 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
 
     app.get(ConversationPaths.adminGet, { onRequest: guards.admin, schema: { ...getSchema, tags: ['admin'] } }, async (req) => ({
       status: 'OK' as const,
-      conversation: await conversations.get({ all: true }, req.query.id),
+      conversation: await conversations.get({ all: true }, req.query.id, requireAuth(req).userId),
     }));
   };
 }

@@ -57,10 +57,10 @@ export function createConversationsService(deps: { repo: ConversationsRepository
       return { conversations: page, nextCursor: rows.length > q.limit && last ? conversationCursor(last) : null };
     },
 
-    async get(scope: ConversationScope, id: string): Promise<TConversationDetail> {
+    async get(scope: ConversationScope, id: string, callerId: number): Promise<TConversationDetail> {
       const row = await repo.find(scope, id);
       if (!row) throw AppError.notFound(ConversationMessages.notFound);
-      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns) };
+      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null };
     },
 
     /** Only the avatar's owner deletes (administrators too: only their own account's). */
