@@ -36,7 +36,7 @@ export function ConversationFiltersBar({ filters, avatars, onChange }: { filters
       role="search"
       aria-label="Filter conversations"
       onSubmit={(e) => e.preventDefault()}
-      sx={{ display: 'grid', gap: 1.5, gridTemplateColumns: { xs: '1fr 1fr', md: 'minmax(160px, 1.4fr) repeat(3, minmax(130px, 1fr)) auto auto' }, alignItems: 'center', p: 2 }}
+      sx={{ display: 'grid', gap: 1.5, gridTemplateColumns: { xs: '1fr 1fr', md: 'minmax(160px, 1.4fr) repeat(3, minmax(130px, 1fr)) auto' }, alignItems: 'center', p: 2 }}
     >
       <TextField
         select
@@ -81,14 +81,16 @@ export function ConversationFiltersBar({ filters, avatars, onChange }: { filters
           </MenuItem>
         ))}
       </TextField>
-      <FormControlLabel
-        control={<Switch checked={filters.hasErrors === 'true'} onChange={(e) => set({ hasErrors: e.target.checked ? 'true' : undefined })} />}
-        label="Errors only"
-        sx={{ m: 0, whiteSpace: 'nowrap' }}
-      />
-      <Button color="inherit" onClick={() => onChange({})} disabled={!isFiltered} sx={{ justifySelf: 'start' }}>
-        Clear
-      </Button>
+      <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
+        <FormControlLabel
+          control={<Switch checked={filters.hasErrors === 'true'} onChange={(e) => set({ hasErrors: e.target.checked ? 'true' : undefined })} />}
+          label="Errors only"
+          sx={{ m: 0, whiteSpace: 'nowrap' }}
+        />
+        <Button color="inherit" onClick={() => onChange({})} disabled={!isFiltered}>
+          Clear
+        </Button>
+      </Box>
     </Box>
   );
 }

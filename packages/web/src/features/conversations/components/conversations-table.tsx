@@ -24,8 +24,10 @@ export function ConversationsTable({ conversations, showAccount }: { conversatio
         <TableHead>
           <TableRow>
             <TableCell>Started</TableCell>
-            <TableCell>Avatar</TableCell>
-            <TableCell align="right">Duration</TableCell>
+            <TableCell sx={fromSm}>Avatar</TableCell>
+            <TableCell align="right" sx={fromSm}>
+              Duration
+            </TableCell>
             <TableCell sx={fromMd}>Channel</TableCell>
             <TableCell sx={fromMd}>Visitor</TableCell>
             <TableCell align="right" sx={fromSm}>
@@ -44,8 +46,12 @@ export function ConversationsTable({ conversations, showAccount }: { conversatio
                 <Link component={RouterLink} to={`${paths.conversations}/${c.id}`} sx={{ fontWeight: 600 }} aria-label={`Transcript of the conversation of ${formatStart(c.startedAt)} with ${c.avatarName}`}>
                   {formatStart(c.startedAt)}
                 </Link>
+                {/* Phones: the avatar and duration under the start (their columns are hidden). */}
+                <Typography component="span" variant="body2" color="text.secondary" sx={{ display: { xs: 'block', sm: 'none' }, whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
+                  {c.avatarName} · {formatDuration(c.durationSeconds)}
+                </Typography>
               </TableCell>
-              <TableCell sx={{ overflowWrap: 'anywhere', minWidth: 90 }}>
+              <TableCell sx={{ ...fromSm, overflowWrap: 'anywhere', minWidth: 90 }}>
                 {c.avatarName}
                 {showAccount ? (
                   <Typography component="span" variant="body2" color="text.secondary" sx={{ display: 'block' }}>
@@ -53,7 +59,7 @@ export function ConversationsTable({ conversations, showAccount }: { conversatio
                   </Typography>
                 ) : null}
               </TableCell>
-              <TableCell align="right" sx={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+              <TableCell align="right" sx={{ ...fromSm, whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
                 {formatDuration(c.durationSeconds)}
               </TableCell>
               <TableCell sx={{ ...fromMd, overflowWrap: 'anywhere' }}>
