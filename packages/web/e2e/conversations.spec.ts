@@ -41,9 +41,9 @@ test('a conversation held on the avatar page appears in the list with its transc
   await avatarPage.getByRole('textbox', { name: 'Message' }).fill('Where is the harbour office?');
   await avatarPage.getByRole('button', { name: 'Send' }).click();
   await expect(log.getByText('Where is the harbour office?')).toHaveCount(2, { timeout: 15_000 });
-  // The worker reports the history after each turn: stored before the hang-up ends the row.
+  // The worker reports the history once a turn has been said (its voice synthesised): stored before the hang-up ends the row.
   await expect
-    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 15_000 })
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
     .toBe(1);
   await avatarPage.getByRole('button', { name: 'End conversation' }).click();
   await expect

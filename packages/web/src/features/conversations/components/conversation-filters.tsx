@@ -73,7 +73,14 @@ export function ConversationFiltersBar({ filters, avatars, onChange }: { filters
         helperText={error ?? undefined}
         slotProps={{ inputLabel: { shrink: true } }}
       />
-      <TextField select size="small" label="Outcome" value={filters.outcome ?? ''} onChange={(e) => set({ outcome: e.target.value || undefined })}>
+      <TextField
+        select
+        size="small"
+        label="Outcome"
+        value={filters.outcome ?? ''}
+        onChange={(e) => set({ outcome: e.target.value || undefined })}
+        sx={{ gridColumn: { xs: '1 / -1', md: 'auto' } }}
+      >
         <MenuItem value="">Any outcome</MenuItem>
         {ZConversationOutcome.options.map((o) => (
           <MenuItem key={o} value={o}>
@@ -81,7 +88,7 @@ export function ConversationFiltersBar({ filters, avatars, onChange }: { filters
           </MenuItem>
         ))}
       </TextField>
-      <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
+      <Box sx={{ gridColumn: { xs: '1 / -1', md: 'auto' }, display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
         <FormControlLabel
           control={<Switch checked={filters.hasErrors === 'true'} onChange={(e) => set({ hasErrors: e.target.checked ? 'true' : undefined })} />}
           label="Errors only"
