@@ -105,7 +105,8 @@ export const ZListConversationsQuery = z
   .strict()
   .check((ctx) => {
     const { from, to } = ctx.value;
-    if (from && to) {
+    // Runs even when a field failed: only two parsed dates are compared.
+    if (from instanceof Date && to instanceof Date) {
       if (from.getTime() > to.getTime()) ctx.issues.push({ code: 'custom', message: ConversationMessages.badRange, path: ['from'], input: from });
       else if (to.getTime() - from.getTime() > ConversationLimits.rangeMaxDays * 86_400_000)
         ctx.issues.push({ code: 'custom', message: ConversationMessages.rangeTooLong, path: ['to'], input: to });

@@ -178,6 +178,9 @@ describe('the conversation list', () => {
       { from: '2020-01-01T00:00:00Z', to: '2022-01-01T00:00:00Z' },
       { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
       { from: 'yesterday' },
+      // Both malformed: the range check must not run on unparsed values (it answered 500).
+      { from: 'Ab1!abcdefgh', to: 'Ab1!abcdefgh' },
+      { from: '2026-01-01T00:00:00Z', to: 'later' },
       { from: '1900-01-01T00:00:00Z' },
       { cursor: "1' or 1=1 --" },
       { cursor: '12.x' },
