@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
+import { apiLogin, callApi } from './support/accounts';
 import { expectAccessible } from './support/axe';
+import { createEchoAvatar } from './support/embed';
 import { signIn } from './support/pages';
 import { WIDTHS, shot, useWidth } from './support/screenshots';
 
@@ -9,29 +10,8 @@ import { WIDTHS, shot, useWidth } from './support/screenshots';
 // avatar's card, opens its transcript and reads what was said.
 test('a conversation held on the avatar page appears in the list with its transcript', async ({ page, context }) => {
   test.setTimeout(120_000);
-  const account = await createVerifiedAccount('convo');
+  const { id, account } = await createEchoAvatar('convo', { name: 'Echo Ella', wakeUpMessage: 'Hello! Type something and I will say it back.' });
   const session = await apiLogin(account.email, account.password);
-  const appKey = ((await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string }).appKey;
-  const form = new FormData();
-  form.set(
-    'json',
-    JSON.stringify({
-      name: 'Echo Ella',
-      nlpEngine: 0,
-      dhType: 2,
-      setupMode: 0,
-      wakeUpMessage: 'Hello! Type something and I will say it back.',
-      dailyLimitPerSession: -1,
-      dailyLimitPerIP: -1,
-      dailyLimits: { Demo: -1 },
-      idleTimeout: 300,
-      avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
-    }),
-  );
-  const response = await fetch(`${baseUrl()}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${appKey}:${session}` }, body: form });
-  const created = (await response.json()) as { agent?: { id: number } };
-  expect(response.status, JSON.stringify(created)).toBe(200);
-  const id = created.agent!.id;
 
   // The visitor's side: the avatar page, one typed line and its echo, then hang up.
   const avatarPage = await context.newPage();
