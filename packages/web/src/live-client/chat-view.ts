@@ -316,6 +316,7 @@ export class ChatView {
       // The connect screen: before the conversation, while it connects, and after it ends.
       const onConnectScreen = state !== 'connected' && state !== 'reconnecting';
       this.connectScreen.hidden = !onConnectScreen;
+      this.root.dataset.screen = onConnectScreen ? 'connect' : 'stage';
       const home = onConnectScreen ? this.connectCard : this.bar;
       if (this.titles.parentElement !== home) {
         if (onConnectScreen) this.connectPicture.after(this.titles);
