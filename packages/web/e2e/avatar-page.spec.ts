@@ -130,6 +130,36 @@ for (const size of SIZES) {
   });
 }
 
+test('the picture is the poster while the 3D scene loads', async ({ page }) => {
+  test.setTimeout(90_000);
+  const { id } = await createEchoAvatar('page-poster');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // The model is held back: the page must show the picture, not an empty stage, until it draws.
+  await page.route('**/catalog/models/**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`${baseUrl()}/avatar/${id}?autoConnect=false`);
+    await expect(page.locator('.ps-avatar')).toHaveAttribute('data-scene', 'loading');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect(page.locator('.ps-avatar')).toHaveAttribute('data-connection', 'connected', { timeout: 30_000 });
+    const poster = page.locator('.ps-figure img.ps-photo');
+    await expect(poster).toBeVisible();
+    await expect(poster).toHaveAttribute('src', '/catalog/thumbs/maya-upper.png');
+    const box = (await poster.boundingBox())!;
+    expect(box.height, 'the poster fills most of the frame').toBeGreaterThan(size.height * 0.5);
+    await expect(page.locator('.ps-scene')).toBeHidden();
+    await shot(page, 'poster');
+  }
+  release();
+  await expect(page.locator('.ps-avatar')).toHaveAttribute('data-scene', 'ready', { timeout: 30_000 });
+  await expect(page.locator('.ps-figure')).toBeHidden();
+  await expect(page.locator('.ps-canvas')).toBeVisible();
+});
+
 test('chatOpen=true opens the chat panel at first; hideChatHistory leaves no Chat button', async ({ page }) => {
   const { id } = await createEchoAvatar('page-chat-open');
   await page.goto(`${baseUrl()}/avatar/${id}?chatOpen=true`);
