@@ -61,8 +61,8 @@ export function embedSnippet(accessLink: string, token?: string): string {
   return [
     '<iframe',
     `  src="${src}"`,
-    '  width="400"',
-    '  height="600"',
+    '  width="480"',
+    '  height="640"',
     '  style="border:0"',
     `  allow="${AVATAR_IFRAME_ALLOW}"`,
     '  title="Persona Studio avatar"',
