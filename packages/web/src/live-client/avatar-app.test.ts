@@ -47,7 +47,7 @@ describe('the avatar page', () => {
 
     // The chat panel starts closed (chatOpen is not set): the Chat button opens it.
     expect(screen.queryByRole('log', { name: 'Conversation' })).toBeNull();
-    const chatButton = screen.getByRole('button', { name: 'Chat', exact: true });
+    const chatButton = screen.getByRole('button', { name: 'Chat' });
     expect(chatButton).toHaveAttribute('aria-expanded', 'false');
     await userEvent.click(chatButton);
     expect(chatButton).toHaveAttribute('aria-expanded', 'true');
@@ -183,7 +183,7 @@ describe('the avatar page', () => {
 
   it('keeps the chat in a panel the visitor opens and closes; chatOpen=true opens it at first', async () => {
     const closed = mount('', okRoutes);
-    const toggle = await screen.findByRole('button', { name: 'Chat', exact: true });
+    const toggle = await screen.findByRole('button', { name: 'Chat' });
     expect(toggle).toHaveAttribute('aria-controls', 'ps-chat');
     expect(toggle).toHaveAttribute('aria-expanded', 'false');
     expect(closed.container.querySelector('#ps-chat')).not.toBeVisible();
@@ -196,7 +196,7 @@ describe('the avatar page', () => {
     expect(document.activeElement).toBe(toggle);
     await userEvent.click(toggle);
     await userEvent.keyboard('{Escape}');
-    expect(screen.getByRole('button', { name: 'Chat', exact: true })).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('button', { name: 'Chat' })).toHaveAttribute('aria-expanded', 'true');
     screen.getByRole('button', { name: 'Close chat' }).focus();
     await userEvent.keyboard('{Escape}');
     expect(toggle).toHaveAttribute('aria-expanded', 'false');
@@ -204,7 +204,7 @@ describe('the avatar page', () => {
 
     document.body.replaceChildren();
     mount('?chatOpen=true', okRoutes);
-    expect(await screen.findByRole('button', { name: 'Chat', exact: true })).toHaveAttribute('aria-expanded', 'true');
+    expect(await screen.findByRole('button', { name: 'Chat' })).toHaveAttribute('aria-expanded', 'true');
     expect(screen.getByRole('log', { name: 'Conversation' })).toBeVisible();
   });
 
@@ -216,7 +216,7 @@ describe('the avatar page', () => {
       expect(button.getAttribute('aria-label')).toBeTruthy();
     }
     expect(within(toolbar).getByRole('button', { name: 'Full screen' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Chat', exact: true })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Chat' })).not.toBeInTheDocument();
   });
 
   it('waits for Connect when autoConnect=false and hides what the URL hides', async () => {
