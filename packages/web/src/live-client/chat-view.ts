@@ -46,7 +46,6 @@ const ICONS = {
   hangUp:
     '<path d="M12 9c-1.6 0-3.15.25-4.6.72v3.1c0 .39-.23.74-.56.9-.98.49-1.87 1.12-2.66 1.85-.18.18-.43.28-.7.28-.28 0-.53-.11-.71-.29L.29 13.08a.96.96 0 0 1 0-1.36C3.34 8.78 7.46 7 12 7s8.66 1.78 11.71 4.72c.18.18.29.43.29.71 0 .28-.11.53-.29.71l-2.48 2.48c-.18.18-.43.29-.71.29-.27 0-.52-.11-.7-.28a11.3 11.3 0 0 0-2.67-1.85.99.99 0 0 1-.56-.9v-3.1C15.15 9.25 13.6 9 12 9z"/>',
   close: '<path d="M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z"/>',
-  send: '<path d="M2.01 21 23 12 2.01 3 2 10l15 2-15 2z"/>',
 } as const;
 
 function setIcon(button: HTMLElement, icon: keyof typeof ICONS) {
@@ -185,13 +184,13 @@ export class ChatView {
       if (hasChatPanel) this.root.append(this.chat);
       this.root.append(this.dock);
       setIcon(this.fullscreenButton, 'fullscreen');
-      setIcon(this.hangUpButton, 'hangUp');
       setIcon(this.chatButton, 'chat');
       setIcon(this.chatClose, 'close');
       this.setChatOpen(opts.chatOpen ?? false);
       this.watchDock();
     }
 
+    setIcon(this.hangUpButton, 'hangUp');
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       const text = this.input.value.trim();
