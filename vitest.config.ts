@@ -81,6 +81,7 @@ const NO_DATABASE = [
   'src/features/auth/session-cache.test.ts',
   'src/features/avatars/model-check.test.ts',
   'src/features/avatars/catalog.test.ts',
+  'src/features/workers/hub-order.test.ts',
   'src/features/encryption-keys/avatar-token.test.ts',
   'src/features/functions/python-syntax.test.ts',
   'src/features/knowledge/{linear-parsers,operator-endpoints,pure}.test.ts',

@@ -22,7 +22,13 @@
 // here, so every voice is synthetic — an optimistic bound for clean speech, a pessimistic one for
 // accents the model never heard.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { round, workerDist } from './support.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 export const CLOUD_NOTE = 'Cloud recognisers are not measured: their clients only run against local fakes here, and a fake\'s transcript is not a WER figure.';
 
@@ -254,11 +260,24 @@ export async function run() {
     }
   }
 
-  const recognizer = createOfflineRecognizer();
+  // Two recognisers, each utterance through both in the same run: the generic model (as today)
+  // and the model built for the avatar the in-domain half is spoken to (bench/fixtures/wer-avatar.json).
+  const { buildLanguageModel, dictionaryWords } = await import(workerDist('providers/stt/language-model.js'));
+  const { CONVERSATION_CORPUS } = await import(workerDist('providers/stt/conversation-corpus.js'));
+  const install = findPocketsphinx();
+  const avatar = JSON.parse(fs.readFileSync(path.join(here, 'fixtures/wer-avatar.json'), 'utf8'));
+  const texts = [avatar.wakeUpMessage, avatar.instructions, ...avatar.functions.map((f) => f.replace(/_/g, ' ')), ...avatar.knowledge.flatMap((k) => [k.title, k.text])].map((text) => ({ text, weight: 2 }));
+  const built = buildLanguageModel({ texts: [...texts, { text: CONVERSATION_CORPUS }], dictionary: dictionaryWords(fs.readFileSync(install.dict, 'utf8')) });
+  const lmFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wer-lm-')), 'avatar.lm');
+  fs.writeFileSync(lmFile, built.arpa);
+  console.log(`avatar model: ${built.vocabulary} words, n-grams ${built.ngrams.join('/')}, out of the dictionary: ${built.outOfVocabulary.join(' ') || 'none'}`);
+  const recognizers = { generic: createOfflineRecognizer(), avatar: createOfflineRecognizer({ install: { ...install, lm: lmFile } }), 'best-of': null };
   // The recogniser's process and pipes are unref'd (the worker's server keeps it alive): so does this.
   const keepAlive = setInterval(() => undefined, 1000);
-  await recognizer.warm();
-  await recognizer.transcribe(new Int16Array(1600)); // the models are loaded before timing starts
+  for (const r of Object.values(recognizers).filter(Boolean)) {
+    await r.warm();
+    await r.transcribe(new Int16Array(1600)); // the models are loaded before timing starts
+  }
 
   const rows = [];
   const utterances = [];
@@ -266,40 +285,56 @@ export async function run() {
     let seed = 1;
     for (const sp of speakers) {
       for (const noise of NOISES) {
-        const acc = { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 };
+        const accs = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 }]));
         for (const [i, s] of sentences.entries()) {
           if (ROTATE && i % speakers.length !== speakers.indexOf(sp)) continue;
           const pcm = addNoise(pad(await sp.speak(s.text)), noise.snrDb, seed++);
-          const t0 = performance.now();
-          const hyp = await recognizer.transcribe(pcm);
-          acc.procS += (performance.now() - t0) / 1000;
-          acc.audioS += pcm.length / 16_000;
           const ref = normalise(s.text);
-          const errors = editDistance(ref, normalise(hyp));
-          acc[s.half].errors += errors;
-          acc[s.half].words += ref.length;
-          utterances.push({ engine: sp.engine, voice: sp.voice, rate: sp.rate, noise: noise.id, half: s.half, ref: s.text, hyp, errors, words: ref.length });
+          const scored = {};
+          for (const model of Object.keys(recognizers)) {
+            const acc = accs[model];
+            const t0 = performance.now();
+            let hyp;
+            if (model === 'best-of') {
+              // Both models' hypotheses, the one with the better path score (the time is both decodes').
+              hyp = (scored.generic.score >= scored.avatar.score ? scored.generic : scored.avatar).text;
+              acc.procS += scored.generic.s + scored.avatar.s;
+            } else {
+              const r = await recognizers[model].transcribeScored(pcm);
+              scored[model] = { ...r, s: (performance.now() - t0) / 1000 };
+              hyp = r.text;
+              acc.procS += scored[model].s;
+            }
+            acc.audioS += pcm.length / 16_000;
+            const errors = editDistance(ref, normalise(hyp));
+            acc[s.half].errors += errors;
+            acc[s.half].words += ref.length;
+            utterances.push({ model, engine: sp.engine, voice: sp.voice, rate: sp.rate, noise: noise.id, half: s.half, ref: s.text, hyp, errors, words: ref.length });
+          }
         }
-        const all = { errors: acc['in-domain'].errors + acc.general.errors, words: acc['in-domain'].words + acc.general.words };
-        const row = {
-          engine: sp.engine,
-          voice: sp.voice,
-          rate: sp.rate,
-          noise: noise.id,
-          werInDomain: acc['in-domain'].words ? round(acc['in-domain'].errors / acc['in-domain'].words, 3) : null,
-          werGeneral: acc.general.words ? round(acc.general.errors / acc.general.words, 3) : null,
-          wer: round(all.errors / all.words, 3),
-          audioSeconds: round(acc.audioS, 1),
-          rtf: round(acc.procS / acc.audioS, 3),
-          _acc: acc,
-        };
-        rows.push(row);
-        console.log(`${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}  RTF ${row.rtf}`);
+        for (const [model, acc] of Object.entries(accs)) {
+          const all = { errors: acc['in-domain'].errors + acc.general.errors, words: acc['in-domain'].words + acc.general.words };
+          const row = {
+            model,
+            engine: sp.engine,
+            voice: sp.voice,
+            rate: sp.rate,
+            noise: noise.id,
+            werInDomain: acc['in-domain'].words ? round(acc['in-domain'].errors / acc['in-domain'].words, 3) : null,
+            werGeneral: acc.general.words ? round(acc.general.errors / acc.general.words, 3) : null,
+            wer: round(all.errors / all.words, 3),
+            audioSeconds: round(acc.audioS, 1),
+            rtf: round(acc.procS / acc.audioS, 3),
+            _acc: acc,
+          };
+          rows.push(row);
+          console.log(`${model.padEnd(8)} ${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}  RTF ${row.rtf}`);
+        }
       }
     }
   } finally {
     clearInterval(keepAlive);
-    await recognizer.close();
+    for (const r of Object.values(recognizers).filter(Boolean)) await r.close();
     await flite.close();
   }
 
@@ -321,18 +356,18 @@ export async function run() {
       rtf: round(t.p / t.a, 3),
     };
   };
-  const overall = { all: sum(() => true), ...Object.fromEntries(NOISES.map((n) => [n.id, sum((r) => r.noise === n.id)])) };
+  const overall = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { all: sum((r) => r.model === m), ...Object.fromEntries(NOISES.map((n) => [n.id, sum((r) => r.model === m && r.noise === n.id)])) }]));
   for (const r of rows) delete r._acc;
 
-  console.log('\nrecogniser: offline (pocketsphinx 5, en-us generic model, as the worker runs it)');
+  console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us, as the worker runs it), avatar (built for the bench avatar), best-of (both, better path score)');
   console.log('voice                         rate     noise      in-domain  general  all     RTF');
-  for (const r of rows) console.log(`${`${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
-  for (const [k, v] of Object.entries(overall)) console.log(`${`overall (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
+  for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
+  for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
   console.log(`\n${CLOUD_NOTE}`);
   if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
 
   return {
-    recogniser: 'offline (pocketsphinx_batch, /usr/share/pocketsphinx/model/en-us, -fwdflat no: createOfflineRecognizer from packages/worker/dist)',
+    recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with three models: generic = the en-us model as the worker runs it; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus (language-model.ts); best-of = both decodes, the hypothesis with the better path score',
     cloud: CLOUD_NOTE,
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
     method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; pink noise at the stated SNR over the speech RMS; RTF = recognition time / audio seconds, one utterance at a time.',

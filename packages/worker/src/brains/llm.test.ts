@@ -69,6 +69,8 @@ describe('LLM brain (OpenAI-compatible, streamed)', () => {
     expect(messages[0]!.role).toBe('system');
     expect(messages[0]!.content).toContain('You are Ava, a friendly guide.');
     expect(messages[0]!.content).toContain('The visitor is called Bob and likes jazz.');
+    // How to show a mood or gesture (the tags the worker takes out of the answer), after the owner's words.
+    expect(messages[0]!.content).toMatch(/You are Ava[\s\S]*<trl-mood id="happy" \/> \(moods: neutral, happy, sad, surprised, concerned, thinking\)[\s\S]*gestures: nod, shake, wave, shrug, point/);
     expect(messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Hello!' },
       { role: 'user', content: 'What is your name?' },

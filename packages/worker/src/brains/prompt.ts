@@ -1,10 +1,11 @@
-import type { TLiveHistoryEntry, TLivePassage } from '@persona/contract';
+import { AvatarGestures, AvatarMoods, type TLiveHistoryEntry, type TLivePassage } from '@persona/contract';
 import type { ChatMessage } from '../providers/llm/openai-compatible.js';
 import type { BrainDeps } from './types.js';
 
 /**
  * What the LLM and assistant brains tell the model, in one place: the system prompt (the
- * avatar's instructions, its memory of this visitor, how to use knowledge passages), the
+ * avatar's instructions, its memory of this visitor, how to use knowledge passages, how to show
+ * a mood or gesture), the
  * conversation so far within a budget, and the visitor's message with the passages retrieved for
  * it. Passages travel with the user's message, not in the system prompt, so the start of the
  * prompt stays the same from turn to turn (providers cache that prefix).
@@ -17,13 +18,20 @@ const HISTORY_CHARS = 24_000;
 export const KNOWLEDGE_RULE =
   'Passages from a knowledge base may come with the visitor\'s message. When they are relevant, answer from them and name the source you used, for example "According to <source>, …". Never invent a source. When they do not answer the question, say so briefly or answer from what you know.';
 
+/**
+ * How the model can move the avatar's face (ADR 088): Trulience's tag syntax, taken out of what is
+ * spoken and shown. Last in the system prompt, so the owner's instructions come first and can
+ * say otherwise ("never use tags").
+ */
+export const EXPRESSION_RULE = `You are shown as an animated avatar. You may mark a mood or a gesture where a person would show one, with a tag that is not spoken: <trl-mood id="happy" /> (moods: ${AvatarMoods.join(', ')}) or <trl-anim id="nod" /> (gestures: ${AvatarGestures.join(', ')}). Put it just before the words it goes with; use them sparingly, and never explain them.`;
+
 export function memoryBlock(memory: string | null): string | null {
   const text = memory?.trim();
   return text ? `What you remember about this visitor from earlier conversations:\n${text}` : null;
 }
 
 export function systemPrompt(parts: { instructions: string; memory: string | null; hasKnowledge: boolean }): string {
-  return [parts.instructions.trim(), memoryBlock(parts.memory), parts.hasKnowledge ? KNOWLEDGE_RULE : null].filter(Boolean).join('\n\n');
+  return [parts.instructions.trim(), memoryBlock(parts.memory), parts.hasKnowledge ? KNOWLEDGE_RULE : null, EXPRESSION_RULE].filter(Boolean).join('\n\n');
 }
 
 /** The visitor's message, preceded by the passages found for it (numbered, each with its source). */

@@ -40,6 +40,27 @@ export function looksUnfinished(text: string): boolean {
 
 export const wordsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
 
+/**
+ * What a listener says to show they follow, not to take the turn ("mm-hm", "yeah", "okay",
+ * "right", "I see", a laugh): said over the avatar it goes on. Only short runs of these words
+ * count (four at most), and at least one must be a backchannel of its own (not just "I" or "it").
+ */
+const BACKCHANNEL = new Set(['mm', 'mmm', 'mhm', 'mmhm', 'hm', 'hmm', 'uh', 'huh', 'uhhuh', 'um', 'yeah', 'yea', 'yep', 'yup', 'yes', 'ok', 'okay', 'right', 'sure', 'alright', 'cool', 'nice', 'great', 'wow', 'oh', 'ah', 'aha', 'ha', 'haha', 'hehe', 'true', 'exactly', 'indeed', 'totally', 'absolutely', 'gotcha', 'interesting']);
+const BACKCHANNEL_FILL = new Set(['i', 'see', 'got', 'it', 'that', "that's", 'makes', 'sense', 'so', 'ah', 'oh', 'of', 'course']);
+const splitHyphens = (text: string) => wordsOf(text.replace(/(\p{L})-(\p{L})/gu, '$1$2'));
+
+export function isBackchannel(text: string): boolean {
+  const words = splitHyphens(text);
+  if (words.length === 0 || words.length > 4) return false;
+  return words.every((w) => BACKCHANNEL.has(w) || BACKCHANNEL_FILL.has(w)) && (words.some((w) => BACKCHANNEL.has(w)) || /^(?:i see|got it|(?:that )?makes sense|of course)$/.test(words.join(' ')));
+}
+
+/** The visitor asks the avatar to stop ("wait", "stop", "hold on", "no, I meant…", "sorry", "excuse me"). */
+const STOP = /^(?:(?:okay|ok|oh|um|uh|er|sorry)\s+)?(?:wait|stop|hold on|hang on|hold it|pause|no|nope|sorry|excuse me|actually|one (?:second|moment|sec)|just a (?:second|moment|sec|minute)|shut up|be quiet|enough|listen)\b/;
+export function isStopRequest(text: string): boolean {
+  return STOP.test(wordsOf(text).join(' '));
+}
+
 /** Most of the transcribed words are what the avatar is saying: its own voice through the speakers. */
 export function looksLikeEcho(transcript: string, avatarText: string): boolean {
   const heard = wordsOf(transcript);

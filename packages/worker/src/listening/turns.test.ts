@@ -198,7 +198,7 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     b.listener.setAgentSpeaking(3, 'the weather today is sunny');
     await b.clock.advance(1000);
     await b.feed(b.speech(320));
-    b.stt.state.events!.onResult({ text: 'wait', final: false });
+    b.stt.state.events!.onResult({ text: 'tell', final: false });
     expect(b.log).not.toContain('interrupt:3'); // words, but only 320 ms of speech
     await b.feed(b.speech(256));
     expect(b.log).toContain('interrupt:3');
@@ -208,10 +208,10 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     c.listener.setAgentSpeaking(4, 'the weather today is sunny');
     await c.clock.advance(1000);
     await c.feed(c.speech(320));
-    c.stt.state.events!.onResult({ text: 'no stop', final: false });
+    c.stt.state.events!.onResult({ text: 'tell me', final: false });
     await c.feed(c.speech(64));
     expect(c.log).not.toContain('interrupt:4');
-    c.stt.state.events!.onResult({ text: 'no stop please', final: false });
+    c.stt.state.events!.onResult({ text: 'tell me more', final: false });
     expect(c.log).toContain('interrupt:4');
 
     // allow_interruptions false: speech over the avatar is not even a turn.
@@ -221,6 +221,36 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     await d.feed([...d.speech(1000), ...d.silence(320)]);
     await d.clock.advance(3000);
     expect(d.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
+  });
+
+  it('backchannels over the avatar ("mm-hm", "yeah okay", "I see") never stop it and it goes on as soon as they are heard; "wait", "stop", "no, I meant…" stop it however short', async () => {
+    for (const said of ['mm-hm', 'yeah', 'yeah okay', 'right right', 'I see', 'oh wow', 'uh-huh', 'okay sure', 'got it']) {
+      const t = setup({ minInterruptionMs: 300, minSilenceMs: 320 }, fakeStt('batch', [said]));
+      t.listener.setAgentSpeaking(5, 'the ferry leaves at noon from the east pier');
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(700), ...t.silence(320)]);
+      expect(t.log, said).toContain('pause:5');
+      // Heard at once (the batch recogniser answered): it resumes now, not after the 2 s false-interruption time.
+      await t.clock.advance(10);
+      expect(t.log, `${said}: ${t.log.join(' ')}`).toContain('resume:5');
+      expect(t.log.some((l) => l.startsWith('interrupt') || l.startsWith('commit')), said).toBe(false);
+    }
+    for (const said of ['wait', 'stop', 'no I meant the other one', 'hold on', 'sorry', 'okay wait a second', 'excuse me']) {
+      // 200 ms of speech, under min_interruption_duration: a stop request stops the avatar anyway.
+      const t = setup({ minInterruptionMs: 500, minSilenceMs: 320, minInterruptionWords: 2 }, fakeStt('stream'));
+      t.listener.setAgentSpeaking(6, 'the ferry leaves at noon from the east pier');
+      await t.clock.advance(1000);
+      await t.feed(t.speech(200));
+      t.stt.state.events!.onResult({ text: said, final: false });
+      expect(t.log, said).toContain('interrupt:6');
+    }
+    // Not a backchannel: a real sentence of the same words' kind still takes the turn when long enough.
+    const u = setup({ minInterruptionMs: 300, minSilenceMs: 320 }, fakeStt('batch', ['yeah but what about the bus']));
+    u.listener.setAgentSpeaking(7, 'the ferry leaves at noon from the east pier');
+    await u.clock.advance(1000);
+    await u.feed([...u.speech(900), ...u.silence(320)]);
+    await u.clock.advance(1000);
+    expect(u.log).toContain('interrupt:7');
   });
 
   it('a recogniser slower than the false-interruption time: the avatar stays paused until it answers, then words interrupt and silence resumes', async () => {
@@ -329,5 +359,15 @@ describe('options', () => {
     for (const t of ['I went there.', 'hello', 'what is it?', 'what is it like', 'where is the', '']) expect(looksUnfinished(t)).toBe(false);
     expect(looksLikeEcho('weather today', 'The weather today is sunny')).toBe(true);
     expect(looksLikeEcho('stop please', 'The weather today is sunny')).toBe(false);
+  });
+});
+
+describe('backchannels and stop requests (the text rules)', () => {
+  it('tells them apart', async () => {
+    const { isBackchannel, isStopRequest } = await import('./options.js');
+    for (const t of ['mm-hm', 'Mhm.', 'yeah', 'Yeah, yeah.', 'okay', 'OK right', 'I see', 'got it', 'oh wow', 'haha', 'uh-huh', 'sure', 'that makes sense']) expect(isBackchannel(t), t).toBe(true);
+    for (const t of ['', 'yeah but why', 'I see the ship', 'okay so what time is it', 'it', 'I', 'yes I would like a ticket to Paris', 'wait']) expect(isBackchannel(t), t).toBe(false);
+    for (const t of ['wait', 'Stop!', 'no, I meant Tuesday', 'hold on', 'Sorry, what?', 'excuse me', 'okay wait', 'um actually', 'just a second']) expect(isStopRequest(t), t).toBe(true);
+    for (const t of ['yeah', 'I can wait', 'nobody told me', 'notice', 'the stop is near', 'okay']) expect(isStopRequest(t), t).toBe(false);
   });
 });

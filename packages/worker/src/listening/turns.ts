@@ -1,5 +1,5 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
-import { looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
+import { isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 /**
@@ -339,6 +339,11 @@ export class Listener {
     else if (this.opts.stt.mode === 'batch') void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
     if (this.paused !== null) this.armResume();
     this.scheduleCommit();
+    // Over the avatar, a backchannel already heard (an early transcript): it goes on now.
+    if (this.paused !== null && isBackchannel(this.turnText())) {
+      if (this.unanswered === 0) this.decidePause();
+      else this.decideWhenHeard = true;
+    }
   }
 
   private dropSegment() {
@@ -460,6 +465,11 @@ export class Listener {
     const all = this.turnText();
     if (all) this.ev.transcript(all, false);
     this.checkInterruption();
+    // A backchannel over the avatar, heard to its end: it goes on now, not after the false-interruption time.
+    if (r.final && this.paused !== null && !this.speaking && isBackchannel(all)) {
+      if (this.unanswered === 0) this.decidePause();
+      else this.decideWhenHeard = true;
+    }
   }
 
   private turnText(): string {
@@ -518,8 +528,15 @@ export class Listener {
 
   // ─── interruptions ───
 
-  /** Speech long enough and with enough words (at least one: the avatar's echo has none that are new). */
+  /**
+   * Does what was said over the avatar stop it? A request to stop ("wait", "no, I meant…") does
+   * at once, however short; a backchannel ("mm-hm", "yeah", "okay", "I see") never does; anything
+   * else when the speech is long enough and has enough words (at least one: the avatar's echo
+   * has none that are new).
+   */
   private interrupts(text: string, speechMs: number): boolean {
+    if (isStopRequest(text)) return !looksLikeEcho(text, this.agentText);
+    if (isBackchannel(text)) return false;
     if (speechMs < this.o.minInterruptionMs) return false;
     const words = wordsOf(text).length;
     if (words < Math.max(1, this.o.minInterruptionWords)) return false;

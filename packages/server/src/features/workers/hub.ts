@@ -214,19 +214,23 @@ export function createWorkerHub(opts: WorkerHubOptions) {
         send(socket, { type: 'error', message });
         socket.close(code, message.slice(0, 100));
       };
+      // Registration and pings change the worker's row: they are handled one after another, in the
+      // order they came (a status written out of order could put a draining worker back on the
+      // list of free ones). Calls (rpc) run beside them: a slow one must not hold the pings up.
+      let inOrder: Promise<void> = Promise.resolve();
       socket.on('message', (data) => {
-        void (async () => {
-          let parsed;
-          try {
-            parsed = ZWorkerMessage.safeParse(JSON.parse(String(data)));
-          } catch {
-            parsed = undefined;
-          }
-          if (!parsed?.success) {
-            send(socket, { type: 'error', message: 'Unrecognised message' });
-            return;
-          }
-          const msg = parsed.data;
+        let parsed;
+        try {
+          parsed = ZWorkerMessage.safeParse(JSON.parse(String(data)));
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed?.success) {
+          send(socket, { type: 'error', message: 'Unrecognised message' });
+          return;
+        }
+        const msg = parsed.data;
+        const handle = async () => {
           if (msg.type === 'register' && conn.workerId !== null) {
             send(socket, { type: 'error', message: 'Registered already' });
           } else if (msg.type === 'register') {
@@ -286,7 +290,10 @@ export function createWorkerHub(opts: WorkerHubOptions) {
           } else {
             send(socket, { type: 'error', message: 'Register first' });
           }
-        })().catch((err: unknown) => log.error({ err }, 'worker message failed'));
+        };
+        const failed = (err: unknown) => log.error({ err }, 'worker message failed');
+        if (msg.type === 'rpc') void handle().catch(failed);
+        else inOrder = inOrder.then(handle).catch(failed);
       });
       socket.on('close', () => {
         connections.delete(conn);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FaceDriver, GESTURE_MS, type FaceState, type Pose } from './face-driver';
 import { AvatarStage } from './stage';
+import { VISEMES, visemeIndex } from './visemes';
 
 /** Runs a driver at 60 fps from `from` to `to` ms; the last state, and the largest |head| seen. */
 function run(driver: FaceDriver, from: number, to: number, pose: Pose = 'idle') {
@@ -78,5 +79,103 @@ describe('stage: avatar actions', () => {
       { kind: 'gesture', gesture: 'shrug' },
     ]);
     stage.dispose();
+  });
+});
+
+/** Runs a driver at 60 fps over [from, to] in one pose, with an optional voice (the "aa" weight at each time); every frame's state. */
+function trace(driver: FaceDriver, from: number, to: number, pose: Pose, voice?: (t: number) => number) {
+  const frames: (FaceState & { t: number })[] = [];
+  const speech = new Float32Array(VISEMES.length);
+  for (let t = from; t <= to; t += 16) {
+    let weights: Float32Array | null = null;
+    if (voice) {
+      const open = voice(t);
+      speech.fill(0);
+      speech[visemeIndex.aa] = open;
+      speech[visemeIndex.sil] = 1 - open;
+      weights = speech;
+    }
+    frames.push({ ...driver.update(t, weights, pose), t });
+  }
+  return frames;
+}
+const spread = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Times at which a signal rises through a level. */
+const crossings = (frames: (FaceState & { t: number })[], value: (f: FaceState) => number, level: number) =>
+  frames.filter((f, i) => i > 0 && value(frames[i - 1]!) < level && value(f) >= level).map((f) => f.t);
+/** Syllables at 4 a second, every third one stressed (opens wider). */
+const voice = (t: number) => {
+  const syllable = Math.floor(t / 250);
+  const phase = (t % 250) / 250;
+  return Math.sin(Math.PI * phase) * (syllable % 3 === 0 ? 0.95 : 0.4);
+};
+
+describe('face driver: life', () => {
+  it('idle: the eyes blink within 6 s and then every 2–6 s (now and then twice); they never stay still between saccades', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const frames = trace(new FaceDriver(seed), 0, 60_000, 'idle');
+      const blinks = crossings(frames, (f) => f.blinkLeft, 0.9);
+      expect(blinks[0]).toBeLessThan(6000);
+      // Human rates: 10–30 a minute (a double blink counts twice).
+      expect(blinks.length).toBeGreaterThanOrEqual(10);
+      expect(blinks.length).toBeLessThanOrEqual(32);
+      const gaps = blinks.slice(1).map((t, i) => t - blinks[i]!);
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(6500);
+      // Micro-saccades: in any second the eyes move by more than a hair.
+      for (let s = 1; s < 59; s++) {
+        const second = frames.filter((f) => f.t >= s * 1000 && f.t < (s + 1) * 1000);
+        expect(spread(second.map((f) => f.eyeYaw)) + spread(second.map((f) => f.eyePitch))).toBeGreaterThan(0.002);
+      }
+    }
+  });
+
+  it('idle: the body shifts its weight now and then', () => {
+    const frames = trace(new FaceDriver(4), 0, 40_000, 'idle');
+    expect(spread(frames.map((f) => f.lean))).toBeGreaterThan(0.01);
+    expect(Math.max(...frames.map((f) => Math.abs(f.lean)))).toBeLessThan(0.03);
+  });
+
+  it('listening: the eyes stay on the visitor, the face is attentive and the head nods now and then', () => {
+    const driver = new FaceDriver(7);
+    trace(driver, 0, 1000, 'idle');
+    const frames = trace(driver, 1016, 16_000, 'listening').filter((f) => f.t > 1500);
+    expect(Math.max(...frames.map((f) => Math.hypot(f.eyeYaw, f.eyePitch)))).toBeLessThan(0.035);
+    expect(mean(frames.map((f) => f.smile))).toBeGreaterThan(0.25);
+    expect(mean(frames.map((f) => f.browUp))).toBeGreaterThan(0.1);
+    // Nods: the head dips by a few degrees, at least twice in 15 s and never more than every 2.5 s.
+    const pitch = frames.map((f) => f.headPitch);
+    const base = mean(pitch);
+    const nods = crossings(frames, (f) => f.headPitch - base, 0.025);
+    expect(nods.length).toBeGreaterThanOrEqual(2);
+    expect(nods.length).toBeLessThanOrEqual(6);
+  });
+
+  it('thinking looks different from listening: the gaze goes up and aside and stays, brows drawn, no smile', () => {
+    const listening = trace(new FaceDriver(9), 0, 8000, 'listening').filter((f) => f.t > 1000);
+    const thinking = trace(new FaceDriver(9), 0, 8000, 'thinking').filter((f) => f.t > 1000);
+    expect(mean(thinking.map((f) => f.eyePitch))).toBeGreaterThan(mean(listening.map((f) => f.eyePitch)) + 0.08);
+    expect(mean(thinking.map((f) => Math.abs(f.eyeYaw)))).toBeGreaterThan(0.08);
+    expect(mean(thinking.map((f) => f.smile))).toBeLessThan(mean(listening.map((f) => f.smile)) - 0.2);
+    expect(mean(thinking.map((f) => f.browUp))).toBeLessThan(mean(listening.map((f) => f.browUp)));
+  });
+
+  it('speaking: brows and head beat on stressed syllables, the gaze leaves and comes back, the head moves more than when listening', () => {
+    const driver = new FaceDriver(11);
+    const frames = trace(driver, 0, 12_000, 'speaking', voice).filter((f) => f.t > 500);
+    // One stressed syllable every 750 ms: brow raises follow them, not the unstressed ones.
+    const raises = crossings(frames, (f) => f.browUp, 0.42);
+    expect(raises.length).toBeGreaterThanOrEqual(10);
+    expect(raises.length).toBeLessThanOrEqual(17);
+    for (const t of raises) expect((t % 750) / 750, `a brow raise at ${t} ms`).toBeLessThan(0.45);
+    // The gaze is away part of the time, on the visitor the rest, and comes back each time.
+    const away = frames.filter((f) => Math.abs(f.eyeYaw) > 0.08);
+    expect(away.length / frames.length).toBeGreaterThan(0.08);
+    expect(away.length / frames.length).toBeLessThan(0.5);
+    expect(crossings(frames, (f) => Math.abs(f.eyeYaw), 0.08).length).toBeGreaterThanOrEqual(2);
+    expect(frames.filter((f) => Math.abs(f.eyeYaw) < 0.02).length / frames.length).toBeGreaterThan(0.4);
+    const listening = trace(new FaceDriver(11), 0, 12_000, 'listening').filter((f) => f.t > 500);
+    const motion = (fs: FaceState[]) => mean(fs.slice(1).map((f, i) => Math.abs(f.headPitch - fs[i]!.headPitch) + Math.abs(f.headYaw - fs[i]!.headYaw)));
+    expect(motion(frames)).toBeGreaterThan(motion(listening) * 1.5);
   });
 });

@@ -19,6 +19,8 @@ export interface FaceState {
   eyePitch: number;
   /** Breathing, -1…1. */
   breath: number;
+  /** The body's weight shift (radians of sideways lean at the hips/chest; small). */
+  lean: number;
   speaking: boolean;
   /** The mood shown (avatar actions) and how strongly, 0–1 as it eases in and out. */
   mood: TAvatarMood;
@@ -48,10 +50,16 @@ const MOOD_INTENSITY: Record<TAvatarMood, number> = { neutral: 0, happy: 0.7, sa
 export const GESTURE_MS: Record<TAvatarGesture, number> = { nod: 900, shake: 1000, wave: 1600, shrug: 1000, point: 1200 };
 
 /**
- * Idle life and poses on top of the speech visemes: blinks (now and then a double one), small
- * eye saccades, a slow head sway, breathing, a listening pose (head tilted, a slight smile,
- * steady gaze) and a speaking pose (livelier head that follows the jaw). Time comes from the
- * caller, so it is deterministic under test.
+ * Idle life and poses on top of the speech visemes. Time comes from the caller, so it is
+ * deterministic under test.
+ * - idle: blinks every 2–6 s (now and then a double one), saccades with micro-saccades between
+ *   them, a slow head sway, breathing, a weight shift every 6–14 s;
+ * - listening: eyes on the visitor (micro-saccades only), the head tilted, an attentive face (a
+ *   slight smile, brows up a little) and a small nod every 2.5–6 s;
+ * - thinking: the gaze goes up and aside and stays there, brows drawn, no smile — unlike listening;
+ * - speaking: a livelier head that follows the voice, a brow raise and a head dip on each stressed
+ *   syllable (a beat: the mouth opening well above its recent level), and a gaze that leaves the
+ *   visitor now and then (as people look away while they put a sentence together) and comes back.
  */
 export class FaceDriver {
   readonly state: FaceState = {
@@ -67,6 +75,7 @@ export class FaceDriver {
     eyeYaw: 0,
     eyePitch: 0,
     breath: 0,
+    lean: 0,
     speaking: false,
     mood: 'neutral',
     moodWeight: 0,
@@ -79,7 +88,23 @@ export class FaceDriver {
   private doubleBlink = false;
   private nextSaccade = 0;
   private gaze = { yaw: 0, pitch: 0 };
+  private micro = { yaw: 0, pitch: 0 };
+  private microAngle = 0;
+  private nextMicro = 0;
   private speechEnergy = 0;
+  private lastPose: Pose = 'idle';
+  /** Speaking: the gaze is away until then (-1: on the visitor), and when it next leaves. */
+  private awayUntil = -1;
+  private nextAway = 0;
+  /** Speaking beats: when the last one started, and the jaw's slow level they are measured against. */
+  private beatStart = -Infinity;
+  private jawLevel = 0;
+  private jawBefore = 0;
+  /** Listening nods: when the next one starts, and the one playing. */
+  private nextNod = 0;
+  private nodStart = -Infinity;
+  private leanTarget = 0;
+  private nextShift = 0;
   /** The head before gestures (the gesture's motion is added on top, not fed back). */
   private readonly head = { yaw: 0, pitch: 0, roll: 0 };
   /** Asked for and not started yet: they start on the next update, in its time. */
@@ -148,6 +173,16 @@ export class FaceDriver {
     s.speaking = speech !== null;
     this.speechEnergy = approach(this.speechEnergy, s.jaw, dt, 250);
 
+    // A new pose starts its own rhythm.
+    if (pose !== this.lastPose) {
+      this.lastPose = pose;
+      this.nextSaccade = nowMs;
+      this.awayUntil = -1;
+      // Speaking often starts with a glance away; listening nods only after a little while.
+      this.nextAway = nowMs + (r() < 0.6 ? 150 : 1500 + r() * 2000);
+      this.nextNod = nowMs + 1500 + r() * 2500;
+    }
+
     // Blinks: every 2–6 s, 170 ms each, sometimes twice.
     if (this.nextBlink === 0) this.nextBlink = nowMs + 800 + r() * 2500;
     if (this.blinkStart < 0 && nowMs >= this.nextBlink) {
@@ -167,50 +202,94 @@ export class FaceDriver {
     s.blinkLeft = blink;
     s.blinkRight = blink;
 
-    // Gaze: saccades, fewer while listening (attention on the visitor).
-    if (nowMs >= this.nextSaccade) {
-      const spread = pose === 'listening' ? 0.04 : pose === 'thinking' ? 0.16 : 0.09;
-      this.gaze = { yaw: (r() - 0.5) * 2 * spread, pitch: (r() - 0.5) * spread + (pose === 'thinking' ? 0.08 : 0) };
-      this.nextSaccade = nowMs + (pose === 'listening' ? 1500 : 500) + r() * 2500;
+    // Gaze. Listening: on the visitor. Thinking: up and aside, held. Speaking: on the visitor,
+    // leaving now and then for 0.4–1.2 s. Idle: wandering saccades.
+    if (pose === 'speaking') {
+      if (this.awayUntil < 0 && nowMs >= this.nextAway) {
+        this.awayUntil = nowMs + 400 + r() * 800;
+        const side = r() < 0.5 ? -1 : 1;
+        this.gaze = { yaw: side * (0.1 + r() * 0.08), pitch: (r() < 0.5 ? -0.05 : 0.06) + (r() - 0.5) * 0.04 };
+      } else if (this.awayUntil >= 0 && nowMs >= this.awayUntil) {
+        this.awayUntil = -1;
+        this.nextAway = nowMs + 2500 + r() * 2500;
+        this.gaze = { yaw: 0, pitch: 0 };
+      }
+    } else if (nowMs >= this.nextSaccade) {
+      if (pose === 'listening') this.gaze = { yaw: (r() - 0.5) * 0.03, pitch: (r() - 0.5) * 0.02 };
+      else if (pose === 'thinking') this.gaze = { yaw: (r() < 0.5 ? -1 : 1) * (0.1 + r() * 0.06), pitch: 0.1 + r() * 0.05 };
+      else this.gaze = { yaw: (r() - 0.5) * 0.18, pitch: (r() - 0.5) * 0.09 };
+      this.nextSaccade = nowMs + (pose === 'listening' ? 2500 : pose === 'thinking' ? 1800 : 500) + r() * 2500;
+    }
+    // Micro-saccades: tiny jumps (≈ 0.3°) every 0.25–0.6 s whatever the gaze (eyes are never
+    // frozen), each to the other side of the fixation point from the last.
+    if (nowMs >= this.nextMicro) {
+      this.microAngle += Math.PI / 2 + r() * Math.PI;
+      this.micro = { yaw: 0.005 * Math.cos(this.microAngle), pitch: 0.004 * Math.sin(this.microAngle) };
+      this.nextMicro = nowMs + 250 + r() * 350;
     }
     const mood = s.moodWeight;
     // A thinking mood looks up, as the thinking pose does.
     const moodGaze = s.mood === 'thinking' ? 0.1 * mood : 0;
-    s.eyeYaw = approach(s.eyeYaw, this.gaze.yaw, dt, 25);
-    s.eyePitch = approach(s.eyePitch, this.gaze.pitch + moodGaze, dt, 25);
+    s.eyeYaw = approach(s.eyeYaw, this.gaze.yaw + this.micro.yaw, dt, 25);
+    s.eyePitch = approach(s.eyePitch, this.gaze.pitch + this.micro.pitch + moodGaze, dt, 25);
 
-    // Head: slow sway (sum of incommensurate sines), livelier while speaking.
+    // Speaking beats: a stressed syllable opens the mouth well above its recent level.
+    this.jawLevel = approach(this.jawLevel, s.jaw, dt, 600);
+    const rising = s.jaw - this.jawBefore;
+    this.jawBefore = s.jaw;
+    if (pose === 'speaking' && s.jaw > 0.3 && rising > 0 && s.jaw > this.jawLevel * 1.3 + 0.08 && nowMs - this.beatStart > 380) this.beatStart = nowMs;
+    const sinceBeat = nowMs - this.beatStart;
+    // A quick rise and a slower fall (about 0.4 s in all).
+    const beat = pose === 'speaking' && sinceBeat < 450 ? (sinceBeat < 90 ? sinceBeat / 90 : Math.exp(-(sinceBeat - 90) / 140)) : 0;
+
+    // Listening nods: small, now and then.
+    if (pose === 'listening' && nowMs >= this.nextNod) {
+      this.nodStart = nowMs;
+      this.nextNod = nowMs + 2500 + r() * 3500;
+    }
+    const sinceNod = nowMs - this.nodStart;
+    const listenNod = pose === 'listening' && sinceNod < 700 ? 0.045 * Math.sin((Math.PI * sinceNod) / 700) : 0;
+
+    // Head: slow sway (sum of incommensurate sines), livelier while speaking; it follows the gaze a little.
     const t = nowMs / 1000;
-    const sway = pose === 'speaking' ? 1.8 : 1;
+    const sway = pose === 'speaking' ? 1.8 : pose === 'listening' ? 0.7 : 1;
     const speak = pose === 'speaking' ? this.speechEnergy : 0;
-    const yaw = sway * 0.035 * Math.sin(t * 0.53) + 0.015 * Math.sin(t * 1.37 + 1) + this.gaze.yaw * 0.25;
-    const pitch = sway * 0.02 * Math.sin(t * 0.71 + 2) + speak * 0.05 * Math.sin(t * 5.1) - (pose === 'listening' ? 0.03 : 0);
-    const roll = sway * 0.015 * Math.sin(t * 0.43 + 4) + (pose === 'listening' ? 0.06 : 0);
+    const yaw = sway * 0.035 * Math.sin(t * 0.53) + 0.015 * Math.sin(t * 1.37 + 1) + this.gaze.yaw * 0.3;
+    const pitch = sway * 0.02 * Math.sin(t * 0.71 + 2) + speak * 0.03 * Math.sin(t * 5.1) - (pose === 'listening' ? 0.03 : pose === 'thinking' ? -0.04 : 0) + this.gaze.pitch * 0.2;
+    const roll = sway * 0.015 * Math.sin(t * 0.43 + 4) + (pose === 'listening' ? 0.06 : pose === 'thinking' ? -0.05 : 0);
     this.head.yaw = approach(this.head.yaw, yaw, dt, 200);
     this.head.pitch = approach(this.head.pitch, pitch, dt, 150);
     this.head.roll = approach(this.head.roll, roll + (s.mood === 'thinking' ? 0.05 * mood : 0), dt, 400);
     // Nod: the head dips twice; shake: it turns side to side three times; both fade out.
-    let nod = 0;
+    let nod = listenNod + beat * 0.035;
     let shake = 0;
     if (this.gesturePlay) {
       const { gesture, intensity, start } = this.gesturePlay;
       const u = (nowMs - start) / GESTURE_MS[gesture];
       const fade = Math.sin(Math.PI * Math.min(1, Math.max(0, u)));
-      if (gesture === 'nod') nod = 0.12 * intensity * fade * Math.sin(u * 4 * Math.PI);
+      if (gesture === 'nod') nod += 0.12 * intensity * fade * Math.sin(u * 4 * Math.PI);
       if (gesture === 'shake') shake = 0.14 * intensity * fade * Math.sin(u * 6 * Math.PI);
     }
     s.headYaw = this.head.yaw + shake;
     s.headPitch = this.head.pitch + nod;
     s.headRoll = this.head.roll;
 
-    // Expression: a light smile when listening or idle, brows that lift with emphasis; a mood
-    // (avatar actions) moves the same smile and brows, as far as its weight.
-    const poseSmile = pose === 'listening' ? 0.35 : pose === 'speaking' ? 0.12 : 0.2;
-    const poseBrow = pose === 'speaking' ? Math.min(0.5, speak * 0.8) : pose === 'listening' ? 0.15 : 0;
+    // Expression: attentive when listening (a slight smile, brows up a little), brows drawn and no
+    // smile when thinking, brows that lift on each beat when speaking; a mood (avatar actions)
+    // moves the same smile and brows, as far as its weight.
+    const poseSmile = pose === 'listening' ? 0.35 : pose === 'speaking' ? 0.12 : pose === 'thinking' ? 0.04 : 0.2;
+    const poseBrow = pose === 'speaking' ? Math.min(0.6, speak * 0.4 + beat * 0.45) : pose === 'listening' ? 0.2 : 0;
     const [smile, brow] = moodFace(s.mood, mood, poseSmile, poseBrow);
     s.smile = approach(s.smile, smile, dt, 400);
-    s.browUp = approach(s.browUp, brow, dt, 200);
+    s.browUp = approach(s.browUp, brow, dt, pose === 'speaking' ? 60 : 200);
     s.breath = Math.sin(t * 2 * Math.PI * 0.22);
+
+    // Weight shift: every 6–14 s the body settles to a new lean, slowly.
+    if (nowMs >= this.nextShift) {
+      this.leanTarget = (r() - 0.5) * 0.05;
+      this.nextShift = nowMs + 6000 + r() * 8000;
+    }
+    s.lean = approach(s.lean, this.leanTarget, dt, 1200);
     return s;
   }
 }

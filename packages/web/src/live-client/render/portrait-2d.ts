@@ -76,7 +76,12 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
       const oy = height - m.size[1] * scale;
       ctx.translate(ox, oy);
       ctx.scale(scale, scale);
-      // Head and shoulders sway around the neck, and breathe.
+      // The body shifts its weight (a slight lean about the bottom of the picture)…
+      const [bw, bh] = m.size;
+      ctx.translate(bw / 2, bh);
+      ctx.rotate(face.lean * 0.5);
+      ctx.translate(-bw / 2, -bh);
+      // …head and shoulders sway around the neck, and breathe.
       const [nx, ny] = m.neck;
       ctx.translate(nx + face.headYaw * 60, ny + face.headPitch * 50 + face.breath * 1.2);
       ctx.rotate(face.headRoll * 0.8);

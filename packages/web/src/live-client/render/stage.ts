@@ -308,11 +308,12 @@ export class AvatarStage {
         this.probe.lipSync = 'audio';
       }
     }
-    const face = this.driver.update(now, speech, heard ? 'speaking' : this.pose === 'speaking' ? 'idle' : this.pose);
+    const pose = heard ? 'speaking' : this.pose === 'speaking' ? 'idle' : this.pose;
+    const face = this.driver.update(now, speech, pose);
     this.renderer.render(face, now);
     this.updateSubtitle(heard, now);
     this.probe.route = this.audio?.route ?? null;
-    recordFrame(this.probe, now, face, this.renderer.targets, heard);
+    recordFrame(this.probe, now, face, this.renderer.targets, heard, pose);
     // The player's graph exists only once audio has started (and is rebuilt with a new context):
     // a meter asked for earlier is made on the first frame that can have one.
     if (this.metering && !this.meter) this.meter = this.audio?.levelMeter() ?? null;

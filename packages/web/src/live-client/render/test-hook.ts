@@ -1,5 +1,5 @@
 import type { TAvatarAction, TAvatarGesture, TAvatarMood } from '@persona/contract';
-import type { FaceState } from './face-driver';
+import type { FaceState, Pose } from './face-driver';
 import { VISEMES } from './visemes';
 
 /**
@@ -32,6 +32,9 @@ export interface AvatarProbe {
   gesture: TAvatarGesture | null;
   /** The last avatar actions done, in order (`t`: the page's clock); those not drawn yet are here too. */
   actions: { t: number; action: TAvatarAction }[];
+  /** The pose the face is drawn in, and the last few seconds of head, eye, brow and blink motion (radians; 0–1). */
+  pose: Pose;
+  motion: { t: number; pose: Pose; headYaw: number; headPitch: number; headRoll: number; eyeYaw: number; eyePitch: number; brow: number; blink: number }[];
   probe?: () => void;
   error: string | null;
 }
@@ -60,6 +63,8 @@ export function createProbe(kind: string): AvatarProbe {
     moodWeight: 0,
     gesture: null,
     actions: [],
+    pose: 'idle',
+    motion: [],
     error: null,
   };
   (window as unknown as { __personaAvatar: AvatarProbe }).__personaAvatar = probe;
@@ -68,7 +73,7 @@ export function createProbe(kind: string): AvatarProbe {
 
 let fpsWindow: number[] = [];
 
-export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, targets: ReadonlyMap<string, number>, audio: { utt: number; ms: number } | null) {
+export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, targets: ReadonlyMap<string, number>, audio: { utt: number; ms: number } | null, pose: Pose = 'idle') {
   probe.frames++;
   probe.firstFrameAt ??= now;
   fpsWindow.push(now);
@@ -93,6 +98,10 @@ export function recordFrame(probe: AvatarProbe, now: number, face: FaceState, ta
   probe.audio = audio;
   probe.history.push({ t: now, open: probe.mouthOpen, utt: audio?.utt ?? null, ms: audio ? Math.round(audio.ms) : null });
   if (probe.history.length > HISTORY) probe.history.splice(0, probe.history.length - HISTORY);
+  probe.pose = pose;
+  const r = (x: number) => Math.round(x * 10_000) / 10_000;
+  probe.motion.push({ t: now, pose, headYaw: r(face.headYaw), headPitch: r(face.headPitch), headRoll: r(face.headRoll), eyeYaw: r(face.eyeYaw), eyePitch: r(face.eyePitch), brow: r(face.browUp), blink: r(Math.max(face.blinkLeft, face.blinkRight)) });
+  if (probe.motion.length > HISTORY) probe.motion.splice(0, probe.motion.length - HISTORY);
 }
 
 export function resetFps() {

@@ -37,6 +37,8 @@ export function findPocketsphinx(env: PocketsphinxEnv = pocketsphinxEnv()): Pock
 export interface OfflineRecognizer {
   /** Text said in one utterance of 16 kHz PCM16 mono ('' for none). */
   transcribe(pcm: Int16Array, signal?: AbortSignal): Promise<string>;
+  /** The same, with the hypothesis' path score (log acoustic likelihood plus weighted language model, pocketsphinx's units). */
+  transcribeScored?(pcm: Int16Array, signal?: AbortSignal): Promise<{ text: string; score: number }>;
   /** Starts the process now (the models load in a few seconds) instead of on first use. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -53,7 +55,7 @@ export interface OfflineRecognizerOptions {
 interface Job {
   id: string;
   file: string;
-  resolve: (text: string) => void;
+  resolve: (hyp: { text: string; score: number }) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -97,14 +99,14 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
   };
 
   const onLine = (line: string) => {
-    const m = /^(.*?)\s*\((\S+)\s+[-\d.e+]+\)\s*$/.exec(line);
+    const m = /^(.*?)\s*\((\S+)\s+([-\d.e+]+)\)\s*$/.exec(line);
     if (!m) return;
     const job = jobs.get(m[2]!);
     if (!job) return;
     jobs.delete(job.id);
     clearTimeout(job.timer);
     void rm(job.file, { force: true });
-    job.resolve(m[1]!.replace(/<[^>]*>|\[[^\]]*\]|\(\d+\)/g, ' ').replace(/\s+/g, ' ').trim());
+    job.resolve({ text: m[1]!.replace(/<[^>]*>|\[[^\]]*\]|\(\d+\)/g, ' ').replace(/\s+/g, ' ').trim(), score: Number(m[3]) });
   };
 
   const start = (): Promise<void> => {
@@ -146,10 +148,13 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
     return ready;
   };
 
-  return {
+  const recognizer: OfflineRecognizer = {
     async transcribe(pcm, signal) {
+      return (await recognizer.transcribeScored!(pcm, signal)).text;
+    },
+    async transcribeScored(pcm, signal) {
       if (closed) throw new Error('the offline recogniser is closed');
-      if (pcm.length === 0) return '';
+      if (pcm.length === 0) return { text: '', score: 0 };
       await start();
       const id = `u${++seq}`;
       const file = path.join(await workDir(), `${id}.raw`);
@@ -157,7 +162,7 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
       await writeFile(file, Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
       const p = proc;
       if (!p?.stdin?.writable) throw new Error('the offline recogniser is not running');
-      return new Promise<string>((resolve, reject) => {
+      return new Promise<{ text: string; score: number }>((resolve, reject) => {
         const timer = setTimeout(() => {
           // A stuck process: every waiting utterance fails and the next one starts a new process.
           kill();
@@ -171,9 +176,9 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
         const job: Job = {
           id,
           file,
-          resolve: (text) => {
+          resolve: (hyp) => {
             done();
-            resolve(text);
+            resolve(hyp);
           },
           reject: (err) => {
             done();
@@ -193,6 +198,7 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
       if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => undefined);
     },
   };
+  return recognizer;
 }
 
 /**
