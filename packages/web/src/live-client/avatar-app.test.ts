@@ -208,9 +208,9 @@ describe('the avatar page', () => {
     expect(screen.getByRole('log', { name: 'Conversation' })).toBeVisible();
   });
 
-  it('puts every control in one toolbar of labelled buttons; no Chat button without a history', async () => {
+  it('puts every control in one group of labelled buttons; no Chat button without a history', async () => {
     mount('?hideChatHistory=true', okRoutes);
-    const toolbar = await screen.findByRole('toolbar', { name: 'Call controls' });
+    const toolbar = await screen.findByRole('group', { name: 'Call controls' });
     for (const button of within(toolbar).getAllByRole('button')) {
       expect(button.tagName).toBe('BUTTON');
       expect(button.getAttribute('aria-label')).toBeTruthy();

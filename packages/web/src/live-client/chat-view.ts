@@ -156,7 +156,7 @@ export class ChatView {
       this.connectCard.append(this.connectPicture, actions);
       this.connectScreen.append(this.connectCard);
 
-      const controls = el('div', { class: 'ps-controls', role: 'toolbar', 'aria-label': 'Call controls' });
+      const controls = el('div', { class: 'ps-controls', role: 'group', 'aria-label': 'Call controls' });
       if (!opts.hideMicButton) {
         const micGroup = el('div', { class: 'ps-mic-group' });
         micGroup.append(this.micButton, this.meter);
