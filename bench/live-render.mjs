@@ -20,7 +20,7 @@ import { audioMouthOffsets as offsets, createAvatar, percentile, round, serverMa
 const ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--autoplay-policy=no-user-gesture-required'];
 
 
-async function measure(browser, server, id, kind) {
+export async function measure(browser, server, id, kind) {
   const context = await browser.newContext({ viewport: { width: 640, height: 480 } });
   const page = await context.newPage();
   const scripts = [];

@@ -15,18 +15,32 @@ const write = (rel, data) => {
 };
 
 const people = [
-  { id: 'maya', name: 'Maya', skin: '#f1c9a5', hair: '#3b2314', shirt: '#4f46e5', bg: '#e0e7ff', hairStyle: 'long', build: 'f', eyes: '#3f6b3a', lip: '#b85c5c' },
-  { id: 'leo', name: 'Leo', skin: '#c68642', hair: '#1b1b1b', shirt: '#0f766e', bg: '#ccfbf1', hairStyle: 'short', build: 'm', eyes: '#3b2a1a', lip: '#9a4a3c' },
-  { id: 'amara', name: 'Amara', skin: '#8d5524', hair: '#111827', shirt: '#b45309', bg: '#fef3c7', hairStyle: 'bun', build: 'f', eyes: '#2b1a10', lip: '#6e2f2a' },
-  { id: 'kenji', name: 'Kenji', skin: '#eac086', hair: '#0b0b0b', shirt: '#be123c', bg: '#ffe4e6', hairStyle: 'short', build: 'm', eyes: '#2b1d12', lip: '#b0665a' },
-  { id: 'sofia', name: 'Sofia', skin: '#ffdbac', hair: '#a16207', shirt: '#7c3aed', bg: '#ede9fe', hairStyle: 'long', build: 'f', eyes: '#2f5d8a', lip: '#c0606a' },
-  { id: 'omar', name: 'Omar', skin: '#a0662f', hair: '#2d1b0e', shirt: '#1d4ed8', bg: '#dbeafe', hairStyle: 'short', build: 'm', eyes: '#2b1a10', lip: '#7d3b30' },
+  { id: 'maya', name: 'Maya', skin: '#f1c9a5', hair: '#3b2314', shirt: '#4f46e5', bg: '#e0e7ff', hairStyle: 'long', build: 'f', eyes: '#3f6b3a', lip: '#b85c5c', legs: '#334155', shoes: '#4a3426' },
+  { id: 'leo', name: 'Leo', skin: '#c68642', hair: '#1b1b1b', shirt: '#0f766e', bg: '#ccfbf1', hairStyle: 'short', build: 'm', eyes: '#3b2a1a', lip: '#9a4a3c', legs: '#1f2937', shoes: '#2b2b2b' },
+  { id: 'amara', name: 'Amara', skin: '#8d5524', hair: '#111827', shirt: '#b45309', bg: '#fef3c7', hairStyle: 'bun', build: 'f', eyes: '#2b1a10', lip: '#6e2f2a', legs: '#3f2a1e', shoes: '#5b3a24' },
+  { id: 'kenji', name: 'Kenji', skin: '#eac086', hair: '#0b0b0b', shirt: '#be123c', bg: '#ffe4e6', hairStyle: 'short', build: 'm', eyes: '#2b1d12', lip: '#b0665a', legs: '#27303f', shoes: '#1f1f1f' },
+  { id: 'sofia', name: 'Sofia', skin: '#ffdbac', hair: '#a16207', shirt: '#7c3aed', bg: '#ede9fe', hairStyle: 'long', build: 'f', eyes: '#2f5d8a', lip: '#c0606a', legs: '#374151', shoes: '#6b4226' },
+  { id: 'omar', name: 'Omar', skin: '#a0662f', hair: '#2d1b0e', shirt: '#1d4ed8', bg: '#dbeafe', hairStyle: 'short', build: 'm', eyes: '#2b1a10', lip: '#7d3b30', legs: '#2a2f3a', shoes: '#3b2f2a' },
 ];
 
+/** A catalogue person as the page's toon recipe (packages/web/src/live-client/render/toon-recipe.ts checks it). */
+function personaRecipe(p, kind) {
+  return {
+    format: 'persona-toon',
+    version: 1,
+    name: p.name,
+    body: kind,
+    build: p.build,
+    hairStyle: p.hairStyle,
+    colours: { skin: p.skin, hair: p.hair, top: p.shirt, eyes: p.eyes, lips: p.lip, legs: p.legs, shoes: p.shoes },
+  };
+}
+
 // Base configs: what every avatar of a kind inherits; each avatar's config names its parent.
+// The default background is a soft colour (the stage paints it with depth), never white.
 write('avatar-configs/base.json', {
   Subtitle: { Enabled: true },
-  panel: { Enable: false, contentURL: '', BgColor: '#FFFFFF' },
+  panel: { Enable: false, contentURL: '', BgColor: '#E0E7FF' },
   Scene: { background: 'transparent: false' },
   Avatar: { TTSService: 'Default', TTSVoice: 'en-US-JennyNeural', SpeechSpeed: 0, STTService: 'Default' },
 });
@@ -55,9 +69,15 @@ for (const p of people) {
     figures[`${p.id}-${kind}`] = f;
     write(`models/${p.id}-${kind}.glb`, bytes);
     write(`thumbs/${p.id}-${kind}.png`, renderThumbnail(person, { fullBody, background: p.bg }));
+    // What the page draws: the person as a recipe it builds in the toon look (ADR 089; the GLB
+    // above stays the person's reference model and the thumbnails' source).
+    const recipe = personaRecipe(p, kind);
+    write(`models/${p.id}-${kind}.persona.json`, recipe);
+    f.recipeBytes = Buffer.byteLength(`${JSON.stringify(recipe, null, 2)}\n`);
     write(`avatar-configs/${p.id}-${kind}.json`, {
       ParentConfig: `/catalog/avatar-configs/base-${fullBody ? 'full' : 'upper'}-body.json`,
-      Avatar: { model: `${p.id}-${kind}`, modelURL: `/catalog/models/${p.id}-${kind}.glb`, skin: p.skin, hair: p.hair },
+      panel: { BgColor: p.bg.toUpperCase() },
+      Avatar: { model: `${p.id}-${kind}`, modelURL: `/catalog/models/${p.id}-${kind}.persona.json`, skin: p.skin, hair: p.hair },
     });
     (fullBody ? list.fullBody : list.upperBody).push({ id: `${p.id}-${kind}`, name: p.name, dhType: fullBody ? 3 : 2, thumbnail: `/catalog/thumbs/${p.id}-${kind}.png`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-${kind}.json` });
   }
@@ -84,6 +104,20 @@ for (const p of people) {
 // What the models hold and cost, for the docs and the upload check's comparison.
 write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
 write('avatars.json', list);
+// The 3D people's thumbnails and the 2D people's layers in the look the page draws (a browser
+// builds the toon people from their recipes; ADR 089). Without a build, the GLB-drawn thumbnails
+// and the SVG portraits above stay.
+if (fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) {
+  const { makeThumbnails } = await import('./make-thumbnails.mjs');
+  const { makePortraits } = await import('./make-portraits.mjs');
+  await makeThumbnails();
+  await makePortraits();
+  for (const item of list.image) {
+    fs.rmSync(path.join(out, item.thumbnail.replace(/^\/catalog\//, '')), { force: true });
+    item.thumbnail = item.thumbnail.replace(/\.svg$/, '.png');
+  }
+  write('avatars.json', list);
+} else console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs and the 2D people are the SVG portraits (run `npm run build`, then this again, for the toon look)');
 
 // Backgrounds: 16:9 SVG scenes.
 const backgrounds = [

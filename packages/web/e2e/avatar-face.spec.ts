@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { personaGlb } from '../../../scripts/make-personas.mjs';
-import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthLevelAgreement, readProbe, waitForFrames } from './support/avatar-face';
+import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, readProbe, waitForFrames } from './support/avatar-face';
 import { startFakeLive } from './support/fake-live-server.mjs';
 
 // The avatar page's face and voice (issue 13), against a fake portal and worker that speak the
@@ -156,6 +156,36 @@ for (const [id, kind, renderer] of [
     // is sound, closed in silence).
     expect(agreement.frames, JSON.stringify(agreement)).toBeGreaterThan(5);
     expect(agreement.agree / agreement.frames, JSON.stringify(agreement)).toBeGreaterThan(0.6);
+  });
+}
+
+// The catalogue's toon people (issue 28): an open vowel opens the drawn mouth onto a dark
+// interior that covers a real share of the face at 640×480 — not the 2–3 px bracket of the old
+// personas — measured as what turned interior-coloured from a held still at rest; inside the mouth nothing is background (no hole).
+for (const [id, name, skin, bg, least] of [
+  [2, 'Maya (upper body)', '#f1c9a5', '#E0E7FF', 0.015],
+  [3, 'Leo (full body)', '#c68642', '#CCFBF1', 0.006],
+] as const) {
+  test(`${name}: on "aa" the mouth opens onto a dark interior that covers a measured share of the face, with no background inside`, async ({ page }) => {
+    await page.goto(`${server.url}/avatar/${id}?hideChatHistory=true&hideChatInput=true`);
+    await waitForFrames(page);
+    const hold = async (h: { viseme: string; blink: number; still: boolean }) => {
+      const frames = (await readProbe(page))!.frames;
+      await page.evaluate((x) => (window as unknown as { __personaAvatar: { hold: (h: unknown) => void } }).__personaAvatar.hold(x), h);
+      await page.waitForFunction((n) => (window as unknown as { __personaAvatar: { frames: number } }).__personaAvatar.frames > n + 2, frames);
+      return page.locator('.ps-stage').screenshot();
+    };
+    const rest = await hold({ viseme: 'sil', blink: 0, still: true });
+    const open = await hold({ viseme: 'aa', blink: 0, still: true });
+    const aa = await mouthCoverage(page, open, rest, skin, bg);
+    console.log(`${name}: ${JSON.stringify(aa)}`);
+    expect(aa.face, 'the face is on the stage').toBeGreaterThan(id === 2 ? 8000 : 600);
+    expect(aa.share, 'the open mouth covers a share of the face').toBeGreaterThan(least);
+    expect(aa.box.height, 'the open mouth is tall, not a bracket').toBeGreaterThan(id === 2 ? 12 : 3);
+    expect(aa.box.width, 'and narrower than the face').toBeLessThan(id === 2 ? 120 : 30);
+    // Teeth show at this size on the upper body (the full body's mouth is a few pixels wide here).
+    if (id === 2) expect(aa.teeth, 'teeth show').toBeGreaterThan(20);
+    expect(aa.background, 'no background inside the mouth').toBe(0);
   });
 }
 

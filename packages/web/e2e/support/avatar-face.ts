@@ -187,3 +187,49 @@ export function audioMouthOffsets(history: Probe['history'], levels: Probe['leve
     }).filter((d) => Math.abs(d) < 400);
   return { onsets: pair(s.up, m.up), offsets: pair(s.down, m.down) };
 }
+
+const hexRgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+
+/**
+ * How much of a drawn face the open mouth's dark interior covers, from two stills of the same
+ * pose (the test hook's `hold` with `still`): pixels of the interior (dark red-brown) on the open
+ * mouth that were not so at rest (hair and outlines are dark in both), against pixels of skin at
+ * rest (lit or in the toon shade); the new interior's bounding box, and inside that box on the
+ * open mouth the pixels that are the background colour (a hole in the face) and teeth (near white).
+ */
+export async function mouthCoverage(page: Page, openPng: Buffer, restPng: Buffer, skinHex: string, backgroundHex: string) {
+  const open = await pixels(page, openPng);
+  const rest = await pixels(page, restPng);
+  const { w, h } = open;
+  const skin = hexRgb(skinHex);
+  const shaded = [skin[0] * 0.895, skin[1] * 0.745, skin[2] * 0.76];
+  const bg = hexRgb(backgroundHex);
+  const isInterior = (d: Uint8Array, i: number) => {
+    const [r, g, b] = [d[i]!, d[i + 1]!, d[i + 2]!];
+    return r > 25 && r < 150 && g < 70 && b < 85 && r > g + 22;
+  };
+  let interior = 0;
+  let face = 0;
+  let box = { x0: w, y0: h, x1: -1, y1: -1 };
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      const px = [rest.d[i]!, rest.d[i + 1]!, rest.d[i + 2]!] as const;
+      if (Math.min(dist(px, skin), dist(px, shaded)) < 40) face++;
+      if (isInterior(open.d, i) && !isInterior(rest.d, i)) {
+        interior++;
+        box = { x0: Math.min(box.x0, x), y0: Math.min(box.y0, y), x1: Math.max(box.x1, x), y1: Math.max(box.y1, y) };
+      }
+    }
+  let background = 0;
+  let teeth = 0;
+  for (let y = box.y0; y <= box.y1; y++)
+    for (let x = box.x0; x <= box.x1; x++) {
+      const i = (y * w + x) * 4;
+      const px = [open.d[i]!, open.d[i + 1]!, open.d[i + 2]!] as const;
+      if (dist(px, bg) < 24) background++;
+      if (px[0] > 200 && px[1] > 190 && px[2] > 180) teeth++;
+    }
+  return { interior, face, share: interior / Math.max(1, face), box: { ...box, width: box.x1 - box.x0 + 1, height: box.y1 - box.y0 + 1 }, background, teeth };
+}

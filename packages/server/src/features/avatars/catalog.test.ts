@@ -35,7 +35,12 @@ describe('the default catalogue', () => {
     for (const a of avatars.image) {
       expect(a.name).not.toMatch(/photo/i);
       expect(a.name).toMatch(/\(illustration\)$/);
-      expect(fs.readFileSync(fileOf(a.thumbnail), 'utf8')).toMatch(/^<svg /);
+      // Drawn (the toon people of ADR 089, rendered by the project's scripts): a PNG card and a
+      // layered portrait whose layers are images the catalogue holds.
+      expect(fs.readFileSync(fileOf(a.thumbnail)).subarray(1, 4).toString()).toBe('PNG');
+      const config = read<{ Avatar: { portraitURL: string } }>(`avatar-configs/${a.thumbnail.split('/').pop()!.replace(/\.png$/, '')}.json`);
+      const portrait = read<{ base: string; eyes: Record<string, string>; mouth: Record<string, string> }>(config.Avatar.portraitURL.replace(/^\/catalog\//, ''));
+      for (const layer of [portrait.base, ...Object.values(portrait.eyes), ...Object.values(portrait.mouth)]) expect(fs.existsSync(fileOf(layer)), layer).toBe(true);
     }
   });
 });

@@ -58,6 +58,22 @@ describe('face driver: moods and gestures of avatar actions', () => {
     expect(first.gesture).toBe('shake');
     expect(run(shaking, 16, GESTURE_MS.shake).headYaw).toBeGreaterThan(still.headYaw + 0.05);
   });
+
+  it('a gesture tells how far through it is (the arms follow it); a shrug tilts the head and lifts the brows', () => {
+    const d = new FaceDriver(5);
+    run(d, 0, 1000);
+    d.playGesture('wave');
+    expect(d.update(1016, null, 'idle').gestureProgress).toBe(0);
+    expect(d.update(1016 + GESTURE_MS.wave / 2, null, 'idle').gestureProgress).toBeCloseTo(0.5, 2);
+    expect(run(d, 1032 + GESTURE_MS.wave / 2, 1100 + GESTURE_MS.wave).face.gestureProgress).toBe(0);
+    const plain = run(new FaceDriver(5), 0, 1000 + GESTURE_MS.shrug / 2).face;
+    const s = new FaceDriver(5);
+    run(s, 0, 1000);
+    s.playGesture('shrug');
+    const mid = run(s, 1016, 1000 + GESTURE_MS.shrug / 2).face;
+    expect(mid.browUp).toBeGreaterThan(plain.browUp + 0.2);
+    expect(mid.headRoll).toBeGreaterThan(plain.headRoll + 0.05);
+  });
 });
 
 describe('stage: avatar actions', () => {

@@ -25,8 +25,9 @@ export interface FaceState {
   /** The mood shown (avatar actions) and how strongly, 0–1 as it eases in and out. */
   mood: TAvatarMood;
   moodWeight: number;
-  /** The gesture playing, if any (nod and shake move the head; the others are not drawn yet). */
+  /** The gesture playing, if any, and how far through it (0–1): nod and shake move the head here; wave, point and shrug the arms (gesture-pose.ts), a shrug the head and brows too. */
   gesture: TAvatarGesture | null;
+  gestureProgress: number;
 }
 
 export type Pose = 'idle' | 'listening' | 'thinking' | 'speaking';
@@ -80,6 +81,7 @@ export class FaceDriver {
     mood: 'neutral',
     moodWeight: 0,
     gesture: null,
+    gestureProgress: 0,
   };
   private readonly random: () => number;
   private last = -1;
@@ -160,6 +162,7 @@ export class FaceDriver {
     }
     if (this.gesturePlay && nowMs - this.gesturePlay.start > GESTURE_MS[this.gesturePlay.gesture]) this.gesturePlay = null;
     s.gesture = this.gesturePlay?.gesture ?? null;
+    s.gestureProgress = this.gesturePlay ? Math.min(1, (nowMs - this.gesturePlay.start) / GESTURE_MS[this.gesturePlay.gesture]) : 0;
 
     // Mouth: speech weights as given (the timeline already blends them).
     if (speech) s.visemes.set(speech);
@@ -263,16 +266,18 @@ export class FaceDriver {
     // Nod: the head dips twice; shake: it turns side to side three times; both fade out.
     let nod = listenNod + beat * 0.035;
     let shake = 0;
+    let shrug = 0;
     if (this.gesturePlay) {
       const { gesture, intensity, start } = this.gesturePlay;
       const u = (nowMs - start) / GESTURE_MS[gesture];
       const fade = Math.sin(Math.PI * Math.min(1, Math.max(0, u)));
       if (gesture === 'nod') nod += 0.12 * intensity * fade * Math.sin(u * 4 * Math.PI);
       if (gesture === 'shake') shake = 0.14 * intensity * fade * Math.sin(u * 6 * Math.PI);
+      if (gesture === 'shrug') shrug = intensity * fade;
     }
     s.headYaw = this.head.yaw + shake;
     s.headPitch = this.head.pitch + nod;
-    s.headRoll = this.head.roll;
+    s.headRoll = this.head.roll + 0.09 * shrug;
 
     // Expression: attentive when listening (a slight smile, brows up a little), brows drawn and no
     // smile when thinking, brows that lift on each beat when speaking; a mood (avatar actions)
@@ -281,7 +286,7 @@ export class FaceDriver {
     const poseBrow = pose === 'speaking' ? Math.min(0.6, speak * 0.4 + beat * 0.45) : pose === 'listening' ? 0.2 : 0;
     const [smile, brow] = moodFace(s.mood, mood, poseSmile, poseBrow);
     s.smile = approach(s.smile, smile, dt, 400);
-    s.browUp = approach(s.browUp, brow, dt, pose === 'speaking' ? 60 : 200);
+    s.browUp = Math.min(1, approach(s.browUp, brow, dt, pose === 'speaking' ? 60 : 200) + 0.5 * shrug * (1 - s.browUp));
     s.breath = Math.sin(t * 2 * Math.PI * 0.22);
 
     // Weight shift: every 6–14 s the body settles to a new lean, slowly.

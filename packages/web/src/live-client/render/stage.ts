@@ -1,9 +1,10 @@
 import type { TAvatarAction } from '@persona/contract';
 import type { AvatarAudio } from '../audio/avatar-audio';
+import { softBackdrop } from './backdrop';
 import { FaceDriver, type Pose } from './face-driver';
 import type { AvatarRenderer } from './renderer';
 import { readStageConfig, resolveConfigChain, type StageConfig } from './stage-config';
-import { createProbe, recordAction, recordFrame, resetFps, type AvatarProbe } from './test-hook';
+import { createProbe, holdFace, recordAction, recordFrame, resetFps, type AvatarProbe, type FaceHold } from './test-hook';
 import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
 import { audioMouth } from './audio-mouth';
@@ -69,10 +70,16 @@ export class AvatarStage {
   /** The visitor asked for less motion: the silent avatar is redrawn a few times a second, not at the display's rate. */
   private readonly reducedMotion = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
   private lastDrawn = Number.NEGATIVE_INFINITY;
+  /** The test hook's held face (screenshots and checks of a viseme, a blink), if any. */
+  private hold: FaceHold | null = null;
 
   constructor(private readonly source: StageSource) {
     this.probe = createProbe(source.dhType === 3 ? 'full' : source.dhType === 2 ? 'upper' : 'image');
     this.probe.probe = () => this.startMetering();
+    this.probe.hold = (hold) => {
+      this.hold = hold;
+      if (hold?.mood) this.driver.setMood(hold.mood);
+    };
     this.subtitle.setAttribute('aria-hidden', 'true');
     this.subtitle.hidden = true;
     this.root.append(this.backdrop, this.layer, this.subtitle);
@@ -139,7 +146,7 @@ export class AvatarStage {
     const bg = config.background;
     this.root.dataset.transparent = String(bg.transparent);
     this.backdrop.replaceChildren();
-    this.backdrop.style.background = bg.transparent ? 'transparent' : config.kind === 'full' ? `linear-gradient(${bg.color}, #f8fafc)` : bg.color;
+    this.backdrop.style.background = bg.transparent ? 'transparent' : softBackdrop(bg.color);
     if (bg.image) {
       const img = document.createElement('img');
       img.alt = '';
@@ -310,6 +317,7 @@ export class AvatarStage {
     }
     const pose = heard ? 'speaking' : this.pose === 'speaking' ? 'idle' : this.pose;
     const face = this.driver.update(now, speech, pose);
+    if (this.hold) holdFace(face, this.hold);
     this.renderer.render(face, now);
     this.updateSubtitle(heard, now);
     this.probe.route = this.audio?.route ?? null;

@@ -1,6 +1,6 @@
 import type { TAvatarAction, TAvatarGesture, TAvatarMood } from '@persona/contract';
 import type { FaceState, Pose } from './face-driver';
-import { VISEMES } from './visemes';
+import { VISEMES, jawOpenOf } from './visemes';
 
 /**
  * `window.__personaAvatar`: what the avatar is doing, readable by tests and benchmarks (and by
@@ -36,7 +36,33 @@ export interface AvatarProbe {
   pose: Pose;
   motion: { t: number; pose: Pose; headYaw: number; headPitch: number; headRoll: number; eyeYaw: number; eyePitch: number; brow: number; blink: number }[];
   probe?: () => void;
+  /** Holds the face (a viseme at full weight, a blink weight, a mood) until called with null: for screenshots and checks. */
+  hold?: (hold: FaceHold | null) => void;
   error: string | null;
+}
+
+export interface FaceHold {
+  viseme?: string;
+  blink?: number;
+  mood?: TAvatarMood;
+  eyeYaw?: number;
+  eyePitch?: number;
+  /** Head, gaze, breathing and weight shift at rest (stills to compare). */
+  still?: boolean;
+}
+
+/** Overrides the frame's face with a held one (the driver's own state: it relaxes back when released). */
+export function holdFace(face: FaceState, hold: FaceHold) {
+  const k = hold.viseme ? VISEMES.indexOf(hold.viseme as (typeof VISEMES)[number]) : -1;
+  if (k >= 0) {
+    face.visemes.fill(0);
+    face.visemes[k] = 1;
+    face.jaw = jawOpenOf[VISEMES[k]!];
+  }
+  if (hold.blink !== undefined) face.blinkLeft = face.blinkRight = Math.min(1, Math.max(0, hold.blink));
+  if (hold.still) face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = face.lean = 0;
+  if (hold.eyeYaw !== undefined) face.eyeYaw = hold.eyeYaw;
+  if (hold.eyePitch !== undefined) face.eyePitch = hold.eyePitch;
 }
 
 const HISTORY = 1200;

@@ -6,6 +6,7 @@ import {
   Box3,
   CanvasTexture,
   CircleGeometry,
+  Color,
   DirectionalLight,
   Euler,
   HemisphereLight,
@@ -25,6 +26,7 @@ import type { FaceState } from './face-driver';
 import type { AvatarRenderer } from './renderer';
 import { detectProfile, targetWeights, type RigProfile } from './rig-map';
 import type { StageConfig } from './stage-config';
+import { fetchRecipe, isRecipeUrl } from './toon-recipe';
 
 type VRMLike = {
   scene: Object3D;
@@ -122,16 +124,24 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
     const { VRMLoaderPlugin } = await import('@pixiv/three-vrm');
     loader.register((parser) => new VRMLoaderPlugin(parser));
   }
-  const [gltf, env] = await Promise.all([
-    loader.loadAsync(config.model.url) as Promise<GLTF>,
+  // A catalogue person comes as a recipe the page builds (toon-persona.ts), anything else as a GLB/VRM.
+  const recipe = isRecipeUrl(config.model.url);
+  const [gltf, env, toon] = await Promise.all([
+    recipe ? Promise.resolve(null) : (loader.loadAsync(config.model.url) as Promise<GLTF>),
     config.environment ? (loader.loadAsync(config.environment.url) as Promise<GLTF>).catch(() => null) : Promise.resolve(null),
+    recipe
+      ? Promise.all([fetchRecipe(config.model.url), import('./toon-persona')]).then(([r, m]) => {
+          const c = new Color(preset.keyColour).lerp(new Color(0xffffff), 0.6).multiplyScalar(Math.min(1.25, Math.max(0.6, 0.5 + 0.5 * k)));
+          return m.buildToonPersona(r, { software, tint: c });
+        })
+      : Promise.resolve(null),
   ]);
-  const vrm = (gltf.userData as { vrm?: VRMLike }).vrm ?? null;
+  const vrm = (gltf?.userData as { vrm?: VRMLike } | undefined)?.vrm ?? null;
   if (vrm) {
     const { VRMUtils } = await import('@pixiv/three-vrm');
     VRMUtils.rotateVRM0(vrm as never);
   }
-  const avatar = vrm?.scene ?? gltf.scene;
+  const avatar = toon?.root ?? vrm?.scene ?? gltf!.scene;
   scene.add(avatar);
   avatar.updateWorldMatrix(true, true);
 
@@ -157,9 +167,14 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
     }
   });
   if (vrm?.expressionManager) for (const e of vrm.expressionManager.expressions) names.add(e.expressionName);
+  if (toon) {
+    // The toon person moves its own parts (apply): nothing for the generic loop below.
+    meshes.length = 0;
+    for (const n of toon.names) names.add(n);
+  }
   const profile: RigProfile = detectProfile(names, Boolean(vrm?.expressionManager));
 
-  const head = bone('head', /^(mixamorig:?)?head$/i, /end|top/i);
+  const head: Object3D | null = toon ? toon.head : bone('head', /^(mixamorig:?)?head$/i, /end|top/i);
   const neck = bone('neck', /^(mixamorig:?)?neck$/i);
   const chest = bone('chest', /^(mixamorig:?)?spine2$|^chest$|^upperchest$/i) ?? bone('spine', /^(mixamorig:?)?spine1?$/i);
   const torso = findNode(avatar, /^torso$/i);
@@ -239,6 +254,11 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       }
       written.clear();
       for (const name of targets.keys()) written.add(name);
+      if (toon) {
+        toon.apply(face, targets);
+        renderer.render(scene, camera);
+        return;
+      }
       // Head (and a share on the neck), eyes, breathing, the jaw bone for rigs without targets.
       turn(neck, face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       turn(head, face.headPitch * (neck ? 0.6 : 1), face.headYaw * (neck ? 0.6 : 1), face.headRoll * (neck ? 0.6 : 1));
@@ -246,7 +266,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
         vrm.lookAt.yaw = (face.eyeYaw * 180) / Math.PI;
         vrm.lookAt.pitch = (face.eyePitch * 180) / Math.PI;
       } else for (const eye of eyes) turn(eye, -face.eyePitch, face.eyeYaw, 0);
-      turn(chest, face.breath * 0.012, 0, 0);
+      turn(chest, face.breath * 0.012, 0, face.lean * 0.5);
       if (torso && torsoScale) torso.scale.set(torsoScale.x * (1 + face.breath * 0.006), torsoScale.y, torsoScale.z * (1 + face.breath * 0.01));
       if (torso && head && headPos) head.position.y = headPos.y + face.breath * 0.0015;
       if (profile === 'jaw' && !names.has('jawOpen') && !names.has('mouthOpen')) turn(jawBone, face.jaw * 0.3, 0, 0);
@@ -254,6 +274,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       renderer.render(scene, camera);
     },
     dispose() {
+      toon?.dispose();
       renderer.dispose();
       scene.traverse((o) => {
         const m = o as Mesh;

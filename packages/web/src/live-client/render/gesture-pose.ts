@@ -1,0 +1,48 @@
+import type { TAvatarGesture } from '@persona/contract';
+
+/** Euler angles (radians, x y z) for one side's upper arm at the shoulder and forearm at the elbow. */
+export interface ArmPose {
+  upper: [number, number, number];
+  fore: [number, number, number];
+  /** How far the shoulder rises (metres). */
+  lift: number;
+}
+
+const REST: ArmPose = { upper: [0, 0, 0], fore: [0, 0, 0], lift: 0 };
+const smooth = (x: number) => {
+  const t = Math.min(1, Math.max(0, x));
+  return t * t * (3 - 2 * t);
+};
+/** In over the first quarter, held, out over the last quarter. */
+const envelope = (u: number) => Math.min(smooth(u / 0.25), smooth((1 - u) / 0.25));
+
+/**
+ * Where a gesture puts each arm at `u` (0–1 through it), for a figure whose arms hang down at rest
+ * (+x is the side `side` = 1, +z faces the visitor). The arm that waves and points is the
+ * figure's right (side −1, on the visitor's left); a shrug lifts both shoulders and turns the
+ * forearms out, palms up. Nod and shake move only the head (face driver).
+ */
+export function armPose(gesture: TAvatarGesture | null, u: number, side: number): ArmPose {
+  if (!gesture || u <= 0 || u >= 1) return REST;
+  const e = envelope(u);
+  const right = side < 0;
+  switch (gesture) {
+    case 'wave': {
+      if (!right) return REST;
+      // The arm up and out, the forearm up; the hand swings from the elbow, three times.
+      const swing = Math.sin(Math.min(1, Math.max(0, (u - 0.2) / 0.6)) * Math.PI * 6) * 0.35 * smooth((u - 0.15) / 0.1);
+      return { upper: [-0.25 * e, 0, side * 1.35 * e], fore: [0, 0, side * (1.3 * e + swing)], lift: 0.008 * e };
+    }
+    case 'point': {
+      if (!right) return REST;
+      // The arm forward and a little across, the forearm almost straight.
+      return { upper: [-1.25 * e, 0, side * 0.2 * e], fore: [-0.15 * e, 0, 0], lift: 0.004 * e };
+    }
+    case 'shrug': {
+      const s = Math.sin(Math.PI * u);
+      return { upper: [0, 0, side * 0.12 * s], fore: [-0.9 * s, 0, side * 0.35 * s], lift: 0.022 * s };
+    }
+    default:
+      return REST;
+  }
+}
