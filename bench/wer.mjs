@@ -296,7 +296,8 @@ export async function run() {
             const t0 = performance.now();
             let hyp;
             if (model === 'best-of') {
-              // Both models' hypotheses, the one with the better path score (the time is both decodes').
+              // Both models' hypotheses, the one with the better path score (the time is both decodes'). A
+              // heuristic: the scores of two language models are not on one scale.
               hyp = (scored.generic.score >= scored.avatar.score ? scored.generic : scored.avatar).text;
               acc.procS += scored.generic.s + scored.avatar.s;
             } else {
@@ -336,6 +337,7 @@ export async function run() {
     clearInterval(keepAlive);
     for (const r of Object.values(recognizers).filter(Boolean)) await r.close();
     await flite.close();
+    fs.rmSync(path.dirname(lmFile), { recursive: true, force: true });
   }
 
   const sum = (filter) => {

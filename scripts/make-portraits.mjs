@@ -43,7 +43,7 @@ export async function makePortraits({ people } = {}) {
           await img.decode();
           return img;
         };
-        /** A still scaled to the portrait's size (5:6 from the middle of the stage, two halvings). */
+        /** A still scaled to the portrait's size (5:6 from the bottom middle of the stage, as the portrait is anchored). */
         const scaled = async (b64) => {
           const img = await load(`data:image/png;base64,${b64}`);
           const scale = Math.min(img.width / w, img.height / h);
@@ -63,10 +63,10 @@ export async function makePortraits({ people } = {}) {
         for (const [k, b64] of Object.entries(shots)) canvases[k] = await scaled(b64);
         const data = (c) => c.getContext('2d').getImageData(0, 0, w, h).data;
         const rest = data(canvases.rest);
-        /** The box where a still differs from the rest one. */
-        const diffBox = (c, box = null) => {
+        /** The box where a still differs from the rest one (above row `below`). */
+        const diffBox = (c, box = null, below = h) => {
           const d = data(c);
-          for (let y = 0; y < h; y++)
+          for (let y = 0; y < below; y++)
             for (let x = 0; x < w; x++) {
               const i = (y * w + x) * 4;
               if (Math.abs(d[i] - rest[i]) + Math.abs(d[i + 1] - rest[i + 1]) + Math.abs(d[i + 2] - rest[i + 2]) + Math.abs(d[i + 3] - rest[i + 3]) < 40) continue;
@@ -74,10 +74,12 @@ export async function makePortraits({ people } = {}) {
             }
           return box;
         };
-        const eyes = diffBox(canvases.blink);
         let mouth = null;
         for (const k of ['closed', 'open', 'wide', 'round', 'teeth', 'narrow']) mouth = diffBox(canvases[k], mouth);
-        if (!eyes || !mouth) throw new Error('no eyes or mouth found by difference');
+        if (!mouth) throw new Error('no mouth found by difference');
+        // The eyes: where the blink differs, above the mouth.
+        const eyes = diffBox(canvases.blink, null, mouth[1]);
+        if (!eyes) throw new Error('no eyes found by difference');
         /** A region of a still with a soft edge (an ellipse around the box, grown by `grow`, feathered). */
         const region = (c, box, grow) => {
           const out = document.createElement('canvas');

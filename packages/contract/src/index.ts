@@ -26,3 +26,4 @@ export * from './engine-rules.js';
 export * from './speech.js';
 export * from './platform-speech.js';
 export * from './log-redaction.js';
+export * from './conversations.js';

@@ -42,6 +42,9 @@ import { adminUsersRoutes } from './features/users/admin-routes.js';
 import { createUsersService } from './features/users/service.js';
 import { createMemoryPresence, createRedisPresence, withPresenceFallbacks, type PresenceRegistry } from './features/presence/registry.js';
 import { presenceRoutes } from './features/presence/routes.js';
+import { conversationRoutes } from './features/conversations/routes.js';
+import { createConversationsRepository } from './features/conversations/repository.js';
+import { createConversationsService } from './features/conversations/service.js';
 import { createWorkersRepository } from './features/workers/repository.js';
 import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
 import { workerCredentialRoutes, workerRoutes, workerSocketRoutes } from './features/workers/routes.js';
@@ -329,6 +332,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onAdmission: (kind, refusal) => metrics.admission(kind, refusal),
   });
   app.decorate('live', live);
+  // Conversations: the stored live sessions as the customer reads them; visitors named by a keyed pseudonym (ADR 092).
+  const conversations = createConversationsService({
+    repo: createConversationsRepository(database.db),
+    pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
+  });
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
 
@@ -361,6 +369,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes({ account: accountService, guards }));
   await app.register(adminUsersRoutes({ users: usersService, guards }));
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
+  await app.register(conversationRoutes({ conversations, guards }));
   await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
   await app.register(functionRoutes({ functions: functionsService, guards }));

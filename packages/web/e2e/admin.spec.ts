@@ -307,10 +307,10 @@ for (const size of sizes) {
   });
 }
 
-test('the admin menu: Online Users, VPS Status, Users, Requests, Account, Functions review, Sign Out', async ({ page }) => {
+test('the admin menu: Online Users, VPS Status, Users, Conversations, Requests, Account, Functions review, Sign Out', async ({ page }) => {
   await signInAdmin(page);
   const nav = page.getByRole('navigation', { name: 'Main' });
-  expect((await nav.getByRole('link').allInnerTexts()).map((t) => t.trim())).toEqual(['Online Users', 'VPS Status', 'Users', 'Requests', 'Account', 'Functions review', 'Sign Out']);
+  expect((await nav.getByRole('link').allInnerTexts()).map((t) => t.trim())).toEqual(['Online Users', 'VPS Status', 'Users', 'Conversations', 'Requests', 'Account', 'Functions review', 'Sign Out']);
   await nav.getByRole('link', { name: 'Requests' }).click();
   await expect(page).toHaveURL(/\/react\/requests$/);
   await page.setViewportSize({ width: 760, height: 600 });

@@ -21,6 +21,7 @@ test('at 390 px the menu is a right-hand drawer behind a hamburger button', asyn
   await expect(drawer).toBeVisible();
   expect((await drawer.getByRole('link').allInnerTexts()).map((t) => t.trim())).toEqual([
     'Avatar Creator',
+    'Conversations',
     'Knowledge Base',
     'Functions',
     'Encryption Keys',

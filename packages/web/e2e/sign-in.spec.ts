@@ -12,7 +12,7 @@ test('an administrator lands on /react/onlineusers with the admin menu', async (
   const admin = adminAccount();
   await signIn(page, admin.email, admin.password);
   await expect(page).toHaveURL(/\/react\/onlineusers$/);
-  expect(await mainMenu(page)).toEqual(['Online Users', 'VPS Status', 'Users', 'Requests', 'Account', 'Functions review', 'Sign Out']);
+  expect(await mainMenu(page)).toEqual(['Online Users', 'VPS Status', 'Users', 'Conversations', 'Requests', 'Account', 'Functions review', 'Sign Out']);
 });
 
 test('a user lands on /react/avatars with the user menu', async ({ page }) => {
@@ -20,6 +20,7 @@ test('a user lands on /react/avatars with the user menu', async ({ page }) => {
   await expect(page).toHaveURL(/\/react\/avatars$/);
   expect(await mainMenu(page)).toEqual([
     'Avatar Creator',
+    'Conversations',
     'Knowledge Base',
     'Functions',
     'Encryption Keys',

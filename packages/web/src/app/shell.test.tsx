@@ -66,6 +66,7 @@ describe('shell', () => {
     await screen.findByRole('heading', { name: 'Avatar Creator' });
     expect(mainNavLabels()).toEqual([
       'Avatar Creator',
+      'Conversations',
       'Knowledge Base',
       'Functions',
       'Encryption Keys',
@@ -81,7 +82,7 @@ describe('shell', () => {
   it('shows the admin menu exactly as the spec lists it', async () => {
     renderApp({ route: '/onlineusers', session: adminSession });
     await screen.findByRole('heading', { name: 'Online Users' });
-    expect(mainNavLabels()).toEqual(['Online Users', 'VPS Status', 'Users', 'Requests', 'Account', 'Functions review', 'Sign Out']);
+    expect(mainNavLabels()).toEqual(['Online Users', 'VPS Status', 'Users', 'Conversations', 'Requests', 'Account', 'Functions review', 'Sign Out']);
   });
 
   it('shows no menu to signed-out visitors, only Docs and Sign In', async () => {
@@ -97,6 +98,7 @@ describe('shell', () => {
     const drawer = await screen.findByRole('navigation', { name: 'Menu' });
     expect(within(drawer).getAllByRole('link').map((link) => link.textContent)).toEqual([
       'Avatar Creator',
+      'Conversations',
       'Knowledge Base',
       'Functions',
       'Encryption Keys',

@@ -23,7 +23,7 @@ export const KNOWLEDGE_RULE =
  * spoken and shown. Last in the system prompt, so the owner's instructions come first and can
  * say otherwise ("never use tags").
  */
-export const EXPRESSION_RULE = `You are shown as an animated avatar. You may mark a mood or a gesture where a person would show one, with a tag that is not spoken: <trl-mood id="happy" /> (moods: ${AvatarMoods.join(', ')}) or <trl-anim id="nod" /> (gestures: ${AvatarGestures.join(', ')}). Put it just before the words it goes with; use them sparingly, and never explain them.`;
+export const EXPRESSION_RULE = `You are shown as an animated avatar. Unless your instructions above say otherwise, you may mark a mood or a gesture where a person would show one, with a tag that is not spoken: <trl-mood id="happy" /> (moods: ${AvatarMoods.join(', ')}) or <trl-anim id="nod" /> (gestures: ${AvatarGestures.join(', ')}). Put it just before the words it goes with; use them sparingly, and never explain them.`;
 
 export function memoryBlock(memory: string | null): string | null {
   const text = memory?.trim();

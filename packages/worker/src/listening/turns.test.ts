@@ -223,19 +223,36 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     expect(d.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
   });
 
-  it('backchannels over the avatar ("mm-hm", "yeah okay", "I see") never stop it and it goes on as soon as they are heard; "wait", "stop", "no, I meant…" stop it however short', async () => {
-    for (const said of ['mm-hm', 'yeah', 'yeah okay', 'right right', 'I see', 'oh wow', 'uh-huh', 'okay sure', 'got it']) {
-      const t = setup({ minInterruptionMs: 300, minSilenceMs: 320 }, fakeStt('batch', [said]));
-      t.listener.setAgentSpeaking(5, 'the ferry leaves at noon from the east pier');
+  it('backchannels over the avatar ("mm-hm", "I see", "oh no"; "okay" when it asked nothing) never stop it and it goes on as soon as they are heard; "wait", "hold on", "no, I meant…" stop it however short', async () => {
+    const over = async (said: string, agentText = 'the ferry leaves at noon from the east pier', opts: Partial<TurnOptions> = {}) => {
+      const t = setup({ minInterruptionMs: 300, minSilenceMs: 320, ...opts }, fakeStt('batch', [said]));
+      t.listener.setAgentSpeaking(5, agentText);
       await t.clock.advance(1000);
       await t.feed([...t.speech(700), ...t.silence(320)]);
+      await t.clock.advance(10);
+      return t;
+    };
+    for (const said of ['mm-hm', 'yeah', 'yeah okay', 'right right', 'I see', 'oh wow', 'uh-huh', 'okay sure', 'got it', 'oh no', 'no problem']) {
+      const t = await over(said);
       expect(t.log, said).toContain('pause:5');
       // Heard at once (the batch recogniser answered): it resumes now, not after the 2 s false-interruption time.
-      await t.clock.advance(10);
       expect(t.log, `${said}: ${t.log.join(' ')}`).toContain('resume:5');
       expect(t.log.some((l) => l.startsWith('interrupt') || l.startsWith('commit')), said).toBe(false);
     }
-    for (const said of ['wait', 'stop', 'no I meant the other one', 'hold on', 'sorry', 'okay wait a second', 'excuse me']) {
+    // After a question, "yes" is the answer: it stops the avatar and is the visitor's turn.
+    const answer = await over('yes', 'Shall I cancel order 4567? You will get a refund in five days.');
+    await answer.clock.advance(1000);
+    expect(answer.log).toContain('interrupt:5');
+    expect(answer.commits.map((c) => c.text)).toEqual(['yes']);
+    // Another language: the English rules are off ("no" is the start of "no sé"); the owner's thresholds decide.
+    const spanish = setup({ minInterruptionMs: 500, minSilenceMs: 320 }, fakeStt('stream'));
+    spanish.listener.setAgentSpeaking(9, 'el ferry sale a mediodía');
+    await spanish.clock.advance(1000);
+    await spanish.feed(spanish.speech(200));
+    spanish.stt.state.events!.onResult({ text: 'no sé', final: false });
+    expect(spanish.log).not.toContain('interrupt:9');
+
+    for (const said of ['wait', 'stop', 'no I meant the other one', 'hold on', 'okay wait a second', 'excuse me', 'sorry that\'s not what I asked']) {
       // 200 ms of speech, under min_interruption_duration: a stop request stops the avatar anyway.
       const t = setup({ minInterruptionMs: 500, minSilenceMs: 320, minInterruptionWords: 2 }, fakeStt('stream'));
       t.listener.setAgentSpeaking(6, 'the ferry leaves at noon from the east pier');
@@ -244,13 +261,19 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
       t.stt.state.events!.onResult({ text: said, final: false });
       expect(t.log, said).toContain('interrupt:6');
     }
+    // A bare "no" or "sorry" stops it only as the whole utterance: an interim "no" may be "no problem".
+    const bare = setup({ minInterruptionMs: 500, minSilenceMs: 320, minInterruptionWords: 2 }, fakeStt('stream'));
+    bare.listener.setAgentSpeaking(7, 'the ferry leaves at noon from the east pier');
+    await bare.clock.advance(1000);
+    await bare.feed(bare.speech(200));
+    bare.stt.state.events!.onResult({ text: 'no', final: false });
+    expect(bare.log).not.toContain('interrupt:7');
+    bare.stt.state.events!.onResult({ text: 'no', final: true });
+    expect(bare.log).toContain('interrupt:7');
     // Not a backchannel: a real sentence of the same words' kind still takes the turn when long enough.
-    const u = setup({ minInterruptionMs: 300, minSilenceMs: 320 }, fakeStt('batch', ['yeah but what about the bus']));
-    u.listener.setAgentSpeaking(7, 'the ferry leaves at noon from the east pier');
+    const u = await over('yeah but what about the bus');
     await u.clock.advance(1000);
-    await u.feed([...u.speech(900), ...u.silence(320)]);
-    await u.clock.advance(1000);
-    expect(u.log).toContain('interrupt:7');
+    expect(u.log).toContain('interrupt:5');
   });
 
   it('a recogniser slower than the false-interruption time: the avatar stays paused until it answers, then words interrupt and silence resumes', async () => {
@@ -367,7 +390,12 @@ describe('backchannels and stop requests (the text rules)', () => {
     const { isBackchannel, isStopRequest } = await import('./options.js');
     for (const t of ['mm-hm', 'Mhm.', 'yeah', 'Yeah, yeah.', 'okay', 'OK right', 'I see', 'got it', 'oh wow', 'haha', 'uh-huh', 'sure', 'that makes sense']) expect(isBackchannel(t), t).toBe(true);
     for (const t of ['', 'yeah but why', 'I see the ship', 'okay so what time is it', 'it', 'I', 'yes I would like a ticket to Paris', 'wait']) expect(isBackchannel(t), t).toBe(false);
-    for (const t of ['wait', 'Stop!', 'no, I meant Tuesday', 'hold on', 'Sorry, what?', 'excuse me', 'okay wait', 'um actually', 'just a second']) expect(isStopRequest(t), t).toBe(true);
-    for (const t of ['yeah', 'I can wait', 'nobody told me', 'notice', 'the stop is near', 'okay']) expect(isStopRequest(t), t).toBe(false);
+    for (const t of ['yes', 'okay', 'sure', 'yeah okay']) expect(isBackchannel(t, { affirmations: false }), t).toBe(false);
+    for (const t of ['mm-hm', 'I see', 'oh no']) expect(isBackchannel(t, { affirmations: false }), t).toBe(true);
+    for (const t of ['wait', 'Stop!', 'no, I meant Tuesday', 'hold on', 'excuse me', 'okay wait', 'just a second', 'No.', 'Sorry.', 'actually no']) expect(isStopRequest(t), t).toBe(true);
+    for (const t of ['yeah', 'I can wait', 'nobody told me', 'notice', 'the stop is near', 'okay', 'No problem, go ahead', 'No worries', 'Oh no', 'Oh no, that is awful', 'Sorry to hear that', 'Actually that sounds great', 'Listen, that is great', 'Sorry, what?']) expect(isStopRequest(t), t).toBe(false);
+    // An interim "no" is not yet a request: it may become "no problem".
+    expect(isStopRequest('no', false)).toBe(false);
+    expect(isStopRequest('wait', false)).toBe(true);
   });
 });

@@ -340,7 +340,7 @@ export class Listener {
     if (this.paused !== null) this.armResume();
     this.scheduleCommit();
     // Over the avatar, a backchannel already heard (an early transcript): it goes on now.
-    if (this.paused !== null && isBackchannel(this.turnText())) {
+    if (this.paused !== null && this.englishRules && this.isBackchannel(this.turnText())) {
       if (this.unanswered === 0) this.decidePause();
       else this.decideWhenHeard = true;
     }
@@ -464,9 +464,9 @@ export class Listener {
     } else this.interim = text;
     const all = this.turnText();
     if (all) this.ev.transcript(all, false);
-    this.checkInterruption();
+    this.checkInterruption(r.final);
     // A backchannel over the avatar, heard to its end: it goes on now, not after the false-interruption time.
-    if (r.final && this.paused !== null && !this.speaking && isBackchannel(all)) {
+    if (r.final && this.paused !== null && !this.speaking && this.englishRules && this.isBackchannel(all)) {
       if (this.unanswered === 0) this.decidePause();
       else this.decideWhenHeard = true;
     }
@@ -529,23 +529,37 @@ export class Listener {
   // ─── interruptions ───
 
   /**
-   * Does what was said over the avatar stop it? A request to stop ("wait", "no, I meant…") does
-   * at once, however short; a backchannel ("mm-hm", "yeah", "okay", "I see") never does; anything
-   * else when the speech is long enough and has enough words (at least one: the avatar's echo
-   * has none that are new).
+   * Does what was said over the avatar stop it? With English recognition, a request to stop
+   * ("wait", "no, I meant…") does as soon as it is heard, however short (min_speech_duration
+   * aside), and a backchannel ("mm-hm", "I see"; "okay", "yes" when the avatar asked nothing)
+   * never does (ADR 067); anything else when the speech is long enough and has enough words (at
+   * least one: the avatar's echo has none that are new).
    */
-  private interrupts(text: string, speechMs: number): boolean {
-    if (isStopRequest(text)) return !looksLikeEcho(text, this.agentText);
-    if (isBackchannel(text)) return false;
+  private interrupts(text: string, speechMs: number, final = true): boolean {
+    if (this.englishRules) {
+      if (speechMs >= this.o.minSpeechMs && isStopRequest(text, final)) return !looksLikeEcho(text, this.agentText);
+      if (this.isBackchannel(text)) return false;
+    }
     if (speechMs < this.o.minInterruptionMs) return false;
     const words = wordsOf(text).length;
     if (words < Math.max(1, this.o.minInterruptionWords)) return false;
     return !looksLikeEcho(text, this.agentText);
   }
 
-  private checkInterruption() {
+  private checkInterruption(final = false) {
     if (this.paused === null || this.role !== 'turn') return;
-    if (this.interrupts(this.turnText(), this.turnSpeechMs)) this.confirmInterruption();
+    if (this.interrupts(this.turnText(), this.turnSpeechMs, final && !this.interim)) this.confirmInterruption();
+  }
+
+  /** The text rules of interruptions are English: applied when the recogniser listens for English (or for its default). */
+  private get englishRules(): boolean {
+    const langs = this.opts.sttLanguages ?? [];
+    return langs.length === 0 || langs.some((l) => /^en\b/i.test(l));
+  }
+
+  /** A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing. */
+  private isBackchannel(text: string): boolean {
+    return isBackchannel(text, { affirmations: !this.agentText.includes('?') });
   }
 
   private confirmInterruption() {

@@ -1,6 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import type { TLiveHistoryEntry } from '@persona/contract';
+import type { TConversationChannel, TLiveHistoryEntry, TLiveVoiceTurnMetrics } from '@persona/contract';
 import { avatars } from './avatars.js';
 
 /**
@@ -38,11 +38,20 @@ export const liveSessions = pgTable(
     billingCheckedAt: timestamp('billing_checked_at', { withTimezone: true, mode: 'date' }),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
     endCode: text('end_code'),
+    /** Where the visitor talked (ADR 092): set at admission, `agent-api` once an own agent takes it; null on rows older than 0013. */
+    channel: text('channel').$type<TConversationChannel>(),
+    /** The spoken turns' latency figures the worker sent with the session's end (ADR 092). */
+    voiceTurns: jsonb('voice_turns').$type<TLiveVoiceTurnMetrics[]>().notNull().default([]),
+    /** Median end-of-speech → first-audio of those turns, for the conversation list. */
+    voiceP50Ms: integer('voice_p50_ms'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),
     index('live_sessions_avatar_started_idx').on(t.avatarId, t.startedAt),
     index('live_sessions_ip_started_idx').on(t.clientIp, t.startedAt),
+    // The conversation list's keyset paging (ADR 092): an account's, and every account's for administrators.
+    index('live_sessions_owner_started_idx').on(t.ownerUserId, t.startedAt, t.id),
+    index('live_sessions_started_idx').on(t.startedAt, t.id),
   ],
 );
 

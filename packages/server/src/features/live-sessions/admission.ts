@@ -98,6 +98,8 @@ export function createAdmission(ctx: LiveContext) {
         origin: input.hostOrigin ? originOf(input.hostOrigin) : null,
         client: input.client ?? {},
         textOnly: input.textOnly === true,
+        // Where the visitor talks (ADR 092); an own agent taking it later makes it `agent-api` (worker-rpc).
+        channel: input.textOnly === true ? 'chat-widget' : input.hostOrigin ? 'embed' : 'avatar-page',
         echo,
         resumeHash: hashToken(resumeToken),
         ticketJti: claims.jti,

@@ -108,7 +108,12 @@ export function createWorkerRpc(ctx: LiveContext) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};
       await endSession(row.id, params.code);
-      // Spoken turns' latency figures: in the portal's log with the session's end.
+      // Spoken turns' latency figures: kept with the session for its transcript (ADR 092), and in the portal's log.
+      if (params.turns?.length) {
+        const voiceTurns = params.turns.slice(-LiveLimits.historyMaxTurns * 2);
+        const p50 = voiceTurnSummary(voiceTurns).endToEndMs?.p50;
+        await repo.update(row.id, { voiceTurns, voiceP50Ms: p50 === undefined ? null : Math.round(p50) });
+      }
       if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');
       const summary = params.summary?.trim();
       if (summary && row.visitorId) {
@@ -125,6 +130,7 @@ export function createWorkerRpc(ctx: LiveContext) {
       // Only for an open session of this worker; the agents feature picks an agent of its avatar.
       const row = await openSessionFor(workerId, params.sessionId);
       const offered = deps.offerToAgent ? await deps.offerToAgent({ sessionId: row.id, avatarId: row.avatarId, workerId }) : false;
+      if (offered) await repo.update(row.id, { channel: 'agent-api' });
       return { offered };
     },
 

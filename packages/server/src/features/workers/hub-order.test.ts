@@ -79,3 +79,43 @@ describe('worker hub', () => {
     expect(socket.sent.filter((m) => m.type === 'pong')).toHaveLength(2);
   });
 });
+
+describe('worker hub: a socket closed while it registers', () => {
+  it('leaves no registered worker behind (the row is written DISCONNECTED again)', async () => {
+    let status = 'NONE';
+    let release!: () => void;
+    const slowWrite = new Promise<void>((r) => (release = r));
+    let registered!: () => void;
+    const wrote = new Promise<void>((r) => (registered = r));
+    let writing!: () => void;
+    const started = new Promise<void>((r) => (writing = r));
+    const repo = {
+      async register(values: { status: string }) {
+        writing();
+        await slowWrite;
+        status = values.status;
+        registered();
+        return { id: 7, vpsId: 'w1', name: 'w1' } as WorkerRow;
+      },
+      async disconnect() {
+        status = 'DISCONNECTED';
+      },
+      async isLive() {
+        return false;
+      },
+    } as unknown as WorkersRepository;
+    const hub = createWorkerHub({ repo, log: quietLog });
+    const socket = new FakeSocket();
+    hub.accept(socket as unknown as WebSocket, '127.0.0.1', { kind: 'credential', credentialId: 1, vpsId: 'w1' });
+    socket.in({ type: 'register', vpsId: 'w1', name: 'w1', address: '127.0.0.1', privateIp: '127.0.0.1', webSocket: 'ws://127.0.0.1:1', status: 'AVAILABLE' });
+    // The worker goes away while its row is being written.
+    await started;
+    socket.close();
+    socket.emit('close');
+    release();
+    await wrote;
+    await vi.waitFor(() => expect(status).toBe('DISCONNECTED'));
+    expect(hub.connectedCount()).toBe(0);
+    expect(socket.sent.map((m) => m.type)).not.toContain('registered');
+  });
+});

@@ -259,10 +259,16 @@ export function createWorkerHub(opts: WorkerHubOptions) {
               refuse(WorkerRefusals.otherVpsId, WorkerProtocol.closeUnauthorized);
               return;
             }
+            if (socket.readyState !== socket.OPEN) return; // closed while it waited: nothing to register
             const row = await repo.register(
               { vpsId: msg.vpsId, name: msg.name, address: msg.address, privateIp: msg.privateIp, remoteIp, webSocket: msg.webSocket, status: msg.status, sessionId: conn.sessionId },
               now(),
             );
+            if (socket.readyState !== socket.OPEN) {
+              // Closed while the row was written: its close handler saw no worker, so the row is undone here.
+              await repo.disconnect(row.id, conn.sessionId);
+              return;
+            }
             conn.workerId = row.id;
             conn.workerVpsId = row.vpsId;
             conn.productRealtime = msg.productRealtime === true;

@@ -133,6 +133,13 @@ export async function setUpSecurity(app: FastifyInstance, database: Database): P
           const body = await post('/api/live/sessions', { avatarId, textOnly: true }, {});
           return { sessionId: body.sessionId as string, resumeToken: body.resumeToken as string };
         }),
+      conversation: () =>
+        once('conversation', async () => {
+          const avatarId = await fixtures(account).avatar();
+          const body = await post('/api/live/sessions', { avatarId, textOnly: true }, {});
+          await post('/api/live/sessions/end', { sessionId: body.sessionId, resumeToken: body.resumeToken }, {});
+          return body.sessionId as string;
+        }),
       spareUser: () => once('spare', () => createUser(database)),
       planRequest: () =>
         once('plan', async () => {

@@ -21,6 +21,8 @@ export interface Fixtures {
   oauthApp(): Promise<number>;
   /** A live session of one of the account's avatars (its visitor's id and resume token). */
   liveSession(): Promise<{ sessionId: string; resumeToken: string }>;
+  /** An ended live session of one of the account's avatars (a conversation that may be deleted): its id. */
+  conversation(): Promise<string>;
   /** For calls about another account (sign-in, administrators' changes): a spare account, never A or B. */
   spareUser(): Promise<{ id: number; email: string; password: string }>;
   /** A pending plan request of a spare account. */
@@ -139,6 +141,10 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/account_upgrade': { access: 'session', call: () => ({ url: '/api/account_upgrade', payload: { subType: 2 } }), ok: [200, 409] },
   'POST /api/account_upgrade_withdraw': { access: 'session', ok: [200, 404, 409] },
   'GET /api/token/jwt': { access: 'session' },
+  // Conversations (ADR 092): the caller's account's only; another account's id is a 404, like a missing one.
+  'GET /api/list_conversation': { access: 'session' },
+  'GET /api/get_conversation': { access: 'session', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
+  'POST /api/del_conversation': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { id: await f.conversation() } }) },
   'POST /api/list_avatar_users': { access: 'session', owned: true, call: async (f) => ({ url: '/api/list_avatar_users', payload: { agentId: await f.avatar(), mode: 'get' } }) },
 
   'GET /api/list_oauthapp': { access: 'session' },
@@ -215,6 +221,9 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/list_online_users': { access: 'admin', call: () => ({ url: '/api/list_online_users', payload: { mode: 'get' } }) },
   'POST /api/get_online_user': { access: 'admin', ok: [200, 404], call: () => ({ url: '/api/get_online_user', payload: { sessionId: 'no-such-session', mode: 'get' } }) },
   'GET /api/admin/functions': { access: 'admin' },
+  'GET /api/admin/list_conversation': { access: 'admin' },
+  // Every account's: A's conversation too.
+  'GET /api/admin/get_conversation': { access: 'admin', call: async (f) => ({ url: `/api/admin/get_conversation?id=${await f.conversation()}` }) },
   // 409 once the function was reviewed at this version already.
   'POST /api/admin/functions/review': {
     access: 'admin',

@@ -6,9 +6,10 @@ export type MenuEntry =
   | { kind: 'route'; label: string; to: string }
   | { kind: 'external'; label: string; href: (config: TPublicConfig) => string };
 
-/** The ordinary user's menu, exactly as the spec lists it. */
+/** The ordinary user's menu as the spec lists it, with Conversations (issue 30, ADR 092) after the Avatar Creator. */
 export const userMenu: readonly MenuEntry[] = [
   { kind: 'route', label: 'Avatar Creator', to: paths.avatars },
+  { kind: 'route', label: 'Conversations', to: paths.conversations },
   { kind: 'route', label: 'Knowledge Base', to: paths.knowledgeBase },
   { kind: 'route', label: 'Functions', to: paths.functions },
   { kind: 'route', label: 'Encryption Keys', to: paths.encryptionKeys },
@@ -22,6 +23,7 @@ export const adminMenu: readonly MenuEntry[] = [
   { kind: 'route', label: 'Online Users', to: paths.onlineUsers },
   { kind: 'route', label: 'VPS Status', to: paths.vpsStatus },
   { kind: 'route', label: 'Users', to: paths.users },
+  { kind: 'route', label: 'Conversations', to: paths.conversations },
   { kind: 'route', label: 'Requests', to: paths.requests },
   { kind: 'route', label: 'Account', to: paths.account },
   { kind: 'route', label: 'Functions review', to: paths.functionsReview },

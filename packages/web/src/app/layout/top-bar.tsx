@@ -21,9 +21,10 @@ const NavDrawer = lazy(() => loadNavDrawer().then((module) => ({ default: module
 const navButtonSx = {
   color: 'text.secondary',
   fontWeight: 600,
-  // Between 760 px and 960 px the seven entries must fit beside the logo.
-  fontSize: { xs: '0.875rem', sm: '0.8rem', md: '0.875rem' },
-  px: { xs: 1.25, sm: 0.75, md: 1.25 },
+  // From 760 px to 1200 px the eight entries (the spec's seven and Conversations) must fit beside
+  // the logo: smaller and tighter there, the product name shown from 1200 px (measured: 760 and 960 px).
+  fontSize: { xs: '0.875rem', sm: '0.75rem', md: '0.8rem', lg: '0.875rem' },
+  px: { xs: 1.25, sm: 0.5, md: 0.75, lg: 1.25 },
   minWidth: 0,
   whiteSpace: 'nowrap',
   position: 'relative',
@@ -39,8 +40,8 @@ export function MenuButton({ entry, config }: { entry: MenuEntry; config: TPubli
         href={entry.href(config)}
         target="_blank"
         rel="noopener noreferrer"
-        endIcon={<OpenInNewIcon sx={{ fontSize: '0.9rem !important', display: { sm: 'none', md: 'inline-block' } }} />}
-        sx={{ ...navButtonSx, '& .MuiButton-endIcon': { ml: { sm: 0, md: 0.5 } } }}
+        endIcon={<OpenInNewIcon sx={{ fontSize: '0.9rem !important', display: { sm: 'none', lg: 'inline-block' } }} />}
+        sx={{ ...navButtonSx, '& .MuiButton-endIcon': { ml: { sm: 0, lg: 0.5 }, mr: { sm: 0, lg: -0.5 } } }}
       >
         {entry.label}
         <Box component="span" sx={visuallyHidden}>
@@ -86,7 +87,7 @@ export function TopBar() {
 
   return (
     <AppBar position="sticky" sx={{ bgcolor: 'background.paper', borderBottom: 1, borderColor: 'divider' }}>
-      <Toolbar sx={{ gap: 1, minHeight: { xs: 60, sm: 64 }, px: { xs: 2, sm: 2, md: 3 } }}>
+      <Toolbar sx={{ gap: 1, minHeight: { xs: 60, sm: 64 }, px: { xs: 2, sm: 1.5, md: 3 } }}>
         <Box
           component={RouterLink}
           to={paths.home}
@@ -96,7 +97,7 @@ export function TopBar() {
           <LogoMark size={32} />
           <Typography
             component="span"
-            sx={{ fontWeight: 750, fontSize: '1.0625rem', letterSpacing: '-0.01em', whiteSpace: 'nowrap', display: { sm: 'none', md: 'inline' } }}
+            sx={{ fontWeight: 750, fontSize: '1.0625rem', letterSpacing: '-0.01em', whiteSpace: 'nowrap', display: { sm: 'none', lg: 'inline' } }}
           >
             {config.productName}
           </Typography>
@@ -104,7 +105,7 @@ export function TopBar() {
 
         {session ? (
           <>
-            <Box component="nav" aria-label="Main" sx={{ display: { xs: 'none', sm: 'flex' }, alignItems: 'center', gap: 0.25 }}>
+            <Box component="nav" aria-label="Main" sx={{ display: { xs: 'none', sm: 'flex' }, alignItems: 'center', gap: { sm: 0, md: 0.25 } }}>
               {menu.map((entry) => (
                 <MenuButton key={entry.label} entry={entry} config={config} />
               ))}

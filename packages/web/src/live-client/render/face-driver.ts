@@ -106,6 +106,8 @@ export class FaceDriver {
   private nextNod = 0;
   private nodStart = -Infinity;
   private leanTarget = 0;
+  /** The brows before a gesture's lift. */
+  private brow = 0;
   private nextShift = 0;
   /** The head before gestures (the gesture's motion is added on top, not fed back). */
   private readonly head = { yaw: 0, pitch: 0, roll: 0 };
@@ -286,7 +288,9 @@ export class FaceDriver {
     const poseBrow = pose === 'speaking' ? Math.min(0.6, speak * 0.4 + beat * 0.45) : pose === 'listening' ? 0.2 : 0;
     const [smile, brow] = moodFace(s.mood, mood, poseSmile, poseBrow);
     s.smile = approach(s.smile, smile, dt, 400);
-    s.browUp = Math.min(1, approach(s.browUp, brow, dt, pose === 'speaking' ? 60 : 200) + 0.5 * shrug * (1 - s.browUp));
+    // The shrug's brow lift goes on top, not back into the eased value (as the gestures' head motion).
+    this.brow = approach(this.brow, brow, dt, pose === 'speaking' ? 60 : 200);
+    s.browUp = Math.min(1, this.brow + 0.5 * shrug * (1 - this.brow));
     s.breath = Math.sin(t * 2 * Math.PI * 0.22);
 
     // Weight shift: every 6–14 s the body settles to a new lean, slowly.

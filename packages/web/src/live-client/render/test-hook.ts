@@ -47,7 +47,7 @@ export interface FaceHold {
   mood?: TAvatarMood;
   eyeYaw?: number;
   eyePitch?: number;
-  /** Head, gaze, breathing and weight shift at rest (stills to compare). */
+  /** Head, gaze, breathing, weight shift and expression at rest (stills to compare, the same bytes each time). */
   still?: boolean;
 }
 
@@ -60,7 +60,14 @@ export function holdFace(face: FaceState, hold: FaceHold) {
     face.jaw = jawOpenOf[VISEMES[k]!];
   }
   if (hold.blink !== undefined) face.blinkLeft = face.blinkRight = Math.min(1, Math.max(0, hold.blink));
-  if (hold.still) face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = face.lean = 0;
+  if (hold.still) {
+    face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = face.lean = 0;
+    // The expression too (the driver eases it over ~0.4 s): a still is the same whatever the frame timing.
+    face.mood = hold.mood ?? 'neutral';
+    face.moodWeight = face.mood === 'neutral' ? 0 : 0.7;
+    face.smile = face.mood === 'happy' ? 0.69 : face.mood === 'neutral' ? 0.2 : 0.05;
+    face.browUp = face.mood === 'surprised' ? 0.8 : face.mood === 'sad' || face.mood === 'concerned' ? 0.45 : 0;
+  }
   if (hold.eyeYaw !== undefined) face.eyeYaw = hold.eyeYaw;
   if (hold.eyePitch !== undefined) face.eyePitch = hold.eyePitch;
 }

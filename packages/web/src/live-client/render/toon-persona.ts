@@ -852,10 +852,12 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     ...(full ? ([[0.93, hip, 0.1], [1.05, 0.13, 0.09]] as Row[]) : ([[1.0, 0.125, 0.09]] as Row[])),
     [1.18, female ? 0.118 : 0.125, 0.09],
     [1.3, 0.13, 0.1],
-    [1.37, sh * 0.92, 0.105],
-    [1.42, sh, 0.095],
-    [1.452, sh * 0.8, 0.078],
-    [1.468, 0.07, 0.055],
+    [1.36, sh * 0.93, 0.105],
+    // The shoulders round over and slope up to the neck (a flat top reads as a box).
+    [1.405, sh, 0.097],
+    [1.435, sh * 0.82, 0.085],
+    [1.455, sh * 0.52, 0.068],
+    [1.468, 0.068, 0.052],
     [1.476, 0.036, 0.034],
   ];
   const torsoAt = latheAt(torsoProfile);

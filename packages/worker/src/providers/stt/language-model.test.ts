@@ -63,6 +63,18 @@ describe('the avatar language model', () => {
     expect(built.ngrams[0]).toBe(vocab.length + 1);
   });
 
+  it('lists every word of every n-gram as a unigram, also a word seen only after an unknown one; refuses a weight that is not a whole number', () => {
+    // "fine" comes only after the unknown "Zorblax".
+    const built = buildLanguageModel({ texts: [{ text: 'I am Zorblax fine. Hello, the shop is open.' }], dictionary });
+    const { grams, prob } = readArpa(built.arpa);
+    for (const key of grams.keys()) for (const w of key.split(' ')) expect(grams.has(w), `${w} (in "${key}")`).toBe(true);
+    expect(grams.has('fine </s>')).toBe(true);
+    const vocab = [...grams.keys()].filter((k) => !k.includes(' ') && k !== '<s>');
+    for (const h of [[], ['<s>'], ['fine'], ['the']]) expect(vocab.reduce((sum, w) => sum + prob(h, w), 0), h.join(' ')).toBeCloseTo(1, 4);
+    expect(() => buildLanguageModel({ texts: [{ text: 'Hello.', weight: 0 }], dictionary })).toThrow(/whole number/);
+    expect(() => buildLanguageModel({ texts: [{ text: 'Hello.', weight: 1.5 }], dictionary })).toThrow(/whole number/);
+  });
+
   it('weights a text by repeating it (in the full context: lower orders count the words that precede, not how often)', () => {
     const once = readArpa(buildLanguageModel({ texts: [{ text: 'Hello. The shop.' }, { text: 'The time.' }], dictionary }).arpa);
     const thrice = readArpa(buildLanguageModel({ texts: [{ text: 'Hello. The shop.' }, { text: 'The time.', weight: 3 }], dictionary }).arpa);

@@ -13,7 +13,7 @@
 const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
-/** 0–999,999 as words ("twenty one", no "and"); longer numbers digit by digit. */
+/** 0–999,999 as words ("twenty one", no "and"); sentencesOf reads longer runs of digits six at a time. */
 export function numberWords(n: number): string {
   if (n < 20) return ONES[n]!;
   if (n < 100) return `${TENS[Math.floor(n / 10)]}${n % 10 ? ` ${ONES[n % 10]}` : ''}`;
@@ -80,13 +80,17 @@ const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ??
 export function buildLanguageModel(source: LanguageModelSource): { arpa: string; vocabulary: number; ngrams: [number, number, number]; outOfVocabulary: string[] } {
   const tri = new Map<string, number>();
   const oov = new Set<string>();
+  /** Words that follow an unknown word: each such place is one more (unknown) word they follow. */
+  const afterUnknown = new Map<string, number>();
   for (const { text, weight = 1 } of source.texts) {
+    if (!Number.isInteger(weight) || weight < 1 || weight > 1000) throw new Error('buildLanguageModel: a weight is a whole number from 1 to 1000');
     for (const sentence of sentencesOf(text)) {
       const words = [BOS, ...sentence, EOS];
       const known = words.map((w) => w === BOS || w === EOS || source.dictionary.has(w));
       words.forEach((w, i) => !known[i] && oov.add(w));
       // Trigrams (and the sentence-initial bigram as "<s> <s> w"-free: a bigram context of <s>).
       for (let i = 1; i < words.length; i++) {
+        if (known[i] && !known[i - 1]) inc(afterUnknown, words[i]!);
         if (!known[i] || !known[i - 1]) continue;
         if (i >= 2 && known[i - 2]) inc(tri, [words[i - 2], words[i - 1], words[i]].join(SEP), weight);
         else inc(tri, [words[i - 1], words[i]].join(SEP), weight); // a bigram with no trigram: its start
@@ -112,6 +116,8 @@ export function buildLanguageModel(source: LanguageModelSource): { arpa: string;
   for (const [k, c] of rawBi) inc(c2, k, k.startsWith(`${BOS}${SEP}`) ? c : 1);
   const c1 = new Map<string, number>();
   for (const k of c2.keys()) inc(c1, k.split(SEP)[1]!);
+  // A word seen only after unknown words still needs its unigram (it starts the bigrams written for it).
+  for (const w of afterUnknown.keys()) inc(c1, w);
   c1.delete(BOS);
 
   const d3 = discount(c3);

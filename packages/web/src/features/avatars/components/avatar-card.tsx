@@ -1,4 +1,5 @@
 import { Suspense, lazy, useRef, useState } from 'react';
+import { Link as RouterLink } from 'react-router';
 import Avatar from '@mui/material/Avatar';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -15,10 +16,12 @@ import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import Face6OutlinedIcon from '@mui/icons-material/Face6Outlined';
+import ForumOutlinedIcon from '@mui/icons-material/ForumOutlined';
 import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import SaveOutlinedIcon from '@mui/icons-material/SaveOutlined';
 import { AvatarLimits, AvatarMessages } from '@persona/contract';
+import { paths } from '../../../lib/paths';
 import { showToast } from '../../../lib/toast';
 import { listAvatarUsers } from '../api/list-avatar-users';
 import { ERROR_TOAST_MS } from '../lib/editor-model';
@@ -270,6 +273,11 @@ export function AvatarCard({ avatar, isSelected, isExpanded, onToggleExpanded, i
             >
               Connect
             </Button>
+            {!isCompact ? (
+              <Button size="small" variant="outlined" color="inherit" startIcon={<ForumOutlinedIcon />} component={RouterLink} to={`${paths.conversations}?avatarId=${avatar.id}`}>
+                Conversations
+              </Button>
+            ) : null}
           </Box>
         </Box>
       </Collapse>

@@ -1,0 +1,95 @@
+import { createHmac } from 'node:crypto';
+import {
+  ConversationMessages,
+  conversationCursor,
+  outcomeOf,
+  type TConversationChannel,
+  type TConversationDetail,
+  type TConversationSummary,
+  type TConversationTurn,
+  type TListConversationsQuery,
+  type TLiveHistoryEntry,
+  type TLiveVoiceTurnMetrics,
+} from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
+import type { ConversationListRow, ConversationScope, ConversationsRepository } from './repository.js';
+
+/** A spoken turn's figures belong to the visitor's line written within this of its commit. */
+const VOICE_MATCH_MS = 5_000;
+
+export function createConversationsService(deps: { repo: ConversationsRepository; pseudonymKey: Buffer }) {
+  const { repo } = deps;
+
+  /** The same visitor of the same account gets the same pseudonym; it cannot be turned back into an address. */
+  function pseudonym(row: Pick<ConversationListRow, 'ownerUserId' | 'visitorId' | 'clientIp'>): string {
+    const who = row.visitorId ? `v:${row.visitorId}` : `ip:${row.clientIp}`;
+    return `v-${createHmac('sha256', deps.pseudonymKey).update(`${row.ownerUserId}\n${who}`).digest('hex').slice(0, 10)}`;
+  }
+
+  function summary(row: ConversationListRow): TConversationSummary {
+    // Rows admitted before the channel was stored (migration 0013) are told by what they kept.
+    const channel: TConversationChannel = row.channel ?? (row.textOnly ? 'chat-widget' : row.origin ? 'embed' : 'avatar-page');
+    return {
+      id: row.id,
+      avatarId: row.avatarId,
+      avatarName: row.avatarName,
+      ownerUserId: row.ownerUserId,
+      startedAt: row.startedAt.toISOString(),
+      endedAt: row.endedAt?.toISOString() ?? null,
+      durationSeconds: row.endedAt ? Math.max(0, Math.round((row.endedAt.getTime() - row.startedAt.getTime()) / 1000)) : null,
+      channel,
+      hostOrigin: row.origin,
+      locale: row.client.locale ?? null,
+      visitor: pseudonym(row),
+      turns: row.turns,
+      outcome: outcomeOf(row.endCode),
+      endCode: row.endCode,
+      voiceP50Ms: row.voiceP50Ms,
+    };
+  }
+
+  return {
+    async list(scope: ConversationScope, q: TListConversationsQuery): Promise<{ conversations: TConversationSummary[]; nextCursor: string | null }> {
+      // One row more than asked tells whether another page follows.
+      const rows = await repo.list(scope, { ...q, limit: q.limit + 1 });
+      const page = rows.slice(0, q.limit).map(summary);
+      const last = page[page.length - 1];
+      return { conversations: page, nextCursor: rows.length > q.limit && last ? conversationCursor(last) : null };
+    },
+
+    async get(scope: ConversationScope, id: string, callerId: number): Promise<TConversationDetail> {
+      const row = await repo.find(scope, id);
+      if (!row) throw AppError.notFound(ConversationMessages.notFound);
+      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null };
+    },
+
+    /** Only the avatar's owner deletes (administrators too: only their own account's). */
+    async delete(ownerUserId: number, id: string): Promise<void> {
+      const result = await repo.delete({ ownerUserId }, id);
+      if (result === 'missing') throw AppError.notFound(ConversationMessages.notFound);
+      if (result === 'open') throw AppError.conflict(ConversationMessages.stillOpen);
+    },
+  };
+}
+
+/** The stored history as turns, each spoken visitor turn with the latencies measured for it. */
+export function transcript(history: TLiveHistoryEntry[], voiceTurns: TLiveVoiceTurnMetrics[]): TConversationTurn[] {
+  const unmatched = [...voiceTurns];
+  return history.map((entry) => {
+    let latency: TConversationTurn['latency'] = null;
+    if (entry.role === 'user') {
+      let best = -1;
+      for (let i = 0; i < unmatched.length; i++) {
+        const gap = Math.abs(entry.at - unmatched[i]!.at);
+        if (gap <= VOICE_MATCH_MS && (best < 0 || gap < Math.abs(entry.at - unmatched[best]!.at))) best = i;
+      }
+      if (best >= 0) {
+        const [m] = unmatched.splice(best, 1);
+        latency = { endOfUtteranceMs: m!.endOfUtteranceMs, sttMs: m!.sttMs, llmFirstTokenMs: m!.llmFirstTokenMs, ttsFirstByteMs: m!.ttsFirstByteMs, endToEndMs: m!.endToEndMs };
+      }
+    }
+    return { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
+  });
+}
+
+export type ConversationsService = ReturnType<typeof createConversationsService>;

@@ -1,0 +1,94 @@
+import { expect, test } from '@playwright/test';
+import { apiLogin, baseUrl, callApi, createVerifiedAccount } from './support/accounts';
+import { expectAccessible } from './support/axe';
+import { signIn } from './support/pages';
+import { WIDTHS, shot, useWidth } from './support/screenshots';
+
+// Conversations (issue 30, ADR 092), on the built server and its embedded worker: a visitor chats
+// with an echo avatar on /avatar/{id} and hangs up; its owner finds the conversation from the
+// avatar's card, opens its transcript and reads what was said.
+test('a conversation held on the avatar page appears in the list with its transcript', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const account = await createVerifiedAccount('convo');
+  const session = await apiLogin(account.email, account.password);
+  const appKey = ((await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string }).appKey;
+  const form = new FormData();
+  form.set(
+    'json',
+    JSON.stringify({
+      name: 'Echo Ella',
+      nlpEngine: 0,
+      dhType: 2,
+      setupMode: 0,
+      wakeUpMessage: 'Hello! Type something and I will say it back.',
+      dailyLimitPerSession: -1,
+      dailyLimitPerIP: -1,
+      dailyLimits: { Demo: -1 },
+      idleTimeout: 300,
+      avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
+    }),
+  );
+  const response = await fetch(`${baseUrl()}/api/add_avatar_v2`, { method: 'POST', headers: { authorization: `Bearer ${appKey}:${session}` }, body: form });
+  const created = (await response.json()) as { agent?: { id: number } };
+  expect(response.status, JSON.stringify(created)).toBe(200);
+  const id = created.agent!.id;
+
+  // The visitor's side: the avatar page, one typed line and its echo, then hang up.
+  const avatarPage = await context.newPage();
+  await avatarPage.goto(`/avatar/${id}`);
+  const log = avatarPage.getByRole('log', { name: 'Conversation' });
+  await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
+  await avatarPage.getByRole('textbox', { name: 'Message' }).fill('Where is the harbour office?');
+  await avatarPage.getByRole('button', { name: 'Send' }).click();
+  await expect(log.getByText('Where is the harbour office?')).toHaveCount(2, { timeout: 15_000 });
+  // The worker reports the history once a turn has been said (its voice synthesised): stored before the hang-up ends the row.
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
+    .toBe(1);
+  await avatarPage.getByRole('button', { name: 'End conversation' }).click();
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { outcome: string }[])[0]?.outcome, { timeout: 15_000 })
+    .toBe('hang-up');
+  await avatarPage.close();
+
+  // The owner's side: from the avatar's card to its conversations, then the transcript.
+  await page.goto('/react/login');
+  await signIn(page, account.email, account.password);
+  await expect(page).toHaveURL(/\/react\/avatars$/);
+  const card = page.getByTestId(`avatar-card-${id}`);
+  const link = card.getByRole('link', { name: 'Conversations' });
+  await expect(link.or(card.getByRole('button', { name: /^Expand / })).first()).toBeVisible();
+  if (!(await link.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/react/conversations\\?avatarId=${id}$`));
+  const table = page.getByRole('table', { name: 'Conversations' });
+  await expect(table).toContainText('Echo Ella');
+  await expect(table).toContainText('Hung up');
+  await expect(page.getByRole('combobox', { name: 'Avatar' })).toContainText('Echo Ella');
+  for (const width of WIDTHS) {
+    await useWidth(page, width);
+    await shot(page, 'conversations');
+    await expectAccessible(page, `conversations-${width}`);
+  }
+  await useWidth(page, 1280);
+
+  await table.getByRole('link', { name: /^Transcript of the conversation/ }).click();
+  await expect(page.getByRole('heading', { name: 'Conversation with Echo Ella' })).toBeVisible();
+  const transcript = page.getByRole('list', { name: 'Transcript' });
+  await expect(transcript).toContainText('Hello! Type something and I will say it back.');
+  await expect(transcript.getByText('Where is the harbour office?')).toHaveCount(2);
+  const facts = page.getByRole('region', { name: 'Conversation facts' });
+  await expect(facts).toContainText('Avatar page');
+  await expect(facts).toContainText(/v-[0-9a-f]{10}/);
+  for (const width of WIDTHS) {
+    await useWidth(page, width);
+    await shot(page, 'conversation-transcript');
+    await expectAccessible(page, `conversation-transcript-${width}`);
+  }
+
+  // The owner deletes it, after a confirmation: the list is empty again.
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(/\/react\/conversations$/);
+  await expect(page.getByText('No conversations yet')).toBeVisible();
+});

@@ -1,0 +1,89 @@
+import { Link as RouterLink } from 'react-router';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { ConversationLabels, type TConversationSummary } from '@persona/contract';
+import { paths } from '../../../lib/paths';
+import { formatDuration, formatMs, formatStart, outcomeColor, outcomeLabel } from './format';
+
+const mono = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace', fontSize: '0.8125rem' };
+const fromSm = { display: { xs: 'none', sm: 'table-cell' } };
+const fromMd = { display: { xs: 'none', md: 'table-cell' } };
+
+/** One row per conversation; its start opens the transcript. */
+export function ConversationsTable({ conversations, showAccount }: { conversations: readonly TConversationSummary[]; showAccount: boolean }) {
+  return (
+    <TableContainer sx={{ overflowX: 'auto' }}>
+      <Table size="small" aria-label="Conversations" sx={{ '& th': { fontWeight: 700, whiteSpace: 'nowrap' }, '& td, & th': { py: 1.25 } }}>
+        <TableHead>
+          <TableRow>
+            <TableCell>Started</TableCell>
+            <TableCell sx={fromSm}>Avatar</TableCell>
+            <TableCell align="right" sx={fromSm}>
+              Duration
+            </TableCell>
+            <TableCell sx={fromMd}>Channel</TableCell>
+            <TableCell sx={fromMd}>Visitor</TableCell>
+            <TableCell align="right" sx={fromSm}>
+              Turns
+            </TableCell>
+            <TableCell>Outcome</TableCell>
+            <TableCell align="right" sx={fromSm}>
+              Voice p50
+            </TableCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {conversations.map((c) => (
+            <TableRow key={c.id} hover>
+              <TableCell sx={{ whiteSpace: 'nowrap' }}>
+                <Link component={RouterLink} to={`${paths.conversations}/${c.id}`} sx={{ fontWeight: 600 }} aria-label={`Transcript of the conversation of ${formatStart(c.startedAt)} with ${c.avatarName}`}>
+                  {formatStart(c.startedAt)}
+                </Link>
+                {/* Phones: the avatar and duration under the start (their columns are hidden). */}
+                <Typography component="span" variant="body2" color="text.secondary" sx={{ display: { xs: 'block', sm: 'none' }, whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
+                  {c.avatarName} · {formatDuration(c.durationSeconds)}
+                </Typography>
+              </TableCell>
+              <TableCell sx={{ ...fromSm, overflowWrap: 'anywhere', minWidth: 90 }}>
+                {c.avatarName}
+                {showAccount ? (
+                  <Typography component="span" variant="body2" color="text.secondary" sx={{ display: 'block' }}>
+                    Account {c.ownerUserId}
+                  </Typography>
+                ) : null}
+              </TableCell>
+              <TableCell align="right" sx={{ ...fromSm, whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                {formatDuration(c.durationSeconds)}
+              </TableCell>
+              <TableCell sx={{ ...fromMd, overflowWrap: 'anywhere' }}>
+                {ConversationLabels.channel[c.channel]}
+                {c.hostOrigin ? (
+                  <Typography component="span" variant="body2" color="text.secondary" sx={{ display: 'block' }}>
+                    {c.hostOrigin}
+                  </Typography>
+                ) : null}
+              </TableCell>
+              <TableCell sx={{ ...fromMd, ...mono }}>{c.visitor}</TableCell>
+              <TableCell align="right" sx={{ ...fromSm, fontVariantNumeric: 'tabular-nums' }}>
+                {c.turns}
+              </TableCell>
+              <TableCell>
+                <Chip size="small" variant="outlined" color={outcomeColor[c.outcome]} label={outcomeLabel(c.outcome, c.endCode)} />
+              </TableCell>
+              <TableCell align="right" sx={{ ...fromSm, whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                {formatMs(c.voiceP50Ms)}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
