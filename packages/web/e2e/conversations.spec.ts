@@ -15,7 +15,7 @@ test('a conversation held on the avatar page appears in the list with its transc
 
   // The visitor's side: the avatar page, one typed line and its echo, then hang up.
   const avatarPage = await context.newPage();
-  await avatarPage.goto(`/avatar/${id}`);
+  await avatarPage.goto(`/avatar/${id}?chatOpen=true`);
   const log = avatarPage.getByRole('log', { name: 'Conversation' });
   await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
   await avatarPage.getByRole('textbox', { name: 'Message' }).fill('Where is the harbour office?');

@@ -32,7 +32,7 @@ test('a cough over the avatar pauses it, and it resumes and finishes its answer'
   const { id, llm } = await longAnswerAvatar('cough', () => ANSWER);
   try {
     const frames = recordWorkerFrames(page);
-    await page.goto(`/avatar/${id}?autoConnect=true`);
+    await page.goto(`/avatar/${id}?autoConnect=true&chatOpen=true`);
     await waitForFrames(page);
     const log = page.getByRole('log', { name: 'Conversation' });
     await expect(page.getByRole('button', { name: 'Turn microphone off' })).toBeVisible({ timeout: 20_000 });

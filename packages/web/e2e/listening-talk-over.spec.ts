@@ -38,7 +38,7 @@ test('talked over, the avatar stops: playback flushed, the answer marked interru
   const { id, llm } = await longAnswerAvatar('talkover', (turn) => (turn === 0 ? ANSWER : 'Of course.'));
   try {
     const frames = recordWorkerFrames(page);
-    await page.goto(`/avatar/${id}?autoConnect=true`);
+    await page.goto(`/avatar/${id}?autoConnect=true&chatOpen=true`);
     await waitForFrames(page);
     await page.evaluate(() => (window as unknown as { __personaAvatar?: { probe?: () => void } }).__personaAvatar?.probe?.());
     const log = page.getByRole('log', { name: 'Conversation' });

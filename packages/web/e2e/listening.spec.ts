@@ -44,7 +44,7 @@ test.describe.configure({ mode: 'serial' });
 test.describe('with a microphone', () => {
   test('streams the visitor’s speech as 20 ms 16 kHz mic frames, shows the level and the transcript, and the avatar answers', async ({ page }) => {
     server.mic.length = 0;
-    await page.goto(`${server.url}/avatar/1?autoConnect=true`);
+    await page.goto(`${server.url}/avatar/1?autoConnect=true&chatOpen=true`);
     const micButton = page.getByRole('button', { name: 'Turn microphone off' });
     await expect(micButton).toBeVisible();
     await expect(page.getByRole('meter', { name: 'Microphone level' })).toBeVisible();
@@ -94,7 +94,7 @@ test.describe('when the microphone cannot be used', () => {
   test('explains in the page that the microphone is blocked; typing still works', async ({ playwright }) => {
     const browser = await playwright.chromium.launch({ executablePath: '/usr/bin/chromium', args: [...BASE_ARGS, '--use-fake-device-for-media-stream'] });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/avatar/1?autoConnect=true`);
+    await page.goto(`${server.url}/avatar/1?autoConnect=true&chatOpen=true`);
     const note = page.getByRole('alert').filter({ hasText: 'Microphone access is blocked' });
     await expect(note).toBeVisible({ timeout: 15_000 });
     await expect(page.getByRole('button', { name: 'Turn microphone on' })).toHaveAttribute('aria-pressed', 'false');
@@ -107,7 +107,7 @@ test.describe('when the microphone cannot be used', () => {
   test('says when there is no microphone', async ({ playwright }) => {
     const browser = await playwright.chromium.launch({ executablePath: '/usr/bin/chromium', args: [...BASE_ARGS, '--use-fake-ui-for-media-stream'] });
     const page = await browser.newPage();
-    await page.goto(`${server.url}/avatar/1?autoConnect=true`);
+    await page.goto(`${server.url}/avatar/1?autoConnect=true&chatOpen=true`);
     const note = page.getByRole('alert').filter({ hasText: 'No microphone was found.' });
     await expect(note).toBeVisible({ timeout: 15_000 });
     await browser.close();

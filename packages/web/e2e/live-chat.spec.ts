@@ -45,6 +45,8 @@ test('Connect → chat with an echo avatar on /avatar/{id}: the answer appears i
   await avatarPage.waitForLoadState();
   expect(new URL(avatarPage.url()).pathname).toBe(`/avatar/${id}`);
 
+  // The conversation is a panel over the stage, closed at first (ADR 090): the visitor opens it.
+  await avatarPage.getByRole('button', { name: 'Chat', exact: true }).click();
   const log = avatarPage.getByRole('log', { name: 'Conversation' });
   await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
   // The test hook meters the audio the page really plays from here on. The stage (and its hook)

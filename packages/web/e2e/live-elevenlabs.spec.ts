@@ -63,7 +63,7 @@ test('a third-party (ElevenLabs) avatar greets, hears the visitor, answers aloud
   const created = await save(avatar);
   expect(await save({ ...avatar, id: created.id, version: created.version })).toMatchObject({ nlpEngine: 11, setupMode: 3 });
 
-  await page.goto(`/avatar/${created.id}?autoConnect=true`);
+  await page.goto(`/avatar/${created.id}?autoConnect=true&chatOpen=true`);
   await waitForFrames(page);
   // Meter what is heard from now on (the page's own level of the avatar's voice).
   await page.evaluate(() => (window as unknown as { __personaAvatar?: { probe?: () => void } }).__personaAvatar?.probe?.());

@@ -112,6 +112,8 @@ test('an LLM avatar answers from its knowledge collection and calls its approved
   await avatarPage.waitForLoadState();
   expect(new URL(avatarPage.url()).pathname).toBe(`/avatar/${id}`);
 
+  // The conversation is a panel over the stage, closed at first (ADR 090): the visitor opens it.
+  await avatarPage.getByRole('button', { name: 'Chat', exact: true }).click();
   const log = avatarPage.getByRole('log', { name: 'Conversation' });
   await expect(log).toContainText('Ahoy! Ask me about the harbour.', { timeout: 20_000 });
   const message = avatarPage.getByRole('textbox', { name: 'Message' });

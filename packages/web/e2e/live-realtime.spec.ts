@@ -52,7 +52,7 @@ test('a speech-to-speech avatar hears the visitor, answers aloud with moving lip
   const created = await save(avatar);
   expect((await save({ ...avatar, id: created.id, version: created.version })).nlpEngine).toBe(9);
 
-  await page.goto(`/avatar/${created.id}?autoConnect=true`);
+  await page.goto(`/avatar/${created.id}?autoConnect=true&chatOpen=true`);
   await waitForFrames(page);
   // Meter what is heard from now on (the page's own level of the avatar's voice).
   await page.evaluate(() => (window as unknown as { __personaAvatar?: { probe?: () => void } }).__personaAvatar?.probe?.());

@@ -40,7 +40,7 @@ test('a tagged answer: the face turns happy and nods; the tags reach neither the
   const created = await save(avatar);
   await save({ ...avatar, id: created.id, version: created.version });
 
-  await page.goto(`/avatar/${created.id}`);
+  await page.goto(`/avatar/${created.id}?chatOpen=true`);
   await waitForFrames(page);
   const log = page.getByRole('log', { name: 'Conversation' });
   await expect(log).toContainText('Hello there.', { timeout: 30_000 });

@@ -58,7 +58,9 @@ test('a protected avatar opened without a token says so, offers no Connect, and 
     await expect(page.getByRole('alert')).toContainText('This avatar is protected. The page that shows it must provide an access token.');
     await expect(page.getByRole('heading', { name: 'Vault Maya' })).toBeVisible();
     await expect(page.getByRole('button', { name: /^Connect/ })).toHaveCount(0);
-    await expect(page.getByRole('textbox', { name: 'Message' })).toBeDisabled();
+    // Nothing to type into: on the connect screen the input waits with the call's controls (ADR 090), disabled.
+    await expect(page.getByRole('textbox', { name: 'Message' })).toBeHidden();
+    await expect(page.getByRole('textbox', { name: 'Message', includeHidden: true })).toBeDisabled();
   }
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width > 760 ? 800 : 844 });

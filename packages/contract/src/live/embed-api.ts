@@ -152,6 +152,8 @@ export const AvatarPageParams = {
   hideFullscreen: ['hideFullscreen', 'hideFS'],
   hideChatInput: ['hideChatInput'],
   hideChatHistory: ['hideChatHistory'],
+  /** The conversation panel starts open (else the visitor opens it with the Chat button). */
+  chatOpen: ['chatOpen'],
   /** micOn=true ≡ micOffByDefault=false ≡ micOff=false ≡ disableMic=false */
   micOn: ['micOn'],
   micOff: ['micOffByDefault', 'micOff', 'disableMic'],

@@ -45,6 +45,12 @@ describe('the avatar page', () => {
     expect(calls.find((c) => c.path === '/api/live/sessions')?.body).toMatchObject({ avatarId: 12, visitorId: expect.stringMatching(/^[A-Za-z0-9_-]{8,64}$/) });
     expect(await screen.findByRole('status', { name: '' })).toBeInTheDocument();
 
+    // The chat panel starts closed (chatOpen is not set): the Chat button opens it.
+    expect(screen.queryByRole('log', { name: 'Conversation' })).toBeNull();
+    const chatButton = screen.getByRole('button', { name: 'Chat' });
+    expect(chatButton).toHaveAttribute('aria-expanded', 'false');
+    await userEvent.click(chatButton);
+    expect(chatButton).toHaveAttribute('aria-expanded', 'true');
     socket.push({ type: 'assistant', utt: 1, delta: 'Hello', final: false });
     const log = screen.getByRole('log', { name: 'Conversation' });
     await waitFor(() => expect(log).toHaveTextContent('Hello'));
@@ -108,7 +114,7 @@ describe('the avatar page', () => {
     const container = document.createElement('div');
     document.body.append(container);
     const api = liveFetch(okRoutes);
-    mountAvatarApp(container, { avatarId: 12, options: parseAvatarPageOptions('?autoConnect=true'), session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket, now: () => now } });
+    mountAvatarApp(container, { avatarId: 12, options: parseAvatarPageOptions('?autoConnect=true&chatOpen=true'), session: { fetch: api.fetch, WebSocket: FakeSocket as unknown as typeof WebSocket, now: () => now } });
     await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
     const socket = FakeSocket.last();
     await ready(socket);
@@ -151,6 +157,66 @@ describe('the avatar page', () => {
     expect(notice).toBeVisible();
     socket.push({ type: 'assistant', utt: 2, delta: 'It is sunny', final: false });
     await waitFor(() => expect(notice).not.toBeVisible());
+  });
+
+  it('shows a connect screen with the picture and name, then the stage with the name over it', async () => {
+    const config = pageConfig({ name: 'Nova' });
+    const withPhoto = { ...config, avatar: { ...config.avatar, photoUrl: '/photos/nova.png' } };
+    const { container } = mount('?autoConnect=false', { ...okRoutes, '/api/live/avatars/12': () => ({ status: 200, body: withPhoto }) });
+    const connect = await screen.findByRole('button', { name: 'Connect' });
+    const screenEl = container.querySelector('.ps-connect-screen')!;
+    expect(screenEl).toBeVisible();
+    expect(screenEl.contains(screen.getByRole('heading', { name: 'Nova' }))).toBe(true);
+    expect(screenEl.contains(connect)).toBe(true);
+    expect(screenEl.querySelector('img.ps-connect-photo')).toHaveAttribute('src', '/photos/nova.png');
+    // The same picture is the stage's poster until a scene draws.
+    expect(container.querySelector('.ps-photo')).toHaveAttribute('src', '/photos/nova.png');
+    await userEvent.click(connect);
+    await ready(FakeSocket.last());
+    await waitFor(() => expect(screenEl).not.toBeVisible());
+    expect(container.querySelector('.ps-bar')!.contains(screen.getByRole('heading', { name: 'Nova' }))).toBe(true);
+    // Hung up: the connect screen is back, offering to connect again.
+    await userEvent.click(screen.getByRole('button', { name: 'End conversation' }));
+    await waitFor(() => expect(screenEl).toBeVisible());
+    expect(screenEl.contains(screen.getByRole('button', { name: 'Connect again' }))).toBe(true);
+  });
+
+  it('keeps the chat in a panel the visitor opens and closes; chatOpen=true opens it at first', async () => {
+    const closed = mount('', okRoutes);
+    const toggle = await screen.findByRole('button', { name: 'Chat' });
+    expect(toggle).toHaveAttribute('aria-controls', 'ps-chat');
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(closed.container.querySelector('#ps-chat')).not.toBeVisible();
+    // The message input stays in the controls at the bottom, the panel closed or open.
+    expect(screen.getByLabelText('Message')).toBeVisible();
+    await userEvent.click(toggle);
+    expect(screen.getByRole('log', { name: 'Conversation' })).toBeVisible();
+    await userEvent.click(screen.getByRole('button', { name: 'Close chat' }));
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(document.activeElement).toBe(toggle);
+    await userEvent.click(toggle);
+    await userEvent.keyboard('{Escape}');
+    expect(screen.getByRole('button', { name: 'Chat' })).toHaveAttribute('aria-expanded', 'true');
+    screen.getByRole('button', { name: 'Close chat' }).focus();
+    await userEvent.keyboard('{Escape}');
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    closed.app.destroy();
+
+    document.body.replaceChildren();
+    mount('?chatOpen=true', okRoutes);
+    expect(await screen.findByRole('button', { name: 'Chat' })).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('log', { name: 'Conversation' })).toBeVisible();
+  });
+
+  it('puts every control in one group of labelled buttons; no Chat button without a history', async () => {
+    mount('?hideChatHistory=true', okRoutes);
+    const toolbar = await screen.findByRole('group', { name: 'Call controls' });
+    for (const button of within(toolbar).getAllByRole('button')) {
+      expect(button.tagName).toBe('BUTTON');
+      expect(button.getAttribute('aria-label')).toBeTruthy();
+    }
+    expect(within(toolbar).getByRole('button', { name: 'Full screen' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Chat' })).not.toBeInTheDocument();
   });
 
   it('waits for Connect when autoConnect=false and hides what the URL hides', async () => {
@@ -270,7 +336,7 @@ describe('the avatar page', () => {
   });
 
   it('reconnects through the portal when the worker is lost and keeps the conversation', async () => {
-    const { calls } = mount('', okRoutes);
+    const { calls } = mount('?chatOpen=true', okRoutes);
     await waitFor(() => expect(FakeSocket.instances).toHaveLength(1));
     await ready(FakeSocket.last());
     FakeSocket.last().push({ type: 'assistant', utt: 1, text: 'Hello!', final: true });

@@ -161,6 +161,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       hideHangUpButton: options.hideHangUpButton,
       draggable: options.draggable,
       textOnly,
+      chatOpen: options.chatOpen,
     },
     {
       onSend: (text) => send(text),
@@ -604,6 +605,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
       return;
     }
     transparent();
+    view.sceneReady();
   }
 
   /** Hangs up and removes the page's listeners (the chat widget unmounting). */

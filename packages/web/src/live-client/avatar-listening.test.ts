@@ -260,7 +260,7 @@ describe('listening in the avatar page', () => {
   });
 
   it('shows interim transcripts in one bubble that the final replaces, when transcription streams', async () => {
-    mount('', { transcriptionStreaming: true });
+    mount('?chatOpen=true', { transcriptionStreaming: true });
     const socket = await ready(true);
     const log = await screen.findByRole('log', { name: 'Conversation' });
     socket.push({ type: 'transcript', text: 'what is', final: false });
@@ -276,7 +276,7 @@ describe('listening in the avatar page', () => {
   });
 
   it('a transcript that arrives after its answer began (speech to speech) is shown above that answer', async () => {
-    mount('', { transcriptionStreaming: true });
+    mount('?chatOpen=true', { transcriptionStreaming: true });
     const socket = await ready(true);
     const log = await screen.findByRole('log', { name: 'Conversation' });
     socket.push({ type: 'assistant', utt: 4, delta: 'The last boat leaves', final: false });
@@ -292,7 +292,7 @@ describe('listening in the avatar page', () => {
   });
 
   it('an answer cut while its voice still played is corrected in place: the heard part, marked interrupted', async () => {
-    mount('');
+    mount('?chatOpen=true');
     const socket = await ready(true);
     const log = await screen.findByRole('log', { name: 'Conversation' });
     socket.push({ type: 'assistant', utt: 7, text: 'The last boat leaves at nine from the north quay.', final: true });
@@ -302,7 +302,7 @@ describe('listening in the avatar page', () => {
   });
 
   it('without transcriptionStreaming only the final transcript is shown', async () => {
-    mount('');
+    mount('?chatOpen=true');
     const socket = await ready(true);
     const log = await screen.findByRole('log', { name: 'Conversation' });
     socket.push({ type: 'transcript', text: 'what is', final: false });
@@ -399,7 +399,7 @@ describe("the browser's own recognition when the worker does not listen", () => 
   });
 
   it('offers the mic (off until the visitor asks), shows what it hears as interim, and sends the final text as a message; never streams PCM', async () => {
-    mount('', { transcriptionStreaming: true }, FakeRecognition);
+    mount('?chatOpen=true', { transcriptionStreaming: true }, FakeRecognition);
     const socket = await ready(false);
     const button = await screen.findByRole('button', { name: 'Turn microphone on' });
     expect(button).toHaveAttribute('aria-pressed', 'false');

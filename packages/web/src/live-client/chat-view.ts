@@ -12,6 +12,8 @@ export interface ChatViewOptions {
   draggable: boolean;
   /** The chat-only widget: no stage, no audio controls. */
   textOnly: boolean;
+  /** The conversation panel starts open (URL parameter chatOpen; the chat widget is always open). */
+  chatOpen?: boolean;
 }
 
 export interface ChatViewHandlers {
@@ -31,6 +33,27 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return node;
 }
 
+/** Inline icons (24×24, currentColor): the page is a small bundle without an icon library. */
+const ICONS = {
+  mic: '<path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11h-2z"/>',
+  micOff:
+    '<path d="M19 11h-1.7c0 .74-.16 1.43-.43 2.05l1.23 1.23c.56-.98.9-2.09.9-3.28zm-4.02.17c0-.06.02-.11.02-.17V5a3 3 0 0 0-6 0v.18l5.98 5.99zM4.27 3 3 4.27l6.01 6.01V11a3 3 0 0 0 3 3c.22 0 .44-.03.65-.08l1.66 1.66c-.71.33-1.5.52-2.31.52A5.2 5.2 0 0 1 6.7 11H5c0 3.41 2.72 6.23 6 6.72V21h2v-3.28a7.1 7.1 0 0 0 2.54-.9L19.73 21 21 19.73 4.27 3z"/>',
+  speaker: '<path d="M3 9v6h4l5 5V4L7 9H3zm13.5 3A4.5 4.5 0 0 0 14 7.97v8.05A4.48 4.48 0 0 0 16.5 12zM14 3.23v2.06a7 7 0 0 1 0 13.42v2.06a9 9 0 0 0 0-17.54z"/>',
+  speakerOff:
+    '<path d="M16.5 12A4.5 4.5 0 0 0 14 7.97v2.21l2.45 2.45c.03-.2.05-.41.05-.63zm2.5 0c0 .94-.2 1.82-.54 2.64l1.51 1.51A8.8 8.8 0 0 0 21 12a9 9 0 0 0-7-8.77v2.06A7 7 0 0 1 19 12zM4.27 3 3 4.27 7.73 9H3v6h4l5 5v-6.73l4.25 4.25c-.67.52-1.42.93-2.25 1.18v2.06a9 9 0 0 0 3.69-1.81L19.73 21 21 19.73l-9-9L4.27 3zM12 4 9.91 6.09 12 8.18V4z"/>',
+  chat: '<path d="M20 2H4a2 2 0 0 0-2 2v18l4-4h14a2 2 0 0 0 2-2V4a2 2 0 0 0-2-2zM6 9h12v2H6V9zm8 5H6v-2h8v2zm4-6H6V6h12v2z"/>',
+  fullscreen: '<path d="M7 14H5v5h5v-2H7v-3zm-2-4h2V7h3V5H5v5zm12 7h-3v2h5v-5h-2v3zM14 5v2h3v3h2V5h-5z"/>',
+  hangUp:
+    '<path d="M12 9c-1.6 0-3.15.25-4.6.72v3.1c0 .39-.23.74-.56.9-.98.49-1.87 1.12-2.66 1.85-.18.18-.43.28-.7.28-.28 0-.53-.11-.71-.29L.29 13.08a.96.96 0 0 1 0-1.36C3.34 8.78 7.46 7 12 7s8.66 1.78 11.71 4.72c.18.18.29.43.29.71 0 .28-.11.53-.29.71l-2.48 2.48c-.18.18-.43.29-.71.29-.27 0-.52-.11-.7-.28a11.3 11.3 0 0 0-2.67-1.85.99.99 0 0 1-.56-.9v-3.1C15.15 9.25 13.6 9 12 9z"/>',
+  close: '<path d="M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z"/>',
+} as const;
+
+function setIcon(button: HTMLElement, icon: keyof typeof ICONS) {
+  if (button.dataset.icon === icon) return;
+  button.dataset.icon = icon;
+  button.innerHTML = `<svg viewBox="0 0 24 24" width="24" height="24" fill="currentColor" aria-hidden="true" focusable="false">${ICONS[icon]}</svg>`;
+}
+
 const STATUS_TEXT: Record<ConnectionState, string> = {
   disconnected: 'Not connected',
   connecting: 'Connecting…',
@@ -44,11 +67,22 @@ export class ChatView {
   readonly root: HTMLElement;
   private readonly name = el('h1', { class: 'ps-name' });
   private readonly status = el('p', { class: 'ps-status', role: 'status', 'aria-live': 'polite' });
+  /** The name and status: on the connect screen's card while it shows, in the top bar otherwise. */
+  private readonly titles = el('div', { class: 'ps-titles' });
+  private readonly bar = el('header', { class: 'ps-bar' });
   private readonly stage = el('section', { class: 'ps-stage', 'aria-label': 'Avatar' });
+  /** The picture, blurred to fill the frame, behind the figure (the poster while a scene loads). */
+  private readonly posterBackdrop = el('img', { class: 'ps-poster-bg', alt: '', 'aria-hidden': 'true', hidden: '' });
   private readonly figure = el('div', { class: 'ps-figure' });
   private readonly photo = el('img', { class: 'ps-photo', alt: '' });
   private readonly initial = el('span', { class: 'ps-initial', 'aria-hidden': 'true' });
   private readonly speaking = el('span', { class: 'ps-speaking', role: 'img', 'aria-label': 'Speaking' });
+  /** Before the conversation: the avatar's picture and name, and a large Connect button. */
+  private readonly connectScreen = el('div', { class: 'ps-connect-screen' });
+  private readonly connectCard = el('div', { class: 'ps-connect-card' });
+  private readonly connectPicture = el('div', { class: 'ps-connect-picture', 'aria-hidden': 'true' });
+  private readonly connectPhoto = el('img', { class: 'ps-connect-photo', alt: '', hidden: '' });
+  private readonly connectInitial = el('span', { class: 'ps-connect-initial' });
   private readonly banner = el('div', { class: 'ps-banner', role: 'alert', hidden: '' });
   private readonly bannerText = el('p', { class: 'ps-banner-text' });
   private readonly connectButton = el('button', { type: 'button', class: 'ps-button ps-primary ps-connect' }, 'Connect');
@@ -57,6 +91,12 @@ export class ChatView {
   private readonly micButton = el('button', { type: 'button', class: 'ps-icon ps-mic', 'aria-pressed': 'true' });
   private readonly speakerButton = el('button', { type: 'button', class: 'ps-icon ps-speaker', 'aria-pressed': 'true' });
   private readonly fullscreenButton = el('button', { type: 'button', class: 'ps-icon ps-fullscreen', 'aria-label': 'Full screen', title: 'Full screen' });
+  /** Opens and closes the conversation panel (a side panel, a bottom sheet on a phone). */
+  private readonly chatButton = el('button', { type: 'button', class: 'ps-icon ps-chat-toggle', 'aria-label': 'Chat', title: 'Chat', 'aria-controls': 'ps-chat', 'aria-expanded': 'false' });
+  private readonly chatClose = el('button', { type: 'button', class: 'ps-icon ps-chat-close', 'aria-label': 'Close chat', title: 'Close chat' });
+  private readonly chat = el('section', { class: 'ps-chat', id: 'ps-chat', 'aria-label': 'Chat' });
+  /** The bottom of the frame: notices, the message input and the controls, over the stage. */
+  private readonly dock = el('div', { class: 'ps-dock' });
   private readonly log = el('div', { class: 'ps-log', role: 'log', 'aria-label': 'Conversation', 'aria-live': 'polite' });
   private readonly notice = el('p', { class: 'ps-notice', role: 'status', hidden: '' });
   /** Why the microphone cannot be used (denied, missing…): stays until the mic works. */
@@ -71,7 +111,7 @@ export class ChatView {
   private lastMeterAria = 0;
   private readonly form = el('form', { class: 'ps-input' });
   private readonly input = el('input', { id: 'ps-message', name: 'message', type: 'text', autocomplete: 'off', maxlength: '2000', placeholder: 'Type a message…', 'aria-label': 'Message' });
-  private readonly sendButton = el('button', { type: 'submit', class: 'ps-button ps-primary' }, 'Send');
+  private readonly sendButton = el('button', { type: 'submit', class: 'ps-button ps-primary ps-send' }, 'Send');
   private readonly assistantBubbles = new Map<number, HTMLElement>();
   private readonly userBubbles = new Map<string, HTMLElement>();
   private dragTarget: HTMLElement = this.figure;
@@ -81,47 +121,76 @@ export class ChatView {
   private connection: ConnectionState = 'disconnected';
   /** Connecting cannot succeed from this page (a protected avatar opened without a token): no Connect button. */
   private connectable = true;
+  private dockObserver: ResizeObserver | null = null;
 
   constructor(
     private readonly opts: ChatViewOptions,
     private readonly handlers: ChatViewHandlers,
   ) {
     this.root = el('main', { class: `ps-avatar${opts.textOnly ? ' ps-text-only' : ''}`, 'data-connection': 'disconnected', 'data-speaking': 'false' });
-    const bar = el('header', { class: 'ps-bar' });
-    const titles = el('div', { class: 'ps-titles' });
-    titles.append(this.name, this.status);
-    const controls = el('div', { class: 'ps-controls' });
-    if (!opts.textOnly) {
-      if (!opts.hideMicButton) controls.append(this.meter, this.micButton);
-      // Offered once the worker says it listens (ready.listening).
-      this.micButton.hidden = true;
-      this.meter.append(this.meterBar);
-      if (!opts.hideSpeakerButton) controls.append(this.speakerButton);
-      if (!opts.hideFullscreen) controls.append(this.fullscreenButton);
-    }
-    if (!opts.hideHangUpButton) controls.append(this.hangUpButton);
-    bar.append(titles, controls);
-
-    this.figure.append(this.photo, this.initial, this.speaking);
-    this.photo.hidden = true;
+    this.titles.append(this.name, this.status);
+    this.bar.append(this.titles);
     this.bannerText.id = 'ps-banner-text';
     this.banner.append(this.bannerText, this.signInButton);
     const actions = el('div', { class: 'ps-actions' });
     actions.append(this.connectButton);
-    this.stage.append(this.figure, actions);
-
-    const chat = el('section', { class: 'ps-chat', 'aria-label': 'Chat' });
     const label = el('label', { for: 'ps-message', class: 'ps-visually-hidden' }, 'Message');
     this.form.append(label, this.input, this.sendButton);
-    if (!opts.hideChatHistory) chat.append(this.log);
-    chat.append(this.micNote, this.notice);
-    if (!opts.hideChatInput) chat.append(this.form);
+    const hasChatPanel = !opts.hideChatHistory;
 
-    this.root.append(bar, this.banner);
-    if (!opts.textOnly) this.root.append(this.stage);
-    else this.root.append(actions);
-    this.root.append(chat);
+    if (opts.textOnly) {
+      // The chat widget: a header, Connect, and the conversation with its input.
+      const controls = el('div', { class: 'ps-controls' });
+      if (!opts.hideHangUpButton) controls.append(this.hangUpButton);
+      this.bar.append(controls);
+      if (hasChatPanel) this.chat.append(this.log);
+      this.chat.append(this.micNote, this.notice);
+      if (!opts.hideChatInput) this.chat.append(this.form);
+      this.root.append(this.bar, this.banner, actions, this.chat);
+    } else {
+      // The avatar page: the stage fills the frame; everything else is laid over it.
+      this.figure.append(this.photo, this.initial, this.speaking);
+      this.photo.hidden = true;
+      this.stage.append(this.posterBackdrop, this.figure);
+      this.connectPicture.append(this.connectPhoto, this.connectInitial);
+      this.connectCard.append(this.connectPicture, actions);
+      this.connectScreen.append(this.connectCard);
 
+      const controls = el('div', { class: 'ps-controls', role: 'group', 'aria-label': 'Call controls' });
+      if (!opts.hideMicButton) {
+        const micGroup = el('div', { class: 'ps-mic-group' });
+        micGroup.append(this.micButton, this.meter);
+        controls.append(micGroup);
+      }
+      // Offered once the worker says it listens (ready.listening).
+      this.micButton.hidden = true;
+      this.meter.append(this.meterBar);
+      if (!opts.hideSpeakerButton) controls.append(this.speakerButton);
+      if (hasChatPanel) controls.append(this.chatButton);
+      if (!opts.hideFullscreen) controls.append(this.fullscreenButton);
+      if (!opts.hideHangUpButton) controls.append(this.hangUpButton);
+      const row = el('div', { class: 'ps-dock-row' });
+      if (!opts.hideChatInput) row.append(this.form);
+      row.append(controls);
+      this.dock.append(this.micNote, this.notice, row);
+      if (!controls.childElementCount) controls.hidden = true;
+
+      if (hasChatPanel) {
+        const head = el('div', { class: 'ps-chat-head' });
+        head.append(el('h2', { class: 'ps-chat-title' }, 'Chat'), this.chatClose);
+        this.chat.append(head, this.log);
+      }
+      this.root.append(this.stage, this.bar, this.banner, this.connectScreen);
+      if (hasChatPanel) this.root.append(this.chat);
+      this.root.append(this.dock);
+      setIcon(this.fullscreenButton, 'fullscreen');
+      setIcon(this.chatButton, 'chat');
+      setIcon(this.chatClose, 'close');
+      this.setChatOpen(opts.chatOpen ?? false);
+      this.watchDock();
+    }
+
+    setIcon(this.hangUpButton, 'hangUp');
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       const text = this.input.value.trim();
@@ -134,6 +203,17 @@ export class ChatView {
     this.hangUpButton.addEventListener('click', () => this.handlers.onHangUp());
     this.micButton.addEventListener('click', () => this.handlers.onMic(!this.micOn));
     this.speakerButton.addEventListener('click', () => this.handlers.onSpeaker(!this.speakerOn));
+    this.chatButton.addEventListener('click', () => this.setChatOpen(!this.chatOpen));
+    this.chatClose.addEventListener('click', () => {
+      this.setChatOpen(false);
+      if (this.chatButton.isConnected) this.chatButton.focus({ preventScroll: true });
+    });
+    this.chat.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && !this.opts.textOnly && this.chatOpen) {
+        this.setChatOpen(false);
+        this.chatButton.focus({ preventScroll: true });
+      }
+    });
     this.fullscreenButton.addEventListener('click', () => {
       if (document.fullscreenElement) void document.exitFullscreen();
       else void this.root.requestFullscreen?.().catch(() => undefined);
@@ -144,15 +224,45 @@ export class ChatView {
     this.setConnection('disconnected');
   }
 
-  /** Puts the rendered avatar on the stage (the photo and ring stay as the fallback). */
+  /** The conversation panel is open (always, in the chat widget). */
+  get chatOpen(): boolean {
+    return this.opts.textOnly || this.root.dataset.chatOpen === 'true';
+  }
+
+  /** Opens or closes the conversation panel (the Chat button; chatOpen=true opens it at first). */
+  setChatOpen(open: boolean) {
+    if (this.opts.textOnly || this.opts.hideChatHistory) return;
+    this.root.dataset.chatOpen = String(open);
+    this.chat.hidden = !open;
+    this.chatButton.setAttribute('aria-expanded', String(open));
+    if (open) this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  /** The dock's height, for what sits above it (captions, the chat sheet): --ps-dock-h on the root. */
+  private watchDock() {
+    if (typeof ResizeObserver !== 'function') return;
+    this.dockObserver = new ResizeObserver(() => {
+      const h = Math.round(this.dock.getBoundingClientRect().height);
+      if (h > 0) this.root.style.setProperty('--ps-dock-h', `${h}px`);
+    });
+    this.dockObserver.observe(this.dock);
+  }
+
+  /** Puts the rendered avatar on the stage (the photo and ring stay as the fallback); the picture stays as its poster until sceneReady. */
   mountStage(scene: HTMLElement, dragTarget: HTMLElement) {
     this.mountedStage?.remove();
     this.mountedStage = scene;
     this.stage.prepend(scene);
     this.root.dataset.rendered = 'true';
+    this.root.dataset.scene = 'loading';
     this.dragTarget.style.transform = '';
     this.dragTarget = dragTarget;
     if (this.opts.draggable) dragTarget.classList.add('ps-draggable');
+  }
+
+  /** The scene draws: the poster goes. */
+  sceneReady() {
+    if (this.mountedStage) this.root.dataset.scene = 'ready';
   }
 
   /** Back to the photo and the speaking ring (no WebGL, or the model did not load). */
@@ -160,6 +270,7 @@ export class ChatView {
     this.mountedStage?.remove();
     this.mountedStage = null;
     delete this.root.dataset.rendered;
+    delete this.root.dataset.scene;
     this.dragTarget = this.figure;
   }
 
@@ -174,13 +285,18 @@ export class ChatView {
     this.name.textContent = name;
     document.title = `${name} · Persona Studio`;
     this.initial.textContent = name.trim().charAt(0).toUpperCase() || '?';
+    this.connectInitial.textContent = this.initial.textContent;
     this.photo.alt = name;
     if (photoUrl) {
-      this.photo.src = photoUrl;
-      this.photo.hidden = false;
-      this.photo.onerror = () => {
-        this.photo.hidden = true;
-      };
+      for (const img of [this.photo, this.posterBackdrop, this.connectPhoto]) {
+        img.src = photoUrl;
+        img.hidden = false;
+        img.onerror = () => {
+          img.hidden = true;
+          delete this.root.dataset.picture;
+        };
+      }
+      this.root.dataset.picture = 'true';
     }
   }
 
@@ -195,6 +311,17 @@ export class ChatView {
     this.input.disabled = !live;
     this.sendButton.disabled = !live;
     if (state === 'connected') this.hideBanner();
+    if (!this.opts.textOnly) {
+      // The connect screen: before the conversation, while it connects, and after it ends.
+      const onConnectScreen = state !== 'connected' && state !== 'reconnecting';
+      this.connectScreen.hidden = !onConnectScreen;
+      this.root.dataset.screen = onConnectScreen ? 'connect' : 'stage';
+      const home = onConnectScreen ? this.connectCard : this.bar;
+      if (this.titles.parentElement !== home) {
+        if (onConnectScreen) this.connectPicture.after(this.titles);
+        else this.bar.prepend(this.titles);
+      }
+    }
   }
 
   /** The page cannot connect (the refusal in the banner says why): no Connect button, no input. */
@@ -208,6 +335,7 @@ export class ChatView {
     this.micButton.setAttribute('aria-pressed', String(enabled));
     this.micButton.setAttribute('aria-label', enabled ? 'Turn microphone off' : 'Turn microphone on');
     this.micButton.title = enabled ? 'Microphone on' : 'Microphone off';
+    setIcon(this.micButton, enabled ? 'mic' : 'micOff');
   }
 
   /** The worker listens: offer the mic button (unless hidden by hideMicButton). */
@@ -252,6 +380,7 @@ export class ChatView {
     this.speakerButton.setAttribute('aria-pressed', String(enabled));
     this.speakerButton.setAttribute('aria-label', enabled ? 'Mute the avatar' : 'Unmute the avatar');
     this.speakerButton.title = enabled ? 'Sound on' : 'Sound off';
+    setIcon(this.speakerButton, enabled ? 'speaker' : 'speakerOff');
   }
 
   setSpeaking(speaking: boolean) {

@@ -6,6 +6,8 @@ export interface AvatarPageOptions {
   hideFullscreen: boolean;
   hideChatInput: boolean;
   hideChatHistory: boolean;
+  /** The conversation panel starts open (closed unless the embed asks: chatOpen=true). */
+  chatOpen: boolean;
   micOn: boolean;
   speakerOn: boolean;
   hideMicButton: boolean;
@@ -48,6 +50,7 @@ export function parseAvatarPageOptions(search: string): AvatarPageOptions {
     hideFullscreen: flag(params, p.hideFullscreen) ?? onlyAvatar,
     hideChatInput: flag(params, p.hideChatInput) ?? onlyAvatar,
     hideChatHistory: flag(params, p.hideChatHistory) ?? onlyAvatar,
+    chatOpen: flag(params, p.chatOpen) ?? false,
     micOn: micOn ?? (micOff === undefined ? true : !micOff),
     speakerOn: !(flag(params, p.speakerOff) ?? false),
     hideMicButton: flag(params, p.hideMicButton) ?? onlyAvatar,

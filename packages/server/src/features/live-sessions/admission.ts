@@ -4,6 +4,7 @@ import { signTicket } from '@persona/worker';
 import { hashToken, randomToken, safeEqual } from '../../lib/tokens.js';
 import type { LiveContext } from './context.js';
 import { refuse } from './rules.js';
+import { cataloguePicture } from './catalogue-picture.js';
 
 /**
  * Admission on the portal, in the order of ADR 013: avatar, origin, token, OAuth grant, IP
@@ -42,7 +43,8 @@ export function createAdmission(ctx: LiveContext) {
         avatar: {
           id: avatar.id,
           name: avatar.name,
-          photoUrl: ownPath(avatar.photoUrl ?? page.photoUrl),
+          // No photo of its own: the catalogue look's picture (the page's connect screen and poster).
+          photoUrl: ownPath(avatar.photoUrl ?? page.photoUrl) ?? cataloguePicture(page.avatarJson),
           dhType: avatar.dhType,
           avatarConfigUrl: ownPath(page.avatarConfigUrl),
           tokenRequired: rules.encKeyId !== null,

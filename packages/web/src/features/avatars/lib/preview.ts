@@ -17,6 +17,7 @@ export const AVATAR_URL_PARAMETERS: readonly UrlParameter[] = [
   { name: 'hideFullscreen', values: 'true | false', defaultValue: 'false', description: 'Hide the fullscreen button (also accepted: hideFS).' },
   { name: 'hideChatInput', values: 'true | false', defaultValue: 'false', description: 'Hide the text chat input box.' },
   { name: 'hideChatHistory', values: 'true | false', defaultValue: 'false', description: 'Hide the chat history (transcript) panel.' },
+  { name: 'chatOpen', values: 'true | false', defaultValue: 'false', description: 'Open the chat panel from the start; otherwise the visitor opens it with the Chat button.' },
   { name: 'micOn', values: 'true | false', defaultValue: 'true', description: 'Start with the microphone switched on (also accepted: micOffByDefault=true, micOff=true, disableMic=true to start muted).' },
   { name: 'speakerOffByDefault', values: 'true | false', defaultValue: 'false', description: 'Start with the avatar muted (also accepted: speakerOff).' },
   { name: 'hideMicButton', values: 'true | false', defaultValue: 'false', description: 'Hide the microphone button.' },
@@ -60,8 +61,8 @@ export function embedSnippet(accessLink: string, token?: string): string {
   return [
     '<iframe',
     `  src="${src}"`,
-    '  width="400"',
-    '  height="600"',
+    '  width="480"',
+    '  height="640"',
     '  style="border:0"',
     `  allow="${AVATAR_IFRAME_ALLOW}"`,
     '  title="Persona Studio avatar"',

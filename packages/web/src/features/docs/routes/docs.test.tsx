@@ -26,6 +26,15 @@ describe('iframe snippets', () => {
     // What the page uses: the microphone, sound without a click, its fullscreen button.
     expect(embedTab[0]!.split(/;\s*/)).toEqual(['microphone', 'autoplay', 'fullscreen']);
   });
+
+  it('default to the size the avatar page is laid out for (480 × 640, ADR 090), in the Embed tab and on /docs', async () => {
+    renderApp({ route: '/docs' });
+    await screen.findByRole('region', { name: 'Visitor sign-in (OAuth)' });
+    const sizeOf = (text: string) => [...text.matchAll(/width="(\d+)"\s+height="(\d+)"/g)].map((m) => `${m[1]}x${m[2]}`);
+    expect(sizeOf(embedSnippet('https://portal.example/avatar/1'))).toEqual(['480x640']);
+    const docs = [screen.getByLabelText('Embed snippet'), screen.getByLabelText('Host page driving the avatar')].flatMap((el) => sizeOf(el.textContent ?? ''));
+    expect(docs).toEqual(['480x640', '480x640']);
+  });
 });
 
 describe('/docs/agent-api', () => {

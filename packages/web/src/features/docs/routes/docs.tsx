@@ -58,7 +58,7 @@ console.log(\`${origin}/avatar/10001?token=\${token}\`);`;
 /** The /docs example: a host page that drives the avatar through its postMessage API. */
 function hostPageExample(origin: string): string {
   return `<iframe id="avatar" src="${origin}/avatar/YOUR_AVATAR_ID?hideChatInput=true"
-        allow="${AVATAR_IFRAME_ALLOW}" width="400" height="600" style="border:0"></iframe>
+        allow="${AVATAR_IFRAME_ALLOW}" width="480" height="640" style="border:0"></iframe>
 <button id="ask">Ask about opening hours</button>
 <script>
   const frame = document.getElementById('avatar');
@@ -141,7 +141,7 @@ export function DocsRoute() {
   const embedSnippet = `<iframe
   src="${origin}/avatar/YOUR_AVATAR_ID"
   title="Talk to our assistant"
-  width="400" height="600"
+  width="480" height="640"
   allow="${AVATAR_IFRAME_ALLOW}"
   style="border: 0; border-radius: 12px"
 ></iframe>`;
@@ -396,10 +396,14 @@ export function DocsRoute() {
                   Keep <code>microphone</code> in the <code>allow</code> list, otherwise visitors can only type.
                 </>,
                 <>The page must be served over HTTPS for browsers to grant the microphone.</>,
-                <>Size the frame to your layout; the avatar adapts to the space it gets, including on phones.</>,
+                <>
+                  Size the frame to your layout (480 × 640 px is a good start); the avatar fills the space it gets, including on
+                  phones, with its controls over it. The chat is a panel visitors open with the Chat button; <code>chatOpen=true</code> opens it
+                  from the start.
+                </>,
                 <>
                   URL parameters change the page: <code>autoConnect</code>, <code>hideChatInput</code>,{' '}
-                  <code>hideChatHistory</code>, <code>hideFullscreen</code>, <code>micOn</code>, <code>draggable</code>,{' '}
+                  <code>hideChatHistory</code>, <code>chatOpen</code>, <code>hideFullscreen</code>, <code>micOn</code>, <code>draggable</code>,{' '}
                   <code>useCache</code>, <code>token</code>, <code>showFullscreenAvatar</code> and{' '}
                   <code>registerTrlEvents</code> (the Embed tab lists them). Pages written for Trulience keep working:{' '}
                   <code>connect</code>, <code>hideFS</code>, <code>micOffByDefault</code>, <code>disableMic</code>,{' '}
