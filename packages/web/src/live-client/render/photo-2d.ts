@@ -392,6 +392,9 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     lctx.restore();
   };
 
+  const still = document.createElement('canvas');
+  let stillKey = '';
+
   return {
     name: 'photo',
     canvas,
@@ -403,21 +406,47 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
     },
     render(face: FaceState) {
       const hold = win.__personaPhotoHold ?? null;
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      ctx.imageSmoothingEnabled = true;
-      // The blurred photo covers the stage.
-      const cover = Math.max(width / iw, height / ih) * 1.1;
-      ctx.drawImage(blurred, (width - iw * cover) / 2, (height - ih * cover) / 2, iw * cover, ih * cover);
       const t = mesh
         ? frameFace(width, height, mul2(add2(mesh.features.eyes[0], mesh.features.eyes[1]), 0.5), mesh.features.eyeToChin, mesh.features.faceWidth)
         : (() => {
             const scale = Math.min(width / iw, (height * 0.95) / ih);
-            return { scale, x: (width - iw * scale) / 2, y: (height - ih * scale) / 2 + (mesh ? 0 : face.breath) };
+            return { scale, x: (width - iw * scale) / 2, y: (height - ih * scale) / 2 + face.breath };
           })();
-      ctx.setTransform(t.scale * dpr, 0, 0, t.scale * dpr, t.x * dpr, t.y * dpr);
-      ctx.drawImage(faded, 0, 0);
+      /** The stage without the face's motion: the blurred photo covering it, the photo framed over it. */
+      const paintStill = (c: CanvasRenderingContext2D) => {
+        c.setTransform(dpr, 0, 0, dpr, 0, 0);
+        c.imageSmoothingEnabled = true;
+        const cover = Math.max(width / iw, height / ih) * 1.1;
+        c.drawImage(blurred, (width - iw * cover) / 2, (height - ih * cover) / 2, iw * cover, ih * cover);
+        c.setTransform(t.scale * dpr, 0, 0, t.scale * dpr, t.x * dpr, t.y * dpr);
+        c.drawImage(faded, 0, 0);
+      };
       targets.clear();
-      if (!mesh || !pos) return;
+      if (!mesh || !pos) {
+        // Without landmarks the whole photo breathes: every frame is painted whole.
+        paintStill(ctx);
+        return;
+      }
+      // With a mesh only the face's region moves: the still stage is painted once per size (kept
+      // in a canvas of its own), and each frame repaints only the face's region from it — a
+      // full-stage repaint at a large size cost a software renderer half its frame rate.
+      const key = `${canvas.width}x${canvas.height}@${dpr}`;
+      if (key !== stillKey) {
+        stillKey = key;
+        still.width = canvas.width;
+        still.height = canvas.height;
+        paintStill(still.getContext('2d')!);
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.drawImage(still, 0, 0);
+      } else {
+        const x0 = Math.max(0, Math.floor((t.x + region.x * t.scale) * dpr) - 2);
+        const y0 = Math.max(0, Math.floor((t.y + region.y * t.scale) * dpr) - 2);
+        const x1 = Math.min(canvas.width, Math.ceil((t.x + (region.x + region.w) * t.scale) * dpr) + 2);
+        const y1 = Math.min(canvas.height, Math.ceil((t.y + (region.y + region.h) * t.scale) * dpr) + 2);
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        if (x1 > x0 && y1 > y0) ctx.drawImage(still, x0, y0, x1 - x0, y1 - y0, x0, y0, x1 - x0, y1 - y0);
+      }
+      ctx.setTransform(t.scale * dpr, 0, 0, t.scale * dpr, t.x * dpr, t.y * dpr);
       const pose = meshPose(face, hold);
       deformMesh(mesh, pose, pos);
       targets.set('jawOpen', pose.open);
