@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +41,14 @@ export default async function globalSetup() {
   }
   const port = process.env.E2E_PORT!;
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The portal's port was free when the config asked the OS; the fakes below listen on port 0 and
+  // the OS could hand that same port to one of them (a clean-clone CI run failed so: EADDRINUSE).
+  // Held here until the portal is spawned.
+  const hold = net.createServer();
+  await new Promise<void>((resolve) => {
+    hold.once('error', () => resolve()); // taken already: the portal's own start says so
+    hold.listen(Number(port), '127.0.0.1', () => resolve());
+  });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'persona-e2e-'));
   const mailDir = path.join(work, 'mail');
   const sink = await startMailSink(mailDir);
@@ -87,6 +96,7 @@ export default async function globalSetup() {
   const admin = { email: 'admin@e2e.test', password: 'admin-e2e-password-1' };
   const workerSecret = 'e2e-worker-secret-0123456789abcdef';
   let output = '';
+  if (hold.listening) await new Promise<void>((resolve) => hold.close(() => resolve()));
   const server = spawn(process.execPath, [serverMain], {
     cwd: root,
     env: {
