@@ -130,9 +130,9 @@ export async function run() {
   try {
     const kinds = [];
     for (const [id, kind] of [
-      [1, 'image (2D portrait)'],
-      [2, 'upper body (catalogue GLB)'],
-      [3, 'full body (catalogue GLB + plaza)'],
+      [1, 'image (2D portrait, toon layers)'],
+      [2, 'upper body (catalogue toon recipe)'],
+      [3, 'full body (catalogue toon recipe + plaza)'],
       [4, 'upper body (VRM)'],
     ]) {
       kinds.push(await measure(browser, server, id, kind));
