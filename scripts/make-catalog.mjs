@@ -59,6 +59,11 @@ write('avatar-configs/base-full-body.json', {
 write('avatar-configs/base-image.json', { ParentConfig: '/catalog/avatar-configs/base.json', Camera: { framing: 'portrait' } });
 
 const list = { image: [], upperBody: [], fullBody: [], video: [] };
+// The look the page draws (the toon people of ADR 089) is rendered by a browser from the built
+// page (make-thumbnails.mjs, make-portraits.mjs, after the loop); without a build the 3D
+// thumbnails are drawn from the GLBs and the 2D people are the SVG portraits instead.
+const browserLook = fs.existsSync(path.join(root, 'packages/web/dist/index.html'));
+if (!browserLook) console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs and the 2D people are the SVG portraits (run `npm run build`, then this again, for the toon look)');
 // Old thumbnails and models are replaced, not left behind.
 for (const dir of ['thumbs', 'models', 'portraits']) fs.rmSync(path.join(out, dir), { recursive: true, force: true });
 const figures = {};
@@ -68,9 +73,9 @@ for (const p of people) {
     const { bytes, figures: f, person } = await personaGlb(p, { fullBody });
     figures[`${p.id}-${kind}`] = f;
     write(`models/${p.id}-${kind}.glb`, bytes);
-    write(`thumbs/${p.id}-${kind}.png`, renderThumbnail(person, { fullBody, background: p.bg }));
+    if (!browserLook) write(`thumbs/${p.id}-${kind}.png`, renderThumbnail(person, { fullBody, background: p.bg }));
     // What the page draws: the person as a recipe it builds in the toon look (ADR 089; the GLB
-    // above stays the person's reference model and the thumbnails' source).
+    // above stays the person's reference model and the fallback thumbnails' source).
     const recipe = personaRecipe(p, kind);
     write(`models/${p.id}-${kind}.persona.json`, recipe);
     f.recipeBytes = Buffer.byteLength(`${JSON.stringify(recipe, null, 2)}\n`);
@@ -81,43 +86,39 @@ for (const p of people) {
     });
     (fullBody ? list.fullBody : list.upperBody).push({ id: `${p.id}-${kind}`, name: p.name, dhType: fullBody ? 3 : 2, thumbnail: `/catalog/thumbs/${p.id}-${kind}.png`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-${kind}.json` });
   }
-  // The image avatar: a layered 2D portrait (SVG layers and the manifest the page composes).
+  // The image avatar: a layered 2D portrait the page composes (its backdrop always from here; its
+  // layers, manifest and card from make-portraits.mjs, or the SVG ones below without a build).
   const layers = portraitLayers(p);
   const dir = `portraits/${p.id}`;
   write(`${dir}/backdrop.svg`, layers.backdrop);
-  write(`${dir}/base.svg`, layers.base);
-  write(`${dir}/eyes-open.svg`, layers.eyesOpen);
-  write(`${dir}/eyes-closed.svg`, layers.eyesClosed);
-  for (const shape of MOUTH_SHAPES) write(`${dir}/mouth-${shape}.svg`, layers.mouths[shape]);
-  write(`${dir}/portrait.json`, {
-    size: [layers.width, layers.height],
-    backdrop: `/catalog/${dir}/backdrop.svg`,
-    base: `/catalog/${dir}/base.svg`,
-    eyes: { open: `/catalog/${dir}/eyes-open.svg`, closed: `/catalog/${dir}/eyes-closed.svg` },
-    mouth: Object.fromEntries(MOUTH_SHAPES.map((shape) => [shape, `/catalog/${dir}/mouth-${shape}.svg`])),
-    anchors: layers.anchors,
-  });
-  write(`thumbs/${p.id}-image.svg`, layers.composite);
+  if (!browserLook) {
+    write(`${dir}/base.svg`, layers.base);
+    write(`${dir}/eyes-open.svg`, layers.eyesOpen);
+    write(`${dir}/eyes-closed.svg`, layers.eyesClosed);
+    for (const shape of MOUTH_SHAPES) write(`${dir}/mouth-${shape}.svg`, layers.mouths[shape]);
+    write(`${dir}/portrait.json`, {
+      size: [layers.width, layers.height],
+      backdrop: `/catalog/${dir}/backdrop.svg`,
+      base: `/catalog/${dir}/base.svg`,
+      eyes: { open: `/catalog/${dir}/eyes-open.svg`, closed: `/catalog/${dir}/eyes-closed.svg` },
+      mouth: Object.fromEntries(MOUTH_SHAPES.map((shape) => [shape, `/catalog/${dir}/mouth-${shape}.svg`])),
+      anchors: layers.anchors,
+    });
+    write(`thumbs/${p.id}-image.svg`, layers.composite);
+  }
   write(`avatar-configs/${p.id}-image.json`, { ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { model: `${p.id}-image`, portraitURL: `/catalog/${dir}/portrait.json` } });
-  list.image.push({ id: `${p.id}-image`, name: `${p.name} (illustration)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}-image.svg`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
+  list.image.push({ id: `${p.id}-image`, name: `${p.name} (illustration)`, dhType: 1, thumbnail: `/catalog/thumbs/${p.id}-image.${browserLook ? 'png' : 'svg'}`, avatarConfigURL: `/catalog/avatar-configs/${p.id}-image.json` });
 }
 // What the models hold and cost, for the docs and the upload check's comparison.
 write('models/budget.json', { budget: BUDGET, morphTargets: [...VISEMES.map((v) => `viseme_${v}`), ...EXPRESSIONS], framing: FRAMING, models: figures });
 write('avatars.json', list);
-// The 3D people's thumbnails and the 2D people's layers in the look the page draws (a browser
-// builds the toon people from their recipes; ADR 089). Without a build, the GLB-drawn thumbnails
-// and the SVG portraits above stay.
-if (fs.existsSync(path.join(root, 'packages/web/dist/index.html'))) {
+// The 3D people's thumbnails and the 2D people's layers and cards in the look the page draws.
+if (browserLook) {
   const { makeThumbnails } = await import('./make-thumbnails.mjs');
   const { makePortraits } = await import('./make-portraits.mjs');
   await makeThumbnails();
   await makePortraits();
-  for (const item of list.image) {
-    fs.rmSync(path.join(out, item.thumbnail.replace(/^\/catalog\//, '')), { force: true });
-    item.thumbnail = item.thumbnail.replace(/\.svg$/, '.png');
-  }
-  write('avatars.json', list);
-} else console.warn('packages/web/dist is missing: the 3D thumbnails are drawn from the GLBs and the 2D people are the SVG portraits (run `npm run build`, then this again, for the toon look)');
+}
 
 // Backgrounds: 16:9 SVG scenes.
 const backgrounds = [

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib.mjs';
-import { holdFace, withAvatarPages } from './make-thumbnails.mjs';
+import { holdStill, withAvatarPages } from './make-thumbnails.mjs';
 
 const W = 400;
 const H = 480;
@@ -29,7 +29,7 @@ export async function makePortraits({ people } = {}) {
     // Transparent: no backdrop, no page colour behind the scene.
     await page.addStyleTag({ content: 'html, body { background: transparent !important } .ps-backdrop { display: none !important }' });
     const still = async (hold) => {
-      await holdFace(page, { blink: 0, eyeYaw: 0, eyePitch: 0, still: true, ...hold });
+      await holdStill(page, { blink: 0, eyeYaw: 0, eyePitch: 0, still: true, ...hold });
       return (await page.locator('.ps-scene').first().screenshot({ omitBackground: true })).toString('base64');
     };
     const shots = { rest: await still({ viseme: 'sil' }), blink: await still({ viseme: 'sil', blink: 1 }) };

@@ -43,7 +43,7 @@ export async function withAvatarPages(items, viewport, shoot) {
 }
 
 /** Holds the face (the test hook's `hold`) and waits until a few frames show it. */
-export async function holdFace(page, hold) {
+export async function holdStill(page, hold) {
   await page.evaluate((h) => globalThis.__personaAvatar.hold(h), hold);
   const frames = await page.evaluate(() => globalThis.__personaAvatar.frames);
   await page.waitForFunction((n) => globalThis.__personaAvatar.frames > n + 3, frames);
@@ -56,7 +56,7 @@ export async function makeThumbnails({ people } = {}) {
   const written = [];
   await withAvatarPages(items, { width: WIDTH * 2, height: HEIGHT * 2 }, async (page, item) => {
     // At rest, eyes open and on the visitor, a light smile.
-    await holdFace(page, { viseme: 'sil', blink: 0, eyeYaw: 0, eyePitch: 0, mood: 'happy', still: true });
+    await holdStill(page, { viseme: 'sil', blink: 0, eyeYaw: 0, eyePitch: 0, mood: 'happy', still: true });
     const shot = await page.locator('.ps-scene').first().screenshot();
     const png = await page.evaluate(
       async ({ b64, w, h }) => {
@@ -91,6 +91,7 @@ export async function makeThumbnails({ people } = {}) {
       { b64: shot.toString('base64'), w: WIDTH, h: HEIGHT },
     );
     const file = path.join(catalog, 'thumbs', `${item.id}.png`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, Buffer.from(png, 'base64'));
     written.push(file);
   });

@@ -146,7 +146,12 @@ export class Listener {
   private micOn = true;
   private closed = false;
 
+  /** The text rules of interruptions are English: applied when the recogniser listens for English (or for its default). */
+  private readonly englishRules: boolean;
+
   constructor(private readonly opts: ListenerOptions) {
+    const langs = opts.sttLanguages ?? [];
+    this.englishRules = langs.length === 0 || langs.some((l) => /^en\b/i.test(l));
     this.o = opts.options;
     this.clock = opts.clock ?? realClock;
     this.ev = opts.events;
@@ -551,11 +556,6 @@ export class Listener {
     if (this.interrupts(this.turnText(), this.turnSpeechMs, final && !this.interim)) this.confirmInterruption();
   }
 
-  /** The text rules of interruptions are English: applied when the recogniser listens for English (or for its default). */
-  private get englishRules(): boolean {
-    const langs = this.opts.sttLanguages ?? [];
-    return langs.length === 0 || langs.some((l) => /^en\b/i.test(l));
-  }
 
   /** A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing. */
   private isBackchannel(text: string): boolean {
