@@ -39,8 +39,11 @@ test('a conversation held on the avatar page appears in the list with its transc
   const link = card.getByRole('link', { name: 'Conversations' });
   await expect(link.or(card.getByRole('button', { name: /^Expand / })).first()).toBeVisible();
   if (!(await link.isVisible())) await card.getByRole('button', { name: /^Expand / }).click();
-  await link.click();
-  await expect(page).toHaveURL(new RegExp(`/react/conversations\\?avatarId=${id}$`));
+  // The card re-renders as it expands (a click on the link it replaces goes nowhere): click until it navigates.
+  await expect(async () => {
+    await link.click();
+    await expect(page).toHaveURL(new RegExp(`/react/conversations\\?avatarId=${id}$`), { timeout: 2000 });
+  }).toPass({ timeout: 15_000 });
   const table = page.getByRole('table', { name: 'Conversations' });
   await expect(table).toContainText('Echo Ella');
   await expect(table).toContainText('Hung up');
