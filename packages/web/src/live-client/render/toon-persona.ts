@@ -922,22 +922,29 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const armGeo = new Geo();
     const skinArm = new Geo();
     const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
-    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.03];
-    const wrist: V3 = [s * (sh + 0.045), 0.9, 0.03];
+    // At rest the elbow is a little bent and the hand hangs a little forward, by the thigh.
+    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.035];
+    const wrist: V3 = [s * (sh + 0.03), 0.9, 0.035];
     const seg = (a: V3, b: V3) => (t: number): V3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-    strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.047, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
-    strand(skinArm, seg(elbow, wrist), { width: 0.034, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
-    // The hand: a flattened, slightly curled ellipsoid, and a thumb.
-    const hc: V3 = [wrist[0] - s * 0.004, wrist[1] - 0.055, wrist[2] + 0.01];
+    strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.052, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
+    strand(skinArm, seg(elbow, wrist), { width: 0.04, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
+    // The hand: a palm (flat, facing the thigh), four fingers curled a little towards it, a thumb in front.
+    // A relaxed hand turns its back a little towards the front (≈ 30°): from the front it is
+    // seen part edge-on, part from the back, not as a sliver.
+    const hc: V3 = [wrist[0] - s * 0.002, wrist[1] - 0.034, wrist[2] + 0.004];
+    const turn = s * 0.5;
+    const local = (x: number, y: number, z: number): V3 => [hc[0] + x * Math.cos(turn) + z * Math.sin(turn), hc[1] + y, hc[2] - x * Math.sin(turn) + z * Math.cos(turn)];
     skinArm.grid(low ? 8 : 10, low ? 12 : 16, (u, v) => {
       const phi = u * Math.PI * 2;
       const th = v * Math.PI;
       const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
-      const curl = smooth((-n[1] + 0.2) / 1.2) * 0.018;
-      const q: V3 = [hc[0] + 0.02 * n[0] - s * curl * 0.5, hc[1] + 0.068 * n[1], hc[2] + 0.036 * n[2] + curl];
-      return { p: q, n, c: skin };
+      return { p: local(0.017 * n[0], 0.045 * n[1], 0.038 * n[2]), n: [n[0] * Math.cos(turn) + n[2] * Math.sin(turn), n[1], -n[0] * Math.sin(turn) + n[2] * Math.cos(turn)], c: skin };
     });
-    strand(skinArm, (t) => [hc[0] + s * 0.012 * (1 - t), hc[1] + 0.035 - 0.05 * t, hc[2] + 0.03 + 0.012 * t], { width: 0.01, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
+    for (const [k, z] of [-0.024, -0.008, 0.008, 0.023].entries()) {
+      const len = k === 0 ? 0.042 : k === 3 ? 0.048 : 0.056;
+      strand(skinArm, (t) => local(-s * 0.018 * t * t, -0.03 - len * t, z + 0.004 * t), { width: 0.0085, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.35 * t, rows: low ? 3 : 4, cols: 6 });
+    }
+    strand(skinArm, (t) => local(-s * 0.012 * t, 0.012 - 0.045 * t, 0.036 + 0.012 * t), { width: 0.0095, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
     const upper = new Group();
     upper.name = s < 0 ? 'rightUpperArm' : 'leftUpperArm';
     upper.position.set(...top);
