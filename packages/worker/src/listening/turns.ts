@@ -1,5 +1,5 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
-import { isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
+import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 /**
@@ -46,6 +46,12 @@ export interface ListenerEvents {
   transcript(text: string, final: boolean): void;
   /** The visitor's turn is over: the brain answers `text`. */
   commit(text: string, metrics: ListenTurnMetrics): void;
+  /**
+   * The visitor paused and what they said so far looks like a complete turn and has stopped
+   * changing: the brain may start on it (preemptive generation) before the commit, whose text may
+   * yet differ. `null`: they went on speaking, an answer started on the preview is not wanted.
+   */
+  preview?(text: string | null): void;
   /** Speech over the avatar: hold its playback (it may resume). */
   pause(utt: number): void;
   resume(utt: number): void;
@@ -95,6 +101,9 @@ export const SILENCE_PEAK = 0.0005;
  */
 export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
 
+/** A streaming recogniser's interim text unchanged this long in a pause is stable enough for a preview (ms). */
+export const PREVIEW_STABLE_MS = 96;
+
 export class Listener {
   private readonly o: TurnOptions;
   private readonly clock: Clock;
@@ -136,6 +145,11 @@ export class Listener {
   private lastSttMs: number | null = null;
   private commitTimer: unknown = null;
   private generation = 0;
+  /** A commit armed during the silence before the end of speech (complete-looking text). */
+  private earlyArmed = false;
+  /** The text last offered as a preview this turn, and when the turn's text last changed. */
+  private previewed: string | null = null;
+  private textChangedAt = 0;
 
   // ─── the avatar ───
   private agentUtt: number | null = null;
@@ -270,6 +284,7 @@ export class Listener {
       this.turnSpeechMs += VAD_WINDOW_MS;
       this.speechSinceFlush = true;
       this.earlyDone = false;
+      this.speechResumed();
       this.checkInterruption();
       return;
     }
@@ -283,6 +298,54 @@ export class Listener {
       this.earlyDone = true;
       this.flush();
     }
+    this.pauseInSpeech();
+  }
+
+  /** Speech again in the same segment: a commit armed in the pause, and its preview, are off. */
+  private speechResumed() {
+    if (this.earlyArmed) {
+      this.earlyArmed = false;
+      this.cancelCommit();
+    }
+    if (this.previewed !== null) {
+      this.previewed = null;
+      this.ev.preview?.(null);
+    }
+  }
+
+  /** Text endpointing applies (English recognition, the rule set, nothing of the avatar's on hold). */
+  private get textRules(): boolean {
+    return this.englishRules && this.o.endOfTurn === 'rules';
+  }
+
+  /**
+   * A silence window inside a segment (before min_silence_duration ends it). With the rule set,
+   * a turn whose text looks complete is committed from here, sooner than the end of speech
+   * (endpointingDelay: under min_endpointing_delay, never under its floor), and offered as a
+   * preview once it has stopped changing.
+   */
+  private pauseInSpeech() {
+    if (!this.textRules || this.role !== 'turn' || this.paused !== null) return;
+    const batch = this.opts.stt.mode === 'batch';
+    // A streaming recogniser's words that have not changed for a while: the preview.
+    if (!batch && this.silenceRunMs >= PREVIEW_STABLE_MS && this.clock.now() - this.textChangedAt >= PREVIEW_STABLE_MS) this.maybePreview();
+    if (this.silenceRunMs < this.o.earlyTranscriptMs) return;
+    // A streaming recogniser: what it said so far must look complete before it is asked for its final text.
+    if (!batch && this.speechSinceFlush && endOfTurn(this.turnText()).kind === 'complete') this.flush();
+    if (!this.earlyArmed && !this.speechSinceFlush) {
+      this.earlyArmed = true;
+      this.lastSpeechAt = this.clock.now() - this.silenceRunMs;
+      this.scheduleCommit(true);
+    }
+  }
+
+  /** The turn's text has stopped changing and looks complete: offered once (per text) as a preview. */
+  private maybePreview() {
+    if (!this.textRules || this.role !== 'turn' || this.paused !== null || (this.opts.stt.mode === 'batch' && (this.unanswered > 0 || this.speechSinceFlush))) return;
+    const text = this.turnText();
+    if (!text || text === this.previewed || endOfTurn(text).kind !== 'complete') return;
+    this.previewed = text;
+    this.ev.preview?.(text);
   }
 
   private startOfSpeech() {
@@ -295,6 +358,11 @@ export class Listener {
     this.earlyDone = false;
     // A new segment: the turn is not over yet.
     this.cancelCommit();
+    this.earlyArmed = false;
+    if (this.previewed !== null) {
+      this.previewed = null;
+      this.ev.preview?.(null);
+    }
     this.role = 'turn';
     const agent = this.agentUtt;
     if (agent !== null && this.paused === null) {
@@ -467,6 +535,7 @@ export class Listener {
       if (text) this.finals.push(text);
       this.interim = '';
     } else this.interim = text;
+    this.textChangedAt = this.clock.now();
     const all = this.turnText();
     if (all) this.ev.transcript(all, false);
     this.checkInterruption(r.final);
@@ -491,15 +560,24 @@ export class Listener {
     }
   }
 
-  /** Commit at last speech + min_endpointing_delay (max_… when unfinished), once the STT has answered. */
-  private scheduleCommit() {
+  /**
+   * Commit at last speech + the endpointing delay for what was said (endpointingDelay: min, max,
+   * or shorter than min for a complete turn), once the STT has answered. `early`: armed in a pause
+   * before the end of speech — only a complete-looking turn is committed from there.
+   */
+  private scheduleCommit(early = false) {
     this.cancelCommit();
     const gen = this.generation;
-    const flushes = this.flushes.splice(0);
+    // Armed in a pause, the flushes stay for the end of speech's own schedule (the early one may be cancelled).
+    const flushes = early ? [...this.flushes] : this.flushes.splice(0);
     void Promise.all(flushes).then(() => {
       if (gen !== this.generation || this.closed || this.lastSpeechAt === null) return;
       const text = this.turnText();
-      const delay = looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+      if (early && endOfTurn(text).kind !== 'complete') return;
+      const delay = this.delayFor(text);
+      // Not sooner than the end of speech would commit it: left to it.
+      if (early && delay >= this.o.minSilenceMs) return;
+      if (this.role === 'turn') this.maybePreview();
       const wait = Math.max(0, this.lastSpeechAt + delay - this.clock.now());
       this.commitTimer = this.clock.setTimeout(() => {
         this.commitTimer = null;
@@ -508,7 +586,28 @@ export class Listener {
     });
   }
 
+  /** The endpointing delay for this text: the rule set with English recognition, else the silence rule (and pause marks). */
+  private delayFor(text: string): number {
+    if (this.o.endOfTurn === 'hanging-words') return looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+    if (this.englishRules) return endpointingDelay(text, this.o);
+    return /(?:[,;:\-–—]|\.\.\.|…)$/.test(text.trim()) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+  }
+
+  /** The segment ends at a commit made in its pause: what follows is speech of its own (over the avatar, a pause). */
+  private endSegmentEarly() {
+    if (!this.speaking) return;
+    this.speaking = false;
+    this.speechRunMs = 0;
+    this.earlyArmed = false;
+    this.ev.speaking?.(false);
+    // The silence after the last transcription is not kept for the next turn.
+    if (this.opts.stt.mode === 'batch') void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
+  }
+
   private commit() {
+    this.endSegmentEarly();
+    this.flushes = [];
+    this.previewed = null;
     const text = this.turnText();
     const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
     const speechMs = this.turnSpeechMs;
