@@ -111,6 +111,10 @@ const FILLERS = new Set(['um', 'umm', 'uh', 'uhm', 'uhh', 'er', 'erm', 'hmm', 'e
 /** Articles and possessives: a noun must follow. */
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'its', 'every', 'each', 'another', 'some', 'any', 'no', 'this', 'these', 'those']);
 const PREPOSITIONS = new Set(['to', 'with', 'for', 'of', 'in', 'on', 'at', 'from', 'about', 'into', 'onto', 'by', 'like', 'through', 'over', 'under', 'between', 'after', 'before', 'without', 'towards', 'toward', 'near', 'around', 'than', 'per', 'via', 'during']);
+/** A particle after its verb or its object ends a phrasal verb ("hold on", "sign up", "turn it off"), not a preposition. */
+const PARTICLES = new Set(['on', 'in', 'up', 'off', 'out', 'over', 'down', 'back', 'away', 'around', 'through', 'by', 'along']);
+const PHRASAL_HEADS = new Set(['hold', 'hang', 'go', 'goes', 'going', 'come', 'comes', 'coming', 'carry', 'move', 'log', 'logged', 'sign', 'signed', 'turn', 'switch', 'put', 'get', 'got', 'give', 'gave', 'check', 'checked', 'find', 'figure', 'sort', 'work', 'set', 'sit', 'stand', 'shut', 'calm', 'slow', 'hurry', 'speak', 'keep', 'pick', 'show', 'fill', 'break', 'broke', 'run', 'ran', 'back', 'cut', 'drop', 'log', 'look', 'looking', 'think', 'thinking', 'bring', 'call', 'called', 'phone', 'read', 'write', 'wrote', 'print', 'clean', 'wake', 'grow', 'give', 'send', 'sent', 'take', 'took', 'come', 'came', 'pass', 'passed', 'cheer', 'sold', 'sell', 'walk', 'drive', 'fly', 'stop', 'stay', 'hand', 'turned', 'switched', 'worked', 'closed', 'close', 'open', 'opened', 'plug', 'plugged', 'zoom', 'scroll', 'back']);
+const OBJECTS = new Set(['it', 'them', 'that', 'this', 'me', 'him', 'her', 'us', 'everything', 'something', 'one']);
 /** Verbs that want what follows them ("I want", "can you give"). */
 const NEEDS_OBJECT = new Set(['want', 'need', 'needs', 'wanted', 'needed', 'give', 'get', 'bring', 'send', 'buy', 'order', 'book', 'make', 'take', 'put', 'find', 'tell', 'show', 'trying', 'looking', 'wondering', 'mean', 'meant', 'think', 'guess', 'hope', 'believe']);
 const COPULAS = new Set(['is', 'are', 'was', 'were', 'am', "'s", 'be', 'been']);
@@ -165,7 +169,8 @@ export function endOfTurn(text: string): EndOfTurn {
   if (CONJUNCTIONS.has(last) && !(question && ['that', 'which', 'who', 'where', 'as'].includes(last))) return { kind: 'unfinished', score: -2, why: 'conjunction' };
   if (DETERMINERS.has(last) && !(['this', 'these', 'those', 'some', 'any', 'no'].includes(last) && n >= 3)) return { kind: 'unfinished', score: -2, why: 'determiner' };
   // A preposition at the end: stranded in a question ("who do I talk to", "what is it for") it ends it.
-  if (PREPOSITIONS.has(last) && !(question && last !== 'than')) return { kind: 'unfinished', score: -2, why: 'preposition' };
+  const phrasal = PARTICLES.has(last) && prev !== undefined && (PHRASAL_HEADS.has(prev) || OBJECTS.has(prev));
+  if (PREPOSITIONS.has(last) && !phrasal && !(question && last !== 'than')) return { kind: 'unfinished', score: -2, why: 'preposition' };
   // "my name is", "the problem was": a copula after a noun; "yes it is", "I think I am": after a pronoun, whole.
   if (COPULAS.has(last) && (prev === undefined || WH.has(prev) || !PRONOUNS.has(prev))) return { kind: question && n >= 3 ? 'neutral' : 'unfinished', score: question && n >= 3 ? 0 : -2, why: 'copula' };
   // "my order", "the book": a noun after a determiner, not the verb.

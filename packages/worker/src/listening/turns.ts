@@ -180,6 +180,10 @@ export class Listener {
   get isPaused(): boolean {
     return this.paused !== null;
   }
+  /** Speech in the turn being heard so far, ms of audio. */
+  get speechMsSoFar(): number {
+    return this.turnSpeechMs;
+  }
 
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
   push(pcm: Int16Array): Promise<void> {
