@@ -543,8 +543,10 @@ export class Listener {
     const all = this.turnText();
     if (all) this.ev.transcript(all, false);
     this.checkInterruption(r.final);
-    // A backchannel over the avatar, heard to its end: it goes on now, not after the false-interruption time.
-    if (r.final && this.paused !== null && !this.speaking && this.englishRules && this.isBackchannel(all)) {
+    // A backchannel over the avatar, or a sound with no words (a cough, a laugh), heard to its end
+    // (or to a pause the recogniser has answered for): it goes on now, not after the false-interruption time.
+    const heardToEnd = !this.speaking || (this.silenceRunMs > 0 && !this.speechSinceFlush);
+    if (r.final && this.paused !== null && heardToEnd && ((this.englishRules && this.isBackchannel(all)) || wordsOf(all).length === 0)) {
       if (this.unanswered === 0) this.decidePause();
       else this.decideWhenHeard = true;
     }
@@ -692,7 +694,12 @@ export class Listener {
 
   /** After a pause: words enough make an interruption; anything else was no turn, and the avatar goes on. */
   private decidePause() {
-    if (this.paused === null || this.speaking || this.closed) return;
+    if (this.paused === null || this.closed) return;
+    if (this.speaking) {
+      // In a pause the recogniser has answered for: the segment ends here, so that speech after it pauses the avatar again.
+      if (this.silenceRunMs === 0 || this.speechSinceFlush) return;
+      if (!this.interrupts(this.turnText(), this.turnSpeechMs)) this.endSegmentEarly();
+    }
     if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
       this.confirmInterruption();
       return;
