@@ -18,6 +18,8 @@ export interface TurnOptions extends TLiveTurns {
    * `hanging-words` (looksUnfinished: max or min, the rule before issue 29; the bench's "before").
    */
   endOfTurn: 'rules' | 'hanging-words';
+  /** The shortest commit delay of a complete-looking turn (ms; COMPLETE_FLOOR_MS, chosen on the turns bench). */
+  completeFloorMs: number;
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
@@ -26,6 +28,7 @@ export const TURN_DEFAULTS: TurnOptions = {
   echoGuardMs: 300,
   earlyTranscriptMs: 200,
   endOfTurn: 'rules',
+  completeFloorMs: 250,
 };
 
 export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {
@@ -187,7 +190,7 @@ export function endOfTurn(text: string): EndOfTurn {
  * complete → shorter than min_endpointing_delay (×0.5 for a question or a short answer, ×0.75
  * for a full sentence) but never under COMPLETE_FLOOR_MS (the bench's choice: ADR 095).
  */
-export const COMPLETE_FLOOR_MS = 250;
+export const COMPLETE_FLOOR_MS = TURN_DEFAULTS.completeFloorMs;
 export function endpointingDelay(text: string, o: Pick<TurnOptions, 'minEndpointingMs' | 'maxEndpointingMs'>, floorMs = COMPLETE_FLOOR_MS): number {
   const e = endOfTurn(text);
   const min = o.minEndpointingMs;

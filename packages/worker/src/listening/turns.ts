@@ -103,6 +103,8 @@ export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
 
 /** A streaming recogniser's interim text unchanged this long in a pause is stable enough for a preview (ms). */
 export const PREVIEW_STABLE_MS = 96;
+/** Speech over the avatar: a pause this long is enough to ask the recogniser what it was (ms). */
+export const HELD_TRANSCRIPT_MS = 96;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -298,7 +300,9 @@ export class Listener {
     }
     // Batch STT: transcribe what was said so far during the pause, so the final text is ready
     // by the time the silence counts as the end of speech.
-    if (!this.earlyDone && this.role === 'turn' && this.opts.stt.mode === 'batch' && this.silenceRunMs >= this.o.earlyTranscriptMs && this.speechSinceFlush) {
+    // Over the avatar (held), sooner: what was said decides whether it goes on.
+    const early = this.paused !== null ? Math.min(this.o.earlyTranscriptMs, HELD_TRANSCRIPT_MS) : this.o.earlyTranscriptMs;
+    if (!this.earlyDone && this.role === 'turn' && this.opts.stt.mode === 'batch' && this.silenceRunMs >= early && this.speechSinceFlush) {
       this.earlyDone = true;
       this.flush();
     }
@@ -329,6 +333,11 @@ export class Listener {
    * preview once it has stopped changing.
    */
   private pauseInSpeech() {
+    // Over the avatar, a streaming recogniser's interim backchannel in a pause: it goes on now.
+    if (this.paused !== null && this.role === 'turn' && this.englishRules && this.opts.stt.mode === 'stream' && this.silenceRunMs >= HELD_TRANSCRIPT_MS && this.isBackchannel(this.turnText())) {
+      this.decidePause();
+      return;
+    }
     if (!this.textRules || this.role !== 'turn' || this.paused !== null) return;
     const batch = this.opts.stt.mode === 'batch';
     // A streaming recogniser's words that have not changed for a while: the preview.
@@ -595,7 +604,7 @@ export class Listener {
   /** The endpointing delay for this text: the rule set with English recognition, else the silence rule (and pause marks). */
   private delayFor(text: string): number {
     if (this.o.endOfTurn === 'hanging-words') return looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
-    if (this.englishRules) return endpointingDelay(text, this.o);
+    if (this.englishRules) return endpointingDelay(text, this.o, this.o.completeFloorMs);
     return /(?:[,;:\-–—]|\.\.\.|…)$/.test(text.trim()) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
   }
 
@@ -697,7 +706,7 @@ export class Listener {
     if (this.paused === null || this.closed) return;
     if (this.speaking) {
       // In a pause the recogniser has answered for: the segment ends here, so that speech after it pauses the avatar again.
-      if (this.silenceRunMs === 0 || this.speechSinceFlush) return;
+      if (this.silenceRunMs === 0 || (this.opts.stt.mode === 'batch' && this.speechSinceFlush)) return;
       if (!this.interrupts(this.turnText(), this.turnSpeechMs)) this.endSegmentEarly();
     }
     if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
