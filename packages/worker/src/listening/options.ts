@@ -172,8 +172,9 @@ export function endOfTurn(text: string): EndOfTurn {
   if (CONJUNCTIONS.has(last) && !(question && ['that', 'which', 'who', 'where', 'as'].includes(last))) return { kind: 'unfinished', score: -2, why: 'conjunction' };
   if (DETERMINERS.has(last) && !(['this', 'these', 'those', 'some', 'any', 'no'].includes(last) && n >= 3)) return { kind: 'unfinished', score: -2, why: 'determiner' };
   // A preposition at the end: stranded in a question ("who do I talk to", "what is it for") it ends it.
-  const phrasal = PARTICLES.has(last) && prev !== undefined && (PHRASAL_HEADS.has(prev) || OBJECTS.has(prev));
-  if (PREPOSITIONS.has(last) && !phrasal && !(question && last !== 'than')) return { kind: 'unfinished', score: -2, why: 'preposition' };
+  const phrasal = PARTICLES.has(last) && prev !== undefined && (PHRASAL_HEADS.has(prev) || (OBJECTS.has(prev) && PHRASAL_HEADS.has(words[n - 3] ?? '')));
+  // Stranded only in a wh-question ("who do I talk to"); "can I pay with" is not over.
+  if (PREPOSITIONS.has(last) && !phrasal && !(isWhQuestion(words) && last !== 'than')) return { kind: 'unfinished', score: -2, why: 'preposition' };
   // "my name is", "the problem was": a copula after a noun; "yes it is", "I think I am": after a pronoun, whole.
   if (COPULAS.has(last) && (prev === undefined || WH.has(prev) || !PRONOUNS.has(prev))) return { kind: question && n >= 3 ? 'neutral' : 'unfinished', score: question && n >= 3 ? 0 : -2, why: 'copula' };
   // "my order", "the book": a noun after a determiner, not the verb.

@@ -302,7 +302,8 @@ export class Listener {
     // by the time the silence counts as the end of speech.
     // Over the avatar (held), sooner: what was said decides whether it goes on.
     const early = this.paused !== null ? Math.min(this.o.earlyTranscriptMs, HELD_TRANSCRIPT_MS) : this.o.earlyTranscriptMs;
-    if (!this.earlyDone && this.role === 'turn' && this.opts.stt.mode === 'batch' && this.silenceRunMs >= early && this.speechSinceFlush) {
+    // (A streaming recogniser is asked too over the avatar: its final decides a cough or a "no".)
+    if (!this.earlyDone && this.role === 'turn' && (this.opts.stt.mode === 'batch' || this.paused !== null) && this.silenceRunMs >= early && this.speechSinceFlush) {
       this.earlyDone = true;
       this.flush();
     }
