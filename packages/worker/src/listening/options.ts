@@ -109,7 +109,7 @@ const CONJUNCTIONS = new Set(['and', 'or', 'but', 'so', 'because', 'cause', 'cuz
 /** A subject with no verb yet ("and then I", "I think it's"). */
 const BARE_SUBJECTS = new Set(['i', 'we', 'they', 'he', 'she', "i'm", 'im', "we're", "they're", "he's", "she's", "it's", "there's", "that's", "i've", "i'd", "i'll", "we'll", "you're"]);
 /** Words before the sentence proper, left out when its shape is read ("so what time…", "um can you…"). */
-const LEADERS = new Set(['and', 'so', 'but', 'um', 'umm', 'uh', 'er', 'erm', 'well', 'oh', 'okay', 'ok', 'hi', 'hello', 'hey', 'sorry', 'also', 'then', 'now', 'right', 'yes', 'yeah', 'no', 'alright', 'please']);
+const LEADERS = new Set(['and', 'so', 'but', 'um', 'umm', 'uh', 'er', 'erm', 'well', 'oh', 'okay', 'ok', 'hi', 'hello', 'hey', 'sorry', 'also', 'then', 'now', 'right', 'yes', 'yeah', 'no', 'alright', 'please', 'goodbye', 'bye', 'thanks', 'good', 'morning', 'afternoon', 'evening']);
 const FILLERS = new Set(['um', 'umm', 'uh', 'uhm', 'uhh', 'er', 'erm', 'hmm', 'ehm', 'ah']);
 /** Articles and possessives: a noun must follow. */
 const DETERMINERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'its', 'every', 'each', 'another', 'some', 'any', 'no', 'this', 'these', 'those']);
@@ -128,7 +128,9 @@ const WH = new Set(['what', "what's", 'whats', 'where', "where's", 'wheres', 'wh
 const WH_CONTRACTED = new Set(["what's", 'whats', "where's", 'wheres', "when's", "who's", 'whos', "why's", "how's", 'hows']);
 const INVERTED = new Set(['do', 'does', 'did', 'is', 'are', 'was', 'were', 'can', 'could', 'would', 'will', 'should', 'have', 'has', 'may', 'shall', 'am', "isn't", "aren't", "don't", "doesn't", "didn't", "can't", "won't", "couldn't", "wouldn't"]);
 const SUBJECTS = new Set(['i', 'you', 'we', 'they', 'he', 'she', 'it', 'there', 'that', 'this', 'the', 'a', 'an', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'these', 'those', 'anyone', 'someone', 'somebody', 'anybody', 'everyone']);
-const DECLARATIVE_START = new Set(['i', "i'm", "i've", "i'd", "i'll", 'im', 'we', "we're", "we've", "we'd", 'it', "it's", 'its', "that's", 'thats', 'that', 'there', "there's", 'you', "you're", 'he', 'she', 'they', "they're", 'my', 'our', 'please', 'tell', 'show', 'give', 'send', 'book', 'cancel', 'help', 'let', "let's", 'thanks', 'thank']);
+const DECLARATIVE_START = new Set(['i', "i'm", "i've", "i'd", "i'll", 'im', 'we', "we're", "we've", "we'd", 'it', "it's", 'its', "that's", 'thats', 'that', 'there', "there's", 'you', "you're", 'he', 'she', 'they', "they're", 'my', 'our', 'please', 'tell', 'show', 'give', 'send', 'book', 'cancel', 'help', 'let', "let's", 'thanks', 'thank', 'have', 'close', 'open', 'call', 'check', 'find', 'bring', 'add', 'remove', 'play', 'stop', 'start', 'turn', 'put', 'take', 'make']);
+/** A sentence may open on its subject's determiner ("the meeting has been moved"): complete when long enough. */
+const DETERMINER_START = new Set(['the', 'a', 'an', 'this', 'these', 'those', 'your', 'his', 'her', 'their', 'our', 'my']);
 /** Whole utterances that are a complete answer or greeting on their own. */
 const SHORT_ANSWER = /^(?:(?:yes|yeah|yep|yup|no|nope|nah|ok|okay|sure|alright|right|fine|great|perfect|good|cool|exactly|correct|absolutely|definitely|certainly)(?: (?:yes|yeah|no|ok|okay|sure|please|thanks|thank you|indeed|sir|ma'am))*|(?:yes|yeah|no|ok|okay)? ?(?:please|thanks|thank you(?: (?:so|very) much)?|no thanks|no thank you|not really|not yet|not now|never mind|nevermind|of course|sounds good|that's (?:all|it|right|correct|fine|great|perfect|good)|that is (?:all|it|right|correct)|that's all(?: thanks| thank you)?|nothing else|i don't know|i do not know|i'm not sure|not sure|i see|got it|hello|hi|hey|hi there|hello there|good (?:morning|afternoon|evening|night)|bye|goodbye|bye bye|see you|me too|you too|why not|how come|really|me neither))$/;
 /** Endings of a clause that is not over ("my name is", "I want to", "I'm looking for", "let me think"). */
@@ -181,7 +183,7 @@ export function endOfTurn(text: string): EndOfTurn {
   if (NEEDS_OBJECT.has(last) && !question && !(prev !== undefined && (DETERMINERS.has(prev) || ['his', 'her'].includes(prev)))) return { kind: 'unfinished', score: -1, why: 'verb wants an object' };
   if (/[.!?]$/.test(t)) return { kind: 'complete', score: 2, why: 'end mark' };
   if (question && !(NEEDS_OBJECT.has(last) && !(prev !== undefined && DETERMINERS.has(prev))) && !MODALS_AUX.has(last)) return { kind: 'complete', score: 2, why: 'question' };
-  if (n >= 3 && DECLARATIVE_START.has(words[0]!) && !MODALS_AUX.has(last)) return { kind: 'complete', score: 1, why: 'sentence' };
+  if (((n >= 3 && DECLARATIVE_START.has(words[0]!)) || (n >= 5 && DETERMINER_START.has(words[0]!))) && !MODALS_AUX.has(last)) return { kind: 'complete', score: 1, why: 'sentence' };
   return { kind: 'neutral', score: 0, why: 'no sign' };
 }
 
