@@ -409,8 +409,8 @@ describe('end of turn from what was said (issue 29, ADR 095)', () => {
     const { endOfTurn } = await import('./options.js');
     const kind = (t: string) => endOfTurn(t).kind;
     const unfinished = ['tell me about', 'I went there and', 'so um', 'because', 'I want to', 'my name is', 'I would like to book a table for', 'I have a problem with the', 'and then I', 'let me think', 'I was wondering', 'what is', 'the address is', 'it is, but', 'I need', 'well...'];
-    const complete = ['what are your opening hours', 'what time does the museum open', 'who do I talk to', 'what is it for', 'can you help me', 'is there a guided tour today', "what's your name", 'yes', 'no thanks', "that's all", 'thank you very much', 'I think so', 'I want to cancel my order', 'I went to the park with my sister yesterday', 'Okay.', 'so what time do you close'];
-    const neutral = ['hold on', 'turn it off', 'the lemon oil', 'hello world', 'do you have', 'could you'];
+    const complete = ['what are your opening hours', 'what time does the museum open', 'who do I talk to', 'what is it for', 'can you help me', 'is there a guided tour today', "what's your name", 'yes', 'no thanks', "that's all", 'thank you very much', 'I think so', 'I want to cancel my order', 'I went to the park with my sister yesterday', 'Okay.', 'so what time do you close', 'turn it off', 'the meeting has been moved to next tuesday', 'goodbye and have a nice day'];
+    const neutral = ['hold on', 'the lemon oil', 'hello world', 'do you have', 'could you'];
     for (const t of unfinished) expect(kind(t), t).toBe('unfinished');
     for (const t of complete) expect(kind(t), t).toBe('complete');
     for (const t of neutral) expect(kind(t), t).toBe('neutral');
