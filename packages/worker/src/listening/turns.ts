@@ -316,10 +316,14 @@ export class Listener {
       this.earlyArmed = false;
       this.cancelCommit();
     }
-    if (this.previewed !== null) {
-      this.previewed = null;
-      this.ev.preview?.(null);
-    }
+    this.withdrawPreview();
+  }
+
+  /** The words offered as a preview are not the turn (the visitor went on, or it was dropped). */
+  private withdrawPreview() {
+    if (this.previewed === null) return;
+    this.previewed = null;
+    this.ev.preview?.(null);
   }
 
   /** Text endpointing applies (English recognition, the rule set, nothing of the avatar's on hold). */
@@ -373,10 +377,7 @@ export class Listener {
     // A new segment: the turn is not over yet.
     this.cancelCommit();
     this.earlyArmed = false;
-    if (this.previewed !== null) {
-      this.previewed = null;
-      this.ev.preview?.(null);
-    }
+    this.withdrawPreview();
     this.role = 'turn';
     const agent = this.agentUtt;
     if (agent !== null && this.paused === null) {
@@ -445,6 +446,7 @@ export class Listener {
     this.interim = '';
     this.turnSpeechMs = 0;
     this.cancelCommit();
+    this.withdrawPreview();
     if (this.paused !== null) this.doResume();
   }
 
@@ -499,6 +501,7 @@ export class Listener {
     this.turnSpeechMs = 0;
     this.lastSpeechAt = null;
     this.cancelCommit();
+    this.withdrawPreview();
     // The rest of a sentence being said is not a turn of its own; speech over the avatar can no
     // longer be told from a cough, so the avatar goes on.
     if (this.speaking) this.role = 'discard';
@@ -623,7 +626,10 @@ export class Listener {
   private commit() {
     this.endSegmentEarly();
     this.flushes = [];
+    const previewed = this.previewed !== null;
     this.previewed = null;
+    // Not a turn after all (its echo, no words): a preview of it is withdrawn.
+    const withdraw = () => previewed && this.ev.preview?.(null);
     const text = this.turnText();
     const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
     const speechMs = this.turnSpeechMs;
@@ -636,11 +642,11 @@ export class Listener {
       // (a cough, a "mm-hm", its own echo) and it resumes when the false-interruption time is up.
       if (!this.interrupts(text, speechMs)) {
         if (this.resumeTimer === null) this.doResume();
-        return;
+        return withdraw();
       }
       this.confirmInterruption();
-    } else if (this.agentUtt !== null && text && looksLikeEcho(text, this.agentText)) return;
-    if (!text) return;
+    } else if (this.agentUtt !== null && text && looksLikeEcho(text, this.agentText)) return withdraw();
+    if (!text) return withdraw();
     const committedAt = this.clock.now();
     this.ev.transcript(text, true);
     this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs });
