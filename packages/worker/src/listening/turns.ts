@@ -49,9 +49,10 @@ export interface ListenerEvents {
   /**
    * The visitor paused and what they said so far looks like a complete turn and has stopped
    * changing: the brain may start on it (preemptive generation) before the commit, whose text may
-   * yet differ. `null`: they went on speaking, an answer started on the preview is not wanted.
+   * yet differ. `null`: they went on speaking (or the turn was dropped), an answer started on the
+   * preview is not wanted. `turn` numbers the visitor's turns (one preemptive answer per turn).
    */
-  preview?(text: string | null): void;
+  preview?(text: string | null, turn: number): void;
   /** Speech over the avatar: hold its playback (it may resume). */
   pause(utt: number): void;
   resume(utt: number): void;
@@ -152,6 +153,8 @@ export class Listener {
   /** The text last offered as a preview this turn, and when the turn's text last changed. */
   private previewed: string | null = null;
   private textChangedAt = 0;
+  /** The visitor's turns so far (committed or dropped): previews say which turn they belong to. */
+  private turnNo = 0;
 
   // ─── the avatar ───
   private agentUtt: number | null = null;
@@ -320,10 +323,11 @@ export class Listener {
   }
 
   /** The words offered as a preview are not the turn (the visitor went on, or it was dropped). */
-  private withdrawPreview() {
+  private withdrawPreview(dropped = false) {
+    if (dropped) this.turnNo++;
     if (this.previewed === null) return;
     this.previewed = null;
-    this.ev.preview?.(null);
+    this.ev.preview?.(null, this.turnNo);
   }
 
   /** Text endpointing applies (English recognition, the rule set, nothing of the avatar's on hold). */
@@ -363,7 +367,7 @@ export class Listener {
     const text = this.turnText();
     if (!text || text === this.previewed || endOfTurn(text).kind !== 'complete') return;
     this.previewed = text;
-    this.ev.preview?.(text);
+    this.ev.preview?.(text, this.turnNo);
   }
 
   private startOfSpeech() {
@@ -446,7 +450,7 @@ export class Listener {
     this.interim = '';
     this.turnSpeechMs = 0;
     this.cancelCommit();
-    this.withdrawPreview();
+    this.withdrawPreview(true);
     if (this.paused !== null) this.doResume();
   }
 
@@ -501,7 +505,7 @@ export class Listener {
     this.turnSpeechMs = 0;
     this.lastSpeechAt = null;
     this.cancelCommit();
-    this.withdrawPreview();
+    this.withdrawPreview(true);
     // The rest of a sentence being said is not a turn of its own; speech over the avatar can no
     // longer be told from a cough, so the avatar goes on.
     if (this.speaking) this.role = 'discard';
@@ -628,8 +632,9 @@ export class Listener {
     this.flushes = [];
     const previewed = this.previewed !== null;
     this.previewed = null;
+    this.turnNo++;
     // Not a turn after all (its echo, no words): a preview of it is withdrawn.
-    const withdraw = () => previewed && this.ev.preview?.(null);
+    const withdraw = () => previewed && this.ev.preview?.(null, this.turnNo - 1);
     const text = this.turnText();
     const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
     const speechMs = this.turnSpeechMs;

@@ -110,9 +110,9 @@ export class Conversation {
   private readonly refusals: TokenBucket;
   /** Visitor turns queued or being answered (typed, spoken, `speak`). */
   private turnsPending = 0;
-  /** The preemptive answer of the turn being heard, and whether this turn had one already (one per turn). */
+  /** The preemptive answer of the turn being heard, and the listener's turn that had one (one per turn). */
   private early: EarlyAnswer | null = null;
-  private earlyThisTurn = false;
+  private earlyTurn = -1;
   /** Preemptive answers started, used and discarded (tests, the bench). */
   readonly earlyAnswers = { started: 0, used: 0, discarded: 0 };
 
@@ -153,7 +153,7 @@ export class Conversation {
             if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
-          preview: (text) => this.onPreview(text),
+          preview: (text, turn) => this.onPreview(text, turn),
           pause: (utt) => this.holdAvatar(utt, true),
           resume: (utt) => this.holdAvatar(utt, false),
           interrupt: () => this.interruptAvatar(),
@@ -302,15 +302,15 @@ export class Conversation {
    * (its history would differ), none after 10 s of speech, and only for brains where a discarded
    * start costs little and does nothing (preemptiveBrain).
    */
-  private onPreview(text: string | null) {
+  private onPreview(text: string | null, turn: number) {
     if (text === null) {
       // The visitor went on: the answer started on a part of the turn is not wanted.
       this.discardEarly();
       return;
     }
-    if (this.earlyThisTurn || this.early || this.finished || !this.preemptiveBrain() || this.turnsPending > 0) return;
+    if (turn === this.earlyTurn || this.early || this.finished || !this.preemptiveBrain() || this.turnsPending > 0) return;
     if ((this.listener?.speechMsSoFar ?? 0) > EARLY_MAX_SPEECH_MS) return;
-    this.earlyThisTurn = true;
+    this.earlyTurn = turn;
     const run: EarlyAnswer = { words: sameWords(text), historyLength: this.history.entries.length, abort: new AbortController(), events: [], done: false, error: null, wake: null };
     this.early = run;
     this.earlyAnswers.started += 1;
@@ -385,7 +385,6 @@ export class Conversation {
 
   /** The listener committed the visitor's spoken turn: answered like typed text. */
   private onSpokenTurn(text: string, m: ListenTurnMetrics) {
-    this.earlyThisTurn = false;
     if (this.finished) return;
     this.touch();
     this.faults.listeningWorked();
