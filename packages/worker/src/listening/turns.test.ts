@@ -487,3 +487,28 @@ describe('end of turn from what was said (issue 29, ADR 095)', () => {
     expect(previews).toEqual(['is there a guided tour', null]);
   });
 });
+
+describe('over the avatar, decided as soon as the recogniser has answered (issue 29)', () => {
+  it('a cough with no words, or a backchannel, resumes it in the pause; a stop request stops it', async () => {
+    for (const heard of ['', 'mm-hm']) {
+      const t = setup({}, fakeStt('batch', [heard]));
+      t.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(288), ...t.silence(160)]);
+      // Asked after 96 ms of pause (the fake answers at once): resumed there, not 2 s later.
+      expect(t.log, heard).toContain('resume:7');
+      expect(t.log).not.toContain('interrupt:7');
+      // More speech after it holds the avatar again (a new segment).
+      t.listener.setAgentSpeaking(8, 'Tickets are twelve euros.');
+      await t.clock.advance(400);
+      await t.feed(t.speech(128));
+      expect(t.log).toContain('pause:8');
+    }
+    const s = setup({}, fakeStt('batch', ['wait']));
+    s.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+    await s.clock.advance(1000);
+    await s.feed([...s.speech(288), ...s.silence(160)]);
+    expect(s.log).toContain('interrupt:7');
+    expect(s.log).not.toContain('resume:7');
+  });
+});
