@@ -371,7 +371,6 @@ async function loadMods() {
 
 export async function run() {
   const mods = await loadMods();
-
   const out = { machine: 'shared 2-core machine (other engineers’ builds and tests run alongside)' };
   const vadModel = await mods.loadSileroVad();
   const voice = mods.createOfflineVoice();
