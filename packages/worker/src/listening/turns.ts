@@ -330,7 +330,7 @@ export class Listener {
     this.ev.preview?.(null, this.turnNo);
   }
 
-  /** Text endpointing applies (English recognition, the rule set, nothing of the avatar's on hold). */
+  /** Text endpointing applies: English recognition and the rule set (not the old hanging-words rule). */
   private get textRules(): boolean {
     return this.englishRules && this.o.endOfTurn === 'rules';
   }
