@@ -43,7 +43,8 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
       ConversationPaths.export,
       {
         onRequest: guards.session,
-        config: read,
+        // Each export reads up to ConversationLimits.exportMax transcripts: only so many a minute per address.
+        config: { ...read, rateLimit: { max: 30, timeWindow: '1 minute' } },
         schema: { tags: ['conversations'], querystring: ZExportConversationsQuery, produces: ['application/json', 'text/csv'] },
       },
       async (req, reply) => {

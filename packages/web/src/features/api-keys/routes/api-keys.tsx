@@ -123,7 +123,7 @@ export function ApiKeysRoute() {
               <TableBody>
                 {keys.data.map((k) => (
                   <TableRow key={k.id} hover>
-                    <TableCell sx={{ overflowWrap: 'anywhere', fontWeight: 600 }}>{k.name}</TableCell>
+                    <TableCell sx={{ overflowWrap: 'break-word', minWidth: 96, fontWeight: 600 }}>{k.name}</TableCell>
                     <TableCell sx={{ ...fromSm, ...mono, whiteSpace: 'nowrap' }}>ps_live_{k.prefix}_…</TableCell>
                     <TableCell>
                       <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.5 }}>
