@@ -151,10 +151,10 @@ describe('visitor tokens', () => {
   beforeAll(async () => {
     const keyRes = await t.app.inject({ method: 'POST', url: '/api/add_encryption_key', headers: alice.headers, payload: { name: 'site key' } });
     const keyId = keyRes.json().encKey.id as number;
-    [{ id: protectedAvatar }] = await t.database.db.insert(avatars).values({ userId: alice.id, name: 'Members only', config: { encKeyId: keyId } }).returning();
+    protectedAvatar = (await t.database.db.insert(avatars).values({ userId: alice.id, name: 'Members only', config: { encKeyId: keyId } }).returning())[0]!.id;
     openAvatar = (await createAvatar(t.database, alice.id, 'Open')).id;
     const bobKey = (await t.app.inject({ method: 'POST', url: '/api/add_encryption_key', headers: bob.headers, payload: { name: 'bob key' } })).json().encKey.id as number;
-    [{ id: bobProtected }] = await t.database.db.insert(avatars).values({ userId: bob.id, name: 'Bob only', config: { encKeyId: bobKey } }).returning();
+    bobProtected = (await t.database.db.insert(avatars).values({ userId: bob.id, name: 'Bob only', config: { encKeyId: bobKey } }).returning())[0]!.id;
     minter = (await addKey(alice, { name: 'backend', scopes: ['tokens:create'] })).secret;
     await t.database.db.insert(workers).values({ vpsId: `keys-${randomUUID()}`, name: 'keys', status: 'AVAILABLE', webSocket: 'ws://127.0.0.1:9/avatar-ws', lastPingTime: new Date() });
   });
