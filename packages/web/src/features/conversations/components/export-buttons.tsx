@@ -19,7 +19,7 @@ export function ExportButtons({ filters, id }: { filters?: ConversationFilters; 
   return (
     <ButtonGroup variant="outlined" aria-label={`Export ${label}`} disabled={exporter.isPending}>
       <Button startIcon={<FileDownloadOutlinedIcon />} onClick={() => run('csv')} aria-label={`Export ${label} as CSV`}>
-        CSV
+        Export CSV
       </Button>
       <Button onClick={() => run('json')} aria-label={`Export ${label} as JSON`}>
         JSON
