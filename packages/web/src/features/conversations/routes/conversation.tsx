@@ -72,7 +72,7 @@ function ConversationPage({ id }: { id: string }) {
         description={c ? `Started ${formatStart(c.startedAt)}.` : undefined}
         actions={
           c && (!isAdmin || c.canDelete) ? (
-            <>
+            <Box sx={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 1 }}>
               {/* The export is the caller's account's (administrators: their own conversations only). */}
               <ExportButtons id={id} />
               {c.canDelete ? (
@@ -80,7 +80,7 @@ function ConversationPage({ id }: { id: string }) {
                   Delete
                 </Button>
               ) : null}
-            </>
+            </Box>
           ) : null
         }
       />

@@ -80,7 +80,7 @@ export function ConversationsRoute() {
         }
         actions={
           isAdmin ? null : (
-            <>
+            <Box sx={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 1 }}>
               {selected.length > 0 ? (
                 <Button
                   variant="outlined"
@@ -95,7 +95,7 @@ export function ConversationsRoute() {
                 </Button>
               ) : null}
               <ExportButtons filters={isRangeBad ? { ...filters, from: undefined, to: undefined } : filters} />
-            </>
+            </Box>
           )
         }
       />
