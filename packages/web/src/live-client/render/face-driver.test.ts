@@ -60,6 +60,16 @@ describe('face driver: moods and gestures of avatar actions', () => {
     expect(run(shaking, 16, GESTURE_MS.shake).headYaw).toBeGreaterThan(still.headYaw + 0.05);
   });
 
+  it('on a slow device (frames 250 ms apart, longer than a blink) the eyes are still drawn shut within 6 s and then every few seconds', () => {
+    const d = new FaceDriver(7);
+    const shut: number[] = [];
+    for (let t = 0; t <= 20_000; t += 250) if (d.update(t, null, 'idle').blinkLeft > 0.5) shut.push(t);
+    expect(shut[0]).toBeLessThan(6000);
+    expect(shut.length).toBeGreaterThanOrEqual(3);
+    // Never held shut for more than one such frame in a row (a blink, not a doze).
+    for (let i = 1; i < shut.length; i++) expect(shut[i]! - shut[i - 1]!).toBeGreaterThan(250);
+  });
+
   it('a gesture that cuts another short takes over from where the arm was, without a snap to rest', () => {
     const d = new FaceDriver(5);
     run(d, 0, 1000);

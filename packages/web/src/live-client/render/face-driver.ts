@@ -141,6 +141,8 @@ export class FaceDriver {
   private last = -1;
   private nextBlink = 0;
   private blinkStart = -1;
+  /** How far the blink under way has closed the eyes in the frames drawn. */
+  private blinkPeak = 0;
   private doubleBlink = false;
   private nextSaccade = 0;
   private gaze = { yaw: 0, pitch: 0 };
@@ -257,6 +259,7 @@ export class FaceDriver {
     if (this.nextBlink === 0) this.nextBlink = nowMs + 800 + r() * 2500;
     if (this.blinkStart < 0 && nowMs >= this.nextBlink) {
       this.blinkStart = nowMs;
+      this.blinkPeak = 0;
       this.doubleBlink = r() < 0.15;
     }
     let blink = 0;
@@ -265,9 +268,15 @@ export class FaceDriver {
       const one = (x: number) => (x < 0 || x > 170 ? 0 : x < 70 ? x / 70 : 1 - (x - 70) / 100);
       blink = Math.max(one(t), this.doubleBlink ? one(t - 230) : 0);
       if (t > (this.doubleBlink ? 400 : 170)) {
-        this.blinkStart = -1;
-        this.nextBlink = nowMs + 2000 + r() * 4000;
+        // Frames further apart than a blink (a slow or busy device) would never draw one: the
+        // eyes are drawn shut for one frame instead, and the blink ends on the next.
+        if (this.blinkPeak < 0.5) blink = 1;
+        else {
+          this.blinkStart = -1;
+          this.nextBlink = nowMs + 2000 + r() * 4000;
+        }
       }
+      this.blinkPeak = Math.max(this.blinkPeak, blink);
     }
     s.blinkLeft = blink;
     s.blinkRight = blink;
