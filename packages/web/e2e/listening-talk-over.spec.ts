@@ -61,8 +61,10 @@ test('talked over, the avatar stops: playback flushed, the answer marked interru
     await expect.poll(() => frames.some((f) => f.type === 'interrupted' && f.utt === answerUtt), { message: 'the answer is interrupted', timeout: 40_000 }).toBe(true);
     const paused = frames.find((f) => f.type === 'pause' && f.utt === answerUtt);
     const interrupted = frames.find((f) => f.type === 'interrupted' && f.utt === answerUtt)!;
-    expect(paused, 'speech over the avatar pauses it first').toBeDefined();
-    expect(paused!.at).toBeLessThanOrEqual(interrupted.at);
+    // Speech over the avatar pauses it first — unless the request to stop is recognised before the
+    // pause's speech threshold is reached (a stop request stops it as soon as it is heard: ADR 067,
+    // 095), when the interruption is the first frame.
+    if (paused) expect(paused.at).toBeLessThanOrEqual(interrupted.at);
     await expect(answer).toHaveAttribute('data-interrupted', 'true', { timeout: 10_000 });
     await expect(answer).not.toContainText(LAST);
     // Its voice no longer plays (flushed; the next answer, to "wait, stop", is another utterance).
