@@ -53,40 +53,35 @@ export type ConversationListRow = Pick<
   Exclude<keyof typeof listColumns, 'turns'>
 > & { turns: number };
 
+/** The list's conditions (scope, filters, the keyset cursor): one place for `list` and `exportPage`. */
+function filtered(scope: ConversationScope, f: ConversationFilter) {
+  return and(
+    scoped(scope),
+    f.avatarId === undefined ? undefined : eq(liveSessions.avatarId, f.avatarId),
+    f.from ? gte(liveSessions.startedAt, f.from) : undefined,
+    f.to ? lte(liveSessions.startedAt, f.to) : undefined,
+    f.outcome ? outcomeCondition(f.outcome) : undefined,
+    f.hasErrors === undefined ? undefined : f.hasErrors ? endedOnError() : sql`not coalesce(${endedOnError()}, false)`,
+    f.cursor ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) < (${f.cursor.startedAt.toISOString()}::timestamptz, ${f.cursor.id})` : undefined,
+  );
+}
+
 /** The live sessions as conversations: every query carries the caller's scope. */
 export function createConversationsRepository(db: Db) {
   return {
     /** One page, newest first, keyset by (started_at, id): the indexes of ADR 092 serve it at any depth. */
     async list(scope: ConversationScope, f: ConversationFilter): Promise<ConversationListRow[]> {
-      const where = and(
-        scoped(scope),
-        f.avatarId === undefined ? undefined : eq(liveSessions.avatarId, f.avatarId),
-        f.from ? gte(liveSessions.startedAt, f.from) : undefined,
-        f.to ? lte(liveSessions.startedAt, f.to) : undefined,
-        f.outcome ? outcomeCondition(f.outcome) : undefined,
-        f.hasErrors === undefined ? undefined : f.hasErrors ? endedOnError() : sql`not coalesce(${endedOnError()}, false)`,
-        f.cursor ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) < (${f.cursor.startedAt.toISOString()}::timestamptz, ${f.cursor.id})` : undefined,
-      );
       return db
         .select(listColumns)
         .from(liveSessions)
-        .where(where)
+        .where(filtered(scope, f))
         .orderBy(desc(liveSessions.startedAt), desc(liveSessions.id))
         .limit(f.limit);
     },
 
     /** One export page: the list's rows with their transcripts (ADR 094), keyset like `list`; `id` narrows it to one. */
     async exportPage(scope: ConversationScope, f: ConversationFilter & { id?: string }) {
-      const where = and(
-        scoped(scope),
-        f.id === undefined ? undefined : eq(liveSessions.id, f.id),
-        f.avatarId === undefined ? undefined : eq(liveSessions.avatarId, f.avatarId),
-        f.from ? gte(liveSessions.startedAt, f.from) : undefined,
-        f.to ? lte(liveSessions.startedAt, f.to) : undefined,
-        f.outcome ? outcomeCondition(f.outcome) : undefined,
-        f.hasErrors === undefined ? undefined : f.hasErrors ? endedOnError() : sql`not coalesce(${endedOnError()}, false)`,
-        f.cursor ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) < (${f.cursor.startedAt.toISOString()}::timestamptz, ${f.cursor.id})` : undefined,
-      );
+      const where = and(filtered(scope, f), f.id === undefined ? undefined : eq(liveSessions.id, f.id));
       return db
         .select({ ...listColumns, history: liveSessions.history, voiceTurns: liveSessions.voiceTurns })
         .from(liveSessions)

@@ -6,28 +6,7 @@ import Chip from '@mui/material/Chip';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import CheckIcon from '@mui/icons-material/Check';
 import { EncryptionKeyMessages, Limits } from '@persona/contract';
-
-/** Copies text: the Clipboard API, or a hidden textarea where the browser does not offer it. */
-async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard?.writeText) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return;
-    } catch {
-      // Fall through: permission refused or not a secure context.
-    }
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.appendChild(area);
-  area.select();
-  const isCopied = document.execCommand('copy');
-  area.remove();
-  if (!isCopied) throw new Error('copy refused');
-}
+import { copyText } from '../../../lib/copy-text';
 
 /** The private key, shown once after creation, with Copy and the 'Encryption Key Copied!' notice (2 s). */
 export function PrivateKeyOnce({ privateKey, onFocusHelp }: { privateKey: string; onFocusHelp?: () => void }) {

@@ -20,12 +20,14 @@ import { showToast } from '../../../../lib/toast';
 import { parseJsonObject, prettyJson } from '../../lib/avatar-config';
 import { AVATAR_URL_PARAMETERS, embedSnippet, tokenExpiry } from '../../lib/preview';
 import { useEditorSession } from './editor-session';
+import { copyText } from '../../../../lib/copy-text';
 
 type SubTab = 'iframe' | 'avatar' | 'client';
 
-export async function copyText(text: string) {
+/** Copies the snippet (the Clipboard API, or the page's fallback) and says so. */
+async function copyWithNotice(text: string) {
   try {
-    await navigator.clipboard.writeText(text);
+    await copyText(text);
     void showToast('Copied to clipboard.', 'success', { autoHideDurationMs: Limits.copyNoticeMs });
   } catch {
     void showToast('Failed to copy.', 'error', { autoHideDurationMs: Limits.copyNoticeMs });
@@ -107,7 +109,7 @@ export function EmbedTab() {
               variant="contained"
               color="inherit"
               startIcon={<ContentCopyIcon fontSize="small" />}
-              onClick={() => void copyText(snippet)}
+              onClick={() => void copyWithNotice(snippet)}
               sx={{ position: 'absolute', top: 8, right: 8, bgcolor: '#fff' }}
             >
               Copy
