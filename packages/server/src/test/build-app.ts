@@ -38,7 +38,7 @@ export interface TestContext {
 
 export async function createTestApp(
   env: Record<string, string> = {},
-  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings' | 'liveTimings' | 'agentDispatch' | 'logger'> & {
+  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings' | 'liveTimings' | 'agentDispatch' | 'logger' | 'webhookTimings'> & {
     /** Another instance's database: two app instances sharing one database (closed by its owner). */
     database?: Database;
   } = {},
