@@ -57,7 +57,8 @@ export async function createTestApp(
   const { database: shared, ...appOpts } = opts;
   const database = shared ?? (await openTestDatabase());
   const mail = createCaptureMailer();
-  const app = await buildApp({ config, database, mailer: mail, logger: false, ...appOpts });
+  // The webhooks' queue is sent only when a test asks (app.webhooks.dispatchDue), unless it sets a poll.
+  const app = await buildApp({ config, database, mailer: mail, logger: false, webhookTimings: { pollMs: 0 }, ...appOpts });
   await app.ready();
   return {
     app,

@@ -23,6 +23,9 @@ export interface Fixtures {
   liveSession(): Promise<{ sessionId: string; resumeToken: string }>;
   /** An ended live session of one of the account's avatars (a conversation that may be deleted): its id. */
   conversation(): Promise<string>;
+  /** A webhook endpoint of the account (ADR 093), and a delivery in its log. */
+  webhook(): Promise<number>;
+  webhookDelivery(): Promise<number>;
   /** For calls about another account (sign-in, administrators' changes): a spare account, never A or B. */
   spareUser(): Promise<{ id: number; email: string; password: string }>;
   /** A pending plan request of a spare account. */
@@ -145,6 +148,15 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/list_conversation': { access: 'session' },
   'GET /api/get_conversation': { access: 'session', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
   'POST /api/del_conversation': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { id: await f.conversation() } }) },
+  // Webhooks (ADR 093): the caller's account's endpoints and deliveries; another account's id is a 404.
+  'GET /api/list_webhook': { access: 'session' },
+  'POST /api/add_webhook': { access: 'session', call: () => ({ url: '/api/add_webhook', payload: { url: 'https://hooks.invalid/persona', avatarId: null, events: ['session.ended'] } }), ok: [200, 409] },
+  'POST /api/update_webhook': { access: 'session', owned: true, call: async (f) => ({ url: '/api/update_webhook', payload: { id: await f.webhook(), enabled: true } }) },
+  'POST /api/del_webhook': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_webhook', payload: { id: await f.webhook() } }) },
+  'POST /api/roll_webhook_secret': { access: 'session', owned: true, call: async (f) => ({ url: '/api/roll_webhook_secret', payload: { id: await f.webhook() } }) },
+  'GET /api/list_webhook_delivery': { access: 'session', owned: true, call: async (f) => ({ url: `/api/list_webhook_delivery?endpointId=${await f.webhook()}` }) },
+  'POST /api/test_webhook': { access: 'session', owned: true, call: async (f) => ({ url: '/api/test_webhook', payload: { id: await f.webhook() } }) },
+  'POST /api/resend_webhook_delivery': { access: 'session', owned: true, call: async (f) => ({ url: '/api/resend_webhook_delivery', payload: { id: await f.webhookDelivery() } }) },
   'POST /api/list_avatar_users': { access: 'session', owned: true, call: async (f) => ({ url: '/api/list_avatar_users', payload: { agentId: await f.avatar(), mode: 'get' } }) },
 
   'GET /api/list_oauthapp': { access: 'session' },
