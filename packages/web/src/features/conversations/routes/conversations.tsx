@@ -57,6 +57,13 @@ export function ConversationsRoute() {
               ? `What visitors said to ${avatarName}, how each conversation ended and how fast it answered.`
               : 'What visitors said to your avatars, how each conversation ended and how fast the avatar answered.'
         }
+        actions={
+          isAdmin ? undefined : (
+            <Button component={RouterLink} to={paths.webhooks} variant="outlined">
+              Webhooks
+            </Button>
+          )
+        }
       />
       <Paper variant="outlined" sx={{ overflow: 'hidden' }}>
         <ConversationFiltersBar filters={filters} avatars={avatars.data ?? []} onChange={setFilters} />
