@@ -84,6 +84,14 @@ afterAll(async () => {
   await t?.close();
 });
 
+it('docs/webhooks.md shows the example receiver’s verifySignature as the file has it', async () => {
+  const fs = await import('node:fs/promises');
+  const fn = (text: string) => /^export function verifySignature[\s\S]*?^}$/m.exec(text)?.[0].split('\n').filter((l) => !/^\s*\/\//.test(l)).join('\n');
+  const file = fn(await fs.readFile(receiverFile, 'utf8'));
+  expect(file).toBeTruthy();
+  expect(fn(await fs.readFile(path.resolve(path.dirname(receiverFile), '../webhooks.md'), 'utf8'))).toBe(file);
+});
+
 describe('endpoints', () => {
   it('shows the secret once, keeps it sealed and never lists it; validates strictly', async () => {
     const { webhook, secret } = await addEndpoint(alice, 'https://hooks.example.com/persona');
