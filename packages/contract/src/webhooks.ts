@@ -54,6 +54,8 @@ export const WebhookLimits = {
   errorMax: 300,
   deliveryPageDefault: 50,
   deliveryPageMax: 100,
+  /** function.failed events of one session sent at most (a looping model cannot flood a receiver). */
+  functionFailuresPerSession: 20,
   /** Receivers are told to refuse signatures older than this (docs/webhooks.md). */
   toleranceSeconds: 300,
 } as const;
@@ -198,6 +200,18 @@ export const ZWebhookTranscriptReady = z.object({
   turns: z.array(ZConversationTurn),
 });
 
+export const ZWebhookFunctionFailed = z.object({
+  sessionId: z.string(),
+  avatarId: z.number().int(),
+  avatarName: z.string(),
+  /** The function's name, as the model called it. */
+  function: z.string(),
+  /** What the function (or its sandbox) answered the model, at most 500 characters; null when not told. */
+  error: z.string().nullable(),
+  /** When the worker reported it (ISO). */
+  failedAt: z.string(),
+});
+
 export const ZWebhookPing = z.object({ endpointId: z.number().int(), message: z.string() });
 
 /** Every body: `{version, id, type, created, data}`; `created` an ISO instant; the same `id` on a resend. */
@@ -205,6 +219,7 @@ export const ZWebhookEvent = z.discriminatedUnion('type', [
   z.object({ version: z.literal(WEBHOOK_VERSION), id: z.string(), created: z.string(), type: z.literal('session.started'), data: ZWebhookSessionStarted }),
   z.object({ version: z.literal(WEBHOOK_VERSION), id: z.string(), created: z.string(), type: z.literal('session.ended'), data: ZWebhookSessionEnded }),
   z.object({ version: z.literal(WEBHOOK_VERSION), id: z.string(), created: z.string(), type: z.literal('transcript.ready'), data: ZWebhookTranscriptReady }),
+  z.object({ version: z.literal(WEBHOOK_VERSION), id: z.string(), created: z.string(), type: z.literal('function.failed'), data: ZWebhookFunctionFailed }),
   z.object({ version: z.literal(WEBHOOK_VERSION), id: z.string(), created: z.string(), type: z.literal('ping'), data: ZWebhookPing }),
 ]);
 export type TWebhookEvent = z.infer<typeof ZWebhookEvent>;

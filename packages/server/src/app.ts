@@ -349,7 +349,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
     offerToAgent: (offer) => agents.offer(offer),
     onAdmission: (kind, refusal) => metrics.admission(kind, refusal),
-    onSessionEvent: { recorded: (tx, event, row) => webhooks.sessionRecorded(tx, event, row), reported: (sessionId) => webhooks.sessionReported(sessionId) },
+    onSessionEvent: { recorded: (tx, event, row) => webhooks.sessionRecorded(tx, event, row), reported: (sessionId) => webhooks.sessionReported(sessionId), functionFailed: (row, failure) => webhooks.functionFailed(row, failure) },
   });
   app.decorate('live', live);
   // Conversations: the stored live sessions as the customer reads them; visitors named by a keyed pseudonym (ADR 092).

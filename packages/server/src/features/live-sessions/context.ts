@@ -73,6 +73,8 @@ export interface LiveSessionsDeps {
   onSessionEvent?: {
     recorded(tx: DbTx, event: 'started' | 'ended', row: LiveSessionRow): Promise<void>;
     reported(sessionId: string): Promise<void>;
+    /** A function the session's brain called failed (the worker's report). */
+    functionFailed(row: LiveSessionRow, failure: { name: string; error: string | null }): Promise<void>;
   };
 }
 

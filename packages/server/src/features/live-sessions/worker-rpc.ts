@@ -104,6 +104,12 @@ export function createWorkerRpc(ctx: LiveContext) {
       return {};
     },
 
+    async 'session.function_failed'(workerId, params: { sessionId: string; name: string; error: string | null }) {
+      const row = await openSessionFor(workerId, params.sessionId);
+      await deps.onSessionEvent?.functionFailed(row, { name: params.name, error: params.error });
+      return {};
+    },
+
     async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[] }) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};

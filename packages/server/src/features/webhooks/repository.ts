@@ -13,6 +13,33 @@ export interface ClaimedDelivery {
   secretSealed: string;
 }
 
+/** One event of a live session, for the endpoints that take it. */
+export interface SessionEvent {
+  ownerUserId: number;
+  avatarId: number;
+  sessionId: string;
+  types: TWebhookEventType[];
+  eventIds: Record<string, string>;
+  /** Bodies made now (function.failed); the others are made at their first attempt. */
+  bodies?: Record<string, string>;
+  createdAt: Date;
+  dueAt: Date;
+}
+
+async function enqueue(tx: Pick<DbTx, 'select' | 'insert'>, e: SessionEvent): Promise<number> {
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.userId, e.ownerUserId), eq(webhookEndpoints.enabled, true), or(isNull(webhookEndpoints.avatarId), eq(webhookEndpoints.avatarId, e.avatarId))));
+  const rows = endpoints.flatMap((ep) =>
+    e.types
+      .filter((type) => ep.events.includes(type))
+      .map((type) => ({ endpointId: ep.id, eventId: e.eventIds[type]!, eventType: type, sessionId: e.sessionId, body: e.bodies?.[type] ?? null, createdAt: e.createdAt, nextAttemptAt: e.dueAt })),
+  );
+  if (rows.length) await tx.insert(webhookDeliveries).values(rows);
+  return rows.length;
+}
+
 /** Endpoints and deliveries: every portal query carries the caller's account. */
 export function createWebhooksRepository(db: Db) {
   const ownEndpoint = (userId: number, id: number) => and(eq(webhookEndpoints.userId, userId), eq(webhookEndpoints.id, id));
@@ -56,28 +83,23 @@ export function createWebhooksRepository(db: Db) {
      * Queues one event of a session for every enabled endpoint of its account that takes it (the
      * avatar's or the account-wide ones), in the caller's transaction. Returns how many.
      */
-    async enqueueForSession(
-      tx: DbTx,
-      e: { ownerUserId: number; avatarId: number; sessionId: string; types: TWebhookEventType[]; eventIds: Record<string, string>; createdAt: Date; dueAt: Date },
-    ): Promise<number> {
-      const endpoints = await tx
-        .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
-        .from(webhookEndpoints)
-        .where(
-          and(
-            eq(webhookEndpoints.userId, e.ownerUserId),
-            eq(webhookEndpoints.enabled, true),
-            or(isNull(webhookEndpoints.avatarId), eq(webhookEndpoints.avatarId, e.avatarId)),
-          ),
-        );
-      const rows = endpoints.flatMap((ep) =>
-        e.types
-          .filter((type) => ep.events.includes(type))
-          .map((type) => ({ endpointId: ep.id, eventId: e.eventIds[type]!, eventType: type, sessionId: e.sessionId, createdAt: e.createdAt, nextAttemptAt: e.dueAt })),
-      );
-      if (rows.length) await tx.insert(webhookDeliveries).values(rows);
-      return rows.length;
+    /**
+     * Queues one event of a session for every enabled endpoint of its account that takes it (the
+     * avatar's or the account-wide ones), in the caller's transaction. Returns how many.
+     */
+    enqueueForSession: (tx: Pick<DbTx, 'select' | 'insert'>, e: SessionEvent) => enqueue(tx, e),
+
+    /** How many events of this type were queued for the session (any endpoint counts once per event). */
+    async countSessionEvents(sessionId: string, type: TWebhookEventType): Promise<number> {
+      const [row] = await db
+        .select({ n: sql<number>`count(distinct ${webhookDeliveries.eventId})::int` })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.sessionId, sessionId), eq(webhookDeliveries.eventType, type)));
+      return row?.n ?? 0;
     },
+
+    /** The same, outside a transaction (an event not tied to a row's change). */
+    enqueueNow: (e: SessionEvent) => enqueue(db, e),
 
     /** The session's events not yet made wait no longer (the worker's report is in). */
     async dueNow(sessionId: string, at: Date): Promise<void> {

@@ -311,6 +311,22 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (queued && event === 'started') kick();
     },
 
+    /** live-sessions' hook: the worker reported a failed function; sent at once (at most `functionFailuresPerSession` per session). */
+    async functionFailed(row: { id: string; ownerUserId: number; avatarId: number; avatarName: string }, failure: { name: string; error: string | null }): Promise<void> {
+      if ((await repo.countSessionEvents(row.id, 'function.failed')) >= WebhookLimits.functionFailuresPerSession) return;
+      const at = now();
+      const id = eventId();
+      const body = JSON.stringify({
+        version: WEBHOOK_VERSION,
+        id,
+        created: at.toISOString(),
+        type: 'function.failed',
+        data: { sessionId: row.id, avatarId: row.avatarId, avatarName: row.avatarName, function: failure.name, error: failure.error, failedAt: at.toISOString() },
+      } satisfies TWebhookEvent);
+      const queued = await repo.enqueueNow({ ownerUserId: row.ownerUserId, avatarId: row.avatarId, sessionId: row.id, types: ['function.failed'], eventIds: { 'function.failed': id }, bodies: { 'function.failed': body }, createdAt: at, dueAt: at });
+      if (queued) kick();
+    },
+
     async sessionReported(sessionId: string): Promise<void> {
       await repo.dueNow(sessionId, now());
       kick();

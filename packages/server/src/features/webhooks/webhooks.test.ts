@@ -200,6 +200,27 @@ describe('deliveries', () => {
     }
   });
 
+  it('sends function.failed when the worker reports a failed function, at most 20 a session', async () => {
+    const h = await hooked();
+    const { webhook, secret } = await addEndpoint(alice, `${h.server.origin}/functions`, ['function.failed'], aliceAvatar);
+    try {
+      const start = (await t.app.inject({ method: 'POST', url: LivePaths.start, payload: { avatarId: aliceAvatar, textOnly: true } })).json();
+      expect(await t.app.live.handleRpc(workerId, 'session.function_failed', { sessionId: start.sessionId, name: 'get_weather', error: 'KeyError: city' })).toEqual({ ok: true, result: {} });
+      expect(await t.app.webhooks.dispatchDue()).toBe(1);
+      const body = JSON.parse(h.got[0]!.raw) as TWebhookEvent;
+      expect(body).toMatchObject({ version: 1, type: 'function.failed', data: { sessionId: start.sessionId, avatarId: aliceAvatar, avatarName: 'Reception', function: 'get_weather', error: 'KeyError: city' } });
+      independentlyVerified(secret, String(h.got[0]!.headers['persona-signature']), h.got[0]!.raw);
+      for (let i = 0; i < 25; i++) await t.app.live.handleRpc(workerId, 'session.function_failed', { sessionId: start.sessionId, name: 'loop', error: null });
+      expect(await t.app.webhooks.dispatchDue()).toBe(WebhookLimits.functionFailuresPerSession - 1);
+      // Another worker's report about this session is refused.
+      expect(await t.app.live.handleRpc(workerId + 1000, 'session.function_failed', { sessionId: start.sessionId, name: 'x', error: null })).toMatchObject({ ok: false });
+      await t.app.inject({ method: 'POST', url: LivePaths.end, payload: { sessionId: start.sessionId, resumeToken: start.resumeToken } });
+    } finally {
+      await h.server.close();
+      await post(alice, WebhookPaths.delete, { id: webhook.id });
+    }
+  });
+
   it('waits for the worker’s report after a hang-up, then sends session.ended without a summary', async () => {
     const h = await hooked();
     const { webhook, secret } = await addEndpoint(alice, `${h.server.origin}/ended`, ['session.ended']);

@@ -28,7 +28,7 @@ const EVENT_HINTS: Record<TWebhookEventType, string> = {
   'session.started': 'A visitor connected.',
   'session.ended': 'Duration, turns, how it ended and the summary.',
   'transcript.ready': 'The whole transcript, once the session has ended.',
-  'function.failed': 'Not sent yet: the avatar servers do not report failed functions.',
+  'function.failed': 'A function the avatar called failed (its name and error).',
 };
 
 /** Add or edit an endpoint: URL, one avatar or all, the events, on/off. */
