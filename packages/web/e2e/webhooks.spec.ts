@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test';
 import { expectAccessible } from './support/axe';
 import { createEchoAvatar } from './support/embed';
 import { signIn } from './support/pages';
+import { WIDTHS, shot, useWidth } from './support/screenshots';
 
 // Webhooks (issue 30, ADR 093), on the built server and its embedded worker: the owner adds an
 // endpoint on the Webhooks page and copies its secret; the test's receiver — the example receiver
@@ -84,7 +85,11 @@ test('a webhook receiver started by the test gets session.ended, signed', async 
     await page.reload();
     await page.getByRole('listitem', { name: url }).getByRole('button', { name: 'Deliveries' }).click();
     await expect(log.getByRole('row').filter({ hasText: 'session.ended' })).toContainText('Delivered', { timeout: 15_000 });
-    await expectAccessible(page, 'webhooks-1280');
+    for (const width of WIDTHS) {
+      await useWidth(page, width);
+      await shot(page, 'webhooks');
+      await expectAccessible(page, `webhooks-${width}`);
+    }
   } finally {
     receiver.close();
   }

@@ -5,12 +5,11 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import CircularProgress from '@mui/material/CircularProgress';
-import Collapse from '@mui/material/Collapse';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import WebhookOutlinedIcon from '@mui/icons-material/WebhookOutlined';
-import { WebhookLabels, WebhookMessages, type TWebhookEndpoint } from '@persona/contract';
+import { WebhookEventTypes, WebhookLabels, WebhookMessages, type TWebhookEndpoint } from '@persona/contract';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
@@ -126,7 +125,7 @@ export function WebhooksRoute() {
                   </Typography>
                   <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.75, mt: 1 }}>
                     {!endpoint.enabled ? <Chip size="small" color="warning" label="Disabled" /> : null}
-                    {endpoint.events.map((e) => (
+                    {WebhookEventTypes.filter((e) => endpoint.events.includes(e)).map((e) => (
                       <Chip key={e} size="small" variant="outlined" label={WebhookLabels.event[e]} />
                     ))}
                   </Box>
@@ -156,11 +155,11 @@ export function WebhooksRoute() {
                   </Button>
                 </Box>
               </Box>
-              <Collapse in={open === endpoint.id} unmountOnExit>
+              {open === endpoint.id ? (
                 <Box sx={{ borderTop: 1, borderColor: 'divider' }}>
                   <DeliveryLog endpointId={endpoint.id} />
                 </Box>
-              </Collapse>
+              ) : null}
             </Paper>
           ))}
         </Stack>
