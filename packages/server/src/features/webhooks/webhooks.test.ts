@@ -314,6 +314,24 @@ describe('deliveries', () => {
     }
   });
 
+  it('two instances sending from one queue send each delivery once (claims skip locked rows)', async () => {
+    const h = await hooked();
+    const { webhook } = await addEndpoint(alice, `${h.server.origin}/shared`);
+    const second = await createTestApp({ ALLOW_PRIVATE_URLS: 'true' }, { now: at, database: t.database, webhookTimings: { pollMs: 0 } });
+    try {
+      for (let i = 0; i < 40; i++) await post(alice, WebhookPaths.test, { id: webhook.id });
+      const [a, b] = await Promise.all([t.app.webhooks.dispatchDue(), second.app.webhooks.dispatchDue()]);
+      expect(a + b).toBe(40);
+      expect(h.got).toHaveLength(40);
+      expect(new Set(h.got.map((g) => JSON.parse(g.raw).id)).size).toBe(40);
+      expect((await deliveriesOf(webhook.id)).every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
+    } finally {
+      await second.close();
+      await h.server.close();
+      await post(alice, WebhookPaths.delete, { id: webhook.id });
+    }
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     const h = await hooked();
     h.answers.push(302);
