@@ -28,3 +28,4 @@ export * from './platform-speech.js';
 export * from './log-redaction.js';
 export * from './conversations.js';
 export * from './webhooks.js';
+export * from './api-keys.js';

@@ -11,3 +11,4 @@ export * from './functions.js';
 export * from './knowledge.js';
 export * from './live-sessions.js';
 export * from './webhooks.js';
+export * from './api-keys.js';
