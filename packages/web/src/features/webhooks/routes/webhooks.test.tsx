@@ -5,7 +5,8 @@ import { WebhookMessages, type TWebhookDelivery, type TWebhookEndpoint } from '@
 import { json, type RecordedRequest } from '../../../test/fetch-mock';
 import { renderApp, userSession } from '../../../test/render-app';
 
-const FIRST_LOAD = { timeout: 10_000 };
+// Generous: the first wait also loads the page lazily, on a machine that may be busy.
+const FIRST_LOAD = { timeout: 20_000 };
 vi.setConfig({ testTimeout: 60_000 });
 
 const endpoint: TWebhookEndpoint = { id: 100, url: 'https://crm.example.com/hooks', avatarId: 7, events: ['session.ended', 'transcript.ready'], enabled: true, createdAt: '2026-11-01T10:00:00.000Z' };
