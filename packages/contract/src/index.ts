@@ -27,4 +27,5 @@ export * from './speech.js';
 export * from './platform-speech.js';
 export * from './log-redaction.js';
 export * from './conversations.js';
+export * from './webhooks.js';
 export * from './api-keys.js';

@@ -44,7 +44,10 @@ import { createMemoryPresence, createRedisPresence, withPresenceFallbacks, type 
 import { presenceRoutes } from './features/presence/routes.js';
 import { conversationRoutes } from './features/conversations/routes.js';
 import { createConversationsRepository } from './features/conversations/repository.js';
-import { createConversationsService } from './features/conversations/service.js';
+import { createConversationsService, transcript } from './features/conversations/service.js';
+import { createWebhooksRepository } from './features/webhooks/repository.js';
+import { createWebhooksService, type WebhooksService } from './features/webhooks/service.js';
+import { webhookRoutes } from './features/webhooks/routes.js';
 import { createApiKeysRepository } from './features/api-keys/repository.js';
 import { createApiKeysService } from './features/api-keys/service.js';
 import { apiKeyRoutes } from './features/api-keys/routes.js';
@@ -94,6 +97,8 @@ declare module 'fastify' {
     liveSockets: LiveSocketHost;
     /** Bring your own agent: the connected agents (features/agents). */
     agents: AgentsService;
+    /** Webhooks (ADR 093): endpoints and the delivery queue's sender. */
+    webhooks: WebhooksService;
   }
 }
 
@@ -116,6 +121,8 @@ export interface AppDeps {
   liveTimings?: { staleSessionSeconds?: number; sweepIntervalMs?: number };
   /** Which instance holds which external agents: defaults to Redis when REDIS_URL is set, else this process's memory. */
   agentDispatch?: AgentDispatch;
+  /** How often the webhooks' queue is polled (default 1 s); 0: never by itself (tests call `app.webhooks.dispatchDue`). */
+  webhookTimings?: { pollMs?: number; random?: () => number };
 }
 
 /** Builds the whole app from its dependencies; main.ts only listens. */
@@ -331,6 +338,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: deps.now,
   });
   app.decorate('agents', agents);
+  // Webhooks (ADR 093): signed events of the live sessions, queued in the database with the session's start or end.
+  const webhooks = createWebhooksService({
+    repo: createWebhooksRepository(database.db),
+    box: secretBox,
+    allowPrivateUrls: config.allowPrivateUrls,
+    transcript,
+    log: app.log,
+    now: deps.now,
+    pollMs: deps.webhookTimings?.pollMs ?? 1_000,
+    random: deps.webhookTimings?.random,
+  });
+  app.decorate('webhooks', webhooks);
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
     repo: createLiveSessionsRepository(database.db),
@@ -351,6 +370,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
     offerToAgent: (offer) => agents.offer(offer),
     onAdmission: (kind, refusal) => metrics.admission(kind, refusal),
+    onSessionEvent: { recorded: (tx, event, row) => webhooks.sessionRecorded(tx, event, row), reported: (sessionId) => webhooks.sessionReported(sessionId), functionFailed: (row, failure) => webhooks.functionFailed(row, failure) },
   });
   app.decorate('live', live);
   // Conversations: the stored live sessions as the customer reads them; visitors named by a keyed pseudonym (ADR 092).
@@ -372,6 +392,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     liveSweeper.unref();
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
+  app.addHook('onReady', async () => webhooks.start());
+  app.addHook('preClose', async () => webhooks.stop());
   metrics.observe({ workersConnected: () => workerHub.connectedCount(), extraction: () => knowledge.extractor.stats() });
 
   // ── Routes ──
@@ -391,6 +413,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminUsersRoutes({ users: usersService, guards }));
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
   await app.register(conversationRoutes({ conversations, guards }));
+  await app.register(webhookRoutes({ webhooks, guards }));
   await app.register(apiKeyRoutes({ apiKeys, guards }));
   await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));

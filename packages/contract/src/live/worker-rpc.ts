@@ -202,6 +202,11 @@ export const LiveRpc = {
     params: z.object({ sessionId: z.string().max(64), history: z.array(ZLiveHistoryEntry).max(200), metrics: ZLiveTurnMetrics.optional() }),
     result: z.object({}),
   },
+  /** A function (tool) the brain called failed: the portal sends the `function.failed` webhook (ADR 093). */
+  'session.function_failed': {
+    params: z.object({ sessionId: z.string().max(64), name: z.string().max(200), error: z.string().max(500).nullable() }),
+    result: z.object({}),
+  },
   'session.end': {
     params: z.object({ sessionId: z.string().max(64), code: ZLiveCode, summary: z.string().max(4000).nullable(), turns: z.array(ZLiveVoiceTurnMetrics).max(200).optional() }),
     result: z.object({}),

@@ -9,6 +9,8 @@ import * as schema from './schema/index.js';
 import { preparedQueries } from './pglite-statements.js';
 
 export type Db = NodePgDatabase<typeof schema>;
+/** A transaction of `Db` (what `db.transaction` hands its callback). */
+export type DbTx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbDriver = 'pglite' | 'postgres';
 
 export interface Database {

@@ -178,7 +178,7 @@ export async function* runToolCalls(
   const outputs: ToolOutput[] = [];
   for (const [i, call] of calls.entries()) {
     const r = results[i]!;
-    if (refused[i] === 'ok') yield { type: 'tool', name: call.name, status: r.ok ? 'ok' : 'error' };
+    if (refused[i] === 'ok') yield r.ok ? { type: 'tool', name: call.name, status: 'ok' } : { type: 'tool', name: call.name, status: 'error', error: clip(r.error) };
     outputs.push({ id: call.id, output: r.ok ? clip(r.result) : JSON.stringify({ error: clip(r.error) }) });
   }
   return outputs;

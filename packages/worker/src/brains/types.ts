@@ -11,7 +11,7 @@ export type BrainEvent =
   /** Part of the answer, streamed as soon as the provider produces it. */
   | { type: 'text'; delta: string }
   /** A function (tool) the model called; shown on the page's status line. */
-  | { type: 'tool'; name: string; status: 'started' | 'ok' | 'error' }
+  | { type: 'tool'; name: string; status: 'started' | 'ok' | 'error'; error?: string }
   /** Something the visitor should know while they wait (the functions are still starting). */
   | { type: 'notice'; code: 'tools-starting' };
 

@@ -22,6 +22,8 @@ export interface PortalLink {
   heartbeat(lastUserActivityAt: number | null): Promise<{ echo: boolean; end: TLiveCode | null }>;
   history(history: TLiveHistoryEntry[]): Promise<void>;
   end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
+  /** A function the brain called failed (the portal's `function.failed` webhook, ADR 093). */
+  functionFailed?(name: string, error: string | null): Promise<void>;
 }
 
 export interface ConversationOptions {

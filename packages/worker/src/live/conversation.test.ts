@@ -72,6 +72,33 @@ describe('a conversation on the worker', () => {
     expect(s.frames.at(-1)).toEqual({ type: 'bye', code: LiveCode.hangUp, message: LiveMessages['hang-up'] });
   });
 
+  it("reports a failed function to the portal (the function.failed webhook), not a function that worked", async () => {
+    const tooling: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'tool', name: 'get_weather', status: 'started' };
+        yield { type: 'tool', name: 'get_weather', status: 'error', error: 'KeyError: city' };
+        yield { type: 'tool', name: 'opening_hours', status: 'ok' };
+        yield { type: 'text', delta: 'Sorry.' };
+      },
+    };
+    const failures: [string, string | null][] = [];
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain: tooling, portal: { ...p.link, functionFailed: async (name, error) => void failures.push([name, error]) }, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'weather?' }));
+    await until(() => finals(s).length === 1);
+    expect(failures).toEqual([['get_weather', 'KeyError: city']]);
+    expect(s.frames.filter((f) => f.type === 'tool')).toEqual([
+      { type: 'tool', name: 'get_weather', status: 'started' },
+      { type: 'tool', name: 'get_weather', status: 'error' },
+      { type: 'tool', name: 'opening_hours', status: 'ok' },
+    ]);
+    c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => p.calls.ends.length === 1);
+  });
+
   it('a provider failure gives the apology and a non-fatal error; bad frames are answered, not fatal', async () => {
     const failing: Brain = {
       kind: 'test',

@@ -693,6 +693,9 @@ export class Conversation {
           take(actions.push(ev.delta));
         } else if (ev.type === 'tool') {
           this.send({ type: 'tool', name: ev.name, status: ev.status });
+          if (ev.status === 'error') {
+            void this.opts.portal.functionFailed?.(ev.name, ev.error?.slice(0, 500) ?? null).catch((err: unknown) => this.opts.log.warn('could not report a failed function', { sessionId: this.sessionId, error: String(err) }));
+          }
         } else if (ev.type === 'notice') {
           this.send({ type: 'notice', code: ev.code, message: LiveMessages[ev.code] });
         }

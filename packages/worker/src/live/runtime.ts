@@ -382,6 +382,9 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
         history: async (history) => {
           await agent.rpc('session.history', { sessionId, history: history.slice(-200) });
         },
+        functionFailed: async (name, error) => {
+          await agent.rpc('session.function_failed', { sessionId, name: name.slice(0, 200), error });
+        },
         end: async (code, summary, turns) => {
           metrics.sessionEnded(code);
           await agent.rpc('session.end', { sessionId, code, summary, ...(turns?.length ? { turns } : {}) });

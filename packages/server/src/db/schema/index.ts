@@ -10,4 +10,5 @@ export * from './encryption-keys.js';
 export * from './functions.js';
 export * from './knowledge.js';
 export * from './live-sessions.js';
+export * from './webhooks.js';
 export * from './api-keys.js';

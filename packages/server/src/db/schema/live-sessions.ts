@@ -44,6 +44,8 @@ export const liveSessions = pgTable(
     voiceTurns: jsonb('voice_turns').$type<TLiveVoiceTurnMetrics[]>().notNull().default([]),
     /** Median end-of-speech → first-audio of those turns, for the conversation list. */
     voiceP50Ms: integer('voice_p50_ms'),
+    /** The avatar's model's summary of the session, sent with its end (ADR 093: the `session.ended` webhook). */
+    summary: text('summary'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),

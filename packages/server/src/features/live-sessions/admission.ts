@@ -107,7 +107,7 @@ export function createAdmission(ctx: LiveContext) {
         startedAt: at,
         lastHeartbeatAt: at,
         billingCheckedAt: rules.billingAuthUrl ? at : null,
-      });
+      }, deps.onSessionEvent && ((tx, inserted) => deps.onSessionEvent!.recorded(tx, 'started', inserted)));
       await deps.presence.upsert(presenceEntry(row, avatar.dhType), presenceTtl());
       log.info({ sessionId, avatarId: avatar.id, workerId: worker.id, echo }, 'live session admitted');
       return {

@@ -1,5 +1,6 @@
 import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage } from '@persona/contract';
 import type { PlatformLlm } from './brain-config.js';
+import type { DbTx } from '../../db/client.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
 import { refuse } from './rules.js';
 
@@ -65,6 +66,16 @@ export interface LiveSessionsDeps {
   publicKeyOf?: (ownerId: number, keyId: number) => Promise<string | null>;
   /** Each admission's outcome, for /metrics: null when admitted, else why not (a LiveCode, or 'error'). */
   onAdmission?: (kind: 'start' | 'resume', refusal: TLiveCode | 'error' | null) => void;
+  /**
+   * A session's start or end, in the transaction that records it (app.ts: the webhooks feature
+   * queues its deliveries there, ADR 093); `reported`: the worker's end report (summary, figures) is stored.
+   */
+  onSessionEvent?: {
+    recorded(tx: DbTx, event: 'started' | 'ended', row: LiveSessionRow): Promise<void>;
+    reported(sessionId: string): Promise<void>;
+    /** A function the session's brain called failed (the worker's report). */
+    functionFailed(row: LiveSessionRow, failure: { name: string; error: string | null }): Promise<void>;
+  };
 }
 
 /**
@@ -120,7 +131,8 @@ export function createLiveContext(deps: LiveSessionsDeps) {
   }
 
   async function endSession(id: string, code: TLiveCode, at: Date = now()): Promise<LiveSessionRow | undefined> {
-    const ended = await repo.end(id, code, at);
+    const hook = deps.onSessionEvent;
+    const ended = await repo.end(id, code, at, hook && ((tx, row) => hook.recorded(tx, 'ended', row)));
     await deps.presence.remove(id);
     if (ended) log.info({ sessionId: id, avatarId: ended.avatarId, code, seconds: Math.round((ended.endedAt!.getTime() - ended.startedAt.getTime()) / 1000) }, 'live session ended');
     return ended;

@@ -1,10 +1,12 @@
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { TLiveHistoryEntry } from '@persona/contract';
-import type { Db } from '../../db/client.js';
+import type { Db, DbTx } from '../../db/client.js';
 import { avatarMemories, avatars, callDailyUsage, callRecords, functions, liveSessions, workers } from '../../db/schema/index.js';
 
 export type LiveSessionRow = typeof liveSessions.$inferSelect;
 export type NewLiveSession = typeof liveSessions.$inferInsert;
+/** Run in the transaction that records a session's start or end (app.ts: the webhooks' queue, ADR 093). */
+export type SessionRecorded = (tx: DbTx, row: LiveSessionRow) => Promise<void>;
 
 const DAY = 86_400_000;
 
@@ -67,9 +69,12 @@ export function createLiveSessionsRepository(db: Db) {
       return Math.max(0, row?.s ?? 0);
     },
 
-    async insert(values: NewLiveSession): Promise<LiveSessionRow> {
-      const [row] = await db.insert(liveSessions).values(values).returning();
-      return row!;
+    async insert(values: NewLiveSession, recorded?: SessionRecorded): Promise<LiveSessionRow> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx.insert(liveSessions).values(values).returning();
+        await recorded?.(tx, row!);
+        return row!;
+      });
     },
 
     async find(id: string): Promise<LiveSessionRow | undefined> {
@@ -105,7 +110,7 @@ export function createLiveSessionsRepository(db: Db) {
       return row;
     },
 
-    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms'>>): Promise<void> {
+    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms' | 'summary'>>): Promise<void> {
       await db.update(liveSessions).set(values).where(eq(liveSessions.id, id));
     },
 
@@ -113,7 +118,7 @@ export function createLiveSessionsRepository(db: Db) {
      * Ends an open session and writes its call record, in one transaction: only the first
      * ending bills it. Returns the ended row, or undefined when it had already ended.
      */
-    async end(id: string, code: string, endedAt: Date): Promise<LiveSessionRow | undefined> {
+    async end(id: string, code: string, endedAt: Date, recorded?: SessionRecorded): Promise<LiveSessionRow | undefined> {
       return db.transaction(async (tx) => {
         const [row] = await tx
           .update(liveSessions)
@@ -139,6 +144,7 @@ export function createLiveSessionsRepository(db: Db) {
             target: [callDailyUsage.userId, callDailyUsage.day, callDailyUsage.avatarId],
             set: { totalSeconds: sql`${callDailyUsage.totalSeconds} + ${durationSeconds}`, callCount: sql`${callDailyUsage.callCount} + 1`, avatarName: row.avatarName },
           });
+        await recorded?.(tx, row);
         return row;
       });
     },

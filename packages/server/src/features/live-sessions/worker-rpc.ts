@@ -104,18 +104,28 @@ export function createWorkerRpc(ctx: LiveContext) {
       return {};
     },
 
+    async 'session.function_failed'(workerId, params: { sessionId: string; name: string; error: string | null }) {
+      const row = await openSessionFor(workerId, params.sessionId);
+      await deps.onSessionEvent?.functionFailed(row, { name: params.name, error: params.error });
+      return {};
+    },
+
     async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[] }) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};
-      await endSession(row.id, params.code);
-      // Spoken turns' latency figures: kept with the session for its transcript (ADR 092), and in the portal's log.
+      const summary = params.summary?.trim();
+      // Spoken turns' latency figures: kept with the session for its transcript (ADR 092), and in the
+      // portal's log; the summary for the session.ended webhook (ADR 093). Stored before the end
+      // records it, so that an end by this report has them.
       if (params.turns?.length) {
         const voiceTurns = params.turns.slice(-LiveLimits.historyMaxTurns * 2);
         const p50 = voiceTurnSummary(voiceTurns).endToEndMs?.p50;
         await repo.update(row.id, { voiceTurns, voiceP50Ms: p50 === undefined ? null : Math.round(p50) });
       }
+      if (summary) await repo.update(row.id, { summary: summary.slice(0, 2000) });
+      await endSession(row.id, params.code);
+      await deps.onSessionEvent?.reported(row.id);
       if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');
-      const summary = params.summary?.trim();
       if (summary && row.visitorId) {
         // Kept only while the avatar still wants a memory (its owner may have turned it off since).
         const avatar = await repo.findAvatar(row.avatarId);

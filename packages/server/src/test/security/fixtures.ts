@@ -140,6 +140,10 @@ export async function setUpSecurity(app: FastifyInstance, database: Database): P
           await post('/api/live/sessions/end', { sessionId: body.sessionId, resumeToken: body.resumeToken }, {});
           return body.sessionId as string;
         }),
+      webhook: () =>
+        once('webhook', async () => (await post('/api/add_webhook', { url: `https://hooks.invalid/${owner.marker}`, avatarId: null, events: ['session.ended'] }, headers())).webhook.id as number),
+      webhookDelivery: () =>
+        once('webhookDelivery', async () => (await post('/api/test_webhook', { id: await fixtures(account).webhook() }, headers())).delivery.id as number),
       protectedAvatar: () =>
         once('protected', async () => {
           const keyId = await fixtures(account).key();

@@ -242,6 +242,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
     'session.heartbeat': (sessionId) => ({ sessionId, lastUserActivityAt: null }),
     'session.history': (sessionId) => ({ sessionId, history: [] }),
     'session.end': (sessionId) => ({ sessionId, code: LiveCode.hangUp, summary: 'stolen summary' }),
+    'session.function_failed': (sessionId) => ({ sessionId, name: 'forged', error: null }),
     'agent.offer': (sessionId) => ({ sessionId }),
     'knowledge.search': (sessionId) => ({ sessionId, query: 'Private note', k: 5 }),
   } as Record<TLiveRpcMethod, (sessionId: string) => unknown>;

@@ -23,6 +23,9 @@ export interface Fixtures {
   liveSession(): Promise<{ sessionId: string; resumeToken: string }>;
   /** An ended live session of one of the account's avatars (a conversation that may be deleted): its id. */
   conversation(): Promise<string>;
+  /** A webhook endpoint of the account (ADR 093), and a delivery in its log. */
+  webhook(): Promise<number>;
+  webhookDelivery(): Promise<number>;
   /** An avatar that admits visitors with a token only (its encKeyId set). */
   protectedAvatar(): Promise<number>;
   /** One of the account's API keys (ADR 094): its id. */
@@ -155,6 +158,15 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/get_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
   'POST /api/del_conversation': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { ids: [await f.conversation()] } }) },
   'GET /api/export_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/export_conversation?format=csv&id=${await f.conversation()}` }) },
+  // Webhooks (ADR 093): the caller's account's endpoints and deliveries; another account's id is a 404.
+  'GET /api/list_webhook': { access: 'session' },
+  'POST /api/add_webhook': { access: 'session', call: () => ({ url: '/api/add_webhook', payload: { url: 'https://hooks.invalid/persona', avatarId: null, events: ['session.ended'] } }), ok: [200, 409] },
+  'POST /api/update_webhook': { access: 'session', owned: true, call: async (f) => ({ url: '/api/update_webhook', payload: { id: await f.webhook(), enabled: true } }) },
+  'POST /api/del_webhook': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_webhook', payload: { id: await f.webhook() } }) },
+  'POST /api/roll_webhook_secret': { access: 'session', owned: true, call: async (f) => ({ url: '/api/roll_webhook_secret', payload: { id: await f.webhook() } }) },
+  'GET /api/list_webhook_delivery': { access: 'session', owned: true, call: async (f) => ({ url: `/api/list_webhook_delivery?endpointId=${await f.webhook()}` }) },
+  'POST /api/test_webhook': { access: 'session', owned: true, call: async (f) => ({ url: '/api/test_webhook', payload: { id: await f.webhook() } }) },
+  'POST /api/resend_webhook_delivery': { access: 'session', owned: true, call: async (f) => ({ url: '/api/resend_webhook_delivery', payload: { id: await f.webhookDelivery() } }) },
   // API keys (ADR 094): managed with a portal session only; the visitor token is for keys (and sessions).
   'GET /api/list_api_key': { access: 'session' },
   'POST /api/add_api_key': { access: 'session', call: () => ({ url: '/api/add_api_key', payload: { name: `Key ${unique()}`, scopes: ['avatars:read'], expiresInDays: 30 } }) },

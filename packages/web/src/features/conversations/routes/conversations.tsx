@@ -94,6 +94,9 @@ export function ConversationsRoute() {
                   Delete selected ({selected.length})
                 </Button>
               ) : null}
+              <Button component={RouterLink} to={paths.webhooks} variant="outlined">
+                Webhooks
+              </Button>
               <ExportButtons filters={isRangeBad ? { ...filters, from: undefined, to: undefined } : filters} />
             </Box>
           )
