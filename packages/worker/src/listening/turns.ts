@@ -1,4 +1,5 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
+import type { Denoiser } from './denoise.js';
 import { isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
@@ -62,6 +63,8 @@ export interface ListenerOptions {
   options: TurnOptions;
   vad: VadStream;
   stt: SttEngine;
+  /** Noise suppression of the mic audio before the VAD and the STT (ADR 096); none: raw audio. */
+  denoiser?: Denoiser;
   /** Languages, model, phrases… as the STT engine takes them. */
   sttLanguages?: string[];
   sttModel?: string;
@@ -74,6 +77,8 @@ export interface ListenerOptions {
 export interface ConversationListening {
   stt: SttEngine;
   vad: VadStream;
+  /** This session's noise suppressor (ADR 096); none: the VAD and the STT hear the raw mic. */
+  denoiser?: Denoiser;
   options: TurnOptions;
   languages?: string[];
   model?: string;
@@ -170,6 +175,7 @@ export class Listener {
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
   push(pcm: Int16Array): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
+    if (this.opts.denoiser) pcm = this.opts.denoiser.process(pcm);
     let at = 0;
     const windows: Int16Array[] = [];
     while (at < pcm.length) {
@@ -241,6 +247,7 @@ export class Listener {
     this.closed = true;
     this.abort.abort();
     this.clearTimers();
+    this.opts.denoiser?.close();
     void this.sttSession?.then((s) => s.close()).catch(() => undefined);
   }
 
