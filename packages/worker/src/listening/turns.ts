@@ -114,6 +114,8 @@ export class Listener {
   private pending = new Int16Array(VAD_WINDOW_SAMPLES);
   private pendingLen = 0;
   private chain: Promise<void> = Promise.resolve();
+  /** The denoiser's answers, heard in order. */
+  private denoised: Promise<void> = Promise.resolve();
   private readonly floatWindow = new Float32Array(VAD_WINDOW_SAMPLES);
 
   // ─── segmenter (VAD state) ───
@@ -175,7 +177,20 @@ export class Listener {
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
   push(pcm: Int16Array): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
-    if (this.opts.denoiser) pcm = this.opts.denoiser.process(pcm);
+    const denoiser = this.opts.denoiser;
+    if (!denoiser) return this.hear(pcm);
+    // Noise suppression first (ADR 096): the pieces come back in order and are heard as they come.
+    const clean = denoiser.process(pcm);
+    this.denoised = this.denoised.then(async () => {
+      // A failed piece is heard as it was (the denoiser reports its failure).
+      const c = await clean.catch(() => pcm);
+      if (!this.closed && this.micOn) void this.hear(c);
+    });
+    return this.denoised.then(() => this.chain);
+  }
+
+  /** Mic audio (denoised when the session suppresses noise) → windows → VAD; a streaming STT hears it all. */
+  private hear(pcm: Int16Array): Promise<void> {
     let at = 0;
     const windows: Int16Array[] = [];
     while (at < pcm.length) {
