@@ -323,7 +323,6 @@ export async function run() {
   const rows = [];
   const utterances = [];
   try {
-    let seed = 1;
     for (const sp of speakers) {
       for (const noise of conditions) {
         const accs = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 }]));
