@@ -235,10 +235,23 @@ async function falseTurns({ pcm, vadModel, stt, denoiser, options }) {
   const clock = new AudioClock();
   const counted = counting(stt);
   let starts = 0;
+  let speechWindows = 0;
+  let windows = 0;
   const commits = [];
+  // The VAD's verdicts, counted on the way (the listener asks it for every audible window).
+  const inner = vadModel.stream();
+  const vad = {
+    probability: async (w) => {
+      const p = await inner.probability(w);
+      windows++;
+      if (p > options.activationThreshold) speechWindows++;
+      return p;
+    },
+    reset: () => inner.reset(),
+  };
   const listener = new Listener({
     options,
-    vad: vadModel.stream(),
+    vad,
     denoiser,
     stt: counted.engine,
     clock,
@@ -269,7 +282,7 @@ async function falseTurns({ pcm, vadModel, stt, denoiser, options }) {
   await settle();
   clock.advance(5000);
   listener.close();
-  return { speechStarts: starts, turns: commits.length, texts: commits.slice(0, 8) };
+  return { speechStarts: starts, turns: commits.length, speechShare: round(speechWindows / Math.max(1, windows), 3), texts: commits.slice(0, 8) };
 }
 
 /** N sessions in real time for `seconds`: CPU, event-loop utilisation, lag per frame. */
@@ -330,8 +343,10 @@ export async function run() {
   const out = { cpus: os.cpus().length, loadAverageAtStart: os.loadavg().map((x) => round(x, 1)) };
   console.log(`cores ${out.cpus}, load average ${out.loadAverageAtStart.join(' ')}`);
 
+  // NOISE_PARTS=cost,capacity,false-turns (default: all three).
+  const parts = (process.env.NOISE_PARTS ?? 'cost,capacity,false-turns').split(',');
   // 1. Cost.
-  {
+  if (parts.includes('cost')) {
     const seconds = 60;
     const signal = atLevel(pink(seconds * RATE, 3), -30);
     const d = rnnoise.stream();
@@ -381,7 +396,7 @@ export async function run() {
 
   rnnoise = await loadRnnoise();
   // 2. Capacity: speech in noise, so that the VAD model is asked for every window.
-  {
+  if (parts.includes('capacity')) {
     const seconds = Number(process.env.NOISE_CAPACITY_SECONDS ?? 30);
     const kinds = { fan: fan(20 * RATE, 5) };
     const speechLike = (await babble(20 * RATE, 6)) ?? pink(20 * RATE, 6);
@@ -398,7 +413,7 @@ export async function run() {
   }
 
   // 3. False turns.
-  {
+  if (parts.includes('false-turns')) {
     const { createOfflineRecognizer, createOfflineStt, findPocketsphinx } = await import(workerDist('providers/stt/offline.js'));
     if (!findPocketsphinx()) throw new Error('pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');
     const recognizer = createOfflineRecognizer();
