@@ -13,7 +13,8 @@
 //    suppression off and on. Figures: the process's CPU over the run (all threads, in cores), the
 //    main thread's event-loop utilisation, and the lag from a frame's arrival to its VAD verdict.
 //    The machine is shared: its load average is printed with the figures.
-// 3. False turns: five minutes each of babble (six espeak-ng talkers mixed), street-like noise
+// 3. False turns: five minutes each of babble (six espeak-ng talkers mixed; and two talkers, a
+//    conversation at the next table), street-like noise
 //    (traffic rumble, passing vehicles, two horns) and fan noise (low-passed pink noise, hum,
 //    blade flutter) — all synthesised here, seeded; no downloaded audio — at a realistic level
 //    (−35 dBFS RMS; speech into a browser mic with its gain control sits near −20 dBFS: ~15 dB SNR)
@@ -136,15 +137,15 @@ const TALKERS = [
 ];
 
 /**
- * Babble: six espeak-ng talkers, each saying the texts above in its own order, looped to `length`
+ * Babble: six (or `talkers`) espeak-ng talkers, each saying the texts above in its own order, looped to `length`
  * and started at its own offset, each at the same loudness, summed; unit RMS. Null without espeak-ng.
  */
-export async function babble(length, seed) {
+export async function babble(length, seed, talkers = TALKERS.length) {
   if (spawnSync('espeak-ng', ['--version']).status !== 0) return null;
   const audio = await import(workerDist('core/audio.js'));
   const r = rng(seed);
   const out = new Float64Array(length);
-  for (const [k, t] of TALKERS.entries()) {
+  for (const [k, t] of TALKERS.slice(0, talkers).entries()) {
     const texts = [...BABBLE_TEXT].sort(() => r() - 0.5).join(' ');
     const res = spawnSync('espeak-ng', ['-v', t.voice, '-s', String(t.rate), '--stdout', texts], { maxBuffer: 256 << 20 });
     if (res.status !== 0) throw new Error(`espeak-ng failed: ${res.stderr}`);
@@ -171,6 +172,9 @@ export async function noiseKinds(seconds = 300) {
   const kinds = { fan: fan(n, 11), street: street(n, 21) };
   const b = await babble(n, 31);
   if (b) kinds.babble = b;
+  // Two people talking at the next table: speech with gaps, the hard case for a VAD.
+  const near = await babble(n, 41, 2);
+  if (near) kinds['two-talkers'] = near;
   return kinds;
 }
 
