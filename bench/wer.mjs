@@ -322,6 +322,7 @@ export async function run() {
 
   const rows = [];
   const utterances = [];
+  const timeouts = [];
   try {
     for (const sp of speakers) {
       for (const noise of conditions) {
@@ -343,7 +344,12 @@ export async function run() {
               hyp = (scored.generic.score >= scored.avatar.score ? scored.generic : scored.avatar).text;
               acc.procS += scored.generic.s + scored.avatar.s;
             } else {
-              const r = await recognizers[model].transcribeScored(pcm);
+              // A decode past the recogniser's time limit (a loaded machine, a babble the search
+              // wanders in) counts as nothing heard — every word deleted — and the run goes on.
+              const r = await recognizers[model].transcribeScored(pcm).catch((err) => {
+                timeouts.push(`${model} ${sp.voice} ${sp.rate} ${noise.id}: ${err.message}`);
+                return { text: '', score: -Infinity };
+              });
               scored[model] = { ...r, s: (performance.now() - t0) / 1000 };
               hyp = r.text;
               acc.procS += scored[model].s;
@@ -435,6 +441,7 @@ export async function run() {
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
     method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',
     sentences: { inDomain: IN_DOMAIN.length, general: GENERAL.length },
+    failedDecodes: timeouts,
     noiseSuppression: { target: 'WER at 10 dB SNR rises by ≤ 10 points over clean speech (issue 29)', pointsOverClean: rise, note: 'clean = quiet-40dB without suppression; "with" = the noisy utterance through RNNoise after 1 s of the same noise' },
     overall,
     rows,
