@@ -24,6 +24,8 @@
 //    committed turns (a non-empty transcript: the avatar would answer it). Target ≤ 1 false turn
 //    per five minutes. The listener's clock is the audio's (20 ms per frame), and the feed waits
 //    while the recogniser works, as if it answered at once.
+// 4. The visitor in the room: six espeak-ng questions at −20 dBFS, 2.5 s apart, over each noise at
+//    −35 dBFS (and in a quiet room), suppression off and on: how many still end and commit.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { percentile, round, workerDist } from './support.mjs';
@@ -347,8 +349,8 @@ export async function run() {
   const out = { cpus: os.cpus().length, loadAverageAtStart: os.loadavg().map((x) => round(x, 1)) };
   console.log(`cores ${out.cpus}, load average ${out.loadAverageAtStart.join(' ')}`);
 
-  // NOISE_PARTS=cost,capacity,false-turns (default: all three).
-  const parts = (process.env.NOISE_PARTS ?? 'cost,capacity,false-turns').split(',');
+  // NOISE_PARTS=cost,capacity,false-turns,visitor-turns (default: all).
+  const parts = (process.env.NOISE_PARTS ?? 'cost,capacity,false-turns,visitor-turns').split(',');
   // 1. Cost.
   if (parts.includes('cost')) {
     const seconds = 60;
@@ -417,7 +419,7 @@ export async function run() {
   }
 
   // 3. False turns.
-  if (parts.includes('false-turns')) {
+  if (parts.includes('false-turns') || parts.includes('visitor-turns')) {
     const { createOfflineRecognizer, createOfflineStt, findPocketsphinx } = await import(workerDist('providers/stt/offline.js'));
     if (!findPocketsphinx()) throw new Error('pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)');
     const recognizer = createOfflineRecognizer();
@@ -427,7 +429,7 @@ export async function run() {
     const kinds = await noiseKinds(seconds);
     out.falseTurns = { seconds, options: 'TURN_DEFAULTS (the Advanced tab defaults)', target: '≤ 1 committed turn per 5 minutes', rows: [] };
     try {
-      for (const [kind, noise] of Object.entries(kinds)) {
+      for (const [kind, noise] of parts.includes('false-turns') ? Object.entries(kinds) : []) {
         for (const dbfs of [-35, -25]) {
           const pcm = atLevel(noise, dbfs);
           for (const on of [false, true]) {
@@ -436,6 +438,48 @@ export async function run() {
             const row = { noise: kind, levelDbfs: dbfs, suppression: on ? 'on' : 'off', ...r };
             out.falseTurns.rows.push(row);
             console.log('false turns', JSON.stringify(row));
+          }
+        }
+      }
+      // The visitor's own turns in the room: six questions at −20 dBFS, 2.5 s apart, over each noise
+      // at −35 dBFS — does every one still end and commit?
+      const audio = await import(workerDist('core/audio.js'));
+      const questions = ['What time do you open tomorrow?', 'How much does it cost?', 'Where is my order?', 'Can I pay with cash?', 'Do you have this in a larger size?', 'Thank you very much for your help.'];
+      const said = [];
+      for (const q of questions) {
+        const r = spawnSync('espeak-ng', ['-v', 'en-us', '-s', '160', '--stdout', q], { maxBuffer: 64 << 20 });
+        if (r.status !== 0) continue;
+        const bytes = new Uint8Array(r.stdout);
+        const info = audio.parseWavHeader(bytes);
+        let pcm = audio.bytesToSamples(bytes.subarray(info.dataOffset));
+        if (info.sampleRate !== RATE) pcm = audio.resample(pcm, info.sampleRate, RATE);
+        said.push(pcm);
+      }
+      if (said.length && parts.includes('visitor-turns')) {
+        const total = said.reduce((n, p) => n + p.length + 2.5 * RATE, RATE);
+        const voice = new Float64Array(total);
+        let at = RATE;
+        for (const p of said) {
+          for (let i = 0; i < p.length; i++) voice[at + i] = p[i];
+          at += p.length + 2.5 * RATE;
+        }
+        let sum = 0;
+        let n = 0;
+        for (const v of voice) {
+          if (Math.abs(v) < 328) continue;
+          sum += v * v;
+          n++;
+        }
+        const vGain = (32768 * 10 ** (-20 / 20)) / Math.sqrt(sum / n);
+        out.visitorTurns = { questions: said.length, visitorDbfs: -20, noiseDbfs: -35, rows: [] };
+        for (const [kind, noise] of [['quiet', null], ...Object.entries(kinds)]) {
+          const nz = noise ? atLevel(noise, -35) : null;
+          const pcm = Int16Array.from(voice, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v * vGain + (nz ? nz[i % nz.length] : 0)))));
+          for (const on of [false, true]) {
+            const r = await falseTurns({ pcm, vadModel, stt, denoiser: on ? rnnoise.stream() : undefined, options: TURN_DEFAULTS });
+            const row = { noise: kind, suppression: on ? 'on' : 'off', committed: r.turns, speechStarts: r.speechStarts, texts: r.texts };
+            out.visitorTurns.rows.push(row);
+            console.log('visitor turns', JSON.stringify(row));
           }
         }
       }
