@@ -161,9 +161,33 @@ async function vadSpeechEnds(mods, vadModel, pcm, options) {
   return ends;
 }
 
-async function offlinePath(mods, vadModel, recognizer, voice) {
+async function offlinePath(mods, vadModel, recognizer, voice, turnOptions = {}) {
   const { createSpeechPipeline, createOfflineTts, createOfflineStt, TURN_DEFAULTS } = mods;
-  return measureTurns(mods, voice, vadModel, { config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt: createOfflineStt(recognizer), vad: vadModel.stream(), options: TURN_DEFAULTS } });
+  return measureTurns(mods, voice, vadModel, { config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt: createOfflineStt(recognizer), vad: vadModel.stream(), options: { ...TURN_DEFAULTS, ...turnOptions } } });
+}
+
+/** The offline path (1. above) with these turn options, for bench/turns.mjs (before/after the end-of-turn rules). */
+export async function offlineFirstAudio(variants) {
+  const mods = await loadMods();
+  if (!mods.findPocketsphinx()) return { skipped: 'pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)' };
+  const vadModel = await mods.loadSileroVad();
+  const voice = mods.createOfflineVoice();
+  const recognizer = mods.createOfflineRecognizer();
+  const out = {};
+  try {
+    await voice.warm();
+    await recognizer.warm();
+    await recognizer.transcribe((await voice.synthesize('warm up')).pcm);
+    for (const [name, turnOptions] of Object.entries(variants)) {
+      const { raw: _raw, ...r } = await offlinePath(mods, vadModel, recognizer, voice, turnOptions);
+      out[name] = r;
+    }
+  } finally {
+    await recognizer.close();
+    await voice.close();
+    await vadModel.close();
+  }
+  return out;
 }
 
 /** The network path against fakes of fixed latency (see 2. above). */
@@ -326,9 +350,10 @@ async function holdSessions(mods, vadModel, n, seconds, speech) {
   return { sessions: n, modelWindowsPerSecond: round(modelWindows / (wall / 1000)), cpuPercentOfOneCore: round(cpuMsPerSecond / 10), cpuPercentPerSession: round(cpuMsPerSecond / 10 / n), loopDelayP99Ms: round(delay.percentile(99) / 1e6), vadBacklogMs: behindMs, held: behindMs < 200 && delay.percentile(99) / 1e6 < 100 };
 }
 
-export async function run() {
+/** The built worker's modules the measurements use. */
+async function loadMods() {
   const contract = await import('@persona/contract');
-  const mods = {
+  return {
     ...(await import(dist('live/conversation.js'))),
     ...(await import(dist('listening/turns.js'))),
     ...(await import(dist('listening/vad.js'))),
@@ -342,7 +367,10 @@ export async function run() {
     ...(await import('@persona/net')),
     writeAudioFrame: contract.writeAudioFrame,
     AudioFrameKind: contract.AudioFrameKind,
-  };
+  };}
+
+export async function run() {
+  const mods = await loadMods();
   const out = { machine: 'shared 2-core machine (other engineers’ builds and tests run alongside)' };
   const vadModel = await mods.loadSileroVad();
   const voice = mods.createOfflineVoice();

@@ -18,6 +18,8 @@ const H = 480;
 const THUMB = [240, 288];
 /** One viseme for each mouth shape of the portrait (render/visemes.ts mouthShapeOf). */
 const SHAPES = { rest: 'sil', closed: 'PP', open: 'aa', wide: 'E', round: 'O', teeth: 'SS', narrow: 'DD' };
+/** The moods the 2D person shows (face-driver's moods but neutral): brows and eyes above the mouth, and the mouth at rest. */
+const MOODS = ['happy', 'sad', 'surprised', 'concerned', 'thinking'];
 
 export async function makePortraits({ people } = {}) {
   const catalog = path.join(root, 'packages/server/catalog');
@@ -34,9 +36,10 @@ export async function makePortraits({ people } = {}) {
     };
     const shots = { rest: await still({ viseme: 'sil' }), blink: await still({ viseme: 'sil', blink: 1 }) };
     for (const [shape, viseme] of Object.entries(SHAPES)) if (shape !== 'rest') shots[shape] = await still({ viseme });
+    for (const mood of MOODS) shots[`mood-${mood}`] = await still({ viseme: 'sil', mood });
     const backdrop = fs.readFileSync(path.join(catalog, 'portraits', person, 'backdrop.svg'), 'utf8');
     const layers = await page.evaluate(
-      async ({ shots, w, h, thumb, backdrop }) => {
+      async ({ shots, w, h, thumb, backdrop, moods }) => {
         const load = async (src) => {
           const img = new Image();
           img.src = src;
@@ -63,10 +66,10 @@ export async function makePortraits({ people } = {}) {
         for (const [k, b64] of Object.entries(shots)) canvases[k] = await scaled(b64);
         const data = (c) => c.getContext('2d').getImageData(0, 0, w, h).data;
         const rest = data(canvases.rest);
-        /** The box where a still differs from the rest one (above row `below`). */
-        const diffBox = (c, box = null, below = h) => {
+        /** The box where a still differs from the rest one (rows `from` to `below`). */
+        const diffBox = (c, box = null, below = h, from = 0) => {
           const d = data(c);
-          for (let y = 0; y < below; y++)
+          for (let y = from; y < below; y++)
             for (let x = 0; x < w; x++) {
               const i = (y * w + x) * 4;
               if (Math.abs(d[i] - rest[i]) + Math.abs(d[i + 1] - rest[i + 1]) + Math.abs(d[i + 2] - rest[i + 2]) + Math.abs(d[i + 3] - rest[i + 3]) < 40) continue;
@@ -111,6 +114,16 @@ export async function makePortraits({ people } = {}) {
         empty.height = h;
         const result = { base: webp(canvases.rest), eyesOpen: webp(empty), eyesClosed: webp(region(canvases.blink, eyes, 8)), mouth: {}, eyes, mouthBox: mouth };
         for (const k of ['rest', 'closed', 'open', 'wide', 'round', 'teeth', 'narrow']) result.mouth[k] = webp(region(canvases[k], mouth, 10));
+        // Each mood: what changed above the mouth (brows, lids, cheeks) and the mouth at rest, apart
+        // (the page shows the mood's mouth only while the mouth is at rest; speech draws its own).
+        result.moods = {};
+        const split = Math.max(0, mouth[1] - 6);
+        for (const mood of moods) {
+          const c = canvases[`mood-${mood}`];
+          const upper = diffBox(c, null, split);
+          const lower = diffBox(c, null, h, split);
+          result.moods[mood] = { upper: upper ? webp(region(c, upper, 8)) : webp(empty), mouth: lower ? webp(region(c, [Math.min(lower[0], mouth[0]), Math.min(lower[1], mouth[1]), Math.max(lower[2], mouth[2]), Math.max(lower[3], mouth[3])], 10)) : webp(empty) };
+        }
         // The card: the backdrop, the person at rest.
         const t = document.createElement('canvas');
         t.width = thumb[0];
@@ -123,7 +136,7 @@ export async function makePortraits({ people } = {}) {
         result.thumbnail = t.toDataURL('image/png').split(',')[1];
         return result;
       },
-      { shots, w: W, h: H, thumb: THUMB, backdrop },
+      { shots, w: W, h: H, thumb: THUMB, backdrop, moods: MOODS },
     );
     const dir = path.join(catalog, 'portraits', person);
     for (const f of fs.readdirSync(dir)) if (f !== 'backdrop.svg') fs.rmSync(path.join(dir, f));
@@ -135,6 +148,10 @@ export async function makePortraits({ people } = {}) {
     put('eyes-open.webp', layers.eyesOpen);
     put('eyes-closed.webp', layers.eyesClosed);
     for (const [shape, b64] of Object.entries(layers.mouth)) put(`mouth-${shape}.webp`, b64);
+    for (const [mood, l] of Object.entries(layers.moods)) {
+      put(`mood-${mood}.webp`, l.upper);
+      put(`mood-${mood}-mouth.webp`, l.mouth);
+    }
     const at = (p) => `/catalog/portraits/${person}/${p}`;
     const [ex0, ey0, ex1, ey1] = layers.eyes;
     const [mx0, my0, mx1, my1] = layers.mouthBox;
@@ -149,6 +166,7 @@ export async function makePortraits({ people } = {}) {
           base: at('base.webp'),
           eyes: { open: at('eyes-open.webp'), closed: at('eyes-closed.webp') },
           mouth: Object.fromEntries(Object.keys(SHAPES).map((shape) => [shape, at(`mouth-${shape}.webp`)])),
+          moods: Object.fromEntries(MOODS.map((mood) => [mood, { face: at(`mood-${mood}.webp`), mouth: at(`mood-${mood}-mouth.webp`) }])),
           // The head turns about the neck, below the chin (as far below the mouth as the eyes are above it, about).
           anchors: { neck: [mouthAt[0], Math.min(H - 1, Math.round(my1 + (mouthAt[1] - eyesAt[1]) * 0.9))], eyes: eyesAt, mouth: mouthAt },
         },

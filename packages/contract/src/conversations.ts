@@ -12,8 +12,10 @@ export const ConversationPaths = {
   list: '/api/list_conversation',
   /** GET ZGetConversationQuery → ZGetConversationResponse. */
   get: '/api/get_conversation',
-  /** POST ZConversationIdRequest → ZDeleteConversationResponse (the avatar's owner only). */
+  /** POST ZConversationIdRequest → ZDeleteConversationResponse (the avatar's owner only); `{ids}` deletes many (ADR 094). */
   delete: '/api/del_conversation',
+  /** GET ZExportConversationsQuery → a streamed JSON or CSV file (ADR 094). */
+  export: '/api/export_conversation',
   /** Administrators: every account's (same query and answer as `list`, `get`). */
   adminList: '/api/admin/list_conversation',
   adminGet: '/api/admin/get_conversation',
@@ -24,6 +26,12 @@ export const ConversationLimits = {
   pageMax: 100,
   /** The widest date range one list may ask for. */
   rangeMaxDays: 366,
+  /** One delete call names at most this many conversations. */
+  deleteManyMax: 100,
+  /** One export streams at most this many conversations (the default when `limit` is not given). */
+  exportMax: 5_000,
+  /** Conversations read per keyset page while an export streams. */
+  exportPage: 50,
 } as const;
 
 export const ConversationMessages = {
@@ -39,6 +47,13 @@ export const ConversationMessages = {
   rangeTooLong: `A date range may span at most ${ConversationLimits.rangeMaxDays} days.`,
   badDate: 'from and to must be dates (ISO 8601, with a time zone).',
   badId: 'id must be a conversation id.',
+  someStillOpen: 'Some of these conversations are still going on. They can be deleted once they have ended.',
+  someNotFound: 'Some of these conversations do not exist or have been deleted.',
+  deletedMany: (n: number) => `${n} conversation${n === 1 ? '' : 's'} deleted.`,
+  deleteManyConfirm: (n: number) => `Delete ${n} conversation${n === 1 ? '' : 's'}? Their transcripts and figures are removed for good; the call records in billing stay.`,
+  tooMany: `At most ${ConversationLimits.deleteManyMax} conversations at once.`,
+  idOrIds: 'Send either id or ids.',
+  exportFailed: 'Failed to export conversations.',
 } as const;
 
 /** Where the visitor talked: the avatar page, the page framed in a host site, the chat widget, or an own agent (agent API). */
@@ -150,7 +165,67 @@ export const ZListConversationsResponse = z.object({
 export type TListConversationsResponse = z.infer<typeof ZListConversationsResponse>;
 
 export const ZGetConversationQuery = z.object({ id: ZConversationId }).strict();
-export const ZConversationIdRequest = z.object({ id: ZConversationId }).strict();
+/** `{id}` (one) or `{ids}` (many, ADR 094: all of them deleted, or none when one is open or not the caller's). */
+export const ZConversationIdRequest = z
+  .object({
+    id: ZConversationId.optional(),
+    ids: z.array(ZConversationId).min(1, { error: ConversationMessages.idOrIds }).max(ConversationLimits.deleteManyMax, { error: ConversationMessages.tooMany }).optional(),
+  })
+  .strict()
+  .refine((v) => (v.id === undefined) !== (v.ids === undefined), { error: ConversationMessages.idOrIds });
+export type TConversationIdRequest = z.infer<typeof ZConversationIdRequest>;
+
+export const ZExportFormat = z.enum(['json', 'csv']);
+export type TExportFormat = z.infer<typeof ZExportFormat>;
+
+/**
+ * GET /api/export_conversation (ADR 094): one conversation (`id`) or the list's filters; streamed,
+ * newest first, at most `limit` conversations (a JSON export names the cursor of the rest).
+ */
+export const ZExportConversationsQuery = z
+  .object({
+    format: ZExportFormat.default('json'),
+    id: ZConversationId.optional(),
+    avatarId: z.optional(ZId),
+    from: ZInstant.optional(),
+    to: ZInstant.optional(),
+    outcome: ZConversationOutcome.optional(),
+    hasErrors: ZQueryBoolean.optional(),
+    limit: z.coerce.number().int().min(1).max(ConversationLimits.exportMax).default(ConversationLimits.exportMax),
+    cursor: ZCursor.optional(),
+  })
+  .strict()
+  .check((ctx) => {
+    const { from, to } = ctx.value;
+    if (from instanceof Date && to instanceof Date) {
+      if (from.getTime() > to.getTime()) ctx.issues.push({ code: 'custom', message: ConversationMessages.badRange, path: ['from'], input: from });
+      else if (to.getTime() - from.getTime() > ConversationLimits.rangeMaxDays * 86_400_000)
+        ctx.issues.push({ code: 'custom', message: ConversationMessages.rangeTooLong, path: ['to'], input: to });
+    }
+  });
+export type TExportConversationsQuery = z.infer<typeof ZExportConversationsQuery>;
+export type TExportConversationsParams = Partial<Record<keyof TExportConversationsQuery, string>>;
+
+/** The CSV export's columns: one row per turn. */
+export const ConversationCsvColumns = [
+  'session_id',
+  'avatar_id',
+  'avatar_name',
+  'started_at',
+  'ended_at',
+  'outcome',
+  'channel',
+  'visitor',
+  'turn_at',
+  'speaker',
+  'text',
+  'interrupted',
+  'end_of_speech_ms',
+  'stt_ms',
+  'first_token_ms',
+  'first_audio_ms',
+  'voice_to_voice_ms',
+] as const;
 
 /** One spoken turn's latencies (ms), as the worker measured them. */
 export const ZConversationTurnLatency = z.object({
@@ -182,4 +257,5 @@ export const ZConversationDetail = ZConversationSummary.extend({
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 
 export const ZGetConversationResponse = z.object({ status: ZStatus, conversation: ZConversationDetail });
-export const ZDeleteConversationResponse = z.object({ status: ZStatus, id: z.string() });
+/** `id` for one; `ids` (every one deleted) for many. */
+export const ZDeleteConversationResponse = z.object({ status: ZStatus, id: z.string().optional(), ids: z.array(z.string()).optional() });

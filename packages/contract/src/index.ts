@@ -27,3 +27,4 @@ export * from './speech.js';
 export * from './platform-speech.js';
 export * from './log-redaction.js';
 export * from './conversations.js';
+export * from './api-keys.js';

@@ -45,6 +45,10 @@ import { presenceRoutes } from './features/presence/routes.js';
 import { conversationRoutes } from './features/conversations/routes.js';
 import { createConversationsRepository } from './features/conversations/repository.js';
 import { createConversationsService } from './features/conversations/service.js';
+import { createApiKeysRepository } from './features/api-keys/repository.js';
+import { createApiKeysService } from './features/api-keys/service.js';
+import { apiKeyRoutes } from './features/api-keys/routes.js';
+import { apiKeyOpenApi } from './features/api-keys/openapi.js';
 import { createWorkersRepository } from './features/workers/repository.js';
 import { createWorkerHub, type WorkerHub } from './features/workers/hub.js';
 import { workerCredentialRoutes, workerRoutes, workerSocketRoutes } from './features/workers/routes.js';
@@ -72,7 +76,7 @@ import { billingCheck } from './features/live-sessions/billing-auth.js';
 import { openSecrets } from './features/avatars/secrets.js';
 import { guardConnections, httpServerOptions } from '@persona/net';
 import { agentTicketKey, ticketKey } from '@persona/worker';
-import { platformSpeechInfo } from '@persona/contract';
+import { ApiKeyLimits, platformSpeechInfo } from '@persona/contract';
 import { createAgentsService, type AgentsService } from './features/agents/service.js';
 import { agentSocketRoutes } from './features/agents/routes.js';
 import { createMemoryAgentDispatch, type AgentDispatch } from './features/agents/dispatch.js';
@@ -174,8 +178,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // With Redis, counted in Redis and, while it is unreachable, in this instance (plugins/rate-limit.ts).
   await app.register(rateLimit, { global: false, ...(redis ? { store: redisRateLimitStore(redis, { prefix: 'persona:rl:', log: app.log }) } : {}) });
   await app.register(swagger, {
-    openapi: { info: { title: 'Persona Studio API', version: '0.1.0' } },
-    transform: jsonSchemaTransform,
+    // The bearer schemes and, on each route a key may call, the scope it needs (ADR 094).
+    openapi: { info: { title: 'Persona Studio API', version: '0.1.0' }, ...apiKeyOpenApi.document },
+    transform: apiKeyOpenApi.transform(jsonSchemaTransform),
   });
 
   const mailer = deps.mailer ?? (await createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, db: database.db, log: app.log }));
@@ -217,7 +222,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     revocations,
     now: deps.now,
   });
-  const guards = createAuthGuards({ appKey: config.appKey, resolveSession: authService.resolveSession, resolveSessionById: authService.resolveSessionById });
+  // API keys for servers (ADR 094): `Bearer ps_live_…` acts as its account on the routes of its scopes; signing visitor tokens with the account's key.
+  const apiKeys = createApiKeysService({
+    repo: createApiKeysRepository(database.db),
+    mintToken: (ownerId, avatarId, opts) => encryptionKeysService.mintPortalToken(ownerId, avatarId, opts),
+    now: deps.now,
+  });
+  const callsOfKey = app.createRateLimit({ max: ApiKeyLimits.callsPerMinute, timeWindow: '1 minute', keyGenerator: (req) => `api-key:${req.auth?.apiKey?.id ?? ''}` });
+  const guards = createAuthGuards({
+    appKey: config.appKey,
+    resolveSession: authService.resolveSession,
+    resolveSessionById: authService.resolveSessionById,
+    resolveApiKey: apiKeys.resolve,
+    allowApiKeyCall: async (req) => {
+      const verdict = await callsOfKey(req);
+      return verdict.isAllowed || !verdict.isExceeded;
+    },
+  });
   // OAuth configs, encryption keys (avatar tokens) and functions (with moderation).
   const oauthService = createOAuthService({
     repo: createOAuthRepository(database.db),
@@ -370,6 +391,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminUsersRoutes({ users: usersService, guards }));
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
   await app.register(conversationRoutes({ conversations, guards }));
+  await app.register(apiKeyRoutes({ apiKeys, guards }));
   await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));
   await app.register(functionRoutes({ functions: functionsService, guards }));

@@ -27,6 +27,7 @@ const EncryptionKeysRoute = lazyPage(
   'EncryptionKeysRoute',
 );
 const AccountRoute = lazyPage(() => import('../features/account/routes/account'), 'AccountRoute');
+const ApiKeysRoute = lazyPage(() => import('../features/api-keys/routes/api-keys'), 'ApiKeysRoute');
 const ConversationsRoute = lazyPage(() => import('../features/conversations/routes/conversations'), 'ConversationsRoute');
 const ConversationRoute = lazyPage(() => import('../features/conversations/routes/conversation'), 'ConversationRoute');
 const OnlineUsersRoute = lazyPage(() => import('../features/presence/routes/online-users'), 'OnlineUsersRoute');
@@ -82,6 +83,7 @@ export const routes: RouteObject[] = [
               { path: strip(paths.functions), element: <FunctionsRoute /> },
               { path: strip(paths.encryptionKeys), element: <EncryptionKeysRoute /> },
               { path: strip(paths.account), element: <AccountRoute /> },
+              { path: strip(paths.apiKeys), element: <ApiKeysRoute /> },
               { path: strip(paths.conversations), element: <ConversationsRoute /> },
               { path: `${strip(paths.conversations)}/:id`, element: <ConversationRoute /> },
               { path: strip(paths.onlineUsers), element: <OnlineUsersRoute /> },

@@ -235,3 +235,49 @@ export function errorMessages(error: unknown): string[] {
   if (error.status === 404) return [ErrorMessages.notFound];
   return [error.message];
 }
+
+/**
+ * A file the API streams (the conversations' export, ADR 094): fetched with the session like every
+ * call, then handed to the browser to save under the name the answer's Content-Disposition gives.
+ * Failures are ApiErrors, as with apiRequest.
+ */
+export async function apiDownload(path: string, options: { query?: ApiRequestOptions<unknown>['query']; timeoutMs?: number; fallbackName: string }): Promise<string> {
+  const headers: Record<string, string> = {};
+  const authorization = authorizationHeader('auto');
+  if (authorization) headers.Authorization = authorization;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs ?? 120_000);
+  let response: Response;
+  let blob: Blob;
+  try {
+    response = await fetch(buildUrl(path, options.query), { headers, signal: controller.signal, credentials: 'same-origin' });
+    if (!response.ok) {
+      const body = await readBody(response);
+      if (response.status === 401) authStore.clear();
+      const statusText = response.statusText || REASON_PHRASES[response.status] || '';
+      throw new ApiError({ kind: 'http', message: describeHttpFailure(response.status, statusText, body), status: response.status, statusText, body });
+    }
+    blob = await response.blob();
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    if (timedOut) throw new ApiError({ kind: 'timeout', message: TIMEOUT_MESSAGE });
+    throw new ApiError({ kind: 'network', message: ErrorMessages.networkError });
+  } finally {
+    clearTimeout(timer);
+  }
+  const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  const fileName = named && /^[\w.-]+$/.test(named) ? named : options.fallbackName;
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  return fileName;
+}

@@ -20,6 +20,8 @@ export const paths = {
   functions: '/functions',
   encryptionKeys: '/encryptionKeys',
   account: '/account',
+  /** The account's API keys for servers (ADR 094), reached from the Account page. */
+  apiKeys: '/apiKeys',
   /** The account's conversations (ADR 092); `/conversations/:id` is one transcript. */
   conversations: '/conversations',
   onlineUsers: '/onlineusers',

@@ -55,7 +55,7 @@ function setIcon(button: HTMLElement, icon: keyof typeof ICONS) {
 }
 
 const STATUS_TEXT: Record<ConnectionState, string> = {
-  disconnected: 'Not connected',
+  disconnected: 'Ready to talk',
   connecting: 'Connecting…',
   connected: 'Connected',
   reconnecting: 'Reconnecting…',

@@ -74,6 +74,7 @@ function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello t
   const clock = new FakeClock();
   const log: string[] = [];
   const commits: { text: string; m: ListenTurnMetrics }[] = [];
+  const previews: (string | null)[] = [];
   const listener = new Listener({
     options: { ...TURN_DEFAULTS, ...opts },
     vad: scriptedVad,
@@ -89,6 +90,7 @@ function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello t
       resume: (utt) => log.push(`resume:${utt}`),
       interrupt: (utt) => log.push(`interrupt:${utt}`),
       speaking: (s) => log.push(s ? 'vad:start' : 'vad:end'),
+      preview: (text) => previews.push(text),
     },
   });
   /** Feeds windows of these probabilities, 32 ms apart on the clock. */
@@ -100,7 +102,7 @@ function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello t
   };
   const speech = (ms: number, p = 0.9) => Array.from({ length: Math.round(ms / 32) }, () => p);
   const silence = (ms: number) => speech(ms, 0.05);
-  return { clock, log, commits, listener, feed, speech, silence, stt };
+  return { clock, log, commits, previews, listener, feed, speech, silence, stt };
 }
 
 describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
@@ -125,7 +127,8 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
   });
 
   it('min_silence_duration: end of speech after that much consecutive non-speech', async () => {
-    const t = setup({ minSilenceMs: 550 });
+    // Words with no sign of being over (a complete-looking turn is committed in the pause: endOfTurn).
+    const t = setup({ minSilenceMs: 550 }, fakeStt('batch', ['the lemon oil']));
     await t.feed([...t.speech(320), ...t.silence(512)]); // 16 windows = 512 ms < 550
     expect(t.log).not.toContain('vad:end');
     await t.feed([...t.speech(64), ...t.silence(544)]); // 17 windows: still < 550
@@ -154,14 +157,15 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
   });
 
   it('min_endpointing_delay: the turn is committed at last speech + delay', async () => {
-    const t = setup({ minEndpointingMs: 1500, minSilenceMs: 320 });
+    // Words with no sign either way: min_endpointing_delay itself.
+    const t = setup({ minEndpointingMs: 1500, minSilenceMs: 320 }, fakeStt('batch', ['the lemon oil']));
     await t.feed([...t.speech(640), ...t.silence(320)]);
     const lastSpeech = t.clock.now() - 320;
     await t.clock.advance(1100);
     expect(t.commits).toHaveLength(0);
     await t.clock.advance(100);
     expect(t.commits).toHaveLength(1);
-    expect(t.commits[0]!.text).toBe('hello there');
+    expect(t.commits[0]!.text).toBe('the lemon oil');
     expect(t.commits[0]!.m.committedAt - lastSpeech).toBe(1500);
     expect(t.commits[0]!.m.endOfUtteranceMs).toBe(1500);
   });
@@ -397,5 +401,114 @@ describe('backchannels and stop requests (the text rules)', () => {
     // An interim "no" is not yet a request: it may become "no problem".
     expect(isStopRequest('no', false)).toBe(false);
     expect(isStopRequest('wait', false)).toBe(true);
+  });
+});
+
+describe('end of turn from what was said (issue 29, ADR 095)', () => {
+  it('unfinished, neutral and complete words', async () => {
+    const { endOfTurn } = await import('./options.js');
+    const kind = (t: string) => endOfTurn(t).kind;
+    const unfinished = ['tell me about', 'I went there and', 'so um', 'because', 'I want to', 'my name is', 'I would like to book a table for', 'I have a problem with the', 'and then I', 'let me think', 'I was wondering', 'what is', 'the address is', 'it is, but', 'I need', 'well...'];
+    const complete = ['what are your opening hours', 'what time does the museum open', 'who do I talk to', 'what is it for', 'can you help me', 'is there a guided tour today', "what's your name", 'yes', 'no thanks', "that's all", 'thank you very much', 'I think so', 'I want to cancel my order', 'I went to the park with my sister yesterday', 'Okay.', 'so what time do you close', 'turn it off', 'the meeting has been moved to next tuesday', 'goodbye and have a nice day'];
+    const neutral = ['hold on', 'the lemon oil', 'hello world', 'do you have', 'could you'];
+    for (const t of unfinished) expect(kind(t), t).toBe('unfinished');
+    for (const t of complete) expect(kind(t), t).toBe('complete');
+    for (const t of neutral) expect(kind(t), t).toBe('neutral');
+  });
+
+  it('the delay stays within the Advanced tab bounds, complete turns above the floor', async () => {
+    const { COMPLETE_FLOOR_MS, endpointingDelay } = await import('./options.js');
+    const o = { minEndpointingMs: 500, maxEndpointingMs: 6000 };
+    expect(endpointingDelay('I want to', o)).toBe(6000);
+    expect(endpointingDelay('the lemon oil', o)).toBe(500);
+    expect(endpointingDelay('what time do you open', o)).toBe(250);
+    expect(endpointingDelay('I went to the park yesterday', o)).toBe(375);
+    expect(endpointingDelay('I need', o)).toBe(1000);
+    // An owner's short window: the floor holds; a long one is halved; max never exceeded.
+    expect(endpointingDelay('yes', { minEndpointingMs: 200, maxEndpointingMs: 400 })).toBe(200);
+    expect(endpointingDelay('yes', { minEndpointingMs: 300, maxEndpointingMs: 400 })).toBe(COMPLETE_FLOOR_MS);
+    expect(endpointingDelay('yes', { minEndpointingMs: 2000, maxEndpointingMs: 3000 })).toBe(1000);
+    expect(endpointingDelay('I need', { minEndpointingMs: 500, maxEndpointingMs: 800 })).toBe(800);
+  });
+
+  it('a complete question is committed in the pause, before min_silence_duration ends the speech', async () => {
+    const t = setup({}, fakeStt('batch', ['what time does the museum open']));
+    await t.feed(t.speech(640));
+    const lastSpeech = t.clock.now();
+    await t.feed(t.silence(320));
+    expect(t.commits.map((c) => c.text)).toEqual(['what time does the museum open']);
+    // The early transcript at 200 ms (batch), committed at last speech + 250 ms (the next window).
+    expect(t.commits[0]!.m.committedAt - lastSpeech).toBeLessThanOrEqual(256);
+    expect(t.commits[0]!.m.endOfUtteranceMs).toBe(t.commits[0]!.m.committedAt - t.commits[0]!.m.lastSpeechAt);
+    expect(t.log).toContain('vad:end');
+  });
+
+  it('an unfinished clause waits through a mid-sentence pause; speech in the pause cancels an early commit', async () => {
+    const t = setup({}, fakeStt('batch', ['my name is', 'John Smith']));
+    await t.feed([...t.speech(640), ...t.silence(900), ...t.speech(480), ...t.silence(640)]);
+    expect(t.commits.map((c) => c.text)).toEqual(['my name is John Smith']);
+    // A pause shorter than the early commit: the words go on in the same turn.
+    const u = setup({ minSilenceMs: 550 }, fakeStt('batch', ['I want the red one', 'and the blue one']));
+    await u.feed([...u.speech(640), ...u.silence(224), ...u.speech(480), ...u.silence(640)]);
+    expect(u.commits.map((c) => c.text)).toEqual(['I want the red one and the blue one']);
+  });
+
+  it('other languages keep the silence rule; the old rule stays available', async () => {
+    const fr = new FakeClock();
+    const commits: number[] = [];
+    const { engine } = fakeStt('batch', ['quelle heure est-il']);
+    const l = new Listener({ options: TURN_DEFAULTS, vad: scriptedVad, stt: engine, clock: fr, sttLanguages: ['fr-FR'], events: { transcript() {}, commit: (_t, m) => commits.push(m.endOfUtteranceMs), pause() {}, resume() {}, interrupt() {} } });
+    for (let i = 0; i < 20; i++) {
+      await fr.advance(32);
+      await l.push(windowOf(0.9));
+    }
+    for (let i = 0; i < 30; i++) {
+      await fr.advance(32);
+      await l.push(windowOf(0.05));
+    }
+    expect(commits).toHaveLength(1);
+    expect(commits[0]).toBeGreaterThanOrEqual(TURN_DEFAULTS.minSilenceMs);
+    const old = setup({ endOfTurn: 'hanging-words' }, fakeStt('batch', ['what time does the museum open']));
+    await old.feed([...old.speech(640), ...old.silence(320)]);
+    expect(old.commits).toHaveLength(0);
+    await old.feed(old.silence(320));
+    expect(old.commits[0]!.m.endOfUtteranceMs).toBeGreaterThanOrEqual(TURN_DEFAULTS.minSilenceMs);
+  });
+
+  it('previews a complete-looking turn before its commit, and withdraws it when the visitor goes on', async () => {
+    const stt = fakeStt('stream');
+    const t = setup({}, stt);
+    const previews = t.previews;
+    await t.feed(t.speech(320));
+    stt.state.events!.onResult({ text: 'is there a guided tour', final: false });
+    await t.feed(t.silence(128));
+    expect(previews).toEqual(['is there a guided tour']);
+    await t.feed(t.speech(320));
+    expect(previews).toEqual(['is there a guided tour', null]);
+  });
+});
+
+describe('over the avatar, decided as soon as the recogniser has answered (issue 29)', () => {
+  it('a cough with no words, or a backchannel, resumes it in the pause; a stop request stops it', async () => {
+    for (const heard of ['', 'mm-hm']) {
+      const t = setup({}, fakeStt('batch', [heard]));
+      t.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(288), ...t.silence(160)]);
+      // Asked after 96 ms of pause (the fake answers at once): resumed there, not 2 s later.
+      expect(t.log, heard).toContain('resume:7');
+      expect(t.log).not.toContain('interrupt:7');
+      // More speech after it holds the avatar again (a new segment).
+      t.listener.setAgentSpeaking(8, 'Tickets are twelve euros.');
+      await t.clock.advance(400);
+      await t.feed(t.speech(128));
+      expect(t.log).toContain('pause:8');
+    }
+    const s = setup({}, fakeStt('batch', ['wait']));
+    s.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+    await s.clock.advance(1000);
+    await s.feed([...s.speech(288), ...s.silence(160)]);
+    expect(s.log).toContain('interrupt:7');
+    expect(s.log).not.toContain('resume:7');
   });
 });

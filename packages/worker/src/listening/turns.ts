@@ -1,6 +1,6 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
 import type { Denoiser } from './denoise.js';
-import { isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
+import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 /**
@@ -47,6 +47,13 @@ export interface ListenerEvents {
   transcript(text: string, final: boolean): void;
   /** The visitor's turn is over: the brain answers `text`. */
   commit(text: string, metrics: ListenTurnMetrics): void;
+  /**
+   * The visitor paused and what they said so far looks like a complete turn and has stopped
+   * changing: the brain may start on it (preemptive generation) before the commit, whose text may
+   * yet differ. `null`: they went on speaking (or the turn was dropped), an answer started on the
+   * preview is not wanted. `turn` numbers the visitor's turns (one preemptive answer per turn).
+   */
+  preview?(text: string | null, turn: number): void;
   /** Speech over the avatar: hold its playback (it may resume). */
   pause(utt: number): void;
   resume(utt: number): void;
@@ -100,6 +107,11 @@ export const SILENCE_PEAK = 0.0005;
  */
 export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
 
+/** A streaming recogniser's interim text unchanged this long in a pause is stable enough for a preview (ms). */
+export const PREVIEW_STABLE_MS = 96;
+/** Speech over the avatar: a pause this long is enough to ask the recogniser what it was (ms). */
+export const HELD_TRANSCRIPT_MS = 96;
+
 export class Listener {
   private readonly o: TurnOptions;
   private readonly clock: Clock;
@@ -143,6 +155,13 @@ export class Listener {
   private lastSttMs: number | null = null;
   private commitTimer: unknown = null;
   private generation = 0;
+  /** A commit armed during the silence before the end of speech (complete-looking text). */
+  private earlyArmed = false;
+  /** The text last offered as a preview this turn, and when the turn's text last changed. */
+  private previewed: string | null = null;
+  private textChangedAt = 0;
+  /** The visitor's turns so far (committed or dropped): previews say which turn they belong to. */
+  private turnNo = 0;
 
   // ─── the avatar ───
   private agentUtt: number | null = null;
@@ -172,6 +191,10 @@ export class Listener {
   }
   get isPaused(): boolean {
     return this.paused !== null;
+  }
+  /** Speech in the turn being heard so far, ms of audio. */
+  get speechMsSoFar(): number {
+    return this.turnSpeechMs;
   }
 
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
@@ -292,6 +315,7 @@ export class Listener {
       this.turnSpeechMs += VAD_WINDOW_MS;
       this.speechSinceFlush = true;
       this.earlyDone = false;
+      this.speechResumed();
       this.checkInterruption();
       return;
     }
@@ -301,10 +325,71 @@ export class Listener {
     }
     // Batch STT: transcribe what was said so far during the pause, so the final text is ready
     // by the time the silence counts as the end of speech.
-    if (!this.earlyDone && this.role === 'turn' && this.opts.stt.mode === 'batch' && this.silenceRunMs >= this.o.earlyTranscriptMs && this.speechSinceFlush) {
+    // Over the avatar (held), sooner: what was said decides whether it goes on.
+    const early = this.paused !== null ? Math.min(this.o.earlyTranscriptMs, HELD_TRANSCRIPT_MS) : this.o.earlyTranscriptMs;
+    // (A streaming recogniser is asked too over the avatar: its final decides a cough or a "no".)
+    if (!this.earlyDone && this.role === 'turn' && (this.opts.stt.mode === 'batch' || this.paused !== null) && this.silenceRunMs >= early && this.speechSinceFlush) {
       this.earlyDone = true;
       this.flush();
     }
+    this.pauseInSpeech();
+  }
+
+  /** Speech again in the same segment: a commit armed in the pause, and its preview, are off. */
+  private speechResumed() {
+    if (this.earlyArmed) {
+      this.earlyArmed = false;
+      this.cancelCommit();
+    }
+    this.withdrawPreview();
+  }
+
+  /** The words offered as a preview are not the turn (the visitor went on, or it was dropped). */
+  private withdrawPreview(dropped = false) {
+    if (dropped) this.turnNo++;
+    if (this.previewed === null) return;
+    this.previewed = null;
+    this.ev.preview?.(null, this.turnNo);
+  }
+
+  /** Text endpointing applies: English recognition and the rule set (not the old hanging-words rule). */
+  private get textRules(): boolean {
+    return this.englishRules && this.o.endOfTurn === 'rules';
+  }
+
+  /**
+   * A silence window inside a segment (before min_silence_duration ends it). With the rule set,
+   * a turn whose text looks complete is committed from here, sooner than the end of speech
+   * (endpointingDelay: under min_endpointing_delay, never under its floor), and offered as a
+   * preview once it has stopped changing.
+   */
+  private pauseInSpeech() {
+    // Over the avatar, a streaming recogniser's interim backchannel in a pause: it goes on now.
+    if (this.paused !== null && this.role === 'turn' && this.englishRules && this.opts.stt.mode === 'stream' && this.silenceRunMs >= HELD_TRANSCRIPT_MS && this.isBackchannel(this.turnText())) {
+      this.decidePause();
+      return;
+    }
+    if (!this.textRules || this.role !== 'turn' || this.paused !== null) return;
+    const batch = this.opts.stt.mode === 'batch';
+    // A streaming recogniser's words that have not changed for a while: the preview.
+    if (!batch && this.silenceRunMs >= PREVIEW_STABLE_MS && this.clock.now() - this.textChangedAt >= PREVIEW_STABLE_MS) this.maybePreview();
+    if (this.silenceRunMs < this.o.earlyTranscriptMs) return;
+    // A streaming recogniser: what it said so far must look complete before it is asked for its final text.
+    if (!batch && this.speechSinceFlush && endOfTurn(this.turnText()).kind === 'complete') this.flush();
+    if (!this.earlyArmed && !this.speechSinceFlush) {
+      this.earlyArmed = true;
+      this.lastSpeechAt = this.clock.now() - this.silenceRunMs;
+      this.scheduleCommit(true);
+    }
+  }
+
+  /** The turn's text has stopped changing and looks complete: offered once (per text) as a preview. */
+  private maybePreview() {
+    if (!this.textRules || this.role !== 'turn' || this.paused !== null || (this.opts.stt.mode === 'batch' && (this.unanswered > 0 || this.speechSinceFlush))) return;
+    const text = this.turnText();
+    if (!text || text === this.previewed || endOfTurn(text).kind !== 'complete') return;
+    this.previewed = text;
+    this.ev.preview?.(text, this.turnNo);
   }
 
   private startOfSpeech() {
@@ -317,6 +402,8 @@ export class Listener {
     this.earlyDone = false;
     // A new segment: the turn is not over yet.
     this.cancelCommit();
+    this.earlyArmed = false;
+    this.withdrawPreview();
     this.role = 'turn';
     const agent = this.agentUtt;
     if (agent !== null && this.paused === null) {
@@ -385,6 +472,7 @@ export class Listener {
     this.interim = '';
     this.turnSpeechMs = 0;
     this.cancelCommit();
+    this.withdrawPreview(true);
     if (this.paused !== null) this.doResume();
   }
 
@@ -439,6 +527,7 @@ export class Listener {
     this.turnSpeechMs = 0;
     this.lastSpeechAt = null;
     this.cancelCommit();
+    this.withdrawPreview(true);
     // The rest of a sentence being said is not a turn of its own; speech over the avatar can no
     // longer be told from a cough, so the avatar goes on.
     if (this.speaking) this.role = 'discard';
@@ -489,11 +578,14 @@ export class Listener {
       if (text) this.finals.push(text);
       this.interim = '';
     } else this.interim = text;
+    this.textChangedAt = this.clock.now();
     const all = this.turnText();
     if (all) this.ev.transcript(all, false);
     this.checkInterruption(r.final);
-    // A backchannel over the avatar, heard to its end: it goes on now, not after the false-interruption time.
-    if (r.final && this.paused !== null && !this.speaking && this.englishRules && this.isBackchannel(all)) {
+    // A backchannel over the avatar, or a sound with no words (a cough, a laugh), heard to its end
+    // (or to a pause the recogniser has answered for): it goes on now, not after the false-interruption time.
+    const heardToEnd = !this.speaking || (this.silenceRunMs > 0 && !this.speechSinceFlush);
+    if (r.final && this.paused !== null && heardToEnd && ((this.englishRules && this.isBackchannel(all)) || wordsOf(all).length === 0)) {
       if (this.unanswered === 0) this.decidePause();
       else this.decideWhenHeard = true;
     }
@@ -513,15 +605,24 @@ export class Listener {
     }
   }
 
-  /** Commit at last speech + min_endpointing_delay (max_… when unfinished), once the STT has answered. */
-  private scheduleCommit() {
+  /**
+   * Commit at last speech + the endpointing delay for what was said (endpointingDelay: min, max,
+   * or shorter than min for a complete turn), once the STT has answered. `early`: armed in a pause
+   * before the end of speech — only a complete-looking turn is committed from there.
+   */
+  private scheduleCommit(early = false) {
     this.cancelCommit();
     const gen = this.generation;
-    const flushes = this.flushes.splice(0);
+    // Armed in a pause, the flushes stay for the end of speech's own schedule (the early one may be cancelled).
+    const flushes = early ? [...this.flushes] : this.flushes.splice(0);
     void Promise.all(flushes).then(() => {
       if (gen !== this.generation || this.closed || this.lastSpeechAt === null) return;
       const text = this.turnText();
-      const delay = looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+      if (early && endOfTurn(text).kind !== 'complete') return;
+      const delay = this.delayFor(text);
+      // Not sooner than the end of speech would commit it: left to it.
+      if (early && delay >= this.o.minSilenceMs) return;
+      if (this.role === 'turn') this.maybePreview();
       const wait = Math.max(0, this.lastSpeechAt + delay - this.clock.now());
       this.commitTimer = this.clock.setTimeout(() => {
         this.commitTimer = null;
@@ -530,7 +631,32 @@ export class Listener {
     });
   }
 
+  /** The endpointing delay for this text: the rule set with English recognition, else the silence rule (and pause marks). */
+  private delayFor(text: string): number {
+    if (this.o.endOfTurn === 'hanging-words') return looksUnfinished(text) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+    if (this.englishRules) return endpointingDelay(text, this.o, this.o.completeFloorMs);
+    return /(?:[,;:\-–—]|\.\.\.|…)$/.test(text.trim()) ? this.o.maxEndpointingMs : this.o.minEndpointingMs;
+  }
+
+  /** The segment ends at a commit made in its pause: what follows is speech of its own (over the avatar, a pause). */
+  private endSegmentEarly() {
+    if (!this.speaking) return;
+    this.speaking = false;
+    this.speechRunMs = 0;
+    this.earlyArmed = false;
+    this.ev.speaking?.(false);
+    // The silence after the last transcription is not kept for the next turn.
+    if (this.opts.stt.mode === 'batch') void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
+  }
+
   private commit() {
+    this.endSegmentEarly();
+    this.flushes = [];
+    const previewed = this.previewed !== null;
+    this.previewed = null;
+    this.turnNo++;
+    // Not a turn after all (its echo, no words): a preview of it is withdrawn.
+    const withdraw = () => previewed && this.ev.preview?.(null, this.turnNo - 1);
     const text = this.turnText();
     const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
     const speechMs = this.turnSpeechMs;
@@ -543,11 +669,11 @@ export class Listener {
       // (a cough, a "mm-hm", its own echo) and it resumes when the false-interruption time is up.
       if (!this.interrupts(text, speechMs)) {
         if (this.resumeTimer === null) this.doResume();
-        return;
+        return withdraw();
       }
       this.confirmInterruption();
-    } else if (this.agentUtt !== null && text && looksLikeEcho(text, this.agentText)) return;
-    if (!text) return;
+    } else if (this.agentUtt !== null && text && looksLikeEcho(text, this.agentText)) return withdraw();
+    if (!text) return withdraw();
     const committedAt = this.clock.now();
     this.ev.transcript(text, true);
     this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs });
@@ -611,7 +737,12 @@ export class Listener {
 
   /** After a pause: words enough make an interruption; anything else was no turn, and the avatar goes on. */
   private decidePause() {
-    if (this.paused === null || this.speaking || this.closed) return;
+    if (this.paused === null || this.closed) return;
+    if (this.speaking) {
+      // In a pause the recogniser has answered for: the segment ends here, so that speech after it pauses the avatar again.
+      if (this.silenceRunMs === 0 || (this.opts.stt.mode === 'batch' && this.speechSinceFlush)) return;
+      if (!this.interrupts(this.turnText(), this.turnSpeechMs)) this.endSegmentEarly();
+    }
     if (this.interrupts(this.turnText(), this.turnSpeechMs)) {
       this.confirmInterruption();
       return;

@@ -35,6 +35,28 @@ const echoBrain: Brain = {
 };
 
 /**
+ * An answer started on the visitor's words before their turn was committed (preemptive
+ * generation): its events are kept here, unseen — nothing is spoken, sent or remembered — until
+ * the commit takes it (same words) or it is discarded (ADR 095).
+ */
+interface EarlyAnswer {
+  /** The normalised words it was started on, and the history it saw. */
+  words: string;
+  historyLength: number;
+  abort: AbortController;
+  events: BrainEvent[];
+  done: boolean;
+  error: unknown;
+  wake: (() => void) | null;
+}
+
+/** Words as compared between a preview and its commit: lower case, no punctuation. */
+const sameWords = (text: string) => (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).join(' ');
+
+/** No preemptive answer after this much speech in a turn (a long turn is likelier to change; LiveKit's default too). */
+const EARLY_MAX_SPEECH_MS = 10_000;
+
+/**
  * Close codes of a socket the page closed itself (RFC 6455): its own end (1000, or 1005: a close
  * frame without a code), and a tab closed or gone to another page (1001). A lost connection is 1006.
  */
@@ -88,6 +110,11 @@ export class Conversation {
   private readonly refusals: TokenBucket;
   /** Visitor turns queued or being answered (typed, spoken, `speak`). */
   private turnsPending = 0;
+  /** The preemptive answer of the turn being heard, and the listener's turn that had one (one per turn). */
+  private early: EarlyAnswer | null = null;
+  private earlyTurn = -1;
+  /** Preemptive answers started, used and discarded (tests, the bench). */
+  readonly earlyAnswers = { started: 0, used: 0, discarded: 0 };
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
@@ -126,6 +153,7 @@ export class Conversation {
             if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
+          preview: (text, turn) => this.onPreview(text, turn),
           pause: (utt) => this.holdAvatar(utt, true),
           resume: (utt) => this.holdAvatar(utt, false),
           interrupt: () => this.interruptAvatar(),
@@ -267,6 +295,94 @@ export class Conversation {
     else void this.listener?.push(pcm);
   }
 
+  /**
+   * Preemptive generation (ADR 095): the visitor paused on words that look like a whole turn, so
+   * the brain starts on them now; the commit uses that answer if its words are the same, and
+   * discards it otherwise. Bounded: one per turn, none while an answer is still queued or spoken
+   * (its history would differ), none after 10 s of speech, and only for brains where a discarded
+   * start costs little and does nothing (preemptiveBrain).
+   */
+  private onPreview(text: string | null, turn: number) {
+    if (text === null) {
+      // The visitor went on: the answer started on a part of the turn is not wanted.
+      this.discardEarly();
+      return;
+    }
+    if (turn === this.earlyTurn || this.early || this.finished || !this.preemptiveBrain() || this.turnsPending > 0) return;
+    if ((this.listener?.speechMsSoFar ?? 0) > EARLY_MAX_SPEECH_MS) return;
+    this.earlyTurn = turn;
+    const run: EarlyAnswer = { words: sameWords(text), historyLength: this.history.entries.length, abort: new AbortController(), events: [], done: false, error: null, wake: null };
+    this.early = run;
+    this.earlyAnswers.started += 1;
+    const signal = AbortSignal.any([run.abort.signal, this.lifetime.signal]);
+    const history = [...this.history.entries];
+    void (async () => {
+      try {
+        for await (const ev of this.brain.reply({ text, history, signal }) as AsyncIterable<BrainEvent>) {
+          if (signal.aborted) break;
+          run.events.push(ev);
+          run.wake?.();
+        }
+      } catch (err) {
+        run.error = err ?? new Error('failed');
+      } finally {
+        run.done = true;
+        run.wake?.();
+      }
+    })();
+  }
+
+  /**
+   * Which brains may start early: the language model without functions only. Its discarded start
+   * costs the prompt's tokens and the few streamed before the abort, and changes nothing. Not the
+   * others: a function may act in the world (a booking, an email) on words the visitor had not
+   * finished; an Assistant's thread, Dialogflow's session and an own REST endpoint keep state (or
+   * bill) per request, so a discarded call would change or cost the owner something for nothing.
+   */
+  private preemptiveBrain(): boolean {
+    return this.brain === this.opts.brain && this.brain.kind === 'llm' && this.opts.config.functions.length === 0 && !this.realtime;
+  }
+
+  private discardEarly() {
+    const run = this.early;
+    if (!run) return;
+    this.early = null;
+    run.abort.abort();
+    this.earlyAnswers.discarded += 1;
+  }
+
+  /** The commit's text: the early answer if it was started on the same words (and history), else discarded. */
+  private takeEarly(text: string): EarlyAnswer | null {
+    const run = this.early;
+    this.early = null;
+    if (!run) return null;
+    if (run.words === sameWords(text) && run.historyLength === this.history.entries.length && !run.abort.signal.aborted) {
+      this.earlyAnswers.used += 1;
+      return run;
+    }
+    run.abort.abort();
+    this.earlyAnswers.discarded += 1;
+    return null;
+  }
+
+  /** The early answer's events, those kept and those still coming; the turn's abort stops it. */
+  private async *replayEarly(run: EarlyAnswer, signal: AbortSignal): AsyncIterable<BrainEvent> {
+    const stop = () => run.abort.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      let i = 0;
+      for (;;) {
+        while (i < run.events.length) yield run.events[i++]!;
+        if (run.done) break;
+        await new Promise<void>((resolve) => (run.wake = resolve));
+        run.wake = null;
+      }
+      if (run.error) throw run.error;
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
   /** The listener committed the visitor's spoken turn: answered like typed text. */
   private onSpokenTurn(text: string, m: ListenTurnMetrics) {
     if (this.finished) return;
@@ -274,13 +390,14 @@ export class Conversation {
     this.faults.listeningWorked();
     // Spoken turns come at the pace of speech; only the queue bounds them.
     if (this.turnsPending > LiveRates.maxQueuedTurns) {
+      this.discardEarly();
       this.refuseMessage(undefined, 'voice');
       return;
     }
     this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
-    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m));
+    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m, this.takeEarly(text.slice(0, 2000))));
   }
 
   /**
@@ -532,8 +649,11 @@ export class Conversation {
     this.faults.report(err, phase, this.brain.kind);
   }
 
-  private async turn(text: string, spoken?: ListenTurnMetrics) {
-    if (this.finished) return;
+  private async turn(text: string, spoken?: ListenTurnMetrics, early: EarlyAnswer | null = null) {
+    if (this.finished) {
+      early?.abort.abort();
+      return;
+    }
     const startedAt = this.now();
     let firstTokenAt: number | null = null;
     const history = [...this.history.entries];
@@ -563,7 +683,9 @@ export class Conversation {
       }
     };
     try {
-      for await (const ev of this.brain.reply({ text, history, signal }) as AsyncIterable<BrainEvent>) {
+      // Preemptive generation: the answer started on the same words before the commit goes on here.
+      const answerEvents = early ? this.replayEarly(early, signal) : (this.brain.reply({ text, history, signal }) as AsyncIterable<BrainEvent>);
+      for await (const ev of answerEvents) {
         if (signal.aborted) break;
         if (ev.type === 'text') {
           if (!ev.delta) continue;

@@ -10,3 +10,4 @@ export * from './encryption-keys.js';
 export * from './functions.js';
 export * from './knowledge.js';
 export * from './live-sessions.js';
+export * from './api-keys.js';

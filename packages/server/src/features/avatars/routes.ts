@@ -60,22 +60,22 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
       return { userId: auth.userId, adminProxy: auth.adminProxy, sessionId: auth.sessionId };
     };
 
-    app.get('/api/list_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], response: { 200: ZListAvatarsResponse } } }, async (req) => ({
+    app.get('/api/list_avatar', { onRequest: guards.session, config: { apiKeyScope: 'avatars:read' }, schema: { tags: ['avatars'], response: { 200: ZListAvatarsResponse } } }, async (req) => ({
       status: 'OK' as const,
       agents: await avatars.list(caller(req)),
     }));
 
-    app.get('/api/get_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], querystring: ZGetAvatarQuery, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
+    app.get('/api/get_avatar', { onRequest: guards.session, config: { apiKeyScope: 'avatars:read' }, schema: { tags: ['avatars'], querystring: ZGetAvatarQuery, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
       agent: await avatars.get(caller(req), req.query.agentId),
     }));
-    app.post('/api/get_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: ZAvatarIdRequest, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
+    app.post('/api/get_avatar', { onRequest: guards.session, config: { apiKeyScope: 'avatars:read' }, schema: { tags: ['avatars'], body: ZAvatarIdRequest, response: { 200: ZGetAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
       agent: await avatars.get(caller(req), req.body.agentId),
     }));
 
     /** JSON only: the full agent payload. */
-    app.post('/api/add_avatar', { onRequest: guards.session, schema: { tags: ['avatars'], body: z.record(z.string(), z.unknown()), response: { 200: ZSaveAvatarResponse } } }, async (req) => ({
+    app.post('/api/add_avatar', { onRequest: guards.session, config: { apiKeyScope: 'avatars:write' }, schema: { tags: ['avatars'], body: z.record(z.string(), z.unknown()), response: { 200: ZSaveAvatarResponse } } }, async (req) => ({
       status: 'OK' as const,
       agent: await avatars.save(caller(req), req.body),
       errors: [],
@@ -83,7 +83,7 @@ export function avatarRoutes(deps: { avatars: AvatarService; guards: AuthGuards;
 
     /** Multipart: `json` (the full agent payload) plus files backgroundImage, scene, avatarModel, avatarPhoto. */
     await uploadRoutes(fastify, (uploads) =>
-      uploads.post('/api/add_avatar_v2', { onRequest: guards.session, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZSaveAvatarResponse } } }, async (req) => {
+      uploads.post('/api/add_avatar_v2', { onRequest: guards.session, config: { apiKeyScope: 'avatars:write' }, schema: { tags: ['avatars'], consumes: ['multipart/form-data'], response: { 200: ZSaveAvatarResponse } } }, async (req) => {
         if (!req.isMultipart()) throw AppError.badRequest('Send multipart/form-data with a "json" field.');
         const who = caller(req);
         const files: UploadedMedia[] = [];

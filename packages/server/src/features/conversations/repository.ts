@@ -75,6 +75,39 @@ export function createConversationsRepository(db: Db) {
         .limit(f.limit);
     },
 
+    /** One export page: the list's rows with their transcripts (ADR 094), keyset like `list`; `id` narrows it to one. */
+    async exportPage(scope: ConversationScope, f: ConversationFilter & { id?: string }) {
+      const where = and(
+        scoped(scope),
+        f.id === undefined ? undefined : eq(liveSessions.id, f.id),
+        f.avatarId === undefined ? undefined : eq(liveSessions.avatarId, f.avatarId),
+        f.from ? gte(liveSessions.startedAt, f.from) : undefined,
+        f.to ? lte(liveSessions.startedAt, f.to) : undefined,
+        f.outcome ? outcomeCondition(f.outcome) : undefined,
+        f.hasErrors === undefined ? undefined : f.hasErrors ? endedOnError() : sql`not coalesce(${endedOnError()}, false)`,
+        f.cursor ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) < (${f.cursor.startedAt.toISOString()}::timestamptz, ${f.cursor.id})` : undefined,
+      );
+      return db
+        .select({ ...listColumns, history: liveSessions.history, voiceTurns: liveSessions.voiceTurns })
+        .from(liveSessions)
+        .where(where)
+        .orderBy(desc(liveSessions.startedAt), desc(liveSessions.id))
+        .limit(f.limit);
+    },
+
+    /** Deletes every one of `ids` (ended, of the scope) or none: 'open' / 'missing' name why not. */
+    async deleteMany(scope: ConversationScope, ids: string[]): Promise<'deleted' | 'open' | 'missing'> {
+      const unique = [...new Set(ids)];
+      const found = await db
+        .select({ id: liveSessions.id, endedAt: liveSessions.endedAt })
+        .from(liveSessions)
+        .where(and(scoped(scope), inArray(liveSessions.id, unique)));
+      if (found.length < unique.length) return 'missing';
+      if (found.some((r) => r.endedAt === null)) return 'open';
+      await db.delete(liveSessions).where(and(scoped(scope), inArray(liveSessions.id, unique), isNotNull(liveSessions.endedAt)));
+      return 'deleted';
+    },
+
     async find(scope: ConversationScope, id: string) {
       const [row] = await db
         .select({ ...listColumns, history: liveSessions.history, voiceTurns: liveSessions.voiceTurns })

@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import {
+  ConversationLimits,
   ConversationMessages,
   conversationCursor,
+  type TExportConversationsQuery,
   outcomeOf,
   type TConversationChannel,
   type TConversationDetail,
@@ -63,6 +65,34 @@ export function createConversationsService(deps: { repo: ConversationsRepository
       return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null };
     },
 
+    /**
+     * The export (ADR 094): conversations with their transcripts, newest first, read a keyset page
+     * at a time — never the whole set in memory — at most `q.limit` of them. `onNext` gets the
+     * cursor of the rest when more follow.
+     */
+    async *exportRows(scope: ConversationScope, q: TExportConversationsQuery, onNext?: (cursor: string) => void): AsyncGenerator<TConversationExport> {
+      let cursor = q.cursor;
+      let left = q.id ? 1 : q.limit;
+      while (left > 0) {
+        const size = Math.min(ConversationLimits.exportPage, left);
+        // One row more than asked tells whether another page follows.
+        const rows = await repo.exportPage(scope, { ...q, cursor, limit: size + 1 });
+        for (const row of rows.slice(0, size)) yield { ...summary(row), turnList: transcript(row.history, row.voiceTurns) };
+        const last = rows[Math.min(rows.length, size) - 1];
+        if (rows.length <= size || !last) return;
+        left -= size;
+        cursor = { startedAt: last.startedAt, id: last.id };
+        if (left === 0) onNext?.(conversationCursor({ startedAt: last.startedAt.toISOString(), id: last.id }));
+      }
+    },
+
+    /** Many at once (ADR 094): every one of them, or none when one is still open or not the caller's. */
+    async deleteMany(ownerUserId: number, ids: string[]): Promise<void> {
+      const result = await repo.deleteMany({ ownerUserId }, ids);
+      if (result === 'missing') throw AppError.notFound(ConversationMessages.someNotFound);
+      if (result === 'open') throw AppError.conflict(ConversationMessages.someStillOpen);
+    },
+
     /** Only the avatar's owner deletes (administrators too: only their own account's). */
     async delete(ownerUserId: number, id: string): Promise<void> {
       const result = await repo.delete({ ownerUserId }, id);
@@ -91,5 +121,8 @@ export function transcript(history: TLiveHistoryEntry[], voiceTurns: TLiveVoiceT
     return { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
   });
 }
+
+/** One exported conversation: its facts and its turns. */
+export type TConversationExport = TConversationSummary & { turnList: TConversationTurn[] };
 
 export type ConversationsService = ReturnType<typeof createConversationsService>;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { workers } from '../../db/schema/index.js';
+import { avatars, workers } from '../../db/schema/index.js';
 import { createAvatar, createSignedInUser, createUser, keyHeader, login, loginAs, multipart, sessionHeader } from '../factories.js';
 import type { Call, Fixtures } from './route-table.js';
 
@@ -140,6 +140,13 @@ export async function setUpSecurity(app: FastifyInstance, database: Database): P
           await post('/api/live/sessions/end', { sessionId: body.sessionId, resumeToken: body.resumeToken }, {});
           return body.sessionId as string;
         }),
+      protectedAvatar: () =>
+        once('protected', async () => {
+          const keyId = await fixtures(account).key();
+          const [row] = await database.db.insert(avatars).values({ userId: owner.id, name: `Protected ${owner.marker}`, config: { encKeyId: keyId } }).returning();
+          return row!.id;
+        }),
+      apiKey: () => once('apiKey', async () => (await post('/api/add_api_key', { name: `Key ${owner.marker}`, scopes: ['avatars:read'] }, headers())).apiKey.id as string),
       spareUser: () => once('spare', () => createUser(database)),
       planRequest: () =>
         once('plan', async () => {

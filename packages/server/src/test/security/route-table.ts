@@ -7,7 +7,7 @@
 // a function, a collection…) give it a `call` that builds a well-formed request from the objects
 // of `f` and set `owned: true` (callers of another account then get 404, never the object).
 
-import { SECRET_MASK_PREFIX } from '@persona/contract';
+import { SECRET_MASK_PREFIX, type TApiKeyScope } from '@persona/contract';
 
 /** Objects of one account, made on demand (fresh ones for calls that use them up: `consumes`). */
 export interface Fixtures {
@@ -23,6 +23,10 @@ export interface Fixtures {
   liveSession(): Promise<{ sessionId: string; resumeToken: string }>;
   /** An ended live session of one of the account's avatars (a conversation that may be deleted): its id. */
   conversation(): Promise<string>;
+  /** An avatar that admits visitors with a token only (its encKeyId set). */
+  protectedAvatar(): Promise<number>;
+  /** One of the account's API keys (ADR 094): its id. */
+  apiKey(): Promise<string>;
   /** For calls about another account (sign-in, administrators' changes): a spare account, never A or B. */
   spareUser(): Promise<{ id: number; email: string; password: string }>;
   /** A pending plan request of a spare account. */
@@ -74,6 +78,11 @@ export interface RouteRule {
   endsSession?: boolean;
   /** Public by design: what it answers may show an account's object (the avatar page's config). */
   publicData?: boolean;
+  /**
+   * The scope an API key needs here (ADR 094; the route's `config.apiKeyScope`, checked by
+   * api-key-matrix.test.ts). None: every API key is refused.
+   */
+  apiKeyScope?: TApiKeyScope;
 }
 
 const code = (name: string, body = 'return 1') => `def ${name}(x: int = 1) -> int:\n    """Does ${name}."""\n    ${body}\n`;
@@ -142,9 +151,15 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/account_upgrade_withdraw': { access: 'session', ok: [200, 404, 409] },
   'GET /api/token/jwt': { access: 'session' },
   // Conversations (ADR 092): the caller's account's only; another account's id is a 404, like a missing one.
-  'GET /api/list_conversation': { access: 'session' },
-  'GET /api/get_conversation': { access: 'session', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
-  'POST /api/del_conversation': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { id: await f.conversation() } }) },
+  'GET /api/list_conversation': { access: 'session', apiKeyScope: 'conversations:read' },
+  'GET /api/get_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
+  'POST /api/del_conversation': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { ids: [await f.conversation()] } }) },
+  'GET /api/export_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/export_conversation?format=csv&id=${await f.conversation()}` }) },
+  // API keys (ADR 094): managed with a portal session only; the visitor token is for keys (and sessions).
+  'GET /api/list_api_key': { access: 'session' },
+  'POST /api/add_api_key': { access: 'session', call: () => ({ url: '/api/add_api_key', payload: { name: `Key ${unique()}`, scopes: ['avatars:read'], expiresInDays: 30 } }) },
+  'POST /api/del_api_key': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_api_key', payload: { id: await f.apiKey() } }) },
+  'POST /api/create_visitor_token': { access: 'session', apiKeyScope: 'tokens:create', owned: true, call: async (f) => ({ url: '/api/create_visitor_token', payload: { avatarId: await f.protectedAvatar(), ttlSeconds: 600 } }) },
   'POST /api/list_avatar_users': { access: 'session', owned: true, call: async (f) => ({ url: '/api/list_avatar_users', payload: { agentId: await f.avatar(), mode: 'get' } }) },
 
   'GET /api/list_oauthapp': { access: 'session' },
@@ -175,11 +190,11 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/function_templates': { access: 'session' },
   'GET /api/realtime/functions': { access: 'session' },
 
-  'GET /api/list_avatar': { access: 'session' },
-  'GET /api/get_avatar': { access: 'session', owned: true, call: async (f) => ({ url: `/api/get_avatar?agentId=${await f.avatar()}` }) },
-  'POST /api/get_avatar': { access: 'session', owned: true, call: async (f) => ({ url: '/api/get_avatar', payload: { agentId: await f.avatar(), mode: 'get' } }) },
-  'POST /api/add_avatar': { access: 'session', owned: true, call: async (f) => ({ url: '/api/add_avatar', payload: avatarPayload(await f.avatar()) }) },
-  'POST /api/add_avatar_v2': { access: 'session', owned: true, call: async (f) => ({ url: '/api/add_avatar_v2', multipart: { json: JSON.stringify(avatarPayload(await f.avatar())) } }) },
+  'GET /api/list_avatar': { access: 'session', apiKeyScope: 'avatars:read' },
+  'GET /api/get_avatar': { access: 'session', apiKeyScope: 'avatars:read', owned: true, call: async (f) => ({ url: `/api/get_avatar?agentId=${await f.avatar()}` }) },
+  'POST /api/get_avatar': { access: 'session', apiKeyScope: 'avatars:read', owned: true, call: async (f) => ({ url: '/api/get_avatar', payload: { agentId: await f.avatar(), mode: 'get' } }) },
+  'POST /api/add_avatar': { access: 'session', apiKeyScope: 'avatars:write', owned: true, call: async (f) => ({ url: '/api/add_avatar', payload: avatarPayload(await f.avatar()) }) },
+  'POST /api/add_avatar_v2': { access: 'session', apiKeyScope: 'avatars:write', owned: true, call: async (f) => ({ url: '/api/add_avatar_v2', multipart: { json: JSON.stringify(avatarPayload(await f.avatar())) } }) },
   'POST /api/del_avatar': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_avatar', payload: { agentId: await f.avatar(), mode: 'delete' } }) },
 
   // The Brain tab's look-ups: a masked key (the form's "••••") means "the avatar's stored key",

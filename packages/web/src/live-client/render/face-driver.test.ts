@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FaceDriver, GESTURE_MS, type FaceState, type Pose } from './face-driver';
+import { FaceDriver, GESTURE_BLEND_MS, GESTURE_MS, type FaceState, type Pose } from './face-driver';
+import { armPoseOf } from './gesture-pose';
 import { AvatarStage } from './stage';
 import { VISEMES, visemeIndex } from './visemes';
 
@@ -59,6 +60,34 @@ describe('face driver: moods and gestures of avatar actions', () => {
     expect(run(shaking, 16, GESTURE_MS.shake).headYaw).toBeGreaterThan(still.headYaw + 0.05);
   });
 
+  it('a gesture that cuts another short takes over from where the arm was, without a snap to rest', () => {
+    const d = new FaceDriver(5);
+    run(d, 0, 1000);
+    d.playGesture('point');
+    run(d, 1016, 1016 + GESTURE_MS.point / 2);
+    const before = d.update(1016 + GESTURE_MS.point / 2 + 16, null, 'idle');
+    const pointing = armPoseOf(before, -1);
+    d.playGesture('wave', 0.8);
+    const first = d.update(1016 + GESTURE_MS.point / 2 + 32, null, 'idle');
+    expect(first.gesture).toBe('wave');
+    expect(first.gestureIntensity).toBeCloseTo(0.8, 5);
+    expect(first.gestureFrom?.gesture).toBe('point');
+    // The first frame of the new gesture is still (almost) where the point was, not at rest.
+    const next = armPoseOf(first, -1);
+    expect(Math.abs(next.upper[0] - pointing.upper[0])).toBeLessThan(0.05);
+    expect(Math.abs(next.upper[0])).toBeGreaterThan(0.5);
+    // Frame to frame the arm never jumps, and after the blend it is the wave alone.
+    let last = next;
+    for (let t = 1016 + GESTURE_MS.point / 2 + 48; t < 1016 + GESTURE_MS.point / 2 + 32 + GESTURE_BLEND_MS + 64; t += 16) {
+      const f = d.update(t, null, 'idle');
+      const p = armPoseOf(f, -1);
+      expect(Math.abs(p.upper[0] - last.upper[0]) + Math.abs(p.upper[2] - last.upper[2])).toBeLessThan(0.2);
+      last = p;
+    }
+    const after = d.update(1016 + GESTURE_MS.point / 2 + 32 + GESTURE_BLEND_MS + 80, null, 'idle');
+    expect(after.gestureFrom).toBeNull();
+  });
+
   it('a gesture tells how far through it is (the arms follow it); a shrug tilts the head and lifts the brows', () => {
     const d = new FaceDriver(5);
     run(d, 0, 1000);
@@ -73,6 +102,29 @@ describe('face driver: moods and gestures of avatar actions', () => {
     const mid = run(s, 1016, 1000 + GESTURE_MS.shrug / 2).face;
     expect(mid.browUp).toBeGreaterThan(plain.browUp + 0.2);
     expect(mid.headRoll).toBeGreaterThan(plain.headRoll + 0.05);
+  });
+
+  it('a wave and a point show in the head and eyes too (the kinds without arms show them so), and leave nothing behind', () => {
+    const at = (gesture: 'wave' | 'point' | null) => {
+      const d = new FaceDriver(5);
+      run(d, 0, 1000);
+      if (gesture) d.playGesture(gesture);
+      return { mid: run(d, 1016, 1000 + GESTURE_MS.wave / 2).face, after: run(d, 1000 + GESTURE_MS.wave / 2 + 16, 1100 + 2 * GESTURE_MS.wave).face };
+    };
+    const plain = at(null);
+    const wave = at('wave');
+    expect(wave.mid.headRoll).toBeGreaterThan(plain.mid.headRoll + 0.04);
+    expect(wave.mid.browUp).toBeGreaterThan(plain.mid.browUp + 0.15);
+    const point = at('point');
+    // Towards the figure's right (−yaw: the side its right arm points to).
+    expect(point.mid.headYaw).toBeLessThan(plain.mid.headYaw - 0.08);
+    expect(point.mid.eyeYaw).toBeLessThan(plain.mid.eyeYaw - 0.08);
+    // Afterwards the same face as without the gesture (nothing fed back).
+    for (const g of [wave, point]) {
+      expect(g.after.headYaw).toBeCloseTo(plain.after.headYaw, 3);
+      expect(g.after.eyeYaw).toBeCloseTo(plain.after.eyeYaw, 3);
+      expect(g.after.headRoll).toBeCloseTo(plain.after.headRoll, 3);
+    }
   });
 });
 

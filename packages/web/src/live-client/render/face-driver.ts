@@ -25,9 +25,17 @@ export interface FaceState {
   /** The mood shown (avatar actions) and how strongly, 0–1 as it eases in and out. */
   mood: TAvatarMood;
   moodWeight: number;
-  /** The gesture playing, if any, and how far through it (0–1): nod and shake move the head here; wave, point and shrug the arms (gesture-pose.ts), a shrug the head and brows too. */
+  /** The gesture playing, if any, and how far through it (0–1): its head, eye and brow motion is applied here (`gestureMotion`), wave, point and shrug move the arms of the kinds that have them (gesture-pose.ts). */
   gesture: TAvatarGesture | null;
   gestureProgress: number;
+  /** How strongly the gesture is played (0–1, the action's intensity). */
+  gestureIntensity: number;
+  /**
+   * A gesture cut short by the one playing, held where it was and faded out over `GESTURE_BLEND_MS`
+   * (`gestureBlend` goes 0 → 1), so an arm moves from one to the next instead of snapping to rest.
+   */
+  gestureFrom: { gesture: TAvatarGesture; progress: number; intensity: number } | null;
+  gestureBlend: number;
 }
 
 export type Pose = 'idle' | 'listening' | 'thinking' | 'speaking';
@@ -49,6 +57,49 @@ const approach = (current: number, target: number, dtMs: number, tauMs: number) 
 const MOOD_INTENSITY: Record<TAvatarMood, number> = { neutral: 0, happy: 0.7, sad: 0.6, surprised: 0.7, concerned: 0.6, thinking: 0.6 };
 /** How long each gesture plays (ms). */
 export const GESTURE_MS: Record<TAvatarGesture, number> = { nod: 900, shake: 1000, wave: 1600, shrug: 1000, point: 1200 };
+/** How long a gesture that interrupts another takes over from it (ms). */
+export const GESTURE_BLEND_MS = 300;
+
+export interface GestureMotion {
+  /** Added to the head (radians). */
+  yaw: number;
+  pitch: number;
+  roll: number;
+  /** Added to the eyes' yaw (radians). */
+  eyeYaw: number;
+  /** How far the brows are lifted towards fully up (0–1). */
+  brow: number;
+}
+const NO_MOTION: GestureMotion = { yaw: 0, pitch: 0, roll: 0, eyeYaw: 0, brow: 0 };
+
+/**
+ * What a gesture does to the head, eyes and brows at `u` (0–1 through it), every kind alike (the
+ * arms: gesture-pose.ts). Nod: the head dips twice; shake: it turns side to side three times; shrug:
+ * the head tilts and the brows lift; wave: a greeting's tilt and lifted brows; point: head and eyes
+ * turn to the pointing side (the figure's right, −yaw). Each fades in and out. On the 2D kinds and
+ * photos, which have no arms, this is the whole gesture.
+ */
+export function gestureMotion(gesture: TAvatarGesture, u: number, intensity: number): GestureMotion {
+  const fade = Math.sin(Math.PI * Math.min(1, Math.max(0, u)));
+  const k = intensity * fade;
+  switch (gesture) {
+    case 'nod':
+      return { ...NO_MOTION, pitch: 0.12 * k * Math.sin(u * 4 * Math.PI) };
+    case 'shake':
+      return { ...NO_MOTION, yaw: 0.14 * k * Math.sin(u * 6 * Math.PI) };
+    case 'shrug':
+      return { ...NO_MOTION, roll: 0.09 * k, brow: k };
+    case 'wave':
+      return { ...NO_MOTION, pitch: -0.03 * k, roll: 0.07 * k, brow: 0.6 * k };
+    case 'point': {
+      const glance = intensity * Math.min(1, 2 * fade);
+      return { ...NO_MOTION, yaw: -0.12 * glance, eyeYaw: -0.12 * glance };
+    }
+  }
+}
+
+/** The brows with a gesture's lift on top (not fed back into the eased value). */
+export const liftBrows = (brow: number, lift: number) => Math.min(1, brow + 0.5 * lift * (1 - brow));
 
 /**
  * Idle life and poses on top of the speech visemes. Time comes from the caller, so it is
@@ -82,6 +133,9 @@ export class FaceDriver {
     moodWeight: 0,
     gesture: null,
     gestureProgress: 0,
+    gestureIntensity: 0,
+    gestureFrom: null,
+    gestureBlend: 1,
   };
   private readonly random: () => number;
   private last = -1;
@@ -106,6 +160,8 @@ export class FaceDriver {
   private nextNod = 0;
   private nodStart = -Infinity;
   private leanTarget = 0;
+  /** The eyes' yaw before a point's glance (added on top, not fed back). */
+  private eyeYaw = 0;
   /** The brows before a gesture's lift. */
   private brow = 0;
   private nextShift = 0;
@@ -159,12 +215,21 @@ export class FaceDriver {
       s.moodWeight = 0;
     }
     if (this.gestureAsk) {
+      const was = this.gesturePlay;
+      if (was && nowMs - was.start < GESTURE_MS[was.gesture]) {
+        // Cut short: held where it was while the new one takes over (a blend of the two already
+        // under way is cut at the pose it had reached: its newer gesture is the one held).
+        s.gestureFrom = { gesture: was.gesture, progress: (nowMs - was.start) / GESTURE_MS[was.gesture], intensity: was.intensity };
+      } else s.gestureFrom = null;
       this.gesturePlay = { ...this.gestureAsk, start: nowMs };
       this.gestureAsk = null;
     }
     if (this.gesturePlay && nowMs - this.gesturePlay.start > GESTURE_MS[this.gesturePlay.gesture]) this.gesturePlay = null;
     s.gesture = this.gesturePlay?.gesture ?? null;
     s.gestureProgress = this.gesturePlay ? Math.min(1, (nowMs - this.gesturePlay.start) / GESTURE_MS[this.gesturePlay.gesture]) : 0;
+    s.gestureIntensity = this.gesturePlay?.intensity ?? 0;
+    s.gestureBlend = this.gesturePlay && s.gestureFrom ? Math.min(1, (nowMs - this.gesturePlay.start) / GESTURE_BLEND_MS) : 1;
+    if (s.gestureBlend >= 1) s.gestureFrom = null;
 
     // Mouth: speech weights as given (the timeline already blends them).
     if (speech) s.visemes.set(speech);
@@ -235,7 +300,8 @@ export class FaceDriver {
     const mood = s.moodWeight;
     // A thinking mood looks up, as the thinking pose does.
     const moodGaze = s.mood === 'thinking' ? 0.1 * mood : 0;
-    s.eyeYaw = approach(s.eyeYaw, this.gaze.yaw + this.micro.yaw, dt, 25);
+    this.eyeYaw = approach(this.eyeYaw, this.gaze.yaw + this.micro.yaw, dt, 25);
+    s.eyeYaw = this.eyeYaw;
     s.eyePitch = approach(s.eyePitch, this.gaze.pitch + this.micro.pitch + moodGaze, dt, 25);
 
     // Speaking beats: a stressed syllable opens the mouth well above its recent level.
@@ -265,21 +331,12 @@ export class FaceDriver {
     this.head.yaw = approach(this.head.yaw, yaw, dt, 200);
     this.head.pitch = approach(this.head.pitch, pitch, dt, 150);
     this.head.roll = approach(this.head.roll, roll + (s.mood === 'thinking' ? 0.05 * mood : 0), dt, 400);
-    // Nod: the head dips twice; shake: it turns side to side three times; both fade out.
-    let nod = listenNod + beat * 0.035;
-    let shake = 0;
-    let shrug = 0;
-    if (this.gesturePlay) {
-      const { gesture, intensity, start } = this.gesturePlay;
-      const u = (nowMs - start) / GESTURE_MS[gesture];
-      const fade = Math.sin(Math.PI * Math.min(1, Math.max(0, u)));
-      if (gesture === 'nod') nod += 0.12 * intensity * fade * Math.sin(u * 4 * Math.PI);
-      if (gesture === 'shake') shake = 0.14 * intensity * fade * Math.sin(u * 6 * Math.PI);
-      if (gesture === 'shrug') shrug = intensity * fade;
-    }
-    s.headYaw = this.head.yaw + shake;
-    s.headPitch = this.head.pitch + nod;
-    s.headRoll = this.head.roll + 0.09 * shrug;
+    const nod = listenNod + beat * 0.035;
+    const g = this.gesturePlay ? gestureMotion(this.gesturePlay.gesture, (nowMs - this.gesturePlay.start) / GESTURE_MS[this.gesturePlay.gesture], this.gesturePlay.intensity) : NO_MOTION;
+    s.headYaw = this.head.yaw + g.yaw;
+    s.headPitch = this.head.pitch + nod + g.pitch;
+    s.headRoll = this.head.roll + g.roll;
+    s.eyeYaw += g.eyeYaw;
 
     // Expression: attentive when listening (a slight smile, brows up a little), brows drawn and no
     // smile when thinking, brows that lift on each beat when speaking; a mood (avatar actions)
@@ -290,7 +347,7 @@ export class FaceDriver {
     s.smile = approach(s.smile, smile, dt, 400);
     // The shrug's brow lift goes on top, not back into the eased value (as the gestures' head motion).
     this.brow = approach(this.brow, brow, dt, pose === 'speaking' ? 60 : 200);
-    s.browUp = Math.min(1, this.brow + 0.5 * shrug * (1 - this.brow));
+    s.browUp = liftBrows(this.brow, g.brow);
     s.breath = Math.sin(t * 2 * Math.PI * 0.22);
 
     // Weight shift: every 6–14 s the body settles to a new lean, slowly.

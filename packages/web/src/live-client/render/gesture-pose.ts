@@ -1,4 +1,5 @@
 import type { TAvatarGesture } from '@persona/contract';
+import type { FaceState } from './face-driver';
 
 /** Euler angles (radians, x y z) for one side's upper arm at the shoulder and forearm at the elbow. */
 export interface ArmPose {
@@ -45,4 +46,20 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
     default:
       return REST;
   }
+}
+
+const mix = (a: [number, number, number], b: [number, number, number], t: number): [number, number, number] => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+const scaled = (p: ArmPose, k: number): ArmPose => (k === 1 ? p : { upper: mix(REST.upper, p.upper, k), fore: mix(REST.fore, p.fore, k), lift: p.lift * k });
+
+/**
+ * One arm's pose for a frame: the gesture playing at its intensity, and while it takes over from one
+ * it cut short, a smooth blend from where that one was held (no snap to rest in between).
+ */
+export function armPoseOf(face: Pick<FaceState, 'gesture' | 'gestureProgress' | 'gestureIntensity' | 'gestureFrom' | 'gestureBlend'>, side: number): ArmPose {
+  const now = scaled(armPose(face.gesture, face.gestureProgress, side), face.gesture ? face.gestureIntensity : 1);
+  const from = face.gestureFrom;
+  if (!from || face.gestureBlend >= 1) return now;
+  const held = scaled(armPose(from.gesture, from.progress, side), from.intensity);
+  const t = smooth(face.gestureBlend);
+  return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t };
 }

@@ -1,3 +1,4 @@
+import { AvatarMoods, type TAvatarMood } from '@persona/contract';
 import type { FaceState } from './face-driver';
 import { loadImage, sizeCanvas, type AvatarRenderer } from './renderer';
 import { safeUrl } from './stage-config';
@@ -10,6 +11,8 @@ interface Manifest {
   eyesOpen: HTMLImageElement;
   eyesClosed: HTMLImageElement;
   mouth: Record<MouthShape, HTMLImageElement>;
+  /** Each mood's face above the mouth and its mouth at rest (portraits made before moods have none). */
+  moods: Partial<Record<TAvatarMood, { face: HTMLImageElement; mouth: HTMLImageElement }>>;
   neck: [number, number];
 }
 
@@ -38,13 +41,19 @@ async function loadManifest(url: string): Promise<Manifest> {
     loadImage(rel(eyes.closed)),
     ...MOUTH_SHAPES.map((shape) => loadImage(rel(mouth[shape] ?? mouth.rest))),
   ]);
-  return { size, backdrop, base: base!, eyesOpen: eyesOpen!, eyesClosed: eyesClosed!, mouth: Object.fromEntries(MOUTH_SHAPES.map((s, i) => [s, mouths[i]!])) as Record<MouthShape, HTMLImageElement>, neck };
+  const moodDoc = (doc.moods ?? {}) as Record<string, { face?: unknown; mouth?: unknown } | undefined>;
+  const moodNames = AvatarMoods.filter((mood) => mood !== 'neutral' && moodDoc[mood]?.face && moodDoc[mood]?.mouth);
+  const moodLayers = await Promise.all(moodNames.map((mood) => Promise.all([loadImage(rel(moodDoc[mood]!.face)), loadImage(rel(moodDoc[mood]!.mouth))])));
+  const moods = Object.fromEntries(moodNames.map((mood, i) => [mood, { face: moodLayers[i]![0]!, mouth: moodLayers[i]![1]! }]));
+  return { size, backdrop, base: base!, eyesOpen: eyesOpen!, eyesClosed: eyesClosed!, mouth: Object.fromEntries(MOUTH_SHAPES.map((s, i) => [s, mouths[i]!])) as Record<MouthShape, HTMLImageElement>, moods, neck };
 }
 
 /**
  * A layered 2D portrait (catalogue image avatars): base, eyes open/closed, one mouth per mouth
- * shape. Visemes become mouth-shape weights that cross-fade (each mouth layer carries its own
- * skin patch, so no ghost shows); blinks fade the closed eyes in; the head sways and breathes.
+ * shape, and per mood its face (brows, lids, cheeks) and its mouth at rest. Visemes become
+ * mouth-shape weights that cross-fade (each mouth layer carries its own skin patch, so no ghost
+ * shows); a mood fades in with its weight (its mouth only while the mouth rests); blinks fade the
+ * closed eyes in; the head sways and breathes.
  */
 export async function createPortraitRenderer(url: string, opts: { showBackdrop: boolean }): Promise<AvatarRenderer> {
   const m = await loadManifest(url);
@@ -87,6 +96,14 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
       ctx.rotate(face.headRoll * 0.8);
       ctx.translate(-nx, -ny);
       ctx.drawImage(m.base, 0, 0);
+      // A mood: its brows, lids and cheeks over the base, as strong as it is shown.
+      const mood = face.mood !== 'neutral' && face.moodWeight > 0.02 ? m.moods[face.mood] : undefined;
+      const moodAlpha = mood ? Math.min(1, face.moodWeight / 0.7) : 0;
+      if (mood) {
+        ctx.globalAlpha = moodAlpha;
+        ctx.drawImage(mood.face, 0, 0);
+        ctx.globalAlpha = 1;
+      }
       // Eyes: a little gaze, blinks fade the closed eyes in.
       ctx.save();
       ctx.translate(face.eyeYaw * 18, face.eyePitch * 14);
@@ -109,6 +126,12 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
       for (const [shape, w] of order) {
         ctx.globalAlpha = Math.min(1, w * 1.15);
         ctx.drawImage(m.mouth[shape], 0, 0);
+      }
+      // …and its mouth, while the mouth is at rest (speech draws its own shapes).
+      const atRest = shapeWeights.get('rest') ?? 0;
+      if (mood && atRest > 0.02) {
+        ctx.globalAlpha = moodAlpha * Math.min(1, atRest);
+        ctx.drawImage(mood.mouth, 0, 0);
       }
       ctx.globalAlpha = 1;
       targets.clear();

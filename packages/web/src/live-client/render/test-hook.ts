@@ -1,5 +1,5 @@
 import type { TAvatarAction, TAvatarGesture, TAvatarMood } from '@persona/contract';
-import type { FaceState, Pose } from './face-driver';
+import { gestureMotion, liftBrows, type FaceState, type Pose } from './face-driver';
 import { VISEMES, jawOpenOf } from './visemes';
 
 /**
@@ -49,6 +49,9 @@ export interface FaceHold {
   eyePitch?: number;
   /** Head, gaze, breathing, weight shift and expression at rest (stills to compare, the same bytes each time). */
   still?: boolean;
+  /** A gesture held at `gestureProgress` (0–1; 0.5 by default) at full intensity: arms, head, eyes and brows. */
+  gesture?: TAvatarGesture;
+  gestureProgress?: number;
 }
 
 /** Overrides the frame's face with a held one (the driver's own state: it relaxes back when released). */
@@ -67,6 +70,16 @@ export function holdFace(face: FaceState, hold: FaceHold) {
     face.moodWeight = face.mood === 'neutral' ? 0 : 0.7;
     face.smile = face.mood === 'happy' ? 0.69 : face.mood === 'neutral' ? 0.2 : 0.05;
     face.browUp = face.mood === 'surprised' ? 0.8 : face.mood === 'sad' || face.mood === 'concerned' ? 0.45 : 0;
+  }
+  if (hold.gesture) {
+    const u = Math.min(1, Math.max(0, hold.gestureProgress ?? 0.5));
+    Object.assign(face, { gesture: hold.gesture, gestureProgress: u, gestureIntensity: 1, gestureFrom: null, gestureBlend: 1 });
+    const m = gestureMotion(hold.gesture, u, 1);
+    face.headYaw += m.yaw;
+    face.headPitch += m.pitch;
+    face.headRoll += m.roll;
+    face.eyeYaw += m.eyeYaw;
+    face.browUp = liftBrows(face.browUp, m.brow);
   }
   if (hold.eyeYaw !== undefined) face.eyeYaw = hold.eyeYaw;
   if (hold.eyePitch !== undefined) face.eyePitch = hold.eyePitch;

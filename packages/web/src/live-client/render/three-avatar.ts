@@ -24,6 +24,7 @@ import {
 import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import type { FaceState } from './face-driver';
 import type { AvatarRenderer } from './renderer';
+import { relaxArm, rigArm } from './rig-arms';
 import { detectProfile, targetWeights, type RigProfile } from './rig-map';
 import type { StageConfig } from './stage-config';
 import { fetchRecipe, isRecipeUrl } from './toon-recipe';
@@ -49,21 +50,6 @@ function findNode(root: Object3D, pattern: RegExp, exclude?: RegExp): Object3D |
     if (!found && pattern.test(o.name) && !(exclude && exclude.test(o.name))) found = o;
   });
   return found;
-}
-
-/** Turns an arm held out (T or A pose) down to the side, whatever the rig's local axes. */
-function relaxArm(upper: Object3D | null, lower: Object3D | null, side: 1 | -1) {
-  if (!upper || !lower || !upper.parent) return;
-  upper.updateWorldMatrix(true, true);
-  const a = upper.getWorldPosition(new Vector3());
-  const b = lower.getWorldPosition(new Vector3());
-  const dir = b.sub(a).normalize();
-  if (dir.y < -0.6) return; // already down
-  const want = new Vector3(side * 0.3, -0.95, 0.05).normalize();
-  const qWorld = new Quaternion().setFromUnitVectors(dir, want);
-  const parentQ = upper.parent.getWorldQuaternion(new Quaternion());
-  const local = parentQ.clone().invert().multiply(qWorld).multiply(parentQ);
-  upper.quaternion.premultiply(local);
 }
 
 function blobShadow(): Mesh {
@@ -147,9 +133,19 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
 
   // Skinned models are often in a T pose: arms down first.
   const bone = (vrmName: string, pattern: RegExp, exclude?: RegExp) => vrm?.humanoid?.getNormalizedBoneNode(vrmName) ?? findNode(avatar, pattern, exclude);
-  relaxArm(bone('leftUpperArm', /^(mixamorig:?)?LeftArm$|upper_?arm_?l|l_?upperarm/i), bone('leftLowerArm', /^(mixamorig:?)?LeftForeArm$|lower_?arm_?l|forearm_?l/i), 1);
-  relaxArm(bone('rightUpperArm', /^(mixamorig:?)?RightArm$|upper_?arm_?r|r_?upperarm/i), bone('rightLowerArm', /^(mixamorig:?)?RightForeArm$|lower_?arm_?r|forearm_?r/i), -1);
+  const armBones = ([1, -1] as const).map((side) => {
+    const [l, L] = side === 1 ? ['left', 'Left'] : ['right', 'Right'];
+    const c = l[0]!;
+    return {
+      side,
+      upper: bone(`${l}UpperArm`, new RegExp(`^(mixamorig:?)?${L}Arm$|upper_?arm_?${c}|${c}_?upperarm`, 'i')),
+      lower: bone(`${l}LowerArm`, new RegExp(`^(mixamorig:?)?${L}ForeArm$|lower_?arm_?${c}|forearm_?${c}`, 'i')),
+      shoulder: bone(`${l}Shoulder`, new RegExp(`^(mixamorig:?)?${L}Shoulder$|shoulder_?${c}$|clavicle_?${c}$`, 'i')),
+    };
+  });
+  for (const a of armBones) relaxArm(a.upper, a.lower, a.side);
   avatar.updateWorldMatrix(true, true);
+  const rigArms = toon ? [] : armBones.flatMap((a) => (a.upper?.parent && a.lower ? [rigArm(a.upper, a.lower, a.shoulder, a.side)] : []));
 
   // Morph targets (or VRM expressions) and what the model can do.
   const meshes: Mesh[] = [];
@@ -195,10 +191,21 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
     const h = top - floor;
     camera.position.set(headWorld.x, floor + h * 0.64, headWorld.z + h * 1.95);
     camera.lookAt(headWorld.x, floor + h * 0.5, headWorld.z);
-  } else {
-    camera.position.set(headWorld.x, top - 0.16, headWorld.z + 1.05);
-    camera.lookAt(headWorld.x, top - 0.2, headWorld.z);
   }
+  /**
+   * Upper body: head and shoulders, the hair's top about 14 % below the frame's top. A frame
+   * narrower than about 2 : 3 (a phone held upright) would show only the face from ear to ear:
+   * the camera steps back until 0.38 m (the shoulders) fit across, the hair’s top kept where it
+   * was, so more of the body shows below instead.
+   */
+  const frameUpper = (aspect: number) => {
+    const halfTan = Math.tan((camera.fov * Math.PI) / 360);
+    const d = Math.max(1.05, 0.38 / (2 * halfTan * aspect));
+    const centre = top - 0.2 - (d - 1.05) * halfTan * 0.71;
+    camera.position.set(headWorld.x, centre + 0.04, headWorld.z + d);
+    camera.lookAt(headWorld.x, centre, headWorld.z);
+  };
+  if (config.kind !== 'full') frameUpper(1);
 
   if (env) {
     const e = config.environment!;
@@ -229,6 +236,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       renderer.setPixelRatio(software ? 1 : Math.min(2, window.devicePixelRatio || 1));
       renderer.setSize(w, h, true);
       camera.aspect = w / Math.max(1, h);
+      if (config.kind !== 'full') frameUpper(camera.aspect);
       camera.updateProjectionMatrix();
     },
     render(face: FaceState, nowMs: number) {
@@ -270,6 +278,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       if (torso && torsoScale) torso.scale.set(torsoScale.x * (1 + face.breath * 0.006), torsoScale.y, torsoScale.z * (1 + face.breath * 0.01));
       if (torso && head && headPos) head.position.y = headPos.y + face.breath * 0.0015;
       if (profile === 'jaw' && !names.has('jawOpen') && !names.has('mouthOpen')) turn(jawBone, face.jaw * 0.3, 0, 0);
+      for (const arm of rigArms) arm.pose(face);
       vrm?.update(dt);
       renderer.render(scene, camera);
     },

@@ -129,7 +129,7 @@ describe('toon persona (built from a recipe)', () => {
       upper.root.updateMatrixWorld(true);
       return new Box3().setFromObject(arm(name));
     };
-    const at = (gesture: FaceState['gesture'], progress: number) => upper.apply(faceWith((f) => ((f.gesture = gesture), (f.gestureProgress = progress))), new Map());
+    const at = (gesture: FaceState['gesture'], progress: number) => upper.apply(faceWith((f) => ((f.gesture = gesture), (f.gestureProgress = progress), (f.gestureIntensity = 1))), new Map());
     at(null, 0);
     const rest = { fore: box('rightLowerArm'), shoulder: arm('rightUpperArm').position.y, left: box('leftLowerArm') };
     at('wave', 0.5);

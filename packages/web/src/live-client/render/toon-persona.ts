@@ -25,7 +25,7 @@ import {
   type Texture,
 } from 'three';
 import type { FaceState } from './face-driver';
-import { armPose } from './gesture-pose';
+import { armPoseOf } from './gesture-pose';
 import type { ToonRecipe } from './toon-recipe';
 import { VISEMES, type Viseme } from './visemes';
 
@@ -685,13 +685,15 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       const [x, y] = rect(s * (eyeX + 0.002), eyeY + 0.034, 0.018, hh)(u, v);
       return [x, y + 0.004 * Math.sin(u * Math.PI) - 0.002 * (s > 0 ? u : 1 - u) + up + inner * (innerness - 0.35)];
     };
-    return decal(at(0, 0), decalMaterial(s > 0 ? browR : browL), {
+    // Drawn over the fringe (as anime characters' brows are): a raised brow would vanish under it.
+    return decal(at(0, 0), decalMaterial(s > 0 ? browR : browL, { depthTest: false }), {
       cols: 8,
       rows: 2,
+      order: 4,
       morphs: [
-        ['up', at(0.006, 0)],
-        ['inner', at(0.001, 0.007)],
-        ['down', at(-0.0035, -0.004)],
+        ['up', at(0.0095, 0)],
+        ['inner', at(0.0015, 0.0095)],
+        ['down', at(-0.0045, -0.005)],
       ],
     });
   });
@@ -711,18 +713,20 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const mouthAt = (p: { open: number; wide: number; round: number }, smile = 0, frown = 0): Shape => (u, v) => {
     const s = 2 * u - 1;
     const arc = Math.sqrt(Math.max(0, 1 - s * s));
-    const corners = (0.0042 * smile - 0.0032 * frown) * s * s;
+    const corners = (0.0075 * smile - 0.0055 * frown) * s * s;
     const top = mouthY + 0.0012 * s * s * (1 - p.round) + p.round * p.open * 0.3 * arc + corners;
     const depth = 0.0008 + p.open * (p.round > 0 ? arc ** (0.6 + 0.4 * p.round) : arc ** 0.9);
     return [s * mouthW * p.wide * (1 + 0.08 * smile), top - depth * v - (p.round ? 0 : p.open * 0.08 * v)];
   };
+  // A smile parts the lips a little (a closed smile barely read as happy at 640×480: 46 px changed).
+  const SMILE = { ...MOUTH_SHAPES.sil, open: 0.004, wide: 1.06 };
   const visemeMorphs = (VISEMES.filter((v) => v !== 'sil') as Viseme[]).map((v) => [`viseme_${v}`, mouthAt(MOUTH_SHAPES[v])] as [string, Shape]);
   // The mouth and its lip line are drawn over the face without a depth test: the jaw's morph
   // moves the chin's surface down over where the open mouth lies (nothing else is ever in front).
   const mouth = decal(mouthAt(MOUTH_SHAPES.sil), decalMaterial(track(mouthTexture()), { depthTest: false }), {
     cols: 14,
     rows: 8,
-    morphs: [...visemeMorphs, ['mouthSmile', mouthAt(MOUTH_SHAPES.sil, 1)], ['mouthFrown', mouthAt(MOUTH_SHAPES.sil, 0, 1)]],
+    morphs: [...visemeMorphs, ['mouthSmile', mouthAt(SMILE, 1)], ['mouthFrown', mouthAt(MOUTH_SHAPES.sil, 0, 1)]],
     order: 2,
   });
   // The lip line: a stroke along the mouth's top edge (thicker when the lips press).
@@ -735,7 +739,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const lipLine = decal(lipAt(MOUTH_SHAPES.sil), decalMaterial(track(strokeTexture(lipColour)), { depthTest: false }), {
     cols: 14,
     rows: 2,
-    morphs: [...(VISEMES.filter((v) => v !== 'sil') as Viseme[]).map((v) => [`viseme_${v}`, lipAt(MOUTH_SHAPES[v])] as [string, Shape]), ['mouthSmile', lipAt(MOUTH_SHAPES.sil, 1)], ['mouthFrown', lipAt(MOUTH_SHAPES.sil, 0, 1)]],
+    morphs: [...(VISEMES.filter((v) => v !== 'sil') as Viseme[]).map((v) => [`viseme_${v}`, lipAt(MOUTH_SHAPES[v])] as [string, Shape]), ['mouthSmile', lipAt(SMILE, 1)], ['mouthFrown', lipAt(MOUTH_SHAPES.sil, 0, 1)]],
     order: 3,
   });
   decal(rect(0.003, -0.046, 0.0035, 0.0022), decalMaterial(track(strokeTexture('rgba(150,80,70,0.55)', 32, 16, 0.45))), { cols: 2, rows: 2 });
@@ -918,22 +922,29 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const armGeo = new Geo();
     const skinArm = new Geo();
     const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
-    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.03];
-    const wrist: V3 = [s * (sh + 0.045), 0.9, 0.03];
+    // At rest the elbow is a little bent and the hand hangs a little forward, by the thigh.
+    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.035];
+    const wrist: V3 = [s * (sh + 0.03), 0.9, 0.035];
     const seg = (a: V3, b: V3) => (t: number): V3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-    strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.047, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
-    strand(skinArm, seg(elbow, wrist), { width: 0.034, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
-    // The hand: a flattened, slightly curled ellipsoid, and a thumb.
-    const hc: V3 = [wrist[0] - s * 0.004, wrist[1] - 0.055, wrist[2] + 0.01];
+    strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.052, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
+    strand(skinArm, seg(elbow, wrist), { width: 0.04, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
+    // The hand: a palm (flat, facing the thigh), four fingers curled a little towards it, a thumb in front.
+    // A relaxed hand turns its back a little towards the front (≈ 30°): from the front it is
+    // seen part edge-on, part from the back, not as a sliver.
+    const hc: V3 = [wrist[0] - s * 0.002, wrist[1] - 0.034, wrist[2] + 0.004];
+    const turn = s * 0.5;
+    const local = (x: number, y: number, z: number): V3 => [hc[0] + x * Math.cos(turn) + z * Math.sin(turn), hc[1] + y, hc[2] - x * Math.sin(turn) + z * Math.cos(turn)];
     skinArm.grid(low ? 8 : 10, low ? 12 : 16, (u, v) => {
       const phi = u * Math.PI * 2;
       const th = v * Math.PI;
       const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
-      const curl = smooth((-n[1] + 0.2) / 1.2) * 0.018;
-      const q: V3 = [hc[0] + 0.02 * n[0] - s * curl * 0.5, hc[1] + 0.068 * n[1], hc[2] + 0.036 * n[2] + curl];
-      return { p: q, n, c: skin };
+      return { p: local(0.017 * n[0], 0.045 * n[1], 0.038 * n[2]), n: [n[0] * Math.cos(turn) + n[2] * Math.sin(turn), n[1], -n[0] * Math.sin(turn) + n[2] * Math.cos(turn)], c: skin };
     });
-    strand(skinArm, (t) => [hc[0] + s * 0.012 * (1 - t), hc[1] + 0.035 - 0.05 * t, hc[2] + 0.03 + 0.012 * t], { width: 0.01, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
+    for (const [k, z] of [-0.024, -0.008, 0.008, 0.023].entries()) {
+      const len = k === 0 ? 0.042 : k === 3 ? 0.048 : 0.056;
+      strand(skinArm, (t) => local(-s * 0.018 * t * t, -0.03 - len * t, z + 0.004 * t), { width: 0.0085, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.35 * t, rows: low ? 3 : 4, cols: 6 });
+    }
+    strand(skinArm, (t) => local(-s * 0.012 * t, 0.012 - 0.045 * t, 0.036 + 0.012 * t), { width: 0.0095, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
     const upper = new Group();
     upper.name = s < 0 ? 'rightUpperArm' : 'leftUpperArm';
     upper.position.set(...top);
@@ -996,7 +1007,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       root.rotation.z = face.lean * 0.5;
       // Arms: at rest, or where a gesture puts them.
       for (const arm of arms) {
-        const pose = armPose(face.gesture, face.gestureProgress, arm.side);
+        const pose = armPoseOf(face, arm.side);
         arm.upper.rotation.set(...pose.upper);
         arm.fore.rotation.set(...pose.fore);
         arm.upper.position.y = arm.shoulderY + pose.lift;
@@ -1011,8 +1022,10 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       const mood = face.mood;
       const mw = face.moodWeight;
       const frown = (mood === 'sad' ? 0.9 : mood === 'concerned' ? 0.5 : 0) * mw;
+      // Surprise parts the lips in a small "o" while the mouth is otherwise closed.
+      const awe = mood === 'surprised' ? 0.45 * mw * Math.max(0, 1 - jaw * 2) : 0;
       for (const m of [mouth, lipLine]) {
-        for (const v of VISEMES) if (v !== 'sil') setMorph(m, `viseme_${v}`, targets.get(`viseme_${v}`) ?? 0);
+        for (const v of VISEMES) if (v !== 'sil') setMorph(m, `viseme_${v}`, (targets.get(`viseme_${v}`) ?? 0) + (v === 'O' ? awe : 0));
         setMorph(m, 'mouthSmile', Math.max(0, face.smile - frown));
         setMorph(m, 'mouthFrown', frown);
       }

@@ -4,6 +4,9 @@ import AlertTitle from '@mui/material/AlertTitle';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
+import { Link as RouterLink } from 'react-router';
+import KeyOutlinedIcon from '@mui/icons-material/VpnKeyOutlined';
+import { paths } from '../../../lib/paths';
 import Skeleton from '@mui/material/Skeleton';
 import { AccountMessages, SubscriptionType, type TSubscriptionType } from '@persona/contract';
 import { PageContainer } from '../../../components/page-container';
@@ -53,7 +56,15 @@ export function AccountRoute() {
 
   return (
     <PageContainer maxWidth="xl">
-      <PageHeader title="Account" description="Your account, subscription plan and what your avatars' conversations used." />
+      <PageHeader
+        title="Account"
+        description="Your account, subscription plan and what your avatars' conversations used."
+        actions={
+          <Button component={RouterLink} to={paths.apiKeys} variant="outlined" startIcon={<KeyOutlinedIcon />}>
+            API keys
+          </Button>
+        }
+      />
       {planError ? (
         <Alert severity="error" onClose={() => setPlanError(null)} sx={{ mb: 2 }}>
           {AccountMessages.planRequestFailed}

@@ -16,3 +16,19 @@ export function useDeleteConversation() {
     onSettled: () => client.invalidateQueries({ queryKey: [...conversationsQueryKey, 'list'] }),
   });
 }
+
+/** POST /api/del_conversation {ids}: every one of them, or none (one still open, or gone). */
+export async function deleteConversations(ids: string[]): Promise<void> {
+  await apiRequest(ConversationPaths.delete, { method: 'POST', body: { ids }, schema: ZDeleteConversationResponse });
+}
+
+export function useDeleteConversations() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: deleteConversations,
+    onSuccess: (_, ids) => {
+      for (const id of ids) client.removeQueries({ queryKey: [...conversationsQueryKey, 'one', id] });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: [...conversationsQueryKey, 'list'] }),
+  });
+}

@@ -1,4 +1,5 @@
 import { Link as RouterLink } from 'react-router';
+import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Table from '@mui/material/Table';
@@ -16,13 +17,42 @@ const mono = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace', fon
 const fromSm = { display: { xs: 'none', sm: 'table-cell' } };
 const fromMd = { display: { xs: 'none', md: 'table-cell' } };
 
-/** One row per conversation; its start opens the transcript. */
-export function ConversationsTable({ conversations, showAccount }: { conversations: readonly TConversationSummary[]; showAccount: boolean }) {
+/** Rows the owner may tick (ended ones: an open conversation cannot be deleted), for Delete selected (ADR 094). */
+export interface RowSelection {
+  selected: ReadonlySet<string>;
+  onChange: (next: Set<string>) => void;
+}
+
+const isSelectable = (c: TConversationSummary) => c.endedAt !== null;
+
+/** One row per conversation; its start opens the transcript. With `selection`, a checkbox per ended row. */
+export function ConversationsTable({ conversations, showAccount, selection }: { conversations: readonly TConversationSummary[]; showAccount: boolean; selection?: RowSelection }) {
+  const selectable = conversations.filter(isSelectable);
+  const ticked = selection ? selectable.filter((c) => selection.selected.has(c.id)).length : 0;
+  const toggle = (id: string) => {
+    if (!selection) return;
+    const next = new Set(selection.selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    selection.onChange(next);
+  };
   return (
     <TableContainer sx={{ overflowX: 'auto' }}>
       <Table size="small" aria-label="Conversations" sx={{ '& th': { fontWeight: 700, whiteSpace: 'nowrap' }, '& td, & th': { py: 1.25 } }}>
         <TableHead>
           <TableRow>
+            {selection ? (
+              <TableCell padding="checkbox">
+                <Checkbox
+                  size="small"
+                  checked={selectable.length > 0 && ticked === selectable.length}
+                  indeterminate={ticked > 0 && ticked < selectable.length}
+                  disabled={selectable.length === 0}
+                  onChange={() => selection.onChange(ticked === selectable.length ? new Set() : new Set(selectable.map((c) => c.id)))}
+                  slotProps={{ input: { 'aria-label': 'Select every ended conversation shown' } }}
+                />
+              </TableCell>
+            ) : null}
             <TableCell>Started</TableCell>
             <TableCell sx={fromSm}>Avatar</TableCell>
             <TableCell align="right" sx={fromSm}>
@@ -41,7 +71,14 @@ export function ConversationsTable({ conversations, showAccount }: { conversatio
         </TableHead>
         <TableBody>
           {conversations.map((c) => (
-            <TableRow key={c.id} hover>
+            <TableRow key={c.id} hover selected={selection?.selected.has(c.id) ?? false}>
+              {selection ? (
+                <TableCell padding="checkbox">
+                  {isSelectable(c) ? (
+                    <Checkbox size="small" checked={selection.selected.has(c.id)} onChange={() => toggle(c.id)} slotProps={{ input: { 'aria-label': `Select the conversation of ${formatStart(c.startedAt)} with ${c.avatarName}` } }} />
+                  ) : null}
+                </TableCell>
+              ) : null}
               <TableCell sx={{ whiteSpace: 'nowrap' }}>
                 <Link component={RouterLink} to={`${paths.conversations}/${c.id}`} sx={{ fontWeight: 600 }} aria-label={`Transcript of the conversation of ${formatStart(c.startedAt)} with ${c.avatarName}`}>
                   {formatStart(c.startedAt)}

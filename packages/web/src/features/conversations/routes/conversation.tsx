@@ -20,6 +20,7 @@ import { useConversation } from '../api/get-conversation';
 import { useDeleteConversation } from '../api/delete-conversation';
 import { ConversationFacts, Transcript } from '../components/transcript';
 import { formatStart } from '../components/format';
+import { ExportButtons } from '../components/export-buttons';
 
 /** /conversations/:id: one conversation's facts and transcript; its owner may delete it. */
 export function ConversationRoute() {
@@ -70,10 +71,16 @@ function ConversationPage({ id }: { id: string }) {
         title={c ? `Conversation with ${c.avatarName}` : 'Conversation'}
         description={c ? `Started ${formatStart(c.startedAt)}.` : undefined}
         actions={
-          c?.canDelete ? (
-            <Button variant="outlined" color="error" startIcon={<DeleteOutlineIcon />} onClick={() => setConfirming(true)}>
-              Delete
-            </Button>
+          c && (!isAdmin || c.canDelete) ? (
+            <Box sx={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 1 }}>
+              {/* The export is the caller's account's (administrators: their own conversations only). */}
+              <ExportButtons id={id} />
+              {c.canDelete ? (
+                <Button variant="outlined" color="error" startIcon={<DeleteOutlineIcon />} onClick={() => setConfirming(true)}>
+                  Delete
+                </Button>
+              ) : null}
+            </Box>
           ) : null
         }
       />

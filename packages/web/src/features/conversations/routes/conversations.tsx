@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
@@ -8,7 +8,12 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import ForumOutlinedIcon from '@mui/icons-material/ForumOutlined';
-import { ConversationMessages } from '@persona/contract';
+import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
+import { ConversationLimits, ConversationMessages } from '@persona/contract';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
+import { showToast } from '../../../lib/toast';
+import { useDeleteConversations } from '../api/delete-conversation';
+import { ExportButtons } from '../components/export-buttons';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
 import { errorMessages } from '../../../lib/api-client';
@@ -45,6 +50,22 @@ export function ConversationsRoute() {
   const list = useConversations(isRangeBad ? { ...filters, from: undefined, to: undefined } : filters, isAdmin);
   const rows = list.data?.pages.flatMap((p) => p.conversations) ?? [];
   const avatarName = filters.avatarId ? avatars.data?.find((a) => String(a.id) === filters.avatarId)?.name : undefined;
+  // Ticked rows (ADR 094): only those still listed count; an owner deletes their own account's only.
+  const [ticked, setTicked] = useState<Set<string>>(new Set());
+  const selected = rows.filter((r) => ticked.has(r.id)).map((r) => r.id);
+  const removeMany = useDeleteConversations();
+  const [isConfirming, setConfirming] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const tooMany = selected.length > ConversationLimits.deleteManyMax;
+  const confirmDelete = () =>
+    removeMany.mutate(selected, {
+      onSuccess: () => {
+        setConfirming(false);
+        setTicked(new Set());
+        void showToast(ConversationMessages.deletedMany(selected.length), 'success');
+      },
+      onError: (error) => setDeleteError(errorMessages(error).join(' ')),
+    });
 
   return (
     <PageContainer maxWidth="xl">
@@ -56,6 +77,26 @@ export function ConversationsRoute() {
             : avatarName
               ? `What visitors said to ${avatarName}, how each conversation ended and how fast it answered.`
               : 'What visitors said to your avatars, how each conversation ended and how fast the avatar answered.'
+        }
+        actions={
+          isAdmin ? null : (
+            <Box sx={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 1 }}>
+              {selected.length > 0 ? (
+                <Button
+                  variant="outlined"
+                  color="error"
+                  startIcon={<DeleteOutlineIcon />}
+                  onClick={() => {
+                    setDeleteError(null);
+                    setConfirming(true);
+                  }}
+                >
+                  Delete selected ({selected.length})
+                </Button>
+              ) : null}
+              <ExportButtons filters={isRangeBad ? { ...filters, from: undefined, to: undefined } : filters} />
+            </Box>
+          )
         }
       />
       <Paper variant="outlined" sx={{ overflow: 'hidden' }}>
@@ -98,7 +139,7 @@ export function ConversationsRoute() {
             </Box>
           ) : (
             <>
-              <ConversationsTable conversations={rows} showAccount={isAdmin} />
+              <ConversationsTable conversations={rows} showAccount={isAdmin} selection={isAdmin ? undefined : { selected: ticked, onChange: setTicked }} />
               <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 2, px: 2, py: 1.5, borderTop: 1, borderColor: 'divider' }}>
                 <Typography variant="body2" color="text.secondary" role="status">
                   {rows.length === 1 ? '1 conversation' : `${rows.length} conversations`}
@@ -114,6 +155,19 @@ export function ConversationsRoute() {
           )}
         </Box>
       </Paper>
+      <ConfirmDialog
+        open={isConfirming}
+        title="Delete conversations"
+        tone="error"
+        confirmLabel="Delete"
+        cancelLabel="Cancel"
+        isBusy={removeMany.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={confirmDelete}
+        footer={deleteError || tooMany ? <Alert severity="error" sx={{ mt: 2 }}>{tooMany ? ConversationMessages.tooMany : deleteError}</Alert> : null}
+      >
+        {ConversationMessages.deleteManyConfirm(selected.length)}
+      </ConfirmDialog>
     </PageContainer>
   );
 }

@@ -1,0 +1,382 @@
+// End of turn, preemptive generation, backchannels (issue 29, ADR 095): `npm run bench -- turns`.
+// Never part of the test suite.
+//
+// 1. Transcript level, through the built worker's Listener on a fake clock (deterministic, no
+//    audio): each utterance is a script of spoken chunks (290 ms a word) and pauses, fed as 32 ms
+//    windows whose VAD probability is scripted (0.9 speech, 0.05 silence: Silero's own lag after
+//    the last voiced sample is NOT modelled here — part 2 has it). The recogniser is a fake that
+//    knows which chunk each window belongs to: `batch` (as the offline recogniser: the words of the
+//    audio since the last request, 227 ms after it — pocketsphinx's figure for one visitor, ADR
+//    068) and `stream` (as Deepgram: interim words while they are said, the final 50 ms after a
+//    finalize). Before (`hanging-words`: the rule before issue 29) and after (`rules`), same run:
+//    - 46 utterances with one mid-sentence pause of 300–900 ms (after a conjunction, a filler, a
+//      preposition, an article, an unfinished clause, and 6 after words that already make a
+//      complete sentence — "is there a guided tour … in French"): a false cut-off is a commit
+//      before the last word (the first commit's words are not all of them);
+//    - 68 complete utterances (wer.mjs's 60 sentences, lower case without punctuation as the
+//      offline recogniser gives them, and 8 short answers): end of speech → commit;
+//    - a floor sweep of completeFloorMs (stream, where the floor can bind);
+//    - preemptive generation (stream): turns previewed, previews the commit would reuse, head start.
+//    - over the avatar: 20 backchannels / coughs / laughs (it must go on: no interruption, resumed
+//      within 300 ms of the end of the sound) and 12 real interruptions (it must stop: held at once,
+//      `interrupted` within 300 ms of the end of the words).
+// 2. The offline path (bench/conversation.mjs's measurement: the offline voice speaking 5 lines as
+//    20 ms mic frames in real time into a live Conversation — Silero VAD, pocketsphinx, echo
+//    brain, the offline voice): last voiced sample → first avatar audio frame at the "page",
+//    before and after, same run. BENCH_TURNS=transcripts skips it.
+import { IN_DOMAIN, GENERAL } from './wer.mjs';
+import { percentile, round, workerDist as dist } from './support.mjs';
+
+const stats = (v) => (v.length ? { n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) } : { n: 0 });
+const WORD_MS = 290;
+/** The fake recognisers' answer time (ms). */
+const STT = { batch: 227, stream: 50 };
+const sttLatency = (mode) => STT[mode];
+const TARGETS = { falseCutOffPct: 5, offlineFirstAudioP50Ms: 450, backchannelPct: 95, interruptionPct: 95, reactMs: 300 };
+
+/** A clock the bench moves: timers fire as time passes. */
+class FakeClock {
+  t = 1_000_000;
+  timers = [];
+  ids = 0;
+  now = () => this.t;
+  setTimeout = (fn, ms) => {
+    const id = ++this.ids;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  };
+  clearTimeout = (h) => {
+    this.timers = this.timers.filter((x) => x.id !== h);
+  };
+  async advance(ms) {
+    const end = this.t + ms;
+    for (;;) {
+      await settle();
+      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!next) break;
+      this.timers = this.timers.filter((x) => x !== next);
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+    }
+    this.t = end;
+    await settle();
+  }
+}
+const settle = async () => {
+  for (let i = 0; i < 30; i++) await Promise.resolve();
+};
+
+const words = (t) => t.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
+const norm = (t) => words(t).join(' ');
+const plain = (t) => norm(t.replace(/-/g, ' '));
+
+/** One 32 ms window: VAD probability, chunk id (0: none) and the window's index in its chunk, in its first samples. */
+function windowOf(prob, chunk = 0, index = 0) {
+  const w = new Int16Array(512).fill(100);
+  w[0] = Math.round(prob * 1000);
+  w[1] = chunk;
+  w[2] = index;
+  return w;
+}
+
+/** The fake recogniser: which chunk each window is, the words said so far of it. */
+function fakeStt(mode, clock, chunks) {
+  const heard = new Map(); // chunk id → windows of it heard
+  const engine = {
+    provider: 'bench',
+    mode,
+    async open(_o, events) {
+      const text = () => [...heard.entries()].map(([id, n]) => {
+        const c = chunks[id - 1];
+        const all = words(c.text);
+        return all.slice(0, Math.min(all.length, Math.ceil((n / c.windows) * all.length))).join(' ');
+      }).filter(Boolean).join(' ');
+      let last = '';
+      return {
+        push(pcm) {
+          for (let at = 0; at + 512 <= pcm.length; at += 512) {
+            const id = pcm[at + 1];
+            if (id > 0) heard.set(id, Math.max(heard.get(id) ?? 0, pcm[at + 2] + 1));
+          }
+          if (mode === 'stream') {
+            const t = text();
+            if (t !== last) {
+              last = t;
+              events.onResult({ text: t, final: false });
+            }
+          }
+        },
+        finalize() {
+          const t = text();
+          heard.clear();
+          last = '';
+          return new Promise((resolve) =>
+            clock.setTimeout(() => {
+              events.onResult({ text: t, final: true });
+              resolve();
+            }, sttLatency(mode)),
+          );
+        },
+        reset() {
+          heard.clear();
+          last = '';
+        },
+        close() {},
+      };
+    },
+  };
+  return engine;
+}
+
+/** Runs one utterance script through a Listener; commits, previews, avatar events with their times. */
+async function runScript(mods, options, mode, script, avatar = null) {
+  const clock = new FakeClock();
+  const chunks = script.chunks.map((c) => ({ text: c.text, windows: Math.max(1, Math.round((c.ms ?? Math.max(1, words(c.text).length) * WORD_MS) / 32)) }));
+  const ev = { commits: [], previews: [], pause: [], resume: [], interrupt: [] };
+  // The window reaches the VAD as float samples (x / 32768): the scripted probability is in the first.
+  const vad = { probability: async (w) => Math.round(w[0] * 32768) / 1000, reset() {} };
+  const l = new mods.Listener({
+    options,
+    vad,
+    stt: fakeStt(mode, clock, chunks),
+    clock,
+    events: {
+      transcript() {},
+      commit: (text, m) => ev.commits.push({ text, at: clock.now(), m }),
+      preview: (text) => ev.previews.push({ text, at: clock.now() }),
+      pause: () => ev.pause.push(clock.now()),
+      resume: () => ev.resume.push(clock.now()),
+      interrupt: () => ev.interrupt.push(clock.now()),
+    },
+  });
+  const feed = async (prob, n, chunk = 0) => {
+    for (let i = 0; i < n; i++) {
+      await clock.advance(32);
+      await l.push(windowOf(prob, chunk, i));
+    }
+  };
+  await feed(0.05, 10);
+  if (avatar) {
+    l.setAgentSpeaking(1, avatar);
+    await feed(0.05, 32);
+  }
+  const ends = [];
+  let startedAt = null;
+  for (let i = 0; i < chunks.length; i++) {
+    startedAt ??= clock.now();
+    await feed(0.9, chunks[i].windows, i + 1);
+    ends.push(clock.now());
+    if (i < chunks.length - 1) await feed(0.05, Math.round(script.pauses[i] / 32));
+  }
+  await feed(0.05, Math.round(((options.maxEndpointingMs ?? 6000) + 1500) / 32));
+  l.close();
+  return { ev, startedAt, end: ends.at(-1), ends, full: chunks.map((c) => c.text).join(' ') };
+}
+
+// ─── the utterances ───
+
+/** [words before the pause, words after it, kind]. */
+const PAUSED = [
+  ['I would like a coffee and', 'a slice of cake please', 'conjunction'],
+  ['we arrived yesterday but', 'our room was not ready', 'conjunction'],
+  ['can you check my order because', 'it has not arrived yet', 'conjunction'],
+  ['I called last week so', 'I am calling again', 'conjunction'],
+  ['I can come on Monday or', 'maybe on Tuesday', 'conjunction'],
+  ['the parcel was damaged when', 'it was delivered', 'conjunction'],
+  ['I will pay by card if', 'that is okay', 'conjunction'],
+  ['I need a table for two and', 'a high chair for the baby', 'conjunction'],
+  ['my order number is um', 'four five six seven', 'filler'],
+  ['I am looking for uh', 'a blue jacket', 'filler'],
+  ['the problem is um', 'the screen is broken', 'filler'],
+  ['we want to um', 'change the date', 'filler'],
+  ['so uh', 'what time do you close', 'filler'],
+  ['um', 'can I speak to someone', 'filler'],
+  ['I think er', 'it was last Tuesday', 'filler'],
+  ['well um', 'I am not sure yet', 'filler'],
+  ['I would like to fly to', 'Paris next week', 'preposition'],
+  ['I have a problem with', 'my account', 'preposition'],
+  ['can I pay with', 'my phone', 'preposition'],
+  ['I am calling about', 'my delivery', 'preposition'],
+  ['is there a bus from', 'the station to the museum', 'preposition'],
+  ['I want to speak to', 'the manager', 'preposition'],
+  ['the tickets are for', 'two adults and a child', 'preposition'],
+  ['I bought it in', 'your shop on Main Street', 'preposition'],
+  ['can you send me the', 'invoice again', 'article'],
+  ['I would like a', 'window seat', 'article'],
+  ['please cancel my', 'booking for Friday', 'article'],
+  ['what is the price of the', 'large pizza', 'article'],
+  ['I lost my', 'wallet on the bus', 'article'],
+  ['do you have a', 'room for tonight', 'article'],
+  ['I need your', 'help with my order', 'article'],
+  ['we are looking for an', 'apartment near the centre', 'article'],
+  ['my name is', 'John Smith', 'clause'],
+  ['I want to', 'change my address', 'clause'],
+  ['I would like', 'two tickets please', 'clause'],
+  ['I was wondering', 'if you are open on Sunday', 'clause'],
+  ['let me think', 'maybe next Friday', 'clause'],
+  ['the address is', 'twelve High Street', 'clause'],
+  ['I need', 'to book a taxi', 'clause'],
+  ['what I mean is', 'the order is late', 'clause'],
+  ['I would like a ticket', 'for tomorrow morning', 'complete-so-far'],
+  ['is there a guided tour', 'in French', 'complete-so-far'],
+  ['I want to cancel my order', 'from last week', 'complete-so-far'],
+  ['can you help me', 'with my password', 'complete-so-far'],
+  ['I went to the shop', 'and bought some milk', 'complete-so-far'],
+  ['what time do you open', 'on Sunday', 'complete-so-far'],
+];
+/** 300–900 ms, spread over the set. */
+const pauseOf = (i) => 300 + ((i * 37) % 61) * 10;
+
+const SHORT = ['yes', 'no thanks', "that's all", 'okay', 'sure', 'yes please', 'no', 'thank you'];
+const COMPLETE = [...IN_DOMAIN, ...GENERAL].map(plain).concat(SHORT);
+
+const AVATAR_SAYS = 'The museum opens at nine and closes at five every day except Monday.';
+/** Over the avatar: [what the recogniser makes of it, ms of sound]. '' is a cough or a laugh it hears no word in. */
+const BACKCHANNELS = [['mm-hm', 350], ['yeah', 300], ['okay', 350], ['right', 300], ['uh-huh', 400], ['I see', 450], ['got it', 400], ['oh wow', 450], ['sure', 300], ['haha', 500], ['', 300], ['', 600], ['hmm', 300], ['yes', 250], ['oh no', 400], ['mhm', 300], ['right right', 550], ['okay okay', 600], ['exactly', 450], ['cool', 300]];
+const INTERRUPTIONS = [['wait', 300], ['stop', 300], ['hold on', 400], ['no I meant Tuesday', 900], ['sorry that is not what I asked', 1400], ['excuse me', 450], ['wait a second', 600], ['stop please', 500], ['hang on', 400], ['no', 250], ['actually no', 500], ['just a moment', 600]];
+
+async function transcripts(mods) {
+  const out = {};
+  for (const mode of ['batch', 'stream']) {
+    for (const rule of ['hanging-words', 'rules']) {
+      const options = { ...mods.TURN_DEFAULTS, endOfTurn: rule };
+      // Mid-sentence pauses.
+      const cut = [];
+      const byKind = {};
+      for (let i = 0; i < PAUSED.length; i++) {
+        const [a, b, kind] = PAUSED[i];
+        const r = await runScript(mods, options, mode, { chunks: [{ text: a }, { text: b }], pauses: [pauseOf(i)] });
+        const first = r.ev.commits[0];
+        const falseCut = !first || norm(first.text) !== norm(r.full);
+        byKind[kind] ??= { n: 0, cut: 0 };
+        byKind[kind].n++;
+        if (falseCut) {
+          byKind[kind].cut++;
+          cut.push({ said: `${a} … (${pauseOf(i)} ms) … ${b}`, committed: first?.text ?? null });
+        }
+      }
+      // Complete utterances.
+      const delays = [];
+      const previews = { turns: 0, previewed: 0, reused: 0, headStartMs: [] };
+      for (const text of COMPLETE) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text }], pauses: [] });
+        const c = r.ev.commits[0];
+        if (!c) continue;
+        delays.push(c.at - r.end);
+        previews.turns++;
+        const p = r.ev.previews.filter((x) => x.at <= c.at);
+        const last = p.at(-1);
+        if (p.some((x) => x.text !== null)) previews.previewed++;
+        if (last?.text && norm(last.text) === norm(c.text)) {
+          previews.reused++;
+          previews.headStartMs.push(c.at - p.find((x) => x.text !== null).at);
+        }
+      }
+      out[`${mode}:${rule}`] = {
+        falseCutOffs: { n: PAUSED.length, count: cut.length, pct: round((100 * cut.length) / PAUSED.length, 1), byKind, examples: cut.slice(0, 8) },
+        completeEndToCommitMs: stats(delays),
+        ...(rule === 'rules' && mode === 'stream' ? { preemptive: { ...previews, headStartMs: stats(previews.headStartMs) } } : {}),
+      };
+    }
+  }
+  // The floor: where it binds (a fast streaming recogniser), what each choice costs.
+  const sweep = [];
+  for (const floor of [150, 200, 250, 300, 400]) {
+    const options = { ...mods.TURN_DEFAULTS, completeFloorMs: floor };
+    let cuts = 0;
+    for (let i = 0; i < PAUSED.length; i++) {
+      const [a, b] = PAUSED[i];
+      const r = await runScript(mods, options, 'stream', { chunks: [{ text: a }, { text: b }], pauses: [pauseOf(i)] });
+      if (!r.ev.commits[0] || norm(r.ev.commits[0].text) !== norm(r.full)) cuts++;
+    }
+    // The short pauses a complete-looking turn may have inside it: 150–400 ms after "I would like a ticket".
+    let innerCuts = 0;
+    const inner = [150, 200, 250, 300, 350, 400];
+    for (const p of inner) {
+      const r = await runScript(mods, options, 'stream', { chunks: [{ text: 'I would like a ticket' }, { text: 'for tomorrow morning' }], pauses: [p] });
+      if (norm(r.ev.commits[0]?.text ?? '') !== norm(r.full)) innerCuts++;
+    }
+    const delays = [];
+    for (const text of COMPLETE) {
+      const r = await runScript(mods, options, 'stream', { chunks: [{ text }], pauses: [] });
+      if (r.ev.commits[0]) delays.push(r.ev.commits[0].at - r.end);
+    }
+    sweep.push({ floorMs: floor, falseCutOffPct: round((100 * cuts) / PAUSED.length, 1), shortPauseCutsOf6: innerCuts, completeEndToCommitMs: stats(delays) });
+  }
+  out.floorSweepStream = sweep;
+  // Over the avatar.
+  for (const mode of ['batch', 'stream']) {
+    const options = { ...mods.TURN_DEFAULTS };
+    const bc = [];
+    for (const [text, ms] of BACKCHANNELS) {
+      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
+      const resumedAfterMs = r.ev.resume.length ? r.ev.resume[0] - r.end : null;
+      const ok = r.ev.interrupt.length === 0 && (r.ev.pause.length === 0 || (resumedAfterMs !== null && resumedAfterMs <= TARGETS.reactMs));
+      bc.push({ text: text || '(cough/laugh, no words)', ok, interrupted: r.ev.interrupt.length > 0, resumedAfterMs });
+    }
+    const ints = [];
+    for (const [text, ms] of INTERRUPTIONS) {
+      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
+      const heldAfterMs = r.ev.pause.length ? r.ev.pause[0] - r.startedAt : null;
+      const stoppedAfterEndMs = r.ev.interrupt.length ? r.ev.interrupt[0] - r.end : null;
+      // Stopped: its playback held within 300 ms of the words' start, and never resumed (the interruption confirmed).
+      const ok = heldAfterMs !== null && heldAfterMs <= TARGETS.reactMs && stoppedAfterEndMs !== null && r.ev.resume.length === 0;
+      ints.push({ text, ok, heldAfterStartMs: heldAfterMs, interruptedAfterEndMs: stoppedAfterEndMs, resumed: r.ev.resume.length > 0 });
+    }
+    out[`overAvatar:${mode}`] = {
+      backchannels: { n: bc.length, goesOnPct: round((100 * bc.filter((x) => x.ok).length) / bc.length, 1), resumedAfterEndMs: stats(bc.map((x) => x.resumedAfterMs).filter((x) => x !== null)), misses: bc.filter((x) => !x.ok) },
+      interruptions: { n: ints.length, stopsPct: round((100 * ints.filter((x) => x.ok).length) / ints.length, 1), heldAfterStartMs: stats(ints.map((x) => x.heldAfterStartMs).filter((x) => x !== null)), interruptedAfterEndMs: stats(ints.map((x) => x.interruptedAfterEndMs).filter((x) => x !== null)), misses: ints.filter((x) => !x.ok) },
+    };
+  }
+  return out;
+}
+
+/** bench/conversation.mjs's offline path (real audio, Silero, pocketsphinx, the offline voice), per rule. */
+async function offlinePath() {
+  const conv = await import('./conversation.mjs');
+  if (typeof conv.offlineFirstAudio !== 'function') return { skipped: 'conversation.mjs exports no offlineFirstAudio' };
+  const r = await conv.offlineFirstAudio({ 'hanging-words': { endOfTurn: 'hanging-words' }, rules: { endOfTurn: 'rules' } });
+  if (r.skipped) return r;
+  const brief = (x) => ({ lastVoicedToFirstAudioMs: x.speechEndToFirstAudioMs, vadModelEndLagMs: x.vadModelEndLagMs, worker: x.worker, missed: x.missed.length, heard: x.heard });
+  return { turnsEach: r.rules.turns, before: brief(r['hanging-words']), after: brief(r.rules), withinTarget: r.rules.speechEndToFirstAudioMs !== null && r.rules.speechEndToFirstAudioMs.p50 <= TARGETS.offlineFirstAudioP50Ms };
+}
+
+/**
+ * pocketsphinx's answer time for a short sound and a sentence (the offline voice saying them),
+ * each the median of 5, on this machine as loaded now.
+ */
+async function measureOfflineStt() {
+  const { findPocketsphinx, createOfflineRecognizer } = await import(dist('providers/stt/offline.js'));
+  const { createOfflineVoice } = await import(dist('speech/offline-voice.js'));
+  if (!findPocketsphinx()) return null;
+  const voice = createOfflineVoice();
+  const rec = createOfflineRecognizer();
+  try {
+    await voice.warm();
+    await rec.warm();
+    const out = {};
+    for (const [name, text] of [['short', 'mm hm'], ['sentence', 'what time does the museum open on sunday']]) {
+      const speech = await voice.synthesize(text);
+      const times = [];
+      for (let i = 0; i < 6; i++) {
+        const t0 = performance.now();
+        await rec.transcribe(speech.pcm);
+        if (i > 0) times.push(performance.now() - t0);
+      }
+      out[name] = { audioMs: round((speech.pcm.length * 1000) / speech.sampleRate), sttMs: round(percentile(times, 50)) };
+    }
+    return out;
+  } finally {
+    await rec.close();
+    await voice.close();
+  }
+}
+
+export async function run() {
+  const mods = { ...(await import(dist('listening/turns.js'))), ...(await import(dist('listening/options.js'))) };
+  // Measured for the record only: on a shared machine its figures swing with the load, so the fake keeps ADR 068's 227 ms.
+  const offlineStt = await measureOfflineStt();
+  const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, transcripts: await transcripts(mods) };
+  if (process.env.BENCH_TURNS !== 'transcripts') result.offline = await offlinePath();
+  return { turns: result };
+}
