@@ -6,7 +6,9 @@
 // and the project's offline voice (flite.wasm, voices slt and rms) at rate 1 and 1.35 — resampled
 // to 16 kHz mono by the worker's own resampler, padded with 0.3 s of silence either side (the VAD
 // cuts an utterance with some of its surroundings), with pink noise at 10 dB SNR
-// (generated here, seeded), and over a quiet microphone floor (pink noise at 40 dB SNR). Each utterance goes through the built worker's offline recogniser
+// (generated here, seeded), and over a quiet microphone floor (pink noise at 40 dB SNR); also with
+// babble and street noise at 10 dB SNR (bench/noise.mjs, synthesised), and every condition
+// again through the worker's noise suppressor (RNNoise, ADR 096). Each utterance goes through the built worker's offline recogniser
 // (`createOfflineRecognizer`, the same resident pocketsphinx_batch and arguments a visitor's turn
 // uses), one at a time.
 //
@@ -26,6 +28,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noiseKinds } from './noise.mjs';
 import { round, workerDist } from './support.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -207,7 +210,20 @@ const FLITE = [
 const NOISES = [
   { id: 'quiet-40dB', snrDb: 40 },
   { id: 'pink-10dB', snrDb: 10 },
+  // bench/noise.mjs's synthesised rooms (ADR 096): six espeak-ng talkers, traffic (its fan is in
+  // the false-turn measure only: a steady noise, the easy case).
+  { id: 'babble-10dB', snrDb: 10, kind: 'babble' },
+  { id: 'street-10dB', snrDb: 10, kind: 'street' },
 ];
+// Each noisy utterance is heard twice: as it is, and through the worker's noise suppressor
+// (RNNoise, listening/denoise.ts; ADR 096), whose state first hears 1 s of the same noise — a
+// session's denoiser has been listening to the room before the visitor speaks.
+const CONDITIONS = NOISES.flatMap((n) => [
+  { ...n, denoise: false },
+  { ...n, id: `${n.id}+rnnoise`, denoise: true },
+]);
+/** Conditions summed into `all` (and `allDenoised`): the ones the figures before ADR 096 had. */
+const BASE = ['quiet-40dB', 'pink-10dB'];
 // WER_MODE=rotate: sentence i is spoken only by speaker i mod speakers (every noise condition), a
 // 9× shorter run with every voice and rate still present — the per-speaker rows then rest on ~7
 // sentences each; the per-half and overall figures on all 60. Default: every speaker says every sentence.
@@ -279,16 +295,43 @@ export async function run() {
     await r.transcribe(new Int16Array(1600)); // the models are loaded before timing starts
   }
 
+  // The rooms (bench/noise.mjs), two minutes of each, and the worker's noise suppressor.
+  const rooms = await noiseKinds(120);
+  const { loadRnnoise } = await import(workerDist('listening/denoise.js'));
+  const rnnoise = await loadRnnoise();
+  const WARM = 16_000;
+  /** Speech + noise at the condition's SNR (1 s of the same noise before it), through RNNoise when the condition says. */
+  const noisy = async (clean, cond, seed) => {
+    const len = WARM + clean.length;
+    let source;
+    if (!cond.kind) source = pinkNoise(len, seed);
+    else {
+      const room = rooms[cond.kind];
+      const at = Math.floor(rng(seed)() * (room.length - len));
+      source = room.subarray(at, at + len);
+    }
+    const gain = speechRms(clean) / 10 ** (cond.snrDb / 20);
+    const mixed = Int16Array.from({ length: len }, (_, i) => Math.max(-32768, Math.min(32767, Math.round((i >= WARM ? clean[i - WARM] : 0) + source[i] * gain))));
+    if (!cond.denoise) return mixed.subarray(WARM);
+    const d = rnnoise.stream();
+    const out = await d.process(mixed);
+    d.close();
+    return out.subarray(WARM);
+  };
+  const conditions = CONDITIONS.filter((c) => !c.kind || rooms[c.kind]);
+
   const rows = [];
   const utterances = [];
+  const timeouts = [];
   try {
-    let seed = 1;
     for (const sp of speakers) {
-      for (const noise of NOISES) {
+      for (const noise of conditions) {
         const accs = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 }]));
         for (const [i, s] of sentences.entries()) {
           if (ROTATE && i % speakers.length !== speakers.indexOf(sp)) continue;
-          const pcm = addNoise(pad(await sp.speak(s.text)), noise.snrDb, seed++);
+          const clean = pad(await sp.speak(s.text));
+          // The pair (without, with suppression) hears the same noise: they differ only by it.
+          const pcm = await noisy(clean, noise, 1 + (speakers.indexOf(sp) * 100 + i) * 10 + NOISES.findIndex((n) => n.snrDb === noise.snrDb && n.kind === noise.kind));
           const ref = normalise(s.text);
           const scored = {};
           for (const model of Object.keys(recognizers)) {
@@ -301,7 +344,12 @@ export async function run() {
               hyp = (scored.generic.score >= scored.avatar.score ? scored.generic : scored.avatar).text;
               acc.procS += scored.generic.s + scored.avatar.s;
             } else {
-              const r = await recognizers[model].transcribeScored(pcm);
+              // A decode past the recogniser's time limit (a loaded machine, a babble the search
+              // wanders in) counts as nothing heard — every word deleted — and the run goes on.
+              const r = await recognizers[model].transcribeScored(pcm).catch((err) => {
+                timeouts.push(`${model} ${sp.voice} ${sp.rate} ${noise.id}: ${err.message}`);
+                return { text: '', score: -Infinity };
+              });
               scored[model] = { ...r, s: (performance.now() - t0) / 1000 };
               hyp = r.text;
               acc.procS += scored[model].s;
@@ -337,6 +385,7 @@ export async function run() {
     clearInterval(keepAlive);
     for (const r of Object.values(recognizers).filter(Boolean)) await r.close();
     await flite.close();
+    await rnnoise.close();
     fs.rmSync(path.dirname(lmFile), { recursive: true, force: true });
   }
 
@@ -358,13 +407,31 @@ export async function run() {
       rtf: round(t.p / t.a, 3),
     };
   };
-  const overall = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { all: sum((r) => r.model === m), ...Object.fromEntries(NOISES.map((n) => [n.id, sum((r) => r.model === m && r.noise === n.id)])) }]));
+  const overall = Object.fromEntries(
+    Object.keys(recognizers).map((m) => [
+      m,
+      {
+        all: sum((r) => r.model === m && BASE.includes(r.noise)),
+        allDenoised: sum((r) => r.model === m && BASE.some((b) => r.noise === `${b}+rnnoise`)),
+        ...Object.fromEntries(conditions.map((n) => [n.id, sum((r) => r.model === m && r.noise === n.id)])),
+      },
+    ]),
+  );
+  // Noise suppression (ADR 096): WER rise over clean speech (quiet-40dB, without suppression) per noise, without and with it.
+  const rise = Object.fromEntries(
+    Object.entries(overall).map(([m, o]) => [
+      m,
+      Object.fromEntries(NOISES.filter((n) => n.id !== 'quiet-40dB' && o[n.id]).map((n) => [n.id, { without: round((o[n.id].wer - o['quiet-40dB'].wer) * 100, 1), with: round((o[`${n.id}+rnnoise`].wer - o['quiet-40dB'].wer) * 100, 1) }])),
+    ]),
+  );
   for (const r of rows) delete r._acc;
 
   console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us, as the worker runs it), avatar (built for the bench avatar), best-of (both, better path score)');
   console.log('voice                         rate     noise      in-domain  general  all     RTF');
   for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
   for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
+  console.log('\nWER rise over clean speech (points), without → with noise suppression:');
+  for (const [m, r] of Object.entries(rise)) console.log(`  ${m.padEnd(8)} ${Object.entries(r).map(([k, v]) => `${k} ${v.without} → ${v.with}`).join('   ')}`);
   console.log(`\n${CLOUD_NOTE}`);
   if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
 
@@ -372,8 +439,10 @@ export async function run() {
     recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with three models: generic = the en-us model as the worker runs it; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus (language-model.ts); best-of = both decodes, the hypothesis with the better path score',
     cloud: CLOUD_NOTE,
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
-    method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; pink noise at the stated SNR over the speech RMS; RTF = recognition time / audio seconds, one utterance at a time.',
+    method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',
     sentences: { inDomain: IN_DOMAIN.length, general: GENERAL.length },
+    failedDecodes: timeouts,
+    noiseSuppression: { target: 'WER at 10 dB SNR rises by ≤ 10 points over clean speech (issue 29)', pointsOverClean: rise, note: 'clean = quiet-40dB without suppression; "with" = the noisy utterance through RNNoise after 1 s of the same noise' },
     overall,
     rows,
     utterances,

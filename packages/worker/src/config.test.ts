@@ -63,6 +63,13 @@ describe('loadWorkerConfig', () => {
     }
   });
 
+  it("suppresses noise in the visitors' audio unless WORKER_NOISE_SUPPRESSION is off (ADR 096)", () => {
+    expect(loadWorkerConfig(env, flags).noiseSuppression).toBe(true);
+    expect(loadWorkerConfig({ ...env, WORKER_NOISE_SUPPRESSION: ' OFF ' }, flags).noiseSuppression).toBe(false);
+    expect(loadWorkerConfig({ ...env, WORKER_NOISE_SUPPRESSION: 'on' }, flags).noiseSuppression).toBe(true);
+    expect(() => loadWorkerConfig({ ...env, WORKER_NOISE_SUPPRESSION: 'maybe' }, flags)).toThrow('WORKER_NOISE_SUPPRESSION must be on or off');
+  });
+
   it("reads the product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*: the portal's names), and refuses a half-configured one", () => {
     expect(loadWorkerConfig(env, flags)).toMatchObject({ platformTts: null, platformStt: null });
     const config = loadWorkerConfig(

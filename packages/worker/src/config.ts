@@ -50,6 +50,8 @@ const ZWorkerEnv = z.object({
   drainSeconds: z.coerce.number({ error: '--drain-seconds must be a number' }).int('--drain-seconds must be a whole number').min(0, '--drain-seconds must be at least 0').max(86_400).default(300),
   /** Offline speech recognition: resident pocketsphinx processes at most (default one per core, at most 4; ~100 MB each). */
   sttProcesses: z.coerce.number({ error: 'WORKER_STT_PROCESSES must be a number' }).int('WORKER_STT_PROCESSES must be a whole number').min(1, 'WORKER_STT_PROCESSES must be at least 1').max(64).optional(),
+  /** Noise suppression (RNNoise) of the visitors' audio before the VAD and the STT, on unless `off` (ADR 096). */
+  noiseSuppression: z.enum(['on', 'off'], { error: 'WORKER_NOISE_SUPPRESSION must be on or off' }).default('on').transform((v) => v === 'on'),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -84,6 +86,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     capacity: flags.capacity ?? env.WORKER_CAPACITY,
     drainSeconds: flags.drainSeconds ?? env.WORKER_DRAIN_SECONDS,
     sttProcesses: env.WORKER_STT_PROCESSES?.trim() || undefined,
+    noiseSuppression: env.WORKER_NOISE_SUPPRESSION?.trim().toLowerCase() || undefined,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

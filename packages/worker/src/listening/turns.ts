@@ -1,4 +1,5 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
+import type { Denoiser } from './denoise.js';
 import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
@@ -69,6 +70,8 @@ export interface ListenerOptions {
   options: TurnOptions;
   vad: VadStream;
   stt: SttEngine;
+  /** Noise suppression of the mic audio before the VAD and the STT (ADR 096); none: raw audio. */
+  denoiser?: Denoiser;
   /** Languages, model, phrases… as the STT engine takes them. */
   sttLanguages?: string[];
   sttModel?: string;
@@ -81,6 +84,8 @@ export interface ListenerOptions {
 export interface ConversationListening {
   stt: SttEngine;
   vad: VadStream;
+  /** This session's noise suppressor (ADR 096); none: the VAD and the STT hear the raw mic. */
+  denoiser?: Denoiser;
   options: TurnOptions;
   languages?: string[];
   model?: string;
@@ -121,6 +126,8 @@ export class Listener {
   private pending = new Int16Array(VAD_WINDOW_SAMPLES);
   private pendingLen = 0;
   private chain: Promise<void> = Promise.resolve();
+  /** The denoiser's answers, heard in order. */
+  private denoised: Promise<void> = Promise.resolve();
   private readonly floatWindow = new Float32Array(VAD_WINDOW_SAMPLES);
 
   // ─── segmenter (VAD state) ───
@@ -193,6 +200,20 @@ export class Listener {
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
   push(pcm: Int16Array): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
+    const denoiser = this.opts.denoiser;
+    if (!denoiser) return this.hear(pcm);
+    // Noise suppression first (ADR 096): the pieces come back in order and are heard as they come.
+    const clean = denoiser.process(pcm);
+    this.denoised = this.denoised.then(async () => {
+      // A failed piece is heard as it was (the denoiser reports its failure).
+      const c = await clean.catch(() => pcm);
+      if (!this.closed && this.micOn) void this.hear(c);
+    });
+    return this.denoised.then(() => this.chain);
+  }
+
+  /** Mic audio (denoised when the session suppresses noise) → windows → VAD; a streaming STT hears it all. */
+  private hear(pcm: Int16Array): Promise<void> {
     let at = 0;
     const windows: Int16Array[] = [];
     while (at < pcm.length) {
@@ -264,6 +285,7 @@ export class Listener {
     this.closed = true;
     this.abort.abort();
     this.clearTimers();
+    this.opts.denoiser?.close();
     void this.sttSession?.then((s) => s.close()).catch(() => undefined);
   }
 

@@ -145,9 +145,9 @@ export class Conversation {
     if (opts.realtime && !this.echo) this.realtime = opts.realtime(this.realtimeHost());
     const l = opts.listening;
     if (l) {
-      const { options, vad, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
+      const { options, vad, denoiser, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
       this.listener = new Listener({
-        options, vad, stt, clock, sttLanguages, sttModel, sttPhrases,
+        options, vad, denoiser, stt, clock, sttLanguages, sttModel, sttPhrases,
         events: {
           transcript: (text, final) => {
             if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });

@@ -224,6 +224,7 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
       listener = new Listener({
         options: l.options,
         vad: l.vad,
+        denoiser: l.denoiser,
         stt: l.stt,
         clock: l.clock,
         sttLanguages: l.languages,

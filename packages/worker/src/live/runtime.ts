@@ -27,6 +27,7 @@ import { sessionLog } from './session-log.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { turnOptionsFrom } from '../listening/options.js';
 import type { ConversationListening } from '../listening/turns.js';
+import { lazyDenoiser, sharedRnnoise, type DenoiseModel } from '../listening/denoise.js';
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
@@ -61,9 +62,11 @@ export interface LiveRuntimeOptions {
   /**
    * Listening: the VAD model (default: Silero, loaded on first use) and the offline
    * recogniser (default: pocketsphinx when installed, up to `offlineProcesses` resident processes
-   * — default one per core, at most 4; null: none). `false` turns listening off.
+   * — default one per core, at most 4; null: none). `false` turns listening off. `denoise`: the
+   * noise suppressor of the visitors' audio (default: RNNoise, loaded when a mic first turns on;
+   * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
    */
-  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number };
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel> };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
   /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
@@ -203,6 +206,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
           : null;
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
+  let denoiseModel: Promise<DenoiseModel> | null = null;
+  const denoise = listenOpts?.denoise === false ? null : () => (denoiseModel ??= Promise.resolve(listenOpts?.denoise || sharedRnnoise()));
 
   /** How the avatar listens: its STT choice; null when it cannot here (typed chat only). */
   function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
@@ -223,6 +228,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     return {
       stt,
       vad: lazyVadStream(vad),
+      denoiser: denoise ? lazyDenoiser(denoise, (err) => log.warn('the noise suppressor could not load: the mic is heard unfiltered', { error: String(err) })) : undefined,
       options: turnOptionsFrom(config.speech.turns),
       languages: settings?.languages ?? [],
       model: choice.kind === 'network' ? settings?.model : undefined,
@@ -230,6 +236,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       // Loaded when a visitor first turns the mic on (most sessions never do).
       warm: () => {
         void vad().catch((err: unknown) => log.warn('the VAD model could not load', { error: String(err) }));
+        void denoise?.().catch(() => undefined);
         if (stt.provider === 'offline') void recognizer?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
       },
     };
