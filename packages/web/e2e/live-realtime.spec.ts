@@ -14,7 +14,9 @@ import { fakeMicArgs, visitorWav } from './support/espeak';
 
 // Made before the browser starts (its flags name the file). The fake model answers a spoken turn
 // with ~9 s of voice, starting ~0.5 s after the question ends: "wait, stop" lands ~3 s into it.
-const wav = visitorWav([5000, 'Hello there, tell me about the harbour please.', 3500, 'Wait, stop, stop.', 4000]);
+// 9 s of silence first: a clean-clone CI run on a loaded machine took more than 5 s from the
+// microphone's start to the greeting's end, and the question talked over it.
+const wav = visitorWav([9000, 'Hello there, tell me about the harbour please.', 3500, 'Wait, stop, stop.', 4000]);
 
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: [...FACE_ARGS, ...fakeMicArgs(wav)] }, trace: 'off' });
 
