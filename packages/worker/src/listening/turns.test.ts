@@ -1,41 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../test/fake-clock.js';
 import { readLiveSpeech } from '@persona/contract';
 import type { SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
 import { looksLikeEcho, looksUnfinished, TURN_DEFAULTS, turnOptionsFrom, type TurnOptions } from './options.js';
-import { Listener, type Clock, type ListenTurnMetrics } from './turns.js';
+import { Listener, type ListenTurnMetrics } from './turns.js';
 import { VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
-/** A clock the test moves: timers fire as time passes. */
-class FakeClock implements Clock {
-  t = 1_000_000;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private ids = 0;
-  now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = ++this.ids;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown) => {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  };
-  async advance(ms: number) {
-    const end = this.t + ms;
-    for (;;) {
-      await flush();
-      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!next) break;
-      this.timers = this.timers.filter((x) => x !== next);
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-    }
-    this.t = end;
-    await flush();
-  }
-}
-const flush = async () => {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-};
 
 /** The VAD answers the scripted probability carried in each window's first sample. */
 const scriptedVad: VadStream = { probability: async (w) => w[0]! * 32768 / 1000, reset: () => undefined };

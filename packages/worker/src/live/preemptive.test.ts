@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../test/fake-clock.js';
 import { AudioFrameKind, writeAudioFrame, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
 import type { Brain } from '../brains/types.js';
 import { TURN_DEFAULTS } from '../listening/options.js';
-import type { Clock } from '../listening/turns.js';
 import type { VadStream } from '../listening/vad.js';
 import type { SttEngine, SttEvents } from '../providers/stt/types.js';
 import { createSpeechPipeline } from '../speech/pipeline.js';
@@ -17,36 +17,6 @@ import { until } from '../test/until.js';
  * otherwise, before anything of it is spoken, shown or remembered; one per turn. The listener's
  * time is a fake clock: no sleeps decide anything.
  */
-class FakeClock implements Clock {
-  t = 1_000_000;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private ids = 0;
-  now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = ++this.ids;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown) => {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  };
-  async advance(ms: number) {
-    const end = this.t + ms;
-    for (;;) {
-      await flush();
-      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!next) break;
-      this.timers = this.timers.filter((x) => x !== next);
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-    }
-    this.t = end;
-    await flush();
-  }
-}
-const flush = async () => {
-  for (let i = 0; i < 30; i++) await Promise.resolve();
-};
 
 const levelVad: VadStream = {
   probability: async (w) => (w.reduce((m, x) => Math.max(m, Math.abs(x)), 0) > 0.05 ? 0.95 : 0.02),
@@ -103,7 +73,7 @@ function llmBrain(kind = 'llm') {
 }
 
 function setup(opts: { kind?: string; functions?: boolean } = {}) {
-  const clock = new FakeClock();
+  const clock = new FakeClock(30);
   const stt = streamStt();
   const b = llmBrain(opts.kind);
   const frames: TWorkerFrame[] = [];

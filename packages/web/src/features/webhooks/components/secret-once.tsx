@@ -10,28 +10,7 @@ import Typography from '@mui/material/Typography';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import CheckIcon from '@mui/icons-material/Check';
 import { WEBHOOK_SIGNATURE_HEADER, WebhookMessages } from '@persona/contract';
-
-/** Copies text: the Clipboard API, or a hidden textarea where the browser does not offer it. */
-async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard?.writeText) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return;
-    } catch {
-      // Fall through: permission refused or not a secure context.
-    }
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.appendChild(area);
-  area.select();
-  const isCopied = document.execCommand('copy');
-  area.remove();
-  if (!isCopied) throw new Error('copy refused');
-}
+import { copyText } from '../../../lib/copy-text';
 
 /** The signing secret, shown once after add or roll, with Copy; Done forgets it. */
 export function SecretOnceDialog({ secret, onDone }: { secret: string | null; onDone: () => void }) {
