@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { personaGlb } from '../../../scripts/make-personas.mjs';
 import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, readProbe, waitForFrames } from './support/avatar-face';
@@ -9,15 +6,11 @@ import { startFakeLive } from './support/fake-live-server.mjs';
 // The avatar page's face and voice (issue 13), against a fake portal and worker that speak the
 // real protocol (the worker runtime is built elsewhere): each kind renders, the mouth follows
 // the audio really played, transparency shows the host page, and every catalogue avatar is shot
-// in its environments.
+// in its environments in avatar-catalogue.spec.ts.
 // No trace: its screencast throttles the frames this spec measures.
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 640, height: 480 }, reducedMotion: 'no-preference' });
 // In order in one worker (one fake server and model set-up), but one failure does not skip the rest.
 test.describe.configure({ mode: 'default' });
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const catalog = JSON.parse(fs.readFileSync(path.join(here, '../../server/catalog/avatars.json'), 'utf8')) as Record<'image' | 'upperBody' | 'fullBody', { id: string; name: string; dhType: number; avatarConfigURL: string }[]>;
-const shots = path.join(here, 'screenshots', 'avatars');
 
 type Server = Awaited<ReturnType<typeof startFakeLive>>;
 let server: Server;
@@ -49,36 +42,11 @@ test.beforeAll(async () => {
     5: { name: 'ARKit GLB', dhType: 2, avatarConfigUrl: '/test/arkit.json' },
     6: { name: 'Transparent', dhType: 2, avatarConfigUrl: '/test/transparent.json' },
   };
-  // Every catalogue avatar in its environments (background image or colour; 3D scenes).
-  let id = 100;
-  const shotList: { id: number; name: string; first: boolean }[] = [];
-  for (const [kind, list] of Object.entries(catalog)) {
-    for (const [index, item] of list.entries()) {
-      const envs: [string, Record<string, unknown>][] =
-        kind === 'fullBody'
-          ? [
-              ['plaza', {}],
-              ['gallery', { Environment: { 'gltf-model': '/catalog/environments/gallery.glb' }, Lights: { preset: 'warm', intensity: 1 } }],
-            ]
-          : [
-              ['colour', { panel: { Enable: false, BgColor: '#E0E7FF' } }],
-              ['office', { panel: { Enable: true, contentURL: '/catalog/environments/office.svg' }, Lights: { preset: 'cool', intensity: 1 } }],
-            ];
-      for (const [env, overrides] of envs) {
-        const url = `/test/env/${item.id}-${env}.json`;
-        files[url] = json({ ParentConfig: item.avatarConfigURL, ...overrides });
-        avatars[String(id)] = { name: item.name, dhType: item.dhType, avatarConfigUrl: url };
-        shotList.push({ id, name: `${item.id}-${env}`, first: index === 0 });
-        id++;
-      }
-    }
-  }
   server = await startFakeLive({ avatars, files });
   files['/test/host.html'] = {
     type: 'text/html',
     body: `<!doctype html><html><body style="margin:0;background:#dc2626"><iframe id="f" src="http://127.0.0.1:${server.port}/avatar/6?hideChatInput=true&hideChatHistory=true&autoConnect=false" style="width:640px;height:480px;border:0" allowtransparency="true"></iframe></body></html>`,
   };
-  process.env.FACE_SHOTS = JSON.stringify(shotList);
 });
 
 test.afterAll(async () => {
@@ -342,23 +310,4 @@ test('transparent: the host page shows through the avatar page in an iframe', as
       { timeout: 15_000 },
     )
     .toEqual({ hostShowsThrough: true, avatarDrawn: true });
-});
-
-test('every catalogue avatar in its environments at desktop width, and the first of each kind at 390 px', async ({ page }) => {
-  test.setTimeout(600_000);
-  // Still pictures: the avatars' idle life is not drawn at full rate while they load and are shot.
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  fs.mkdirSync(shots, { recursive: true });
-  const list = JSON.parse(process.env.FACE_SHOTS ?? '[]') as { id: number; name: string; first: boolean }[];
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width > 760 ? 800 : 844 });
-    // The page's layout at phone width is the same for every avatar of a kind: all of them only
-    // when asked for (E2E_ALL_SHOTS=1, for a visual review of the catalogue).
-    for (const item of width > 760 || process.env.E2E_ALL_SHOTS ? list : list.filter((x) => x.first)) {
-      await page.goto(`${server.url}/avatar/${item.id}?hideChatHistory=true`);
-      await waitForFrames(page, 3);
-      expect((await readProbe(page))?.error ?? null, item.name).toBeNull();
-      await page.screenshot({ path: path.join(shots, `${item.name}-${width}.png`) });
-    }
-  }
 });
