@@ -98,6 +98,12 @@ test('Connect → chat with an echo avatar on /avatar/{id}: the answer appears i
   await expect(widgetLog.getByText('Low tide at six')).toHaveCount(2, { timeout: 15_000 });
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width > 760 ? 800 : 844 });
+    // A messenger: the conversation fills the frame and the input stays at its bottom (it used to
+    // follow the last message, half-way up an empty page).
+    const height = width > 760 ? 800 : 844;
+    const input = (await page.getByRole('textbox', { name: 'Message' }).boundingBox())!;
+    expect(input.y + input.height).toBeGreaterThan(height - 72);
+    expect((await page.getByRole('log', { name: 'Conversation' }).boundingBox())!.height).toBeGreaterThan(height / 2);
     await page.screenshot({ path: test.info().outputPath(`chat-widget-${width}.png`), fullPage: true });
     await expectAccessible(page, `chat-widget-${width}`);
   }

@@ -142,6 +142,9 @@ export class ChatView {
       // The chat widget: a header, Connect, and the conversation with its input.
       const controls = el('div', { class: 'ps-controls' });
       if (!opts.hideHangUpButton) controls.append(this.hangUpButton);
+      // The avatar's picture beside its name, like a messenger's header.
+      this.connectPicture.append(this.connectPhoto, this.connectInitial);
+      this.bar.prepend(this.connectPicture);
       this.bar.append(controls);
       if (hasChatPanel) this.chat.append(this.log);
       this.chat.append(this.micNote, this.notice);

@@ -48,5 +48,7 @@ export function ChatWidgetRoute() {
       </Box>
     );
   }
-  return <Box ref={container} className="ps-root" sx={{ height: '100dvh' }} />;
+  // The frame's height inline: the sheet's `.ps-root { height: 100% }` (the avatar page's root in a
+  // sized body) would otherwise win over a styled class, and the column would end at its last message.
+  return <div ref={container} className="ps-root" style={{ height: '100dvh' }} />;
 }
