@@ -15,7 +15,7 @@ export interface PersonaLook {
 }
 export function personaGlb(
   p: PersonaLook,
-  opts: { fullBody: boolean; rename?: Record<string, string | null> | null; vrm?: boolean },
+  opts: { fullBody: boolean; rename?: Record<string, string | null> | null; vrm?: boolean; clips?: Record<string, { node: string; pitchDeg: number; seconds: number }> },
 ): Promise<{ bytes: Buffer; figures: { vertices: number; triangles: number; bytes: number; morphTargets: number } }>;
 /** A persona's meshes and where its head sits on the body (the thumbnail and the GLB read the same numbers). */
 export interface Person {

@@ -493,9 +493,10 @@ function faceTargets(person, params = {}) {
 /**
  * Writes a persona GLB; returns its bytes and figures. `rename` maps our target names to
  * another rig's (null drops one: tests make ARKit-only models this way); `vrm` adds a VRM 1.0
- * humanoid and expressions bound to the renamed targets.
+ * humanoid and expressions bound to the renamed targets; `clips` ({name: {node, pitchDeg,
+ * seconds}}) adds animation clips that hold a node turned.
  */
-export async function personaGlb(p, { fullBody, rename = null, vrm = false }) {
+export async function personaGlb(p, { fullBody, rename = null, vrm = false, clips = {} }) {
   const person = buildPerson(p, { fullBody });
   const doc = new Document();
   const buffer = doc.createBuffer();
@@ -580,6 +581,19 @@ export async function personaGlb(p, { fullBody, rename = null, vrm = false }) {
       lowerLeg.addChild(foot);
       Object.assign(humanoid, { [`${side}UpperArm`]: upperArm, [`${side}LowerArm`]: lowerArm, [`${side}Hand`]: hand, [`${side}UpperLeg`]: upperLeg, [`${side}LowerLeg`]: lowerLeg, [`${side}Foot`]: foot });
     }
+  }
+  // Animation clips (tests of `<trl-anim>`): each holds one node turned about x for its length.
+  for (const [name, c] of Object.entries(clips)) {
+    const node = doc.getRoot().listNodes().find((n) => n.getName() === c.node);
+    if (!node) throw new Error(`clip ${name}: no node ${c.node}`);
+    const half = (c.pitchDeg * Math.PI) / 360;
+    const quat = [Math.sin(half), 0, 0, Math.cos(half)];
+    const sampler = doc
+      .createAnimationSampler()
+      .setInput(doc.createAccessor().setType(Accessor.Type.SCALAR).setArray(new Float32Array([0, c.seconds])).setBuffer(buffer))
+      .setOutput(doc.createAccessor().setType(Accessor.Type.VEC4).setArray(new Float32Array([...quat, ...quat])).setBuffer(buffer))
+      .setInterpolation('LINEAR');
+    doc.createAnimation(name).addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath('rotation').setSampler(sampler));
   }
   doc.createScene(p.id).addChild(root);
   doc.getRoot().getAsset().generator = 'persona-studio make-personas';

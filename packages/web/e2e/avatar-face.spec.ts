@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { personaGlb } from '../../../scripts/make-personas.mjs';
-import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, readProbe, waitForFrames } from './support/avatar-face';
+import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, pixelsChanged, readProbe, waitForFrames } from './support/avatar-face';
 import { startFakeLive } from './support/fake-live-server.mjs';
 
 // The avatar page's face and voice (issue 13), against a fake portal and worker that speak the
@@ -22,6 +22,8 @@ test.beforeAll(async () => {
   const arkit = await personaGlb(person, {
     fullBody: false,
     rename: { viseme_aa: 'jawOpen', viseme_O: 'mouthFunnel', viseme_U: 'mouthPucker', viseme_PP: 'mouthClose', ...Object.fromEntries(['sil', 'FF', 'TH', 'DD', 'kk', 'CH', 'SS', 'nn', 'RR', 'E', 'I'].map((v) => [`viseme_${v}`, null])) },
+    // A clip of its own, for <trl-anim id='Bow'>: the head held bowed for 3 s.
+    clips: { Bow: { node: 'Head', pitchDeg: 28, seconds: 3 } },
   });
   const vrm = await personaGlb(
     { ...person, shirt: '#9333ea', hairStyle: 'long', build: 'f' },
@@ -265,6 +267,49 @@ test('ARKit and VRM models are driven through their own targets', async ({ page 
     // The peak since the page loaded: "Hi" is over in a moment, and polls on a busy machine are far apart.
     await expect.poll(async () => (await readProbe(page))?.targetPeaks[name] ?? 0, { timeout: 15_000 }).toBeGreaterThan(0.3);
   }
+});
+
+test("an uploaded model's own clip and morph target, by name (<trl-anim>, <trl-morph>)", async ({ page }) => {
+  type Hook = { frames: number; clips: string[]; targets: Record<string, number>; error: string | null; hold?: (h: unknown) => void };
+  const hook = () => page.evaluate(() => (window as unknown as { __personaAvatar: Hook }).__personaAvatar);
+  await page.goto(`${server.url}/avatar/5`);
+  await waitForFrames(page);
+  // Held still (no sway, breathing or blinks): only the clip moves the head.
+  await page.evaluate(() => (window as unknown as { __personaAvatar: Hook }).__personaAvatar.hold!({ still: true, viseme: 'sil', blink: 0 }));
+  const frames = (await hook()).frames;
+  await page.waitForFunction((n) => (window as unknown as { __personaAvatar: Hook }).__personaAvatar.frames > n + 3, frames);
+  const stage = page.locator('.ps-stage');
+  const rest = await stage.screenshot();
+
+  server.broadcast({ type: 'action', utt: 0, action: { kind: 'anim', id: 'bow', type: 'core' }, source: 'tag' });
+  await expect.poll(async () => (await hook()).clips, { timeout: 10_000 }).toEqual(['Bow']);
+  // The head bows: a large share of the head's pixels change while the clip plays.
+  let bowed = 0;
+  await expect
+    .poll(
+      async () => {
+        const playing = (await hook()).clips.includes('Bow');
+        const changed = await pixelsChanged(page, rest, await stage.screenshot());
+        if (playing) bowed = Math.max(bowed, changed);
+        return bowed;
+      },
+      { timeout: 10_000 },
+    )
+    .toBeGreaterThan(3000);
+  // Played once, it lets the head go: back where it was.
+  await expect.poll(async () => (await hook()).clips, { timeout: 15_000 }).toEqual([]);
+  await expect.poll(async () => pixelsChanged(page, rest, await stage.screenshot()), { timeout: 10_000 }).toBeLessThan(200);
+  console.log(`[avatar-face] trl-anim Bow: ${bowed} px changed while it played`);
+
+  // A clip or target the model lacks does nothing (and breaks nothing); one it has is set.
+  server.broadcast({ type: 'action', utt: 0, action: { kind: 'anim', id: 'Cartwheel' }, source: 'tag' });
+  server.broadcast({ type: 'action', utt: 0, action: { kind: 'morph', name: 'noSuchTarget', value: 1 }, source: 'tag' });
+  server.broadcast({ type: 'action', utt: 0, action: { kind: 'morph', name: 'browInnerUp', value: 0.9 }, source: 'tag' });
+  await expect.poll(async () => (await hook()).targets.browInnerUp ?? 0, { timeout: 10_000 }).toBeCloseTo(0.9, 2);
+  const after = await hook();
+  expect(after.clips).toEqual([]);
+  expect(after.targets.noSuchTarget).toBeUndefined();
+  expect(after.error).toBeNull();
 });
 
 test('with reduced motion the silent avatar is drawn a few times a second, and speech at full rate', async ({ page }) => {

@@ -233,3 +233,30 @@ export async function mouthCoverage(page: Page, openPng: Buffer, restPng: Buffer
     }
   return { interior, face, share: interior / Math.max(1, face), box: { ...box, width: box.x1 - box.x0 + 1, height: box.y1 - box.y0 + 1 }, background, teeth };
 }
+
+/** How many pixels of `b` differ from `a` (same size) by more than 24 grey levels: decoded in the page (no PNG decoder among the test's dependencies). */
+export async function pixelsChanged(page: Page, a: Buffer, b: Buffer): Promise<number> {
+  return page.evaluate(
+    async ([a64, b64]) => {
+      const grey = async (b64: string) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const c = document.createElement('canvas');
+        c.width = img.width;
+        c.height = img.height;
+        const g = c.getContext('2d')!;
+        g.drawImage(img, 0, 0);
+        const d = g.getImageData(0, 0, c.width, c.height).data;
+        const out = new Float32Array(c.width * c.height);
+        for (let i = 0; i < out.length; i++) out[i] = 0.299 * d[i * 4]! + 0.587 * d[i * 4 + 1]! + 0.114 * d[i * 4 + 2]!;
+        return out;
+      };
+      const [ga, gb] = await Promise.all([grey(a64), grey(b64)]);
+      let n = 0;
+      for (let i = 0; i < Math.min(ga.length, gb.length); i++) if (Math.abs(ga[i]! - gb[i]!) > 24) n++;
+      return n;
+    },
+    [a.toString('base64'), b.toString('base64')] as const,
+  );
+}

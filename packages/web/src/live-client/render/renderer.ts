@@ -1,3 +1,4 @@
+import type { TAvatarAction } from '@persona/contract';
 import type { FaceState } from './face-driver';
 
 /** What the stage asks of each way of drawing an avatar (2D portrait, talking photo, three.js). */
@@ -10,6 +11,10 @@ export interface AvatarRenderer {
   resize(width: number, height: number): void;
   /** The model's targets as last written (name → weight), for the test hook. */
   readonly targets: ReadonlyMap<string, number>;
+  /** `anim` and `morph` actions on the model's own clips and targets (uploaded 3D models); false when it has no such clip or target. */
+  act?(action: Extract<TAvatarAction, { kind: 'anim' | 'morph' }>, nowMs: number): boolean;
+  /** The model's clips playing now (the test hook). */
+  playing?(): string[];
   dispose(): void;
 }
 

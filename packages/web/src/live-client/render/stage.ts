@@ -219,14 +219,16 @@ export class AvatarStage {
   }
 
   /**
-   * An avatar action, now: a mood or a gesture goes to the face driver (smile, brows, gaze, head);
-   * every kind — `anim`, `morph` and the other tags too, which nothing draws yet — is recorded on
-   * the test hook.
+   * An avatar action, now: a mood or a gesture goes to the face driver (smile, brows, gaze, head),
+   * an `anim` or `morph` to the renderer (an uploaded model's own clips and targets); every kind —
+   * the other tags too, which nothing draws yet — is recorded on the test hook.
    */
   act(action: TAvatarAction) {
-    recordAction(this.probe, performance.now(), action);
+    const now = performance.now();
+    recordAction(this.probe, now, action);
     if (action.kind === 'mood') this.driver.setMood(action.mood, action.intensity, action.durationMs);
     else if (action.kind === 'gesture') this.driver.playGesture(action.gesture, action.intensity);
+    else if (action.kind === 'anim' || action.kind === 'morph') this.renderer?.act?.(action, now);
   }
 
   /** An avatar action at `t` ms of utterance `utt`'s voice: done when the player reaches it. */
@@ -322,6 +324,7 @@ export class AvatarStage {
     this.updateSubtitle(heard, now);
     this.probe.route = this.audio?.route ?? null;
     recordFrame(this.probe, now, face, this.renderer.targets, heard, pose);
+    this.probe.clips = this.renderer.playing?.() ?? [];
     // The player's graph exists only once audio has started (and is rebuilt with a new context):
     // a meter asked for earlier is made on the first frame that can have one.
     if (this.metering && !this.meter) this.meter = this.audio?.levelMeter() ?? null;

@@ -30,6 +30,8 @@ export interface AvatarProbe {
   mood: TAvatarMood;
   moodWeight: number;
   gesture: TAvatarGesture | null;
+  /** The model's own clips playing now (`<trl-anim>` on an uploaded model). */
+  clips: string[];
   /** The last avatar actions done, in order (`t`: the page's clock); those not drawn yet are here too. */
   actions: { t: number; action: TAvatarAction }[];
   /** The pose the face is drawn in, and the last few seconds of head, eye, brow and blink motion (radians; 0–1). */
@@ -109,6 +111,7 @@ export function createProbe(kind: string): AvatarProbe {
     moodWeight: 0,
     gesture: null,
     actions: [],
+    clips: [],
     pose: 'idle',
     motion: [],
     error: null,

@@ -24,6 +24,7 @@ import {
 import { GLTFLoader, type GLTF } from 'three/addons/loaders/GLTFLoader.js';
 import type { FaceState } from './face-driver';
 import type { AvatarRenderer } from './renderer';
+import { createClipPlayer, createMorphOverrides } from './model-clips';
 import { relaxArm, rigArm } from './rig-arms';
 import { detectProfile, targetWeights, type RigProfile } from './rig-map';
 import type { StageConfig } from './stage-config';
@@ -145,7 +146,7 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
   });
   for (const a of armBones) relaxArm(a.upper, a.lower, a.side);
   avatar.updateWorldMatrix(true, true);
-  const rigArms = toon ? [] : armBones.flatMap((a) => (a.upper?.parent && a.lower ? [rigArm(a.upper, a.lower, a.shoulder, a.side)] : []));
+  const rigArms = toon ? [] : armBones.flatMap((a) => (a.upper?.parent && a.lower ? [{ bones: a, arm: rigArm(a.upper, a.lower, a.shoulder, a.side) }] : []));
 
   // Morph targets (or VRM expressions) and what the model can do.
   const meshes: Mesh[] = [];
@@ -216,16 +217,24 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
   }
   if (config.kind === 'full' && config.environment?.shadow !== false) scene.add(blobShadow());
 
+  // The model's own clips and targets, for `<trl-anim>` and `<trl-morph>` (model-clips.ts).
+  const clips = toon ? null : createClipPlayer(avatar, gltf?.animations ?? []);
+  const morphs = createMorphOverrides();
+  const hasTarget = (name: string) => names.has(name);
+  const armMoving = (a: (typeof armBones)[number]) => Boolean(clips && ((a.upper && clips.moving.has(a.upper)) || (a.lower && clips.moving.has(a.lower))));
+
   const targets = new Map<string, number>();
   const written = new Set<string>();
   const euler = new Euler();
   const q = new Quaternion();
   let last = performance.now();
+  /** Turns a bone from its rest pose — or, while one of the model's clips moves it, from the clip's pose. */
   const turn = (o: Object3D | null, pitch: number, yaw: number, roll: number) => {
     const r = o && rest.get(o);
     if (!o || !r) return;
     euler.set(pitch, yaw, roll);
-    o.quaternion.copy(r).multiply(q.setFromEuler(euler));
+    if (!clips?.moving.has(o)) o.quaternion.copy(r);
+    o.quaternion.multiply(q.setFromEuler(euler));
   };
 
   return {
@@ -239,10 +248,21 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       if (config.kind !== 'full') frameUpper(camera.aspect);
       camera.updateProjectionMatrix();
     },
+    act(action, nowMs) {
+      if (action.kind === 'anim') return clips?.play(action.id, action.type ?? 'core', action.immediate ?? false) ?? false;
+      if (!names.has(action.name)) return false;
+      morphs.set(action.name, action.value ?? 1, action.durationMs, nowMs);
+      return true;
+    },
+    playing: () => clips?.playing() ?? [],
     render(face: FaceState, nowMs: number) {
-      const dt = Math.min(0.1, Math.max(0, (nowMs - last) / 1000));
+      const elapsed = Math.max(0, (nowMs - last) / 1000);
+      const dt = Math.min(0.1, elapsed);
       last = nowMs;
+      // A clip keeps its own time even when frames are far apart (reduced motion draws a few a second).
+      clips?.update(Math.min(0.5, elapsed));
       targetWeights(face, profile, names, targets);
+      if (morphs.size) morphs.apply(targets, hasTarget, nowMs);
       if (vrm?.expressionManager) {
         for (const name of written) if (!targets.has(name)) vrm.expressionManager.setValue(name, 0);
         for (const [name, w] of targets) vrm.expressionManager.setValue(name, w);
@@ -278,11 +298,13 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       if (torso && torsoScale) torso.scale.set(torsoScale.x * (1 + face.breath * 0.006), torsoScale.y, torsoScale.z * (1 + face.breath * 0.01));
       if (torso && head && headPos) head.position.y = headPos.y + face.breath * 0.0015;
       if (profile === 'jaw' && !names.has('jawOpen') && !names.has('mouthOpen')) turn(jawBone, face.jaw * 0.3, 0, 0);
-      for (const arm of rigArms) arm.pose(face);
+      // The arms' gestures, except on an arm one of the model's clips is moving.
+      for (const { bones, arm } of rigArms) if (!armMoving(bones)) arm.pose(face);
       vrm?.update(dt);
       renderer.render(scene, camera);
     },
     dispose() {
+      clips?.dispose();
       toon?.dispose();
       renderer.dispose();
       scene.traverse((o) => {
