@@ -58,6 +58,7 @@ export const PrivacyMessages = {
     `Erase everything of visitor ${visitor}? All their conversations with your avatars and what your avatars remember of them are removed for good; the call records in billing stay.`,
   erased: (sessions: number, memories: number) => `Visitor erased: ${sessions} conversation${sessions === 1 ? '' : 's'} and ${memories} memor${memories === 1 ? 'y' : 'ies'} removed.`,
   eraseFailed: 'Failed to erase the visitor.',
+  visitorNotFound: 'No conversation of this visitor is stored.',
   badVisitor: 'visitor must be a visitor pseudonym (v- and 10 hex digits).',
   textRemoved: 'The text of this conversation was removed by the avatar\u2019s retention setting.',
 } as const;
@@ -107,7 +108,7 @@ export type TAvatarPrivacy = z.infer<typeof ZAvatarPrivacy>;
 export const DefaultRedaction: TRedactionSettings = { email: false, phone: false, card: false, iban: false, patterns: [] };
 export const DefaultRetention: TRetention = { mode: 'forever', days: null };
 
-export const ZGetAvatarPrivacyQuery = z.object({ avatarId: z.coerce.number().pipe(ZId) }).strict();
+export const ZGetAvatarPrivacyQuery = z.object({ avatarId: ZId }).strict();
 export const ZAvatarPrivacyResponse = z.object({ status: ZStatus, privacy: ZAvatarPrivacy });
 export type TAvatarPrivacyResponse = z.infer<typeof ZAvatarPrivacyResponse>;
 
