@@ -61,7 +61,14 @@ export function ibanValid(compact: string): boolean {
 
 /** The longest leading run of the space-separated groups that is a valid IBAN ("DE89 3704 … 00 THANKS"). */
 function ibanPrefix(candidate: string): string | null {
-  const groups = candidate.split(' ');
+  // Only the groups within an IBAN's 34 characters are tried: a hostile run of groups costs no more.
+  const groups: string[] = [];
+  let length = 0;
+  for (const g of candidate.split(' ', 35)) {
+    length += g.length;
+    if (length > 34) break;
+    groups.push(g);
+  }
   for (let n = groups.length; n >= 1; n--) {
     const text = groups.slice(0, n).join(' ');
     if (ibanValid(text.replaceAll(' ', ''))) return text;
