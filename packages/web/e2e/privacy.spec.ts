@@ -22,7 +22,7 @@ test('redaction set on the Privacy page keeps the secrets out of the transcript;
   await page.getByRole('checkbox', { name: /E-mail addresses/ }).check();
   await page.getByRole('checkbox', { name: /Card numbers/ }).check();
   await page.getByRole('radio', { name: 'Delete the text after a number of days' }).check();
-  await page.getByLabel('Days').fill('30');
+  await page.getByRole('spinbutton', { name: 'Days' }).fill('30');
   for (const width of WIDTHS) {
     await useWidth(page, width);
     await shot(page, 'privacy');
