@@ -70,7 +70,7 @@ async function storedSession(o: { avatarId: number; ownerUserId: number; visitor
     resumeHash: 'x',
     ticketJti: randomUUID(),
     history,
-    voiceTurns: [{ at: o.startedAt + 2_000, endOfUtteranceMs: 300, sttMs: 100, llmFirstTokenMs: 200, ttsFirstByteMs: 150, endToEndMs: 800 }],
+    voiceTurns: [{ at: o.startedAt + 2_000, endOfUtteranceMs: 300, sttMs: 100, llmFirstTokenMs: 200, ttsFirstByteMs: 150, endToEndMs: 800, interrupted: false }],
     voiceP50Ms: 800,
     summary: o.summary ?? 'Jane asked for help.',
     startedAt: new Date(o.startedAt),
@@ -286,7 +286,8 @@ describe('retention', () => {
       expect(bodies).toHaveLength(2);
       expect(bodies.every((b) => b.body === null)).toBe(true);
       // A late report brings nothing back.
-      await t.app.live.handleRpc(workerId, 'session.end', { sessionId, code: LiveCode.hangUp, summary: 'Jane again.', turns: [{ at: clock, endOfUtteranceMs: 1, sttMs: 1, llmFirstTokenMs: 1, ttsFirstByteMs: 1, endToEndMs: 1 }] });
+      const late = await t.app.live.handleRpc(workerId, 'session.end', { sessionId, code: LiveCode.hangUp, summary: 'Jane again.', turns: [{ at: clock, endOfUtteranceMs: 1, sttMs: 1, llmFirstTokenMs: 1, ttsFirstByteMs: 1, endToEndMs: 1, interrupted: false }] });
+      expect(late).toEqual({ ok: true, result: {} });
       expect(await sessionRow(sessionId)).toMatchObject({ summary: null, voiceTurns: [] });
     } finally {
       await post(alice, WebhookPaths.delete, { id: hook.json().webhook.id });

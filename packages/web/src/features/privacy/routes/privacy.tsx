@@ -154,7 +154,7 @@ function PrivacyForm({ stored }: { stored: TAvatarPrivacy }) {
               disabled={mode !== 'days'}
               onChange={(e) => setDays(e.target.value)}
               slotProps={{ htmlInput: { min: 1, max: 3650, step: 1, inputMode: 'numeric' } }}
-              sx={{ width: 110 }}
+              sx={{ width: 110, ml: { xs: 4, sm: 0 } }}
             />
           </Box>
           <FormControlLabel value="counts" control={<Radio />} label={PrivacyMessages.retentionCounts} />
