@@ -60,6 +60,8 @@ export const liveSessions = pgTable(
     index('live_sessions_started_idx').on(t.startedAt, t.id),
     // The retention sweep (ADR 097): an avatar's sessions whose text is still there, oldest first.
     index('live_sessions_text_kept_idx').on(t.avatarId, t.startedAt).where(sql`text_removed_at is null`),
+    // Sessions whose text went lately: their webhook bodies still being retried are dropped once finished.
+    index('live_sessions_text_removed_idx').on(t.textRemovedAt).where(sql`text_removed_at is not null`),
   ],
 );
 

@@ -6,7 +6,7 @@ import type { DbTx } from '../../db/client.js';
 
 /** Deleted conversations leave nothing of their text in the webhooks' log either (ADR 097): the bodies go, the log lines stay. */
 async function dropDeliveryBodies(tx: DbTx | Db, sessionIds: string[]): Promise<void> {
-  if (sessionIds.length) await tx.update(webhookDeliveries).set({ body: null }).where(inArray(webhookDeliveries.sessionId, sessionIds));
+  if (sessionIds.length) await tx.update(webhookDeliveries).set({ body: null }).where(and(inArray(webhookDeliveries.sessionId, sessionIds), isNotNull(webhookDeliveries.body)));
 }
 
 /** Whose conversations: one account's, or (administrators) every account's. */

@@ -296,6 +296,31 @@ describe('retention', () => {
   });
 });
 
+describe('retention of webhook bodies still being retried', () => {
+  it('keeps a pending delivery’s body until it has finished, then drops it', async () => {
+    const avatarId = (await createAvatar(t.database, alice.id, 'Counts, receiver down')).id;
+    await setPrivacy(alice, { avatarId, retention: { mode: 'counts', days: null } });
+    const id = await storedSession({ avatarId, ownerUserId: alice.id, startedAt: clock - 600_000, endedAt: clock - 120_000 });
+    const hook = await post(alice, WebhookPaths.add, { url: 'http://127.0.0.1:9/down', avatarId, events: ['transcript.ready'] });
+    const endpointId = hook.json().webhook.id as number;
+    await t.database.db.insert(webhookDeliveries).values([
+      { endpointId, eventId: 'evt_retrying', eventType: 'transcript.ready', sessionId: id, body: '{"text":"Jane"}', status: 'pending', attempts: 2, nextAttemptAt: new Date(clock + 60_000), createdAt: at() },
+      { endpointId, eventId: 'evt_done', eventType: 'session.ended', sessionId: id, body: '{"summary":"Jane"}', status: 'delivered', attempts: 1, createdAt: at() },
+    ]);
+    const bodies = async () => Object.fromEntries((await t.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.sessionId, id))).map((d) => [d.eventId, d.body]));
+
+    expect(await t.app.privacy.sweep()).toBe(1);
+    expect(await bodies()).toEqual({ evt_retrying: '{"text":"Jane"}', evt_done: null });
+    // Still retrying: kept; delivered at last: the next sweep drops it.
+    expect(await t.app.privacy.sweep()).toBe(0);
+    expect((await bodies()).evt_retrying).not.toBeNull();
+    await t.database.db.update(webhookDeliveries).set({ status: 'delivered' }).where(eq(webhookDeliveries.eventId, 'evt_retrying'));
+    expect(await t.app.privacy.sweep()).toBe(0);
+    expect(await bodies()).toEqual({ evt_retrying: null, evt_done: null });
+    await post(alice, WebhookPaths.delete, { id: endpointId });
+  });
+});
+
 describe('per-visitor erasure', () => {
   it('erases every ended conversation and memory of one pseudonymous visitor of the account, nothing else', async () => {
     const a1 = await memoryAvatar(alice.id, 'Erase one');

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { TRedactionSettings, TRetentionMode } from '@persona/contract';
 import type { Db } from '../../db/client.js';
 import { avatarMemories, avatarPrivacy, avatars, liveSessions, webhookDeliveries } from '../../db/schema/index.js';
@@ -11,6 +11,8 @@ const SWEEP_BATCH = 500;
 /** Avatars' privacy settings (ADR 097) and the retention sweep's writes. */
 export function createPrivacyRepository(db: Db) {
   return {
+    batchSize: SWEEP_BATCH,
+
     async avatarOwned(userId: number, avatarId: number): Promise<boolean> {
       const [row] = await db.select({ id: avatars.id }).from(avatars).where(and(eq(avatars.id, avatarId), eq(avatars.userId, userId))).limit(1);
       return row !== undefined;
@@ -30,36 +32,30 @@ export function createPrivacyRepository(db: Db) {
       return row!;
     },
 
-    /** The avatars whose conversations' text is not kept forever. */
-    async retaining(): Promise<{ avatarId: number; mode: TRetentionMode; days: number | null }[]> {
-      return db
-        .select({ avatarId: avatarPrivacy.avatarId, mode: avatarPrivacy.retentionMode, days: avatarPrivacy.retentionDays })
-        .from(avatarPrivacy)
-        .where(ne(avatarPrivacy.retentionMode, 'forever'))
-        .orderBy(asc(avatarPrivacy.avatarId));
-    },
-
     /**
-     * Removes the text of up to SWEEP_BATCH ended sessions of the avatar that started before
-     * `startedBefore` and ended before `endedBefore`: history, summary and turn figures go, the
-     * visitor's turn count stays (`turns_kept`), and so do the row's facts. The webhook bodies of
-     * those sessions that are no longer waiting to be sent go too (a resend is made from the row).
+     * Removes the text of up to SWEEP_BATCH ended sessions whose avatar's retention says so — `days`:
+     * started more than its days before `at`; `counts`: ended before `countsEndedBefore` — in one
+     * statement for every avatar (each avatar a range of `live_sessions_text_kept_idx`). History,
+     * summary and turn figures go; the visitor's turn count stays (`turns_kept`), and so do the row's
+     * facts. The bodies of those sessions' finished webhook deliveries go in the same transaction.
      */
-    async removeText(avatarId: number, bounds: { startedBefore: Date; endedBefore: Date }, at: Date): Promise<number> {
+    async removeText(at: Date, countsEndedBefore: Date): Promise<number> {
       return db.transaction(async (tx) => {
         const due = tx
           .select({ id: liveSessions.id })
           .from(liveSessions)
+          .innerJoin(avatarPrivacy, eq(avatarPrivacy.avatarId, liveSessions.avatarId))
           .where(
             and(
-              eq(liveSessions.avatarId, avatarId),
+              ne(avatarPrivacy.retentionMode, 'forever'),
               isNull(liveSessions.textRemovedAt),
-              lt(liveSessions.startedAt, bounds.startedBefore),
               isNotNull(liveSessions.endedAt),
-              lt(liveSessions.endedAt, bounds.endedBefore),
+              or(
+                and(eq(avatarPrivacy.retentionMode, 'counts'), lt(liveSessions.endedAt, countsEndedBefore)),
+                and(eq(avatarPrivacy.retentionMode, 'days'), sql`${liveSessions.startedAt} < ${at.toISOString()}::timestamptz - ${avatarPrivacy.retentionDays} * interval '1 day'`),
+              ),
             ),
           )
-          .orderBy(asc(liveSessions.startedAt))
           .limit(SWEEP_BATCH);
         const removed = await tx
           .update(liveSessions)
@@ -72,12 +68,22 @@ export function createPrivacyRepository(db: Db) {
           })
           .where(inArray(liveSessions.id, due))
           .returning({ id: liveSessions.id });
-        return removed.length;
+        const ids = removed.map((r) => r.id);
+        if (ids.length) {
+          await tx
+            .update(webhookDeliveries)
+            .set({ body: null })
+            .where(and(inArray(webhookDeliveries.sessionId, ids), isNotNull(webhookDeliveries.body), ne(webhookDeliveries.status, 'pending')));
+        }
+        return ids.length;
       });
     },
 
-    /** Bodies of finished deliveries of sessions whose text is gone (a delivery still retrying keeps its body until it ends). */
-    async dropDeliveryBodies(avatarId: number): Promise<number> {
+    /**
+     * Bodies of deliveries that were still being retried when their session's text went and have
+     * finished since (a delivery retries for 24 h: sessions whose text went after `removedSince`).
+     */
+    async dropFinishedDeliveryBodies(removedSince: Date): Promise<number> {
       const rows = await db
         .update(webhookDeliveries)
         .set({ body: null })
@@ -85,21 +91,20 @@ export function createPrivacyRepository(db: Db) {
           and(
             isNotNull(webhookDeliveries.body),
             ne(webhookDeliveries.status, 'pending'),
-            inArray(
-              webhookDeliveries.sessionId,
-              db.select({ id: liveSessions.id }).from(liveSessions).where(and(eq(liveSessions.avatarId, avatarId), isNotNull(liveSessions.textRemovedAt))),
-            ),
+            inArray(webhookDeliveries.sessionId, db.select({ id: liveSessions.id }).from(liveSessions).where(gte(liveSessions.textRemovedAt, removedSince))),
           ),
         )
         .returning({ id: webhookDeliveries.id });
       return rows.length;
     },
 
-    /** The avatar's memories of visitors last written before `before` (all of them with `null`). */
-    async dropMemories(avatarId: number, before: Date | null): Promise<number> {
+    /** Memories of visitors as old as the avatar's retention (`counts`: all of them), for every avatar at once. */
+    async dropMemories(at: Date): Promise<number> {
       const rows = await db
         .delete(avatarMemories)
-        .where(and(eq(avatarMemories.avatarId, avatarId), before ? lt(avatarMemories.updatedAt, before) : undefined))
+        .where(
+          sql`exists (select 1 from ${avatarPrivacy} p where p.avatar_id = ${avatarMemories.avatarId} and (p.retention_mode = 'counts' or (p.retention_mode = 'days' and ${avatarMemories.updatedAt} < ${at.toISOString()}::timestamptz - p.retention_days * interval '1 day')))`,
+        )
         .returning({ visitorId: avatarMemories.visitorId });
       return rows.length;
     },

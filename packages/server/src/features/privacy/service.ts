@@ -4,7 +4,10 @@ import { AppError } from '../../lib/app-error.js';
 import { checkPattern, createRedactor, type Redactor } from '../../lib/redaction.js';
 import type { AvatarPrivacyRow, PrivacyRepository } from './repository.js';
 
-const DAY_MS = 86_400_000;
+/** Batches of the repository's size one sweep removes at most (the next sweep goes on). */
+const SWEEP_BATCHES = 20;
+/** A delivery retries for 24 h: bodies of sessions whose text went within this are looked at again. */
+const WEBHOOK_RETRY_MARGIN_MS = 25 * 3_600_000;
 /** Compiled redactors kept, by their settings (a change of settings makes a new one). */
 const REDACTOR_CACHE_MAX = 500;
 
@@ -73,25 +76,22 @@ export function createPrivacyService(deps: { repo: PrivacyRepository; log: Priva
     },
 
     /**
-     * The retention sweep: for each avatar that does not keep forever, the text of its sessions
-     * past their time is removed (`days` after the start; `counts` once ended for
-     * PrivacyLimits.countsOnlyGraceMs, so that the end's webhooks are made first), with the
-     * avatar's memories of visitors as old. Returns the sessions whose text went.
+     * The retention sweep: the text of every session past its avatar's retention is removed
+     * (`days` after the start; `counts` once ended for PrivacyLimits.countsOnlyGraceMs, so that the
+     * end's webhooks are made first), a batch at a time until none is left (at most
+     * SWEEP_BATCHES a run), with the avatars' memories of visitors as old. Returns the sessions whose text went.
      */
     async sweep(): Promise<number> {
       const at = now();
       let removed = 0;
-      for (const a of await repo.retaining()) {
-        const bounds =
-          a.mode === 'counts'
-            ? { startedBefore: at, endedBefore: new Date(at.getTime() - PrivacyLimits.countsOnlyGraceMs) }
-            : { startedBefore: new Date(at.getTime() - (a.days ?? PrivacyLimits.retentionDaysMax) * DAY_MS), endedBefore: at };
-        const n = await repo.removeText(a.avatarId, bounds, at);
-        const bodies = await repo.dropDeliveryBodies(a.avatarId);
-        const memories = await repo.dropMemories(a.avatarId, a.mode === 'counts' ? null : bounds.startedBefore);
-        if (n || memories) deps.log.info({ avatarId: a.avatarId, sessions: n, webhookBodies: bodies, memories }, 'retention removed conversation text');
+      for (let i = 0; i < SWEEP_BATCHES; i++) {
+        const n = await repo.removeText(at, new Date(at.getTime() - PrivacyLimits.countsOnlyGraceMs));
         removed += n;
+        if (n < repo.batchSize) break;
       }
+      const bodies = await repo.dropFinishedDeliveryBodies(new Date(at.getTime() - WEBHOOK_RETRY_MARGIN_MS));
+      const memories = await repo.dropMemories(at);
+      if (removed || bodies || memories) deps.log.info({ sessions: removed, webhookBodies: bodies, memories }, 'retention removed conversation text');
       return removed;
     },
   };
