@@ -47,9 +47,13 @@ describe('redaction (ADR 097)', () => {
     expect(all('on 30.11.2026')).toBe('on 30.11.2026');
   });
 
-  it('applies only what is switched on', () => {
+  it('applies only what is switched on (a text remembered by one redactor is not another’s answer)', () => {
+    const text = 'a@b.de 4111 1111 1111 1111 +49 30 1234567';
+    expect(all(text)).toBe('[email] [card] [phone]');
     const emails = createRedactor({ ...DefaultRedaction, email: true })!;
-    expect(emails('a@b.de 4111 1111 1111 1111 +49 30 1234567')).toBe('[email] 4111 1111 1111 1111 +49 30 1234567');
+    expect(emails(text)).toBe('[email] 4111 1111 1111 1111 +49 30 1234567');
+    expect(emails(text)).toBe('[email] 4111 1111 1111 1111 +49 30 1234567');
+    expect(all(text)).toBe('[email] [card] [phone]');
   });
 
   it('replaces the customer’s patterns with [redacted]', () => {
