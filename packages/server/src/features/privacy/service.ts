@@ -79,7 +79,7 @@ export function createPrivacyService(deps: { repo: PrivacyRepository; log: Priva
      * The retention sweep: the text of every session past its avatar's retention is removed
      * (`days` after the start; `counts` once ended for PrivacyLimits.countsOnlyGraceMs, so that the
      * end's webhooks are made first), a batch at a time until none is left (at most
-     * SWEEP_BATCHES a run), with the avatars' memories of visitors as old. Returns the sessions whose text went.
+     * SWEEP_BATCHES a run, a turn of the event loop between them), with the avatars' memories of visitors as old. Returns the sessions whose text went.
      */
     async sweep(): Promise<number> {
       const at = now();
@@ -88,6 +88,8 @@ export function createPrivacyService(deps: { repo: PrivacyRepository; log: Priva
         const n = await repo.removeText(at, new Date(at.getTime() - PrivacyLimits.countsOnlyGraceMs));
         removed += n;
         if (n < repo.batchSize) break;
+        // Requests go first between batches (with PGlite a query runs on this very thread).
+        await new Promise((resolve) => setImmediate(resolve));
       }
       const bodies = await repo.dropFinishedDeliveryBodies(new Date(at.getTime() - WEBHOOK_RETRY_MARGIN_MS));
       const memories = await repo.dropMemories(at);
