@@ -253,6 +253,8 @@ export const ZConversationDetail = ZConversationSummary.extend({
   turnList: z.array(ZConversationTurn),
   /** The caller owns it (only the owner deletes; an administrator reads every account's). */
   canDelete: z.boolean(),
+  /** The avatar's retention removed its text (ADR 097): the facts and counts are all that is left. */
+  textRemoved: z.boolean(),
 });
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 

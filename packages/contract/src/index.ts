@@ -28,4 +28,5 @@ export * from './platform-speech.js';
 export * from './log-redaction.js';
 export * from './conversations.js';
 export * from './webhooks.js';
+export * from './privacy.js';
 export * from './api-keys.js';

@@ -45,6 +45,9 @@ import { presenceRoutes } from './features/presence/routes.js';
 import { conversationRoutes } from './features/conversations/routes.js';
 import { createConversationsRepository } from './features/conversations/repository.js';
 import { createConversationsService, transcript } from './features/conversations/service.js';
+import { createPrivacyRepository } from './features/privacy/repository.js';
+import { createPrivacyService, type PrivacyService } from './features/privacy/service.js';
+import { privacyRoutes } from './features/privacy/routes.js';
 import { createWebhooksRepository } from './features/webhooks/repository.js';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/service.js';
 import { webhookRoutes } from './features/webhooks/routes.js';
@@ -99,6 +102,8 @@ declare module 'fastify' {
     agents: AgentsService;
     /** Webhooks (ADR 093): endpoints and the delivery queue's sender. */
     webhooks: WebhooksService;
+    /** Privacy (ADR 097): avatars' redaction and retention, and the retention sweep. */
+    privacy: PrivacyService;
   }
 }
 
@@ -123,6 +128,8 @@ export interface AppDeps {
   agentDispatch?: AgentDispatch;
   /** How often the webhooks' queue is polled (default 1 s); 0: never by itself (tests call `app.webhooks.dispatchDue`). */
   webhookTimings?: { pollMs?: number; random?: () => number };
+  /** How often the retention sweep runs (default 60 s); 0: never by itself (tests call `app.privacy.sweep`). */
+  privacyTimings?: { retentionSweepMs?: number };
 }
 
 /** Builds the whole app from its dependencies; main.ts only listens. */
@@ -350,6 +357,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     random: deps.webhookTimings?.random,
   });
   app.decorate('webhooks', webhooks);
+  // Privacy (ADR 097): each avatar's redaction, applied by the live sessions before its text is stored, and retention, kept by a sweep.
+  const privacy = createPrivacyService({ repo: createPrivacyRepository(database.db), log: app.log, now: deps.now });
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
     repo: createLiveSessionsRepository(database.db),
@@ -370,9 +379,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     staleSessionSeconds: deps.liveTimings?.staleSessionSeconds,
     offerToAgent: (offer) => agents.offer(offer),
     onAdmission: (kind, refusal) => metrics.admission(kind, refusal),
+    textRules: (avatarId) => privacy.textRules(avatarId),
     onSessionEvent: { recorded: (tx, event, row) => webhooks.sessionRecorded(tx, event, row), reported: (sessionId) => webhooks.sessionReported(sessionId), functionFailed: (row, failure) => webhooks.functionFailed(row, failure) },
   });
   app.decorate('live', live);
+  app.decorate('privacy', privacy);
   // Conversations: the stored live sessions as the customer reads them; visitors named by a keyed pseudonym (ADR 092).
   const conversations = createConversationsService({
     repo: createConversationsRepository(database.db),
@@ -392,6 +403,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     liveSweeper.unref();
   });
   app.addHook('preClose', async () => clearInterval(liveSweeper));
+  let retentionSweeper: NodeJS.Timeout | undefined;
+  const retentionSweepMs = deps.privacyTimings?.retentionSweepMs ?? 60_000;
+  app.addHook('onReady', async () => {
+    if (!retentionSweepMs) return;
+    retentionSweeper = setInterval(() => void privacy.sweep().catch((err: unknown) => app.log.error({ err }, 'retention sweep failed')), retentionSweepMs);
+    retentionSweeper.unref();
+  });
+  app.addHook('preClose', async () => clearInterval(retentionSweeper));
   app.addHook('onReady', async () => webhooks.start());
   app.addHook('preClose', async () => webhooks.stop());
   metrics.observe({ workersConnected: () => workerHub.connectedCount(), extraction: () => knowledge.extractor.stats() });
@@ -414,6 +433,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
   await app.register(conversationRoutes({ conversations, guards }));
   await app.register(webhookRoutes({ webhooks, guards }));
+  await app.register(privacyRoutes({ privacy, guards }));
   await app.register(apiKeyRoutes({ apiKeys, guards }));
   await app.register(oauthRoutes({ oauth: oauthService, guards, publicUrl: config.publicUrl }));
   await app.register(encryptionKeyRoutes({ keys: encryptionKeysService, guards }));

@@ -38,7 +38,7 @@ export interface TestContext {
 
 export async function createTestApp(
   env: Record<string, string> = {},
-  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings' | 'liveTimings' | 'agentDispatch' | 'logger' | 'webhookTimings'> & {
+  opts: Pick<AppDeps, 'now' | 'presence' | 'workerTimings' | 'liveTimings' | 'agentDispatch' | 'logger' | 'webhookTimings' | 'privacyTimings'> & {
     /** Another instance's database: two app instances sharing one database (closed by its owner). */
     database?: Database;
   } = {},
@@ -57,8 +57,9 @@ export async function createTestApp(
   const { database: shared, ...appOpts } = opts;
   const database = shared ?? (await openTestDatabase());
   const mail = createCaptureMailer();
-  // The webhooks' queue is sent only when a test asks (app.webhooks.dispatchDue), unless it sets a poll.
-  const app = await buildApp({ config, database, mailer: mail, logger: false, webhookTimings: { pollMs: 0 }, ...appOpts });
+  // The webhooks' queue is sent and the retention swept only when a test asks (app.webhooks.dispatchDue,
+  // app.privacy.sweep), unless it sets a poll.
+  const app = await buildApp({ config, database, mailer: mail, logger: false, webhookTimings: { pollMs: 0 }, privacyTimings: { retentionSweepMs: 0 }, ...appOpts });
   await app.ready();
   return {
     app,

@@ -31,6 +31,7 @@ const ApiKeysRoute = lazyPage(() => import('../features/api-keys/routes/api-keys
 const ConversationsRoute = lazyPage(() => import('../features/conversations/routes/conversations'), 'ConversationsRoute');
 const ConversationRoute = lazyPage(() => import('../features/conversations/routes/conversation'), 'ConversationRoute');
 const WebhooksRoute = lazyPage(() => import('../features/webhooks/routes/webhooks'), 'WebhooksRoute');
+const PrivacyRoute = lazyPage(() => import('../features/privacy/routes/privacy'), 'PrivacyRoute');
 const OnlineUsersRoute = lazyPage(() => import('../features/presence/routes/online-users'), 'OnlineUsersRoute');
 const MyOnlineUsersRoute = lazyPage(() => import('../features/presence/routes/my-online-users'), 'MyOnlineUsersRoute');
 const VpsStatusRoute = lazyPage(() => import('../features/workers/routes/vps-status'), 'VpsStatusRoute');
@@ -88,6 +89,7 @@ export const routes: RouteObject[] = [
               { path: strip(paths.conversations), element: <ConversationsRoute /> },
               { path: `${strip(paths.conversations)}/:id`, element: <ConversationRoute /> },
               { path: strip(paths.webhooks), element: <WebhooksRoute /> },
+              { path: strip(paths.privacy), element: <PrivacyRoute /> },
               { path: strip(paths.onlineUsers), element: <OnlineUsersRoute /> },
               { path: strip(paths.myOnlineUsers), element: <MyOnlineUsersRoute /> },
               { path: strip(paths.vpsStatus), element: <VpsStatusRoute /> },

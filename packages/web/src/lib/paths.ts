@@ -26,6 +26,8 @@ export const paths = {
   conversations: '/conversations',
   /** The account's webhooks (ADR 093): linked from Conversations (the top bar holds eight entries). */
   webhooks: '/webhooks',
+  /** An avatar's redaction and retention (ADR 097): linked from Conversations, `?avatarId=`. */
+  privacy: '/privacy',
   onlineUsers: '/onlineusers',
   myOnlineUsers: '/myonlineusers',
   vpsStatus: '/vpsstatus',

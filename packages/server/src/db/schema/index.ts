@@ -12,3 +12,4 @@ export * from './knowledge.js';
 export * from './live-sessions.js';
 export * from './webhooks.js';
 export * from './api-keys.js';
+export * from './privacy.js';

@@ -46,6 +46,10 @@ export const liveSessions = pgTable(
     voiceP50Ms: integer('voice_p50_ms'),
     /** The avatar's model's summary of the session, sent with its end (ADR 093: the `session.ended` webhook). */
     summary: text('summary'),
+    /** The visitor's turns, kept when the avatar's retention removed the text (ADR 097); null while the history is there. */
+    turnsKept: integer('turns_kept'),
+    /** When retention removed the history, summary and turn figures (ADR 097). */
+    textRemovedAt: timestamp('text_removed_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),
@@ -54,6 +58,10 @@ export const liveSessions = pgTable(
     // The conversation list's keyset paging (ADR 092): an account's, and every account's for administrators.
     index('live_sessions_owner_started_idx').on(t.ownerUserId, t.startedAt, t.id),
     index('live_sessions_started_idx').on(t.startedAt, t.id),
+    // The retention sweep (ADR 097): an avatar's sessions whose text is still there, oldest first.
+    index('live_sessions_text_kept_idx').on(t.avatarId, t.startedAt).where(sql`text_removed_at is null`),
+    // Sessions whose text went lately: their webhook bodies still being retried are dropped once finished.
+    index('live_sessions_text_removed_idx').on(t.textRemovedAt).where(sql`text_removed_at is not null`),
   ],
 );
 

@@ -56,5 +56,7 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_session_idx').on(t.sessionId).where(sql`status = 'pending' and body is null`),
+    // A deleted, erased or retention-emptied session's bodies (ADR 097).
+    index('webhook_deliveries_session_body_idx').on(t.sessionId).where(sql`body is not null`),
   ],
 );

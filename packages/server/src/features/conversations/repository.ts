@@ -1,7 +1,13 @@
-import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { ConversationOutcomeCodes, type TConversationOutcome } from '@persona/contract';
 import type { Db } from '../../db/client.js';
-import { liveSessions } from '../../db/schema/index.js';
+import { avatarMemories, avatars, liveSessions, webhookDeliveries } from '../../db/schema/index.js';
+import type { DbTx } from '../../db/client.js';
+
+/** Deleted conversations leave nothing of their text in the webhooks' log either (ADR 097): the bodies go, the log lines stay. */
+async function dropDeliveryBodies(tx: DbTx | Db, sessionIds: string[]): Promise<void> {
+  if (sessionIds.length) await tx.update(webhookDeliveries).set({ body: null }).where(and(inArray(webhookDeliveries.sessionId, sessionIds), isNotNull(webhookDeliveries.body)));
+}
 
 /** Whose conversations: one account's, or (administrators) every account's. */
 export type ConversationScope = { ownerUserId: number } | { all: true };
@@ -45,7 +51,9 @@ const listColumns = {
   endedAt: liveSessions.endedAt,
   endCode: liveSessions.endCode,
   voiceP50Ms: liveSessions.voiceP50Ms,
-  turns: sql<number>`(select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int`,
+  // A session whose text the retention removed (ADR 097) kept its count.
+  turns: sql<number>`coalesce(${liveSessions.turnsKept}, (select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int)`,
+  textRemovedAt: liveSessions.textRemovedAt,
 };
 
 export type ConversationListRow = Pick<
@@ -99,7 +107,10 @@ export function createConversationsRepository(db: Db) {
         .where(and(scoped(scope), inArray(liveSessions.id, unique)));
       if (found.length < unique.length) return 'missing';
       if (found.some((r) => r.endedAt === null)) return 'open';
-      await db.delete(liveSessions).where(and(scoped(scope), inArray(liveSessions.id, unique), isNotNull(liveSessions.endedAt)));
+      await db.transaction(async (tx) => {
+        await tx.delete(liveSessions).where(and(scoped(scope), inArray(liveSessions.id, unique), isNotNull(liveSessions.endedAt)));
+        await dropDeliveryBodies(tx, unique);
+      });
       return 'deleted';
     },
 
@@ -118,9 +129,46 @@ export function createConversationsRepository(db: Db) {
         .delete(liveSessions)
         .where(and(scoped(scope), eq(liveSessions.id, id), isNotNull(liveSessions.endedAt)))
         .returning({ id: liveSessions.id });
-      if (row) return 'deleted';
+      if (row) {
+        await dropDeliveryBodies(db, [row.id]);
+        return 'deleted';
+      }
       const [open] = await db.select({ id: liveSessions.id }).from(liveSessions).where(and(scoped(scope), eq(liveSessions.id, id))).limit(1);
       return open ? 'open' : 'missing';
+    },
+
+    /** The account's distinct visitors: the page's visitor id, or the address when the page sent none. */
+    async visitorsOf(ownerUserId: number): Promise<{ visitorId: string | null; clientIp: string | null }[]> {
+      return db
+        .selectDistinct({ visitorId: liveSessions.visitorId, clientIp: sql<string | null>`case when ${liveSessions.visitorId} is null then ${liveSessions.clientIp} end` })
+        .from(liveSessions)
+        .where(eq(liveSessions.ownerUserId, ownerUserId));
+    },
+
+    /** Erases the account's ended sessions of these visitors and its avatars' memories of them, in one transaction. */
+    async eraseVisitor(ownerUserId: number, who: { visitorIds: string[]; ips: string[] }): Promise<{ sessions: number; memories: number; open: number }> {
+      const theirs = or(
+        who.visitorIds.length ? inArray(liveSessions.visitorId, who.visitorIds) : undefined,
+        who.ips.length ? and(isNull(liveSessions.visitorId), inArray(liveSessions.clientIp, who.ips)) : undefined,
+      );
+      return db.transaction(async (tx) => {
+        const erased = await tx
+          .delete(liveSessions)
+          .where(and(eq(liveSessions.ownerUserId, ownerUserId), theirs, isNotNull(liveSessions.endedAt)))
+          .returning({ id: liveSessions.id });
+        await dropDeliveryBodies(tx, erased.map((r) => r.id));
+        const [open] = await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(liveSessions)
+          .where(and(eq(liveSessions.ownerUserId, ownerUserId), theirs, isNull(liveSessions.endedAt)));
+        const memories = who.visitorIds.length
+          ? await tx
+              .delete(avatarMemories)
+              .where(and(inArray(avatarMemories.visitorId, who.visitorIds), inArray(avatarMemories.avatarId, tx.select({ id: avatars.id }).from(avatars).where(eq(avatars.userId, ownerUserId)))))
+              .returning({ avatarId: avatarMemories.avatarId })
+          : [];
+        return { sessions: erased.length, memories: memories.length, open: open?.n ?? 0 };
+      });
     },
   };
 }

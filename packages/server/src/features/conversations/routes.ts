@@ -9,6 +9,9 @@ import {
   ZGetConversationResponse,
   ZListConversationsQuery,
   ZListConversationsResponse,
+  PrivacyPaths,
+  ZEraseVisitorRequest,
+  ZEraseVisitorResponse,
 } from '@persona/contract';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import type { ConversationsService } from './service.js';
@@ -78,6 +81,17 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
         await conversations.delete(requireAuth(req).userId, id!);
         return { status: 'OK' as const, id };
       },
+    );
+
+    // Per-visitor erasure (ADR 097): everything of one pseudonymous visitor of the caller's account.
+    app.post(
+      PrivacyPaths.eraseVisitor,
+      {
+        onRequest: guards.session,
+        config: { apiKeyScope: 'conversations:delete' },
+        schema: { tags: ['conversations'], body: ZEraseVisitorRequest, response: { 200: ZEraseVisitorResponse } },
+      },
+      async (req) => ({ status: 'OK' as const, visitor: req.body.visitor, ...(await conversations.eraseVisitor(requireAuth(req).userId, req.body.visitor)) }),
     );
 
     app.get(ConversationPaths.adminList, { onRequest: guards.admin, schema: { ...listSchema, tags: ['admin'] } }, async (req) => ({

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import {
   ConversationLimits,
   ConversationMessages,
+  PrivacyMessages,
   conversationCursor,
   type TExportConversationsQuery,
   outcomeOf,
@@ -62,7 +63,7 @@ export function createConversationsService(deps: { repo: ConversationsRepository
     async get(scope: ConversationScope, id: string, callerId: number): Promise<TConversationDetail> {
       const row = await repo.find(scope, id);
       if (!row) throw AppError.notFound(ConversationMessages.notFound);
-      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null };
+      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null, textRemoved: row.textRemovedAt !== null };
     },
 
     /**
@@ -91,6 +92,24 @@ export function createConversationsService(deps: { repo: ConversationsRepository
       const result = await repo.deleteMany({ ownerUserId }, ids);
       if (result === 'missing') throw AppError.notFound(ConversationMessages.someNotFound);
       if (result === 'open') throw AppError.conflict(ConversationMessages.someStillOpen);
+    },
+
+    /**
+     * Per-visitor erasure (ADR 097): every ended conversation of the account with the visitor of
+     * this pseudonym, the account's avatars' memories of them, and the bodies of their webhook
+     * deliveries. The pseudonym cannot be turned back, so the account's visitors are named afresh
+     * and compared; a conversation still going on is left (counted in `open`) — erase again once it ended.
+     */
+    async eraseVisitor(ownerUserId: number, visitor: string): Promise<{ sessions: number; memories: number; open: number }> {
+      const visitorIds: string[] = [];
+      const ips: string[] = [];
+      for (const v of await repo.visitorsOf(ownerUserId)) {
+        if (pseudonym({ ownerUserId, visitorId: v.visitorId, clientIp: v.clientIp ?? '' }) !== visitor) continue;
+        if (v.visitorId) visitorIds.push(v.visitorId);
+        else if (v.clientIp) ips.push(v.clientIp);
+      }
+      if (visitorIds.length === 0 && ips.length === 0) throw AppError.notFound(PrivacyMessages.visitorNotFound);
+      return repo.eraseVisitor(ownerUserId, { visitorIds, ips });
     },
 
     /** Only the avatar's owner deletes (administrators too: only their own account's). */

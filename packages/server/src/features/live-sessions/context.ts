@@ -1,4 +1,4 @@
-import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage } from '@persona/contract';
+import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage, type TRetentionMode } from '@persona/contract';
 import type { PlatformLlm } from './brain-config.js';
 import type { DbTx } from '../../db/client.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
@@ -70,6 +70,11 @@ export interface LiveSessionsDeps {
    * A session's start or end, in the transaction that records it (app.ts: the webhooks feature
    * queues its deliveries there, ADR 093); `reported`: the worker's end report (summary, figures) is stored.
    */
+  /**
+   * What an avatar's privacy settings (ADR 097) ask of its conversations' text: the redactor every
+   * stored or sent text goes through (null: none) and the retention (`counts`: no visitor memory).
+   */
+  textRules?(avatarId: number): Promise<{ redact: ((text: string) => string) | null; retention: TRetentionMode }>;
   onSessionEvent?: {
     recorded(tx: DbTx, event: 'started' | 'ended', row: LiveSessionRow): Promise<void>;
     reported(sessionId: string): Promise<void>;

@@ -30,6 +30,13 @@ export function createWorkerRpc(ctx: LiveContext) {
     return row;
   }
 
+  /** The avatar's privacy rules (ADR 097): every text of its conversations passes `redact` before it is stored or sent. */
+  async function textRulesOf(avatarId: number) {
+    const rules = (await deps.textRules?.(avatarId)) ?? { redact: null, retention: 'forever' as const };
+    const redact = rules.redact;
+    return { ...rules, text: (s: string) => (redact ? redact(s) : s) };
+  }
+
   const rpc: { [M in TLiveRpcMethod]: (workerId: number, params: never) => Promise<unknown> } = {
     async 'session.claim'(workerId, params: { sessionId: string; jti: string }) {
       const at = now();
@@ -99,38 +106,47 @@ export function createWorkerRpc(ctx: LiveContext) {
     },
 
     async 'session.history'(workerId, params: { sessionId: string; history: TLiveSessionConfig['history'] }) {
-      await openSessionFor(workerId, params.sessionId);
-      await repo.setHistory(params.sessionId, params.history.slice(-LiveLimits.historyMaxTurns * 2));
+      const row = await openSessionFor(workerId, params.sessionId);
+      const { redact } = await textRulesOf(row.avatarId);
+      const history = params.history.slice(-LiveLimits.historyMaxTurns * 2);
+      await repo.setHistory(params.sessionId, redact ? history.map((h) => ({ ...h, text: redact(h.text) })) : history);
       return {};
     },
 
     async 'session.function_failed'(workerId, params: { sessionId: string; name: string; error: string | null }) {
       const row = await openSessionFor(workerId, params.sessionId);
-      await deps.onSessionEvent?.functionFailed(row, { name: params.name, error: params.error });
+      // What the function answered may quote the visitor: redacted like the transcript (ADR 097).
+      const { text } = await textRulesOf(row.avatarId);
+      await deps.onSessionEvent?.functionFailed(row, { name: params.name, error: params.error === null ? null : text(params.error) });
       return {};
     },
 
     async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[] }) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};
-      const summary = params.summary?.trim();
+      const rules = await textRulesOf(row.avatarId);
+      // Redacted once, before both places it is kept: the session's summary and the visitor's memory (ADR 097).
+      const summary = params.summary?.trim() ? rules.text(params.summary.trim().slice(0, 2000)) : undefined;
       // Spoken turns' latency figures: kept with the session for its transcript (ADR 092), and in the
       // portal's log; the summary for the session.ended webhook (ADR 093). Stored before the end
       // records it, so that an end by this report has them.
-      if (params.turns?.length) {
+      // A report after the retention removed the text (ADR 097) brings none of it back.
+      const textKept = row.textRemovedAt === null;
+      if (params.turns?.length && textKept) {
         const voiceTurns = params.turns.slice(-LiveLimits.historyMaxTurns * 2);
         const p50 = voiceTurnSummary(voiceTurns).endToEndMs?.p50;
         await repo.update(row.id, { voiceTurns, voiceP50Ms: p50 === undefined ? null : Math.round(p50) });
       }
-      if (summary) await repo.update(row.id, { summary: summary.slice(0, 2000) });
+      if (summary && textKept) await repo.update(row.id, { summary });
       await endSession(row.id, params.code);
       await deps.onSessionEvent?.reported(row.id);
       if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');
-      if (summary && row.visitorId) {
+      // "Keep nothing but counts" keeps no memory of the visitor either.
+      if (summary && row.visitorId && rules.retention !== 'counts') {
         // Kept only while the avatar still wants a memory (its owner may have turned it off since).
         const avatar = await repo.findAvatar(row.avatarId);
         if (avatar && readAvatarConfig(deps.openSecrets(avatar.config)).session.summaryEnabled) {
-          await repo.saveMemory(row.avatarId, row.visitorId, summary.slice(0, 2000), now());
+          await repo.saveMemory(row.avatarId, row.visitorId, summary, now());
         }
       }
       return {};

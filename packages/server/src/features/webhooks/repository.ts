@@ -166,6 +166,7 @@ export function createWebhooksRepository(db: Db) {
           history: liveSessions.history,
           voiceTurns: liveSessions.voiceTurns,
           summary: liveSessions.summary,
+          turnsKept: liveSessions.turnsKept,
         })
         .from(liveSessions)
         .where(eq(liveSessions.id, sessionId))

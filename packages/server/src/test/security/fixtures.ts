@@ -140,6 +140,15 @@ export async function setUpSecurity(app: FastifyInstance, database: Database): P
           await post('/api/live/sessions/end', { sessionId: body.sessionId, resumeToken: body.resumeToken }, {});
           return body.sessionId as string;
         }),
+      visitor: () =>
+        once('visitor', async () => {
+          // A visitor of its own (a page's visitor id): erasing it leaves the account's other conversations.
+          const avatarId = await fixtures(account).avatar();
+          const body = await post('/api/live/sessions', { avatarId, textOnly: true, visitorId: `erase-${randomBytes(8).toString('hex')}` }, {});
+          await post('/api/live/sessions/end', { sessionId: body.sessionId, resumeToken: body.resumeToken }, {});
+          const res = await app.inject({ method: 'GET', url: `/api/get_conversation?id=${body.sessionId}`, headers: headers() });
+          return res.json().conversation.visitor as string;
+        }),
       webhook: () =>
         once('webhook', async () => (await post('/api/add_webhook', { url: `https://hooks.invalid/${owner.marker}`, avatarId: null, events: ['session.ended'] }, headers())).webhook.id as number),
       webhookDelivery: () =>

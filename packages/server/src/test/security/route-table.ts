@@ -26,6 +26,8 @@ export interface Fixtures {
   /** A webhook endpoint of the account (ADR 093), and a delivery in its log. */
   webhook(): Promise<number>;
   webhookDelivery(): Promise<number>;
+  /** The pseudonym of a visitor of one of the account's ended conversations (ADR 097). */
+  visitor(): Promise<string>;
   /** An avatar that admits visitors with a token only (its encKeyId set). */
   protectedAvatar(): Promise<number>;
   /** One of the account's API keys (ADR 094): its id. */
@@ -158,6 +160,15 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/get_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/get_conversation?id=${await f.conversation()}` }) },
   'POST /api/del_conversation': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_conversation', payload: { ids: [await f.conversation()] } }) },
   'GET /api/export_conversation': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/export_conversation?format=csv&id=${await f.conversation()}` }) },
+  // Privacy (ADR 097): an avatar's redaction and retention; erasing a visitor of the caller's account.
+  'GET /api/get_avatar_privacy': { access: 'session', apiKeyScope: 'avatars:read', owned: true, call: async (f) => ({ url: `/api/get_avatar_privacy?avatarId=${await f.avatar()}` }) },
+  'POST /api/set_avatar_privacy': {
+    access: 'session',
+    apiKeyScope: 'avatars:write',
+    owned: true,
+    call: async (f) => ({ url: '/api/set_avatar_privacy', payload: { avatarId: await f.avatar(), redaction: { email: true }, retention: { mode: 'forever' } } }),
+  },
+  'POST /api/erase_visitor': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/erase_visitor', payload: { visitor: await f.visitor() } }) },
   // Webhooks (ADR 093): the caller's account's endpoints and deliveries; another account's id is a 404.
   'GET /api/list_webhook': { access: 'session' },
   'POST /api/add_webhook': { access: 'session', call: () => ({ url: '/api/add_webhook', payload: { url: 'https://hooks.invalid/persona', avatarId: null, events: ['session.ended'] } }), ok: [200, 409] },

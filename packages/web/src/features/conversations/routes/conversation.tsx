@@ -7,7 +7,8 @@ import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
-import { ConversationMessages, ZConversationId } from '@persona/contract';
+import PersonOffOutlinedIcon from '@mui/icons-material/PersonOffOutlined';
+import { ConversationMessages, PrivacyMessages, ZConversationId } from '@persona/contract';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
@@ -18,6 +19,7 @@ import { showToast } from '../../../lib/toast';
 import { useDocumentTitle } from '../../../lib/use-document-title';
 import { useConversation } from '../api/get-conversation';
 import { useDeleteConversation } from '../api/delete-conversation';
+import { useEraseVisitor } from '../api/erase-visitor';
 import { ConversationFacts, Transcript } from '../components/transcript';
 import { formatStart } from '../components/format';
 import { ExportButtons } from '../components/export-buttons';
@@ -53,7 +55,20 @@ function ConversationPage({ id }: { id: string }) {
   const remove = useDeleteConversation();
   const navigate = useNavigate();
   const [isConfirming, setConfirming] = useState(false);
+  const erase = useEraseVisitor();
+  const [isErasing, setErasing] = useState(false);
   const c = query.data;
+
+  const confirmErase = () => {
+    if (!c) return;
+    erase.mutate(c.visitor, {
+      onSuccess: (done) => {
+        setErasing(false);
+        void showToast(PrivacyMessages.erased(done.sessions, done.memories), 'success');
+        void navigate(paths.conversations);
+      },
+    });
+  };
 
   const confirmDelete = () =>
     remove.mutate(id, {
@@ -80,6 +95,11 @@ function ConversationPage({ id }: { id: string }) {
                   Delete
                 </Button>
               ) : null}
+              {c.canDelete ? (
+                <Button variant="outlined" color="error" startIcon={<PersonOffOutlinedIcon />} onClick={() => setErasing(true)}>
+                  {PrivacyMessages.eraseVisitor}
+                </Button>
+              ) : null}
             </Box>
           ) : null
         }
@@ -104,7 +124,7 @@ function ConversationPage({ id }: { id: string }) {
       ) : (
         <Box sx={{ display: 'grid', gap: 2 }}>
           <ConversationFacts conversation={query.data} />
-          <Transcript turns={query.data.turnList} />
+          {query.data.textRemoved ? <Alert severity="info">{PrivacyMessages.textRemoved}</Alert> : <Transcript turns={query.data.turnList} />}
         </Box>
       )}
       <ConfirmDialog
@@ -128,6 +148,28 @@ function ConversationPage({ id }: { id: string }) {
         }
       >
         {ConversationMessages.deleteConfirm}
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={isErasing}
+        title={PrivacyMessages.eraseVisitor}
+        confirmLabel="Erase"
+        cancelLabel="Cancel"
+        tone="error"
+        isBusy={erase.isPending}
+        onConfirm={confirmErase}
+        onCancel={() => {
+          erase.reset();
+          setErasing(false);
+        }}
+        footer={
+          erase.isError ? (
+            <Alert severity="error" sx={{ mt: 2 }}>
+              {PrivacyMessages.eraseFailed} {errorMessages(erase.error).join(' ')}
+            </Alert>
+          ) : null
+        }
+      >
+        {c ? PrivacyMessages.eraseVisitorConfirm(c.visitor) : null}
       </ConfirmDialog>
     </PageContainer>
   );

@@ -30,6 +30,7 @@ const row = (over: Partial<TConversationSummary>): TConversationSummary => ({
 const detail: TConversationDetail = {
   ...row({}),
   canDelete: true,
+  textRemoved: false,
   turnList: [
     { role: 'avatar', text: 'Hello! How can I help?', at: '2026-06-01T12:00:01.000Z', interrupted: false, latency: null },
     { role: 'visitor', text: 'What are your opening hours?', at: '2026-06-01T12:00:10.000Z', interrupted: false, latency: { endOfUtteranceMs: 400, sttMs: 180, llmFirstTokenMs: 350, ttsFirstByteMs: 120, endToEndMs: 900 } },

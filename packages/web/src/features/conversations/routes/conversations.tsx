@@ -97,6 +97,9 @@ export function ConversationsRoute() {
               <Button component={RouterLink} to={paths.webhooks} variant="outlined">
                 Webhooks
               </Button>
+              <Button component={RouterLink} to={filters.avatarId ? `${paths.privacy}?avatarId=${filters.avatarId}` : paths.privacy} variant="outlined">
+                Privacy
+              </Button>
               <ExportButtons filters={isRangeBad ? { ...filters, from: undefined, to: undefined } : filters} />
             </Box>
           )

@@ -1,0 +1,102 @@
+import { DefaultRedaction, DefaultRetention, PrivacyLimits, PrivacyMessages, type TAvatarPrivacy, type TRetentionMode } from '@persona/contract';
+import { AvatarMessages } from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
+import { checkPattern, createRedactor, type Redactor } from '../../lib/redaction.js';
+import type { AvatarPrivacyRow, PrivacyRepository } from './repository.js';
+
+/** Batches of the repository's size one sweep removes at most (the next sweep goes on). */
+const SWEEP_BATCHES = 20;
+/** A delivery retries for 24 h: bodies of sessions whose text went within this are looked at again. */
+const WEBHOOK_RETRY_MARGIN_MS = 25 * 3_600_000;
+/** Compiled redactors kept, by their settings (a change of settings makes a new one). */
+const REDACTOR_CACHE_MAX = 500;
+
+export interface PrivacyLogger {
+  info(obj: object, msg: string): void;
+}
+
+/** What the live sessions apply to one avatar's text: its redactor (null: none) and its retention. */
+export interface AvatarTextRules {
+  redact: Redactor | null;
+  retention: TRetentionMode;
+}
+
+function view(avatarId: number, row: AvatarPrivacyRow | undefined): TAvatarPrivacy {
+  if (!row) return { avatarId, redaction: DefaultRedaction, retention: DefaultRetention };
+  return { avatarId, redaction: { ...DefaultRedaction, ...row.redaction }, retention: { mode: row.retentionMode, days: row.retentionMode === 'days' ? row.retentionDays : null } };
+}
+
+/** Per-avatar redaction and retention (ADR 097). */
+export function createPrivacyService(deps: { repo: PrivacyRepository; log: PrivacyLogger; now?: () => Date }) {
+  const { repo } = deps;
+  const now = deps.now ?? (() => new Date());
+  const redactors = new Map<string, Redactor | null>();
+
+  function redactorOf(settings: TAvatarPrivacy['redaction']): Redactor | null {
+    const key = JSON.stringify(settings);
+    if (redactors.has(key)) return redactors.get(key)!;
+    const made = createRedactor(settings);
+    if (redactors.size >= REDACTOR_CACHE_MAX) redactors.delete(redactors.keys().next().value!);
+    redactors.set(key, made);
+    return made;
+  }
+
+  async function owned(userId: number, avatarId: number): Promise<void> {
+    if (!(await repo.avatarOwned(userId, avatarId))) throw AppError.notFound(AvatarMessages.notFound);
+  }
+
+  return {
+    async get(userId: number, avatarId: number): Promise<TAvatarPrivacy> {
+      await owned(userId, avatarId);
+      return view(avatarId, await repo.find(avatarId));
+    },
+
+    async set(userId: number, input: TAvatarPrivacy): Promise<TAvatarPrivacy> {
+      await owned(userId, input.avatarId);
+      // Each pattern is compiled as it will run: one the linear-time engine refuses is refused here.
+      const problems = input.redaction.patterns.flatMap((p, i) => {
+        const why = checkPattern(p);
+        return why ? [PrivacyMessages.badPattern(i + 1, why)] : [];
+      });
+      if (problems.length) throw AppError.badRequest(problems);
+      const row = await repo.save({
+        avatarId: input.avatarId,
+        redaction: input.redaction,
+        retentionMode: input.retention.mode,
+        retentionDays: input.retention.mode === 'days' ? input.retention.days : null,
+        updatedAt: now(),
+      });
+      return view(input.avatarId, row);
+    },
+
+    /** The live sessions' question before they store an avatar's text (one read by primary key). */
+    async textRules(avatarId: number): Promise<AvatarTextRules> {
+      const v = view(avatarId, await repo.find(avatarId));
+      return { redact: redactorOf(v.redaction), retention: v.retention.mode };
+    },
+
+    /**
+     * The retention sweep: the text of every session past its avatar's retention is removed
+     * (`days` after the start; `counts` once ended for PrivacyLimits.countsOnlyGraceMs, so that the
+     * end's webhooks are made first), a batch at a time until none is left (at most
+     * SWEEP_BATCHES a run, a turn of the event loop between them), with the avatars' memories of visitors as old. Returns the sessions whose text went.
+     */
+    async sweep(): Promise<number> {
+      const at = now();
+      let removed = 0;
+      for (let i = 0; i < SWEEP_BATCHES; i++) {
+        const n = await repo.removeText(at, new Date(at.getTime() - PrivacyLimits.countsOnlyGraceMs));
+        removed += n;
+        if (n < repo.batchSize) break;
+        // Requests go first between batches (with PGlite a query runs on this very thread).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const bodies = await repo.dropFinishedDeliveryBodies(new Date(at.getTime() - WEBHOOK_RETRY_MARGIN_MS));
+      const memories = await repo.dropMemories(at);
+      if (removed || bodies || memories) deps.log.info({ sessions: removed, webhookBodies: bodies, memories }, 'retention removed conversation text');
+      return removed;
+    },
+  };
+}
+
+export type PrivacyService = ReturnType<typeof createPrivacyService>;
