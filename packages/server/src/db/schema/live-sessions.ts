@@ -1,7 +1,9 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { TConversationChannel, TLiveHistoryEntry, TLiveVoiceTurnMetrics } from '@persona/contract';
 import { avatars } from './avatars.js';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /**
  * One live avatar conversation (ADR 013): admitted by the portal, run by a worker. The row keeps
@@ -46,6 +48,12 @@ export const liveSessions = pgTable(
     voiceP50Ms: integer('voice_p50_ms'),
     /** The avatar's model's summary of the session, sent with its end (ADR 093: the `session.ended` webhook). */
     summary: text('summary'),
+    /**
+     * What was said, for the conversation search (ADR 098): the history's texts as English lexemes,
+     * kept by the trigger of migration 0017 whenever `history` is written (never set by the code);
+     * made from the stored, already redacted text, and emptied with it.
+     */
+    searchTsv: tsvector('search_tsv'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),
@@ -54,6 +62,8 @@ export const liveSessions = pgTable(
     // The conversation list's keyset paging (ADR 092): an account's, and every account's for administrators.
     index('live_sessions_owner_started_idx').on(t.ownerUserId, t.startedAt, t.id),
     index('live_sessions_started_idx').on(t.startedAt, t.id),
+    // The conversation search (ADR 098).
+    index('live_sessions_search_idx').using('gin', t.searchTsv),
   ],
 );
 
