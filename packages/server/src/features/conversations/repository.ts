@@ -135,23 +135,25 @@ export function createConversationsRepository(db: Db) {
      */
     async matches(ids: string[], q: string): Promise<Map<string, { turn: number; role: 'user' | 'assistant'; marked: string }>> {
       if (ids.length === 0) return new Map();
-      // The turn is chosen first (distinct on), then only that one is cut by ts_headline.
+      // The turn is chosen first — the turns are parsed in order only up to the first that holds
+      // every word (the turns holding any word are read only when none does) —, then only that one
+      // is cut by ts_headline.
+      const turns = sql`jsonb_array_elements(case when jsonb_typeof(s.history) = 'array' then s.history else '[]'::jsonb end) with ordinality as x(e, ord)`;
       const result = await db.execute(sql`
-        select f.id, f.ord as turn, f.role,
-               ts_headline('english', f.text, ${searchQuery(q)}, case when length(f.text) <= ${SNIPPET_WHOLE_CHARS} then ${headlineOptions(false)} else ${headlineOptions(true)} end) as marked
-        from (
-          select distinct on (s.id) s.id, m.ord, m.role, m.text
-          from ${liveSessions} s
-          cross join lateral (
-            select (x.ord - 1)::int as ord, x.e->>'role' as role, ${entryText(2_000)} as text, to_tsvector('english', ${entryText(2_000)}) as tsv
-            from jsonb_array_elements(case when jsonb_typeof(s.history) = 'array' then s.history else '[]'::jsonb end) with ordinality as x(e, ord)
-          ) m
-          where s.id in (${sql.join(
-            ids.map((id) => sql`${id}`),
-            sql`, `,
-          )}) and m.tsv @@ to_tsquery('simple', replace(${searchQuery(q)}::text, ' & ', ' | '))
-          order by s.id, (m.tsv @@ ${searchQuery(q)}) desc, m.ord
-        ) f`);
+        select s.id, p.turn, s.history->p.turn->>'role' as role,
+               ts_headline('english', t.text, ${searchQuery(q)}, case when length(t.text) <= ${SNIPPET_WHOLE_CHARS} then ${headlineOptions(false)} else ${headlineOptions(true)} end) as marked
+        from ${liveSessions} s
+        cross join lateral (
+          select (coalesce(
+            (select x.ord from ${turns} where to_tsvector('english', ${entryText(2_000)}) @@ ${searchQuery(q)} limit 1),
+            (select x.ord from ${turns} where to_tsvector('english', ${entryText(2_000)}) @@ to_tsquery('simple', replace(${searchQuery(q)}::text, ' & ', ' | ')) limit 1)
+          ) - 1)::int as turn
+        ) p
+        cross join lateral (select translate(left(s.history->p.turn->>'text', 2000), E'\\x01\\x02', '  ') as text) t
+        where s.id in (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )}) and p.turn is not null`);
       const out = new Map<string, { turn: number; role: 'user' | 'assistant'; marked: string }>();
       for (const r of rowsOf<{ id: string; turn: number; role: 'user' | 'assistant'; marked: string }>(result)) if (!out.has(r.id)) out.set(r.id, { turn: Number(r.turn), role: r.role, marked: r.marked });
       return out;
