@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, notInArray, sql, type SQL } from 'drizzle-orm';
-import { ConversationOutcomeCodes, type TConversationOutcome } from '@persona/contract';
+import { ConversationOutcomeCodes, searchWords, type TConversationOutcome } from '@persona/contract';
 import type { Db } from '../../db/client.js';
 import { liveSessions } from '../../db/schema/index.js';
 
@@ -73,7 +73,8 @@ function filtered(scope: ConversationScope, f: ConversationFilter) {
     f.to ? lte(liveSessions.startedAt, f.to) : undefined,
     f.outcome ? outcomeCondition(f.outcome) : undefined,
     f.hasErrors === undefined ? undefined : f.hasErrors ? endedOnError() : sql`not coalesce(${endedOnError()}, false)`,
-    f.q ? sql`${liveSessions.searchTsv} @@ ${searchQuery(f.q)}` : undefined,
+    // searchWords again (the contract did it): the text is written into the statement (`planned`).
+    f.q ? sql`${liveSessions.searchTsv} @@ ${searchQuery(searchWords(f.q))}` : undefined,
     f.cursor ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) < (${f.cursor.startedAt.toISOString()}::timestamptz, ${f.cursor.id})` : undefined,
   );
 }
@@ -135,18 +136,27 @@ export function createConversationsRepository(db: Db) {
      */
     async matches(ids: string[], q: string): Promise<Map<string, { turn: number; role: 'user' | 'assistant'; marked: string }>> {
       if (ids.length === 0) return new Map();
-      // The turn is chosen first — the turns are parsed in order only up to the first that holds
-      // every word (the turns holding any word are read only when none does) —, then only that one
-      // is cut by ts_headline.
+      // The turn is chosen first, then only that one is cut by ts_headline. Parsing every turn is
+      // the cost (PGlite: ~30 µs a turn), so a turn is parsed only when its lowercased text holds
+      // each word's lexeme (a final "i" dropped: "happy" → "happi"), in order up to the first that
+      // holds every word; the turns holding any word are read only when none does.
       const turns = sql`jsonb_array_elements(case when jsonb_typeof(s.history) = 'array' then s.history else '[]'::jsonb end) with ordinality as x(e, ord)`;
+      const text = entryText(2_000);
       const result = await db.execute(sql`
+        with q as (
+          select ${searchQuery(q)} as every,
+                 to_tsquery('simple', replace(${searchQuery(q)}::text, ' & ', ' | ')) as one,
+                 array(select '%' || replace(replace(replace(regexp_replace(l, 'i$', ''), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'
+                       from unnest(tsvector_to_array(to_tsvector('english', ${q}))) l) as likes
+        )
         select s.id, p.turn, s.history->p.turn->>'role' as role,
-               ts_headline('english', t.text, ${searchQuery(q)}, case when length(t.text) <= ${SNIPPET_WHOLE_CHARS} then ${headlineOptions(false)} else ${headlineOptions(true)} end) as marked
+               ts_headline('english', t.text, q.every, case when length(t.text) <= ${SNIPPET_WHOLE_CHARS} then ${headlineOptions(false)} else ${headlineOptions(true)} end) as marked
         from ${liveSessions} s
+        cross join q
         cross join lateral (
           select (coalesce(
-            (select x.ord from ${turns} where to_tsvector('english', ${entryText(2_000)}) @@ ${searchQuery(q)} limit 1),
-            (select x.ord from ${turns} where to_tsvector('english', ${entryText(2_000)}) @@ to_tsquery('simple', replace(${searchQuery(q)}::text, ' & ', ' | ')) limit 1)
+            (select x.ord from ${turns} where lower(${text}) like all (q.likes) and to_tsvector('english', ${text}) @@ q.every limit 1),
+            (select x.ord from ${turns} where lower(${text}) like any (q.likes) and to_tsvector('english', ${text}) @@ q.one limit 1)
           ) - 1)::int as turn
         ) p
         cross join lateral (select translate(left(s.history->p.turn->>'text', 2000), E'\\x01\\x02', '  ') as text) t

@@ -155,6 +155,13 @@ describe('searching what was said', () => {
     expect(cut.snippet.filter((p) => p.hit).map((p) => p.text)).toEqual(['warranty']);
     expect(cut.snippet.map((p) => p.text).join('').length).toBeLessThan(200);
     await t.database.db.delete(liveSessions).where(eq(liveSessions.id, id));
+    // Stems that are not the word's beginning ("happy" → "happi", "policies" → "polici") still find their turn.
+    const stems = await session({ avatarId: aliceAvatar, owner: alice.id, startedAt: minutes(21), history: said('Hi', 'We are so happy with the policy.') });
+    const stemmed = ((await list(alice, { q: 'happiness policies' })).json() as ListBody).conversations;
+    expect(stemmed.map((c) => c.id)).toEqual([stems]);
+    expect(stemmed[0]!.match).toMatchObject({ turn: 2, role: 'avatar' });
+    expect(stemmed[0]!.match!.snippet.filter((p) => p.hit).map((p) => p.text)).toEqual(['happy', 'policy']);
+    await t.database.db.delete(liveSessions).where(eq(liveSessions.id, stems));
     // Without q there is no match field.
     const plain = (await list(alice, {})).json() as ListBody;
     expect(plain.conversations.every((c) => c.match === undefined)).toBe(true);
