@@ -32,6 +32,9 @@ export const ConversationLimits = {
   exportMax: 5_000,
   /** Conversations read per keyset page while an export streams. */
   exportPage: 50,
+  /** The search (`q`, ADR 098): at most this many characters, and the words after this many are ignored. */
+  searchMaxChars: 200,
+  searchMaxWords: 12,
 } as const;
 
 export const ConversationMessages = {
@@ -54,6 +57,7 @@ export const ConversationMessages = {
   tooMany: `At most ${ConversationLimits.deleteManyMax} conversations at once.`,
   idOrIds: 'Send either id or ids.',
   exportFailed: 'Failed to export conversations.',
+  searchTooLong: `Search for at most ${ConversationLimits.searchMaxChars} characters.`,
 } as const;
 
 /** Where the visitor talked: the avatar page, the page framed in a host site, the chat widget, or an own agent (agent API). */
@@ -107,6 +111,22 @@ export function conversationCursor(row: { startedAt: string; id: string }): stri
 
 const ZQueryBoolean = z.enum(['true', 'false']).transform((s) => s === 'true');
 
+/**
+ * The search (ADR 098): words said by the visitor or the avatar, every one of them in the same
+ * conversation (English stemming: "refunds" finds "refund"). Blank is no filter. Only the words
+ * count — no operators, quotes or wildcards are read —, the first `searchMaxWords` of them.
+ */
+export const ZConversationSearch = z
+  .string({ error: ConversationMessages.searchTooLong })
+  .max(ConversationLimits.searchMaxChars, { error: ConversationMessages.searchTooLong })
+  .transform((s) => searchWords(s) || undefined);
+
+/** The words of a search as the server reads them: control characters and backslashes are spaces, at most `searchMaxWords`. */
+export function searchWords(q: string): string {
+  // eslint-disable-next-line no-control-regex
+  return q.replace(/[\u0000-\u001f\u007f\\]/g, ' ').trim().split(/\s+/).filter(Boolean).slice(0, ConversationLimits.searchMaxWords).join(' ');
+}
+
 export const ZListConversationsQuery = z
   .object({
     avatarId: z.optional(ZId),
@@ -114,6 +134,7 @@ export const ZListConversationsQuery = z
     to: ZInstant.optional(),
     outcome: ZConversationOutcome.optional(),
     hasErrors: ZQueryBoolean.optional(),
+    q: ZConversationSearch.optional(),
     limit: z.coerce.number().int().min(1).max(ConversationLimits.pageMax).default(ConversationLimits.pageDefault),
     cursor: ZCursor.optional(),
   })
@@ -156,15 +177,33 @@ export const ZConversationSummary = z.object({
 });
 export type TConversationSummary = z.infer<typeof ZConversationSummary>;
 
+/** A piece of a search snippet: `hit` marks a searched word (ADR 098). */
+export const ZSnippetPart = z.object({ text: z.string(), hit: z.boolean() });
+export type TSnippetPart = z.infer<typeof ZSnippetPart>;
+
+/** With `q`: the first turn of the conversation that holds every searched word, as a short snippet. */
+export const ZConversationMatch = z.object({
+  /** Index in the transcript's turns. */
+  turn: z.number().int(),
+  role: z.enum(['visitor', 'avatar']),
+  snippet: z.array(ZSnippetPart),
+});
+export type TConversationMatch = z.infer<typeof ZConversationMatch>;
+
+/** A row of the list: the facts, and with a search the turn that matched (null when the words are spread over several turns). */
+export const ZConversationListItem = ZConversationSummary.extend({ match: ZConversationMatch.nullable().optional() });
+export type TConversationListItem = z.infer<typeof ZConversationListItem>;
+
 export const ZListConversationsResponse = z.object({
   status: ZStatus,
-  conversations: z.array(ZConversationSummary),
+  conversations: z.array(ZConversationListItem),
   /** Pass as `cursor` for the next page; null on the last. */
   nextCursor: z.string().nullable(),
 });
 export type TListConversationsResponse = z.infer<typeof ZListConversationsResponse>;
 
-export const ZGetConversationQuery = z.object({ id: ZConversationId }).strict();
+/** `q` (ADR 098): the response names the turns holding every searched word, with the words marked. */
+export const ZGetConversationQuery = z.object({ id: ZConversationId, q: ZConversationSearch.optional() }).strict();
 /** `{id}` (one) or `{ids}` (many, ADR 094: all of them deleted, or none when one is open or not the caller's). */
 export const ZConversationIdRequest = z
   .object({
@@ -191,6 +230,7 @@ export const ZExportConversationsQuery = z
     to: ZInstant.optional(),
     outcome: ZConversationOutcome.optional(),
     hasErrors: ZQueryBoolean.optional(),
+    q: ZConversationSearch.optional(),
     limit: z.coerce.number().int().min(1).max(ConversationLimits.exportMax).default(ConversationLimits.exportMax),
     cursor: ZCursor.optional(),
   })
@@ -251,6 +291,8 @@ export type TConversationTurn = z.infer<typeof ZConversationTurn>;
 
 export const ZConversationDetail = ZConversationSummary.extend({
   turnList: z.array(ZConversationTurn),
+  /** With `q` (ADR 098): each turn that holds every searched word, its text cut in parts (`hit` on the words). */
+  matches: z.array(z.object({ turn: z.number().int(), parts: z.array(ZSnippetPart) })).optional(),
   /** The caller owns it (only the owner deletes; an administrator reads every account's). */
   canDelete: z.boolean(),
   /** The avatar's retention removed its text (ADR 097): the facts and counts are all that is left. */

@@ -7,7 +7,7 @@ import { WIDTHS, shot, useWidth } from './support/screenshots';
 
 // Conversations (issue 30, ADR 092), on the built server and its embedded worker: a visitor chats
 // with an echo avatar on /avatar/{id} and hangs up; its owner finds the conversation from the
-// avatar's card, opens its transcript and reads what was said.
+// avatar's card, finds it by what was said (ADR 098), opens its transcript and reads it.
 test('a conversation held on the avatar page appears in the list with its transcript', async ({ page, context }) => {
   test.setTimeout(120_000);
   const { id, account } = await createEchoAvatar('convo', { name: 'Echo Ella', wakeUpMessage: 'Hello! Type something and I will say it back.' });
@@ -48,6 +48,17 @@ test('a conversation held on the avatar page appears in the list with its transc
   await expect(table).toContainText('Echo Ella');
   await expect(table).toContainText('Hung up');
   await expect(page.getByRole('combobox', { name: 'Avatar' })).toContainText('Echo Ella');
+  // The search (ADR 098): words of the conversation find it, the matching turn under its row.
+  const search = page.getByRole('searchbox', { name: 'Search what was said' });
+  await search.fill('xylophone');
+  await search.press('Enter');
+  await expect(page.getByText('No conversation matches these filters')).toBeVisible();
+  await search.fill('harbour offices');
+  await search.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/react/conversations\\?avatarId=${id}&q=harbour\\+offices$`));
+  const matched = page.getByLabel(/^What matched in the conversation of/);
+  await expect(matched).toContainText('Where is the harbour office?');
+  await expect(matched.locator('mark')).toHaveText(['harbour', 'office']);
   for (const width of WIDTHS) {
     await useWidth(page, width);
     await shot(page, 'conversations');
@@ -59,7 +70,10 @@ test('a conversation held on the avatar page appears in the list with its transc
   await expect(page.getByRole('heading', { name: 'Conversation with Echo Ella' })).toBeVisible();
   const transcript = page.getByRole('list', { name: 'Transcript' });
   await expect(transcript).toContainText('Hello! Type something and I will say it back.');
-  await expect(transcript.getByText('Where is the harbour office?')).toHaveCount(2);
+  // Opened from the search: the turns holding its words are marked.
+  await expect(page.getByText('2 turns hold “harbour offices”: marked below.')).toBeVisible();
+  await expect(transcript.locator('li[aria-current="true"]')).toHaveCount(2);
+  await expect(transcript.locator('mark').first()).toHaveText('harbour');
   const facts = page.getByRole('region', { name: 'Conversation facts' });
   await expect(facts).toContainText('Avatar page');
   await expect(facts).toContainText(/v-[0-9a-f]{10}/);

@@ -1,7 +1,9 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { TConversationChannel, TLiveHistoryEntry, TLiveVoiceTurnMetrics } from '@persona/contract';
 import { avatars } from './avatars.js';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 /**
  * One live avatar conversation (ADR 013): admitted by the portal, run by a worker. The row keeps
@@ -50,6 +52,12 @@ export const liveSessions = pgTable(
     turnsKept: integer('turns_kept'),
     /** When retention removed the history, summary and turn figures (ADR 097). */
     textRemovedAt: timestamp('text_removed_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * What was said, for the conversation search (ADR 098): the history's texts as English lexemes,
+     * kept by the trigger of migration 0017 whenever `history` is written (never set by the code);
+     * made from the stored, already redacted text, and emptied with it.
+     */
+    searchTsv: tsvector('search_tsv'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),
@@ -62,6 +70,8 @@ export const liveSessions = pgTable(
     index('live_sessions_text_kept_idx').on(t.avatarId, t.startedAt).where(sql`text_removed_at is null`),
     // Sessions whose text went lately: their webhook bodies still being retried are dropped once finished.
     index('live_sessions_text_removed_idx').on(t.textRemovedAt).where(sql`text_removed_at is not null`),
+    // The conversation search (ADR 098).
+    index('live_sessions_search_idx').using('gin', t.searchTsv),
   ],
 );
 

@@ -38,7 +38,7 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
 
     app.get(ConversationPaths.get, { onRequest: guards.session, config: read, schema: getSchema }, async (req) => ({
       status: 'OK' as const,
-      conversation: await conversations.get({ ownerUserId: requireAuth(req).userId }, req.query.id, requireAuth(req).userId),
+      conversation: await conversations.get({ ownerUserId: requireAuth(req).userId }, req.query.id, requireAuth(req).userId, req.query.q),
     }));
 
     // Streamed a keyset page at a time (ADR 094): JSON or CSV, one conversation or the list's filters.
@@ -101,7 +101,7 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
 
     app.get(ConversationPaths.adminGet, { onRequest: guards.admin, schema: { ...getSchema, tags: ['admin'] } }, async (req) => ({
       status: 'OK' as const,
-      conversation: await conversations.get({ all: true }, req.query.id, requireAuth(req).userId),
+      conversation: await conversations.get({ all: true }, req.query.id, requireAuth(req).userId, req.query.q),
     }));
   };
 }

@@ -8,6 +8,7 @@ import {
   outcomeOf,
   type TConversationChannel,
   type TConversationDetail,
+  type TConversationListItem,
   type TConversationSummary,
   type TConversationTurn,
   type TListConversationsQuery,
@@ -15,7 +16,7 @@ import {
   type TLiveVoiceTurnMetrics,
 } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
-import type { ConversationListRow, ConversationScope, ConversationsRepository } from './repository.js';
+import { snippetParts, type ConversationListRow, type ConversationScope, type ConversationsRepository } from './repository.js';
 
 /** A spoken turn's figures belong to the visitor's line written within this of its commit. */
 const VOICE_MATCH_MS = 5_000;
@@ -52,18 +53,32 @@ export function createConversationsService(deps: { repo: ConversationsRepository
   }
 
   return {
-    async list(scope: ConversationScope, q: TListConversationsQuery): Promise<{ conversations: TConversationSummary[]; nextCursor: string | null }> {
+    async list(scope: ConversationScope, q: TListConversationsQuery): Promise<{ conversations: TConversationListItem[]; nextCursor: string | null }> {
       // One row more than asked tells whether another page follows.
       const rows = await repo.list(scope, { ...q, limit: q.limit + 1 });
-      const page = rows.slice(0, q.limit).map(summary);
+      const page: TConversationListItem[] = rows.slice(0, q.limit).map(summary);
       const last = page[page.length - 1];
+      if (q.q && page.length > 0) {
+        // The snippets of the page's rows only (ADR 098).
+        const found = await repo.matches(
+          page.map((c) => c.id),
+          q.q,
+        );
+        for (const c of page) {
+          const m = found.get(c.id);
+          c.match = m ? { turn: m.turn, role: m.role === 'user' ? 'visitor' : 'avatar', snippet: snippetParts(m.marked) } : null;
+        }
+      }
       return { conversations: page, nextCursor: rows.length > q.limit && last ? conversationCursor(last) : null };
     },
 
-    async get(scope: ConversationScope, id: string, callerId: number): Promise<TConversationDetail> {
+    async get(scope: ConversationScope, id: string, callerId: number, q?: string): Promise<TConversationDetail> {
       const row = await repo.find(scope, id);
       if (!row) throw AppError.notFound(ConversationMessages.notFound);
-      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null, textRemoved: row.textRemovedAt !== null };
+      const detail: TConversationDetail = { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null, textRemoved: row.textRemovedAt !== null };
+      // The row was read within the caller's scope: its turns that hold the searched words (ADR 098).
+      if (q && !detail.textRemoved) detail.matches = (await repo.turnMatches(row.id, q)).map((m) => ({ turn: m.turn, parts: snippetParts(m.marked) }));
+      return detail;
     },
 
     /**

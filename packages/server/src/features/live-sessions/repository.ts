@@ -1,9 +1,11 @@
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { TLiveHistoryEntry } from '@persona/contract';
 import type { Db, DbTx } from '../../db/client.js';
 import { avatarMemories, avatars, callDailyUsage, callRecords, functions, liveSessions, workers } from '../../db/schema/index.js';
 
-export type LiveSessionRow = typeof liveSessions.$inferSelect;
+/** A live session's row as the code reads it: every column but the search's lexemes (ADR 098: the trigger's, only searched). */
+export type LiveSessionRow = Omit<typeof liveSessions.$inferSelect, 'searchTsv'>;
+const { searchTsv: _searchTsv, ...sessionColumns } = getTableColumns(liveSessions);
 export type NewLiveSession = typeof liveSessions.$inferInsert;
 /** Run in the transaction that records a session's start or end (app.ts: the webhooks' queue, ADR 093). */
 export type SessionRecorded = (tx: DbTx, row: LiveSessionRow) => Promise<void>;
@@ -71,14 +73,14 @@ export function createLiveSessionsRepository(db: Db) {
 
     async insert(values: NewLiveSession, recorded?: SessionRecorded): Promise<LiveSessionRow> {
       return db.transaction(async (tx) => {
-        const [row] = await tx.insert(liveSessions).values(values).returning();
+        const [row] = await tx.insert(liveSessions).values(values).returning(sessionColumns);
         await recorded?.(tx, row!);
         return row!;
       });
     },
 
     async find(id: string): Promise<LiveSessionRow | undefined> {
-      const [row] = await db.select().from(liveSessions).where(eq(liveSessions.id, id)).limit(1);
+      const [row] = await db.select(sessionColumns).from(liveSessions).where(eq(liveSessions.id, id)).limit(1);
       return row;
     },
 
@@ -96,7 +98,7 @@ export function createLiveSessionsRepository(db: Db) {
             or(isNull(liveSessions.claimedJti), sql`${liveSessions.claimedJti} <> ${jti}`),
           ),
         )
-        .returning();
+        .returning(sessionColumns);
       return row;
     },
 
@@ -106,7 +108,7 @@ export function createLiveSessionsRepository(db: Db) {
         .update(liveSessions)
         .set({ workerId: values.workerId, ticketJti: values.ticketJti, lastHeartbeatAt: values.now })
         .where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)))
-        .returning();
+        .returning(sessionColumns);
       return row;
     },
 
@@ -124,7 +126,7 @@ export function createLiveSessionsRepository(db: Db) {
           .update(liveSessions)
           .set({ endedAt: sql`greatest(${liveSessions.startedAt}, ${endedAt}::timestamptz)`, endCode: code })
           .where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)))
-          .returning();
+          .returning(sessionColumns);
         if (!row || !row.endedAt) return undefined;
         const durationSeconds = Math.max(0, Math.round((row.endedAt.getTime() - row.startedAt.getTime()) / 1000));
         await tx.insert(callRecords).values({
@@ -162,7 +164,7 @@ export function createLiveSessionsRepository(db: Db) {
 
     async stale(cutoff: Date): Promise<LiveSessionRow[]> {
       return db
-        .select()
+        .select(sessionColumns)
         .from(liveSessions)
         .where(and(isNull(liveSessions.endedAt), lt(liveSessions.lastHeartbeatAt, cutoff)))
         .limit(500);

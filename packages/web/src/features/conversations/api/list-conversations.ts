@@ -5,7 +5,7 @@ import { apiRequest } from '../../../lib/api-client';
 export const conversationsQueryKey = ['conversations'] as const;
 
 /** What the page filters by: the URL's search parameters, as the API takes them. */
-export type ConversationFilters = Pick<TListConversationsParams, 'avatarId' | 'from' | 'to' | 'outcome' | 'hasErrors'>;
+export type ConversationFilters = Pick<TListConversationsParams, 'avatarId' | 'from' | 'to' | 'outcome' | 'hasErrors' | 'q'>;
 
 /** GET /api/list_conversation (administrators: /api/admin/list_conversation, every account's): one page. */
 export async function listConversations(filters: ConversationFilters, cursor: string | null, isAdmin: boolean): Promise<TListConversationsResponse> {

@@ -1,4 +1,7 @@
+import { useEffect, useState } from 'react';
 import Box from '@mui/material/Box';
+import InputAdornment from '@mui/material/InputAdornment';
+import SearchIcon from '@mui/icons-material/Search';
 import Button from '@mui/material/Button';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import MenuItem from '@mui/material/MenuItem';
@@ -30,14 +33,53 @@ export function ConversationFiltersBar({ filters, avatars, onChange }: { filters
   const set = (patch: Partial<ConversationFilters>) => onChange({ ...filters, ...patch });
   const error = rangeError(filters);
   const isFiltered = Object.values(filters).some((v) => v !== undefined && v !== '');
+  // The search words are typed here and put in the URL on Enter (or at once when cleared).
+  const [words, setWords] = useState(filters.q ?? '');
+  useEffect(() => setWords(filters.q ?? ''), [filters.q]);
+  const search = (text: string) => set({ q: text.trim() ? text.trim() : undefined });
   return (
     <Box
       component="form"
       role="search"
       aria-label="Filter conversations"
-      onSubmit={(e) => e.preventDefault()}
+      onSubmit={(e) => {
+        e.preventDefault();
+        search(words);
+      }}
       sx={{ display: 'grid', gap: 1.5, gridTemplateColumns: { xs: '1fr 1fr', md: 'minmax(160px, 1.4fr) repeat(3, minmax(130px, 1fr)) auto' }, alignItems: 'center', p: 2 }}
     >
+      <TextField
+        size="small"
+        type="search"
+        label="Search what was said"
+        placeholder="Words the visitor or the avatar said, then Enter"
+        value={words}
+        onChange={(e) => {
+          setWords(e.target.value);
+          if (e.target.value === '' && filters.q) search('');
+        }}
+        onKeyDown={(e) => {
+          // Enter searches (the form holds several fields: the browser would not submit it alone).
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            search(words);
+          }
+        }}
+        onBlur={() => {
+          if (words.trim() !== (filters.q ?? '')) search(words);
+        }}
+        sx={{ gridColumn: '1 / -1' }}
+        slotProps={{
+          htmlInput: { maxLength: ConversationLimits.searchMaxChars, enterKeyHint: 'search' },
+          input: {
+            startAdornment: (
+              <InputAdornment position="start">
+                <SearchIcon fontSize="small" />
+              </InputAdornment>
+            ),
+          },
+        }}
+      />
       <TextField
         select
         size="small"

@@ -3,6 +3,7 @@ import Chip from '@mui/material/Chip';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import { ConversationLabels, type TConversationDetail, type TConversationTurn } from '@persona/contract';
+import { Marked } from './snippet';
 import { formatClock, formatDuration, formatMs, formatStart, outcomeColor, outcomeLabel } from './format';
 
 /** The session's facts, above its transcript. */
@@ -47,8 +48,9 @@ const latencyParts = (t: TConversationTurn): [string, number | null][] =>
       ]
     : [];
 
-/** Each turn with its time, who spoke, what was cut off, and a spoken turn's latencies. */
-export function Transcript({ turns }: { turns: readonly TConversationTurn[] }) {
+/** Each turn with its time, who spoke, what was cut off, and a spoken turn's latencies; `matches` (a search) marks its words. */
+export function Transcript({ turns, matches }: { turns: readonly TConversationTurn[]; matches?: TConversationDetail['matches'] }) {
+  const marked = new Map((matches ?? []).map((m) => [m.turn, m.parts]));
   if (turns.length === 0) {
     return (
       <Paper variant="outlined" sx={{ p: 3, textAlign: 'center' }}>
@@ -60,8 +62,9 @@ export function Transcript({ turns }: { turns: readonly TConversationTurn[] }) {
     <Paper variant="outlined" component="ol" aria-label="Transcript" sx={{ listStyle: 'none', m: 0, p: { xs: 1.5, sm: 2 }, display: 'grid', gap: 1.5 }}>
       {turns.map((t, i) => {
         const isVisitor = t.role === 'visitor';
+        const parts = marked.get(i);
         return (
-          <Box component="li" key={i} sx={{ display: 'flex', flexDirection: 'column', alignItems: isVisitor ? 'flex-end' : 'flex-start' }}>
+          <Box component="li" key={i} aria-current={parts ? 'true' : undefined} sx={{ display: 'flex', flexDirection: 'column', alignItems: isVisitor ? 'flex-end' : 'flex-start' }}>
             <Typography variant="caption" color="text.secondary" sx={{ mb: 0.25 }}>
               {isVisitor ? 'Visitor' : 'Avatar'} · {formatClock(t.at)}
             </Typography>
@@ -73,12 +76,13 @@ export function Transcript({ turns }: { turns: readonly TConversationTurn[] }) {
                 borderRadius: 2,
                 bgcolor: isVisitor ? 'rgba(79, 70, 229, 0.08)' : 'background.default',
                 border: 1,
-                borderColor: isVisitor ? 'rgba(79, 70, 229, 0.2)' : 'divider',
+                borderColor: parts ? 'warning.main' : isVisitor ? 'rgba(79, 70, 229, 0.2)' : 'divider',
+                boxShadow: parts ? '0 0 0 1px rgba(234, 179, 8, 0.6)' : undefined,
                 whiteSpace: 'pre-wrap',
                 overflowWrap: 'anywhere',
               }}
             >
-              <Typography variant="body1">{t.text}</Typography>
+              <Typography variant="body1">{parts ? <Marked parts={parts} /> : t.text}</Typography>
               {t.interrupted ? (
                 <Typography variant="body2" color="warning.dark" sx={{ mt: 0.5, fontStyle: 'italic' }}>
                   Interrupted: the visitor heard only this much.

@@ -1,14 +1,15 @@
 import { useState } from 'react';
-import { Link as RouterLink, useNavigate, useParams } from 'react-router';
+import { Link as RouterLink, useNavigate, useParams, useSearchParams } from 'react-router';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
+import Typography from '@mui/material/Typography';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import PersonOffOutlinedIcon from '@mui/icons-material/PersonOffOutlined';
-import { ConversationMessages, PrivacyMessages, ZConversationId } from '@persona/contract';
+import { ConversationMessages, PrivacyMessages, ZConversationId, ZConversationSearch } from '@persona/contract';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { PageContainer } from '../../../components/page-container';
 import { PageHeader } from '../../../components/page-header';
@@ -41,9 +42,9 @@ function Missing() {
   );
 }
 
-function BackLink() {
+function BackLink({ search }: { search?: string }) {
   return (
-    <Button component={RouterLink} to={paths.conversations} startIcon={<ArrowBackIcon />} color="inherit" size="small" sx={{ mb: 1.5, ml: -1 }}>
+    <Button component={RouterLink} to={search ? `${paths.conversations}?q=${encodeURIComponent(search)}` : paths.conversations} startIcon={<ArrowBackIcon />} color="inherit" size="small" sx={{ mb: 1.5, ml: -1 }}>
       All conversations
     </Button>
   );
@@ -51,7 +52,11 @@ function BackLink() {
 
 function ConversationPage({ id }: { id: string }) {
   const isAdmin = isAdminSession(useSession());
-  const query = useConversation(id, isAdmin);
+  // The list's search (ADR 098), from the URL: the turns holding its words are marked.
+  const [params] = useSearchParams();
+  const parsed = ZConversationSearch.safeParse(params.get('q') ?? '');
+  const search = parsed.success ? parsed.data : undefined;
+  const query = useConversation(id, isAdmin, search);
   const remove = useDeleteConversation();
   const navigate = useNavigate();
   const [isConfirming, setConfirming] = useState(false);
@@ -81,7 +86,7 @@ function ConversationPage({ id }: { id: string }) {
 
   return (
     <PageContainer maxWidth="xl">
-      <BackLink />
+      <BackLink search={search} />
       <PageHeader
         title={c ? `Conversation with ${c.avatarName}` : 'Conversation'}
         description={c ? `Started ${formatStart(c.startedAt)}.` : undefined}
@@ -124,7 +129,20 @@ function ConversationPage({ id }: { id: string }) {
       ) : (
         <Box sx={{ display: 'grid', gap: 2 }}>
           <ConversationFacts conversation={query.data} />
-          {query.data.textRemoved ? <Alert severity="info">{PrivacyMessages.textRemoved}</Alert> : <Transcript turns={query.data.turnList} />}
+          {query.data.textRemoved ? (
+            <Alert severity="info">{PrivacyMessages.textRemoved}</Alert>
+          ) : (
+            <>
+              {search ? (
+                <Typography variant="body2" color="text.secondary" role="status">
+                  {query.data.matches?.length
+                    ? `${query.data.matches.length === 1 ? '1 turn holds' : `${query.data.matches.length} turns hold`} “${search}”: marked below.`
+                    : `No single turn holds every word of “${search}”.`}
+                </Typography>
+              ) : null}
+              <Transcript turns={query.data.turnList} matches={query.data.matches} />
+            </>
+          )}
         </Box>
       )}
       <ConfirmDialog

@@ -25,7 +25,7 @@ import { useConversations, type ConversationFilters } from '../api/list-conversa
 import { ConversationFiltersBar, rangeError } from '../components/conversation-filters';
 import { ConversationsTable } from '../components/conversations-table';
 
-const FILTER_KEYS = ['avatarId', 'from', 'to', 'outcome', 'hasErrors'] as const;
+const FILTER_KEYS = ['avatarId', 'from', 'to', 'outcome', 'hasErrors', 'q'] as const;
 
 /** /conversations: the account's conversations (administrators: every account's), filtered by the URL. */
 export function ConversationsRoute() {
@@ -145,7 +145,7 @@ export function ConversationsRoute() {
             </Box>
           ) : (
             <>
-              <ConversationsTable conversations={rows} showAccount={isAdmin} selection={isAdmin ? undefined : { selected: ticked, onChange: setTicked }} />
+              <ConversationsTable conversations={rows} showAccount={isAdmin} selection={isAdmin ? undefined : { selected: ticked, onChange: setTicked }} search={filters.q} />
               <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 2, px: 2, py: 1.5, borderTop: 1, borderColor: 'divider' }}>
                 <Typography variant="body2" color="text.secondary" role="status">
                   {rows.length === 1 ? '1 conversation' : `${rows.length} conversations`}
