@@ -26,6 +26,8 @@
 //    while the recogniser works, as if it answered at once.
 // 4. The visitor in the room: six espeak-ng questions at −20 dBFS, 2.5 s apart, over each noise at
 //    −35 dBFS (and in a quiet room), suppression off and on: how many still end and commit.
+// 3 and 4 run with the room gate (listening/room-gate.ts) off and at its default margin
+// (NOISE_GATES=0,12), in the same run.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { percentile, round, workerDist } from './support.mjs';
@@ -426,18 +428,22 @@ export async function run() {
     await recognizer.warm();
     const stt = createOfflineStt(recognizer);
     const seconds = Number(process.env.NOISE_SECONDS ?? 300);
+    // The room gate (room-gate.ts) off and at the default margin (TURN_DEFAULTS.roomGateDb), or NOISE_GATES=0,8,12 (dB).
+    const gates = (process.env.NOISE_GATES ?? `0,${TURN_DEFAULTS.roomGateDb}`).split(',').map(Number);
     const kinds = await noiseKinds(seconds);
     out.falseTurns = { seconds, options: 'TURN_DEFAULTS (the Advanced tab defaults)', target: '≤ 1 committed turn per 5 minutes', rows: [] };
     try {
       for (const [kind, noise] of parts.includes('false-turns') ? Object.entries(kinds) : []) {
         for (const dbfs of [-35, -25]) {
           const pcm = atLevel(noise, dbfs);
-          for (const on of [false, true]) {
-            const d = on ? rnnoise.stream() : undefined;
-            const r = await falseTurns({ pcm, vadModel, stt, denoiser: d, options: TURN_DEFAULTS });
-            const row = { noise: kind, levelDbfs: dbfs, suppression: on ? 'on' : 'off', ...r };
-            out.falseTurns.rows.push(row);
-            console.log('false turns', JSON.stringify(row));
+          for (const gate of gates) {
+            for (const on of [false, true]) {
+              const d = on ? rnnoise.stream() : undefined;
+              const r = await falseTurns({ pcm, vadModel, stt, denoiser: d, options: { ...TURN_DEFAULTS, roomGateDb: gate } });
+              const row = { noise: kind, levelDbfs: dbfs, roomGateDb: gate, suppression: on ? 'on' : 'off', ...r };
+              out.falseTurns.rows.push(row);
+              console.log('false turns', JSON.stringify(row));
+            }
           }
         }
       }
@@ -475,11 +481,13 @@ export async function run() {
         for (const [kind, noise] of [['quiet', null], ...Object.entries(kinds)]) {
           const nz = noise ? atLevel(noise, -35) : null;
           const pcm = Int16Array.from(voice, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v * vGain + (nz ? nz[i % nz.length] : 0)))));
-          for (const on of [false, true]) {
-            const r = await falseTurns({ pcm, vadModel, stt, denoiser: on ? rnnoise.stream() : undefined, options: TURN_DEFAULTS });
-            const row = { noise: kind, suppression: on ? 'on' : 'off', committed: r.turns, speechStarts: r.speechStarts, texts: r.texts };
-            out.visitorTurns.rows.push(row);
-            console.log('visitor turns', JSON.stringify(row));
+          for (const gate of gates) {
+            for (const on of [false, true]) {
+              const r = await falseTurns({ pcm, vadModel, stt, denoiser: on ? rnnoise.stream() : undefined, options: { ...TURN_DEFAULTS, roomGateDb: gate } });
+              const row = { noise: kind, roomGateDb: gate, suppression: on ? 'on' : 'off', committed: r.turns, speechStarts: r.speechStarts, texts: r.texts };
+              out.visitorTurns.rows.push(row);
+              console.log('visitor turns', JSON.stringify(row));
+            }
           }
         }
       }

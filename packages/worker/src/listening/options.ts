@@ -20,6 +20,11 @@ export interface TurnOptions extends TLiveTurns {
   endOfTurn: 'rules' | 'hanging-words';
   /** The shortest commit delay of a complete-looking turn (ms; COMPLETE_FLOOR_MS, chosen on the turns bench). */
   completeFloorMs: number;
+  /**
+   * Speech counts as the visitor's only this many dB over the room's level (room-gate.ts: babble
+   * at the next tables is speech to the VAD); 0 turns the gate off. Open in a quiet room.
+   */
+  roomGateDb: number;
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
@@ -29,6 +34,7 @@ export const TURN_DEFAULTS: TurnOptions = {
   earlyTranscriptMs: 200,
   endOfTurn: 'rules',
   completeFloorMs: 250,
+  roomGateDb: 12,
 };
 
 export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {

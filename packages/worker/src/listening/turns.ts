@@ -1,5 +1,6 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
 import type { Denoiser } from './denoise.js';
+import { createRoomGate, levelDb, type RoomGate } from './room-gate.js';
 import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
@@ -129,6 +130,8 @@ export class Listener {
   /** The denoiser's answers, heard in order. */
   private denoised: Promise<void> = Promise.resolve();
   private readonly floatWindow = new Float32Array(VAD_WINDOW_SAMPLES);
+  /** The room's level: speech no louder than the room is the room's, not the visitor's (room-gate.ts). */
+  private readonly room: RoomGate;
 
   // ─── segmenter (VAD state) ───
   private speaking = false;
@@ -179,6 +182,7 @@ export class Listener {
     const langs = opts.sttLanguages ?? [];
     this.englishRules = langs.length === 0 || langs.some((l) => /^en\b/i.test(l));
     this.o = opts.options;
+    this.room = createRoomGate(this.o.roomGateDb);
     this.clock = opts.clock ?? realClock;
     this.ev = opts.events;
   }
@@ -247,7 +251,9 @@ export class Listener {
           this.ev.error?.(err instanceof Error ? err : new Error(String(err)));
           return;
         }
-        this.window(p, w);
+        // The visitor's speech is louder than the room's (babble at the next tables is speech too).
+        const visitor = this.room.hear(levelDb(w), p > this.o.activationThreshold);
+        this.window(visitor ? p : Math.min(p, this.o.activationThreshold), w);
       });
     }
     return this.chain;
