@@ -111,6 +111,8 @@ export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
 export const PREVIEW_STABLE_MS = 96;
 /** Speech over the avatar: a pause this long is enough to ask the recogniser what it was (ms). */
 export const HELD_TRANSCRIPT_MS = 96;
+/** One word from a sound this short over the avatar is taken for a misheard backchannel (ADR 100). */
+export const MISHEARD_BACKCHANNEL_MS = 1000;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -705,9 +707,17 @@ export class Listener {
   }
 
 
-  /** A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing. */
+  /**
+   * A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing.
+   * With a batch recogniser (the offline one), also one word heard from a short sound (≤ 1 s) over
+   * an avatar that asked nothing, unless a stop request: the recogniser mishearing "mm-hm" (it
+   * wrote "two" for espeak's, ADR 100), not a turn — a visitor who means to take the turn says more,
+   * or "wait". Streaming recognisers' interim words keep the owner's thresholds.
+   */
   private isBackchannel(text: string): boolean {
-    return isBackchannel(text, { affirmations: !this.agentText.includes('?') });
+    const asked = this.agentText.includes('?');
+    if (isBackchannel(text, { affirmations: !asked })) return true;
+    return this.opts.stt.mode === 'batch' && !asked && this.turnSpeechMs <= MISHEARD_BACKCHANNEL_MS && wordsOf(text).length === 1 && !isStopRequest(text, true);
   }
 
   private confirmInterruption() {
