@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FillerOptions, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
+import { AudioFrameKind, FillerOptions, writeAudioFrame, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
+import { TURN_DEFAULTS } from '../listening/options.js';
+import type { VadStream } from '../listening/vad.js';
+import type { SttEngine } from '../providers/stt/types.js';
 import type { Brain } from '../brains/types.js';
 import { createSpeechPipeline, type SpeechEvent, type SpeechTurn, type SpeechTurnMetrics } from '../speech/pipeline.js';
-import { sessionConfig } from '../test/brain-deps.js';
+import { fakeTools, sessionConfig, testDeps } from '../test/brain-deps.js';
+import { startFakeOpenAi } from '../test/fake-openai.js';
+import { createLlmBrain } from '../brains/llm.js';
 import { FakeClock } from '../test/fake-clock.js';
 import { scriptedTts } from '../test/scripted-tts.js';
 import { until } from '../test/until.js';
@@ -323,5 +328,102 @@ describe('fillers in a conversation (ADR 100)', () => {
     await until(() => s.histories.length > 0);
     expect(s.histories.at(-1)!.map((h) => h.role)).toEqual(['user']);
     await s.c.finish('hang-up');
+  });
+});
+
+describe('fillers through the LLM brain and a slow function (ADR 100)', () => {
+  it('the model calls a function that takes 2.5 s: the filler at 1.5 s, then the answer; the model never sees the filler', async () => {
+    const fake = await startFakeOpenAi();
+    const clock = new FakeClock(30);
+    const tools = fakeTools({
+      get_weather: {
+        description: 'Current weather of a city.',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        run: (args) => new Promise<string>((resolve) => clock.setTimeout(() => resolve(JSON.stringify({ city: args.city, celsius: 21 })), 2500)),
+      },
+    });
+    const config = sessionConfig(
+      { kind: 'llm', baseUrl: fake.url, apiKey: 'test-key', model: 'fake-model', instructions: 'You are Ava.', maxTokens: null, platform: false },
+      { avatar: { wakeUpMessage: '', fillers: ['Let me check that.'] }, textOnly: false, functions: [{ id: 1, name: 'get_weather', code: 'def get_weather(city: str): ...', allowNetwork: false }] },
+    );
+    const d = testDeps(config, { tools });
+    const frames: TWorkerFrame[] = [];
+    const histories: TLiveHistoryEntry[][] = [];
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const c = new Conversation({
+      config,
+      brain: createLlmBrain(d),
+      speech: createSpeechPipeline({ tts }),
+      portal: { heartbeat: async () => ({ echo: false, end: null }), history: async (h) => void histories.push(h), end: async () => undefined },
+      log: { info() {}, warn() {}, error() {} },
+      clock,
+    });
+    c.attach({ send: (s) => void frames.push(JSON.parse(s) as TWorkerFrame), sendBinary: () => undefined, close: () => undefined, isOpen: true });
+    try {
+      c.onMessage(JSON.stringify({ type: 'text', text: 'Please call get_weather {"city":"Paris"}' }));
+      await until(() => tools.calls.length === 1, 10_000, 'the function called');
+      await clock.advance(FillerOptions.afterMs);
+      await until(() => frames.some((f) => f.type === 'utterance' && f.phase === 'end'), 10_000, 'the filler said');
+      expect(tts.calls.map((t) => t.text)).toEqual(['Let me check that.']);
+      await clock.advance(1000);
+      await until(() => frames.some((f) => f.type === 'assistant' && f.final), 10_000, 'the answer');
+      await until(() => tts.calls.length === 2);
+      expect(tts.calls[1]!.text).toBe('The function returned {"city":"Paris","celsius":21}.');
+      await until(() => frames.filter((f) => f.type === 'utterance').length === 4);
+      const utts = frames.filter((f): f is Extract<TWorkerFrame, { type: 'utterance' }> => f.type === 'utterance');
+      expect(utts.map((f) => `${f.utt}:${f.phase}`)).toEqual(['2:start', '2:end', '1:start', '1:end']);
+      // The model's second request (with the function's result) has no filler in it.
+      expect(JSON.stringify(fake.chatBodies()[1])).not.toContain('Let me check that');
+      await until(() => histories.length > 0);
+      expect(histories.at(-1)!.map((h) => h.role)).toEqual(['user', 'assistant']);
+      expect(JSON.stringify(histories.at(-1))).not.toContain('Let me check that');
+    } finally {
+      await c.finish('hang-up');
+      d.fetch.close();
+      await fake.close();
+    }
+  });
+});
+
+describe('fillers and the visitor speaking (ADR 100)', () => {
+  it('never over the visitor: while they speak at 1.5 s it waits, and it is said once they have stopped', async () => {
+    const clock = new FakeClock(30);
+    const frames: TWorkerFrame[] = [];
+    const tts = scriptedTts({ sampleRate: 16000 });
+    // A recogniser that hears no words: the visitor's sound is no turn of its own.
+    const stt: SttEngine = { provider: 'silent', mode: 'stream', open: async () => ({ push: () => undefined, finalize: async () => undefined, reset: () => undefined, close: () => undefined }) };
+    const vad: VadStream = { probability: async (w) => (w.reduce((m, x) => Math.max(m, Math.abs(x)), 0) > 0.05 ? 0.95 : 0.02), reset: () => undefined };
+    const c = new Conversation({
+      config: sessionConfig({ kind: 'llm', baseUrl: 'http://127.0.0.1:9', apiKey: 'k', model: 'm', instructions: '', maxTokens: null, platform: false }, { avatar: { wakeUpMessage: '', fillers: ['One moment.'] }, textOnly: false }),
+      brain: slowBrain(clock, () => 6000, true),
+      speech: createSpeechPipeline({ tts }),
+      portal: { heartbeat: async () => ({ echo: false, end: null }), history: async () => undefined, end: async () => undefined },
+      log: { info() {}, warn() {}, error() {} },
+      listening: { stt, vad, options: TURN_DEFAULTS, clock },
+      micOn: true,
+    });
+    c.attach({ send: (s) => void frames.push(JSON.parse(s) as TWorkerFrame), sendBinary: () => undefined, close: () => undefined, isOpen: true });
+    let seq = 0;
+    const mic = async (ms: number, speech: boolean) => {
+      for (let t = 0; t < ms; t += 32) {
+        const pcm = Int16Array.from({ length: 512 }, (_, i) => (speech ? Math.round(8000 * Math.sin(i / 3)) : 0));
+        c.onAudio(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: seq++ }, new Uint8Array(pcm.buffer)));
+        await clock.advance(32);
+      }
+    };
+    try {
+      c.onMessage(JSON.stringify({ type: 'text', text: 'book a table' }));
+      await until(() => frames.some((f) => f.type === 'state' && f.state === 'thinking'));
+      // The visitor talks from 1 s to 3 s of the turn: nothing is said over them.
+      await mic(1000, false);
+      await mic(2000, true);
+      expect(tts.calls).toEqual([]);
+      // They stop: once the listener has heard the end of their speech, the filler.
+      await mic(1000, false);
+      await until(() => tts.calls.length === 1, 10_000, 'the filler after the visitor');
+      expect(tts.calls[0]!.text).toBe('One moment.');
+    } finally {
+      await c.finish('hang-up');
+    }
   });
 });
