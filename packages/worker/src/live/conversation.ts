@@ -668,6 +668,7 @@ export class Conversation {
         if (ev.type === 'utterance' && ev.phase === 'start') this.listener?.setAgentText(utt, text);
       },
     });
+    void turn.done.then(() => this.firstAudioAt.delete(utt));
     this.opts.log.info('filler', { sessionId: this.sessionId, utt });
     return { utt, turn };
   }
