@@ -196,13 +196,13 @@ function slowBrain(clock: FakeClock, thinkMs: () => number, tool = false): Brain
   return {
     kind: 'llm',
     async *reply(turn) {
-      if (tool) yield { type: 'tool', name: 'lookup', status: 'start' };
+      if (tool) yield { type: 'tool', name: 'lookup', status: 'started' };
       await new Promise<void>((resolve) => {
         const h = clock.setTimeout(resolve, thinkMs());
         turn.signal.addEventListener('abort', () => (clock.clearTimeout(h), resolve()), { once: true });
       });
       if (turn.signal.aborted) return;
-      if (tool) yield { type: 'tool', name: 'lookup', status: 'done' };
+      if (tool) yield { type: 'tool', name: 'lookup', status: 'ok' };
       yield { type: 'text', delta: `The answer to ${turn.text}.` };
     },
   };
