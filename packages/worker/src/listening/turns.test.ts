@@ -482,6 +482,18 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     expect(s.log).not.toContain('resume:7');
   });
 
+  it('the text given before the utterance is heard (a wake-up line, an answer ahead of its voice) is still its text when it starts: "yes" after its question takes the turn', async () => {
+    const t = setup({}, fakeStt('batch', ['yes']));
+    // The conversation's order: the text first, then the first audio (SpeakingTracker → setAgentSpeaking without text).
+    t.listener.setAgentText(7, 'Would you like a guided tour?');
+    t.listener.setAgentSpeaking(7);
+    await t.clock.advance(1000);
+    // Longer than min_interruption_duration: an answer, not a backchannel, after a question.
+    await t.feed([...t.speech(608), ...t.silence(160)]);
+    await t.clock.advance(2500);
+    expect(t.log).toContain('interrupt:7');
+  });
+
   it('batch: one word from a short sound is a misheard backchannel (the offline recogniser wrote "two" for "mm-hm"); longer, more words, a stop request or after a question, it stops the avatar', async () => {
     const over = async (heard: string, speechMs: number, agent = 'The museum opens at nine.') => {
       const t = setup({}, fakeStt('batch', [heard]));

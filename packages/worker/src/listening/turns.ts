@@ -169,6 +169,8 @@ export class Listener {
   private agentUtt: number | null = null;
   private agentSince = 0;
   private agentText = '';
+  /** The last text given for an utterance (`setAgentText`), kept for when it starts being heard. */
+  private textFor: { utt: number; text: string } | null = null;
   private paused: number | null = null;
   private resumeTimer: unknown = null;
   private micOn = true;
@@ -274,11 +276,13 @@ export class Listener {
       this.agentUtt = utt;
       this.agentSince = this.clock.now();
     }
-    this.agentText = text;
+    // Its text given before its first audio (a wake-up line, an answer streamed ahead of its voice) stays.
+    this.agentText = text || (this.textFor?.utt === utt ? this.textFor.text : '');
   }
 
   /** The text the avatar is saying (grows as it streams), for telling its echo apart. */
   setAgentText(utt: number, text: string) {
+    this.textFor = { utt, text };
     if (this.agentUtt === utt || this.agentUtt === null) this.agentText = text;
   }
 
