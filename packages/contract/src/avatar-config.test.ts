@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { readAvatarConfig, ZAvatarConfig, type TAvatarConfig } from './avatar-config.js';
-import { SttProvider, TtsProvider } from './avatars.js';
-import { RealtimeVadDefaults } from './catalog.js';
+import { SttProvider, TtsProvider, ZAgentPipelineConfig } from './avatars.js';
+import { FillerOptions, RealtimeVadDefaults } from './catalog.js';
 import { LiveSpeechDefaults } from './live/session-speech.js';
 
 /** What an avatar with nothing stored reads as. */
@@ -18,7 +18,7 @@ const EMPTY: TAvatarConfig = {
     demoSeconds: -1,
     idleTimeoutSeconds: 300,
   },
-  session: { wakeUpMessage: '', sendChatHistory: false, permissions: 0, transcriptionStreaming: false, summaryEnabled: false },
+  session: { wakeUpMessage: '', sendChatHistory: false, permissions: 0, transcriptionStreaming: false, summaryEnabled: false, fillers: [] },
   page: { photoUrl: null, avatarConfigUrl: null, clientConfigUrl: null, avatarJson: '', clientJson: '' },
   brain: {
     llm: { baseUrl: '', apiKey: '', model: '', instructions: '', assistantId: '', maxTokens: null },
@@ -137,7 +137,28 @@ describe('readAvatarConfig', () => {
     expect(read({ summaryEnabled: false, agent_pipeline_config: { llm: { summary_enabled: true } } })).toBe(false);
     expect(read({ summaryEnabled: true, agent_pipeline_config: { llm: { summary_enabled: 'true' } } })).toBe(false);
     const session = readAvatarConfig({ wakeUpMessage: ' Hello! ', sendChatHistory: true, permissions: 3, customData: { transcriptionStreaming: true } }).session;
-    expect(session).toEqual({ wakeUpMessage: ' Hello! ', sendChatHistory: true, permissions: 3, transcriptionStreaming: true, summaryEnabled: false });
+    expect(session).toEqual({ wakeUpMessage: ' Hello! ', sendChatHistory: true, permissions: 3, transcriptionStreaming: true, summaryEnabled: false, fillers: [] });
+  });
+
+  it('fillers (ADR 100): off unless enabled is true; trimmed lines of 1…80 characters, the first 10; none readable: the defaults', () => {
+    const read = (fillers: unknown) => readAvatarConfig({ customData: { agent_pipeline_config: { fillers } } }).session.fillers;
+    expect(read(undefined)).toEqual([]);
+    expect(read({ phrases: ['One moment.'] })).toEqual([]);
+    expect(read({ enabled: 'true', phrases: ['One moment.'] })).toEqual([]);
+    expect(read({ enabled: true, phrases: [' One moment. ', '', 7, 'x'.repeat(81), 'Let me see.'] })).toEqual(['One moment.', 'Let me see.']);
+    expect(read({ enabled: true })).toEqual([...FillerOptions.phrases]);
+    expect(read({ enabled: true, phrases: 'One moment.' })).toEqual([...FillerOptions.phrases]);
+    expect(read({ enabled: true, phrases: Array.from({ length: 15 }, (_, i) => `Line ${i}.`) })).toHaveLength(10);
+  });
+
+  it('fillers on save: at most 10 lines of 1…80 characters (ZAgentPipelineConfig)', () => {
+    const parse = (fillers: unknown) => ZAgentPipelineConfig.safeParse({ fillers }).success;
+    expect(parse({ enabled: true, phrases: ['One moment.', 'Let me check that.'] })).toBe(true);
+    expect(parse({ enabled: false })).toBe(true);
+    expect(parse({ enabled: 'yes' })).toBe(false);
+    expect(parse({ enabled: true, phrases: ['  '] })).toBe(false);
+    expect(parse({ enabled: true, phrases: ['x'.repeat(81)] })).toBe(false);
+    expect(parse({ enabled: true, phrases: Array.from({ length: 11 }, () => 'One moment.') })).toBe(false);
   });
 
   it('page: URLs and documents as stored, none when empty', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AvatarLimits } from './avatars.js';
-import { RealtimeVadDefaults } from './catalog.js';
+import { FillerOptions, RealtimeVadDefaults } from './catalog.js';
 import { LiveLimits } from './live/admission.js';
 import { readLiveSpeech, ZLiveSpeech } from './live/session-speech.js';
 
@@ -67,6 +67,12 @@ export const ZAvatarSessionSettings = z.object({
   transcriptionStreaming: z.boolean(),
   /** Avatar memory: `customData.summaryEnabled` is not false and `agent_pipeline_config.llm.summary_enabled` is true. */
   summaryEnabled: z.boolean(),
+  /**
+   * Fillers (ADR 100), the lines the avatar may say while its answer is slow: with
+   * `agent_pipeline_config.fillers.enabled === true`, its `phrases` trimmed, those of 1…80
+   * characters, the first 10 (none readable: FillerOptions.phrases); [] (off) otherwise.
+   */
+  fillers: z.array(z.string()),
 });
 
 /** The page's own documents and pictures (verbatim strings: the page and the save compare them as stored). */
@@ -242,6 +248,16 @@ function readBrain(c: Obj, pipeline: Obj): TAvatarBrain {
   };
 }
 
+/** `agent_pipeline_config.fillers` → the lines said while an answer is slow; [] when off. */
+export function readFillers(f: Obj): string[] {
+  if (f.enabled !== true) return [];
+  const phrases = (Array.isArray(f.phrases) ? f.phrases : [])
+    .map(text)
+    .filter((p) => p.length > 0 && p.length <= FillerOptions.maxChars)
+    .slice(0, FillerOptions.maxPhrases);
+  return phrases.length ? phrases : [...FillerOptions.phrases];
+}
+
 /**
  * The avatar's configuration document (a stored row's `config`, or a save's incoming one of the
  * same shape) as typed values. Never throws.
@@ -258,6 +274,7 @@ export function readAvatarConfig(stored: unknown): TAvatarConfig {
       permissions: typeof c.permissions === 'number' ? c.permissions : 0,
       transcriptionStreaming: custom.transcriptionStreaming === true,
       summaryEnabled: custom.summaryEnabled !== false && obj(pipeline.llm).summary_enabled === true,
+      fillers: readFillers(obj(pipeline.fillers)),
     },
     page: {
       photoUrl: nonEmpty(c.avatarPhotoURL),

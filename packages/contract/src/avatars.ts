@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZStatus, ZId, INT32_MAX, TextChecks } from './common.js';
 import { engineEnum, engineNames, enginesOfMode, type TNlpEngineNumber } from './engines.js';
 import { SttProvider, TtsProvider } from './providers.js';
+import { FillerOptions } from './catalog.js';
 
 /**
  * Engine (nlpEngine), spec numbers, read from the engines' rows (engines.ts): EchoTest 0,
@@ -127,6 +128,17 @@ export const ZInterruptHandling = z
   })
   .loose();
 
+/** `agent_pipeline_config.fillers` (ADR 100): on/off and the lines, each 1…80 characters, at most 10. */
+export const ZFillers = z
+  .object({
+    enabled: z.boolean().optional(),
+    phrases: z
+      .array(z.string().trim().min(1, 'A filler cannot be empty').max(FillerOptions.maxChars, `A filler must be at most ${FillerOptions.maxChars} characters`))
+      .max(FillerOptions.maxPhrases, `At most ${FillerOptions.maxPhrases} fillers`)
+      .optional(),
+  })
+  .loose();
+
 export const ZVadOptions = z
   .object({
     threshold: optionalNum,
@@ -176,6 +188,7 @@ export const ZAgentPipelineConfig = z
       .optional(),
     interrupt_handling: ZInterruptHandling.optional(),
     vad_options: ZVadOptions.optional(),
+    fillers: ZFillers.optional(),
     speech_to_speech: z.object({ url: str, api_key: secret, model: str, instructions: str, greeting: str, voice_id: str }).loose().optional(),
     third_party: z
       .object({ agent_id: str, api_key: secret, is_public: z.boolean().optional(), connection_type: z.enum(['webrtc', 'websocket']).optional() })
@@ -396,6 +409,7 @@ export const ZAgentPipelineConfigRecord = lenientObject({
     max_buffered_speech: numberOrString,
     activation_threshold: numberOrString,
   }),
+  fillers: lenientObject({ enabled: z.boolean(), phrases: z.array(text) }),
   speech_to_speech: lenientObject({ url: text, api_key: text, model: text, instructions: text, greeting: text, voice_id: text }),
   third_party: lenientObject({ agent_id: text, api_key: text, is_public: z.boolean(), connection_type: z.enum(['webrtc', 'websocket']) }),
 });

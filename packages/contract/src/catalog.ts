@@ -37,6 +37,20 @@ export const InterruptOptions = {
   min_interruption_words: 0,
 } as const;
 
+/**
+ * Fillers (ADR 100): a short line the avatar says in its own voice when its answer is slow (a
+ * function call, a slow model) — `agent_pipeline_config.fillers` `{ enabled, phrases }`, off
+ * unless the owner turns them on (its voice through a laptop's speakers may be heard back).
+ */
+export const FillerOptions = {
+  enabled: false,
+  phrases: ['Let me check that.', 'One moment.', 'Just a second.'],
+  maxPhrases: 10,
+  maxChars: 80,
+  /** Said when the answer's first audio has not come this long after the turn started. */
+  afterMs: 1500,
+} as const;
+
 export const VadDefaults = {
   min_endpointing_delay: 0.5,
   max_endpointing_delay: 6,

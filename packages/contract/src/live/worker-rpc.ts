@@ -134,6 +134,8 @@ export const ZLiveSessionConfig = z.object({
     permissions: z.number().int(),
     summaryEnabled: z.boolean(),
     hasKnowledge: z.boolean(),
+    /** Lines said while an answer is slow (ADR 100); missing or []: no fillers. */
+    fillers: z.array(z.string().max(200)).max(20).optional(),
   }),
   brain: ZLiveBrainConfig,
   /** How the session listens, speaks and takes turns (session-speech.ts), with only the keys it uses. */

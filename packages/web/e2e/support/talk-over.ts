@@ -7,9 +7,13 @@ import { apiLogin, baseUrl, createVerifiedAccount } from './accounts';
  * answers the nth turn with `answer(n)`, said by the offline voice; the visitor is Chromium's fake
  * microphone, heard by the worker's Silero VAD and offline recogniser (pocketsphinx).
  */
-export async function longAnswerAvatar(prefix: string, answer: (turn: number) => string): Promise<{ id: number; llm: FakeOpenAi }> {
+export async function longAnswerAvatar(
+  prefix: string,
+  answer: (turn: number) => string,
+  opts: { firstTokenDelayMs?: number; pipeline?: Record<string, unknown> } = {},
+): Promise<{ id: number; llm: FakeOpenAi }> {
   let turn = 0;
-  const llm = await startFakeOpenAi({ apiKey: 'talk-over-key', answer: () => ({ text: answer(turn++) }) });
+  const llm = await startFakeOpenAi({ apiKey: 'talk-over-key', answer: () => ({ text: answer(turn++), ...(opts.firstTokenDelayMs ? { firstTokenDelayMs: opts.firstTokenDelayMs } : {}) }) });
   const account = await createVerifiedAccount(prefix);
   const session = await apiLogin(account.email, account.password);
   const { appKey } = (await (await fetch(`${baseUrl()}/api/config`)).json()) as { appKey: string };
@@ -23,7 +27,7 @@ export async function longAnswerAvatar(prefix: string, answer: (turn: number) =>
     dailyLimitPerIP: -1,
     dailyLimits: { Demo: -1 },
     idleTimeout: 300,
-    customData: { agent_pipeline_config: { llm: { base_url: llm.url, api_key: 'talk-over-key', model: 'gpt-fake', instructions: 'You are the harbour guide.', summary_enabled: false } } },
+    customData: { agent_pipeline_config: { llm: { base_url: llm.url, api_key: 'talk-over-key', model: 'gpt-fake', instructions: 'You are the harbour guide.', summary_enabled: false }, ...opts.pipeline } },
     avatarJson: JSON.stringify({ ParentConfig: '/catalog/avatar-configs/maya-upper.json' }),
   };
   // A new avatar starts in echo-back (spec): the brain is set by saving it again, as the editor does.

@@ -3,7 +3,7 @@ import { FakeClock } from '../test/fake-clock.js';
 import { readLiveSpeech } from '@persona/contract';
 import type { SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
 import { looksLikeEcho, looksUnfinished, TURN_DEFAULTS, turnOptionsFrom, type TurnOptions } from './options.js';
-import { Listener, type ListenTurnMetrics } from './turns.js';
+import { Listener, MISHEARD_BACKCHANNEL_MS, type ListenTurnMetrics } from './turns.js';
 import { VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 
@@ -480,5 +480,33 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     await s.feed([...s.speech(288), ...s.silence(160)]);
     expect(s.log).toContain('interrupt:7');
     expect(s.log).not.toContain('resume:7');
+  });
+
+  it('the text given before the utterance is heard (a wake-up line, an answer ahead of its voice) is still its text when it starts: "yes" after its question takes the turn', async () => {
+    const t = setup({}, fakeStt('batch', ['yes']));
+    // The conversation's order: the text first, then the first audio (SpeakingTracker → setAgentSpeaking without text).
+    t.listener.setAgentText(7, 'Would you like a guided tour?');
+    t.listener.setAgentSpeaking(7);
+    await t.clock.advance(1000);
+    // Longer than min_interruption_duration: an answer, not a backchannel, after a question.
+    await t.feed([...t.speech(608), ...t.silence(160)]);
+    await t.clock.advance(2500);
+    expect(t.log).toContain('interrupt:7');
+  });
+
+  it('batch: one word from a short sound is a misheard backchannel (the offline recogniser wrote "two" for "mm-hm"); longer, more words, a stop request or after a question, it stops the avatar', async () => {
+    const over = async (heard: string, speechMs: number, agent = 'The museum opens at nine.') => {
+      const t = setup({}, fakeStt('batch', [heard]));
+      t.listener.setAgentSpeaking(7, agent);
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(speechMs), ...t.silence(160)]);
+      await t.clock.advance(2500);
+      return t.log.includes('interrupt:7') ? 'stopped' : t.log.includes('resume:7') ? 'went on' : 'held';
+    };
+    expect(await over('two', 800)).toBe('went on');
+    expect(await over('two', MISHEARD_BACKCHANNEL_MS + 96)).toBe('stopped');
+    expect(await over('two tickets', 800)).toBe('stopped');
+    expect(await over('stop', 800)).toBe('stopped');
+    expect(await over('two', 800, 'How many tickets would you like?')).toBe('stopped');
   });
 });

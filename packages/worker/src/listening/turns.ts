@@ -112,6 +112,8 @@ export const STT_REOPEN_BACKOFF_MS = [0, 2_000, 5_000, 15_000, 30_000];
 export const PREVIEW_STABLE_MS = 96;
 /** Speech over the avatar: a pause this long is enough to ask the recogniser what it was (ms). */
 export const HELD_TRANSCRIPT_MS = 96;
+/** One word from a sound this short over the avatar is taken for a misheard backchannel (ADR 100). */
+export const MISHEARD_BACKCHANNEL_MS = 1000;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -170,6 +172,8 @@ export class Listener {
   private agentUtt: number | null = null;
   private agentSince = 0;
   private agentText = '';
+  /** The last text given for an utterance (`setAgentText`), kept for when it starts being heard. */
+  private textFor: { utt: number; text: string } | null = null;
   private paused: number | null = null;
   private resumeTimer: unknown = null;
   private micOn = true;
@@ -278,11 +282,13 @@ export class Listener {
       this.agentUtt = utt;
       this.agentSince = this.clock.now();
     }
-    this.agentText = text;
+    // Its text given before its first audio (a wake-up line, an answer streamed ahead of its voice) stays.
+    this.agentText = text || (this.textFor?.utt === utt ? this.textFor.text : '');
   }
 
   /** The text the avatar is saying (grows as it streams), for telling its echo apart. */
   setAgentText(utt: number, text: string) {
+    this.textFor = { utt, text };
     if (this.agentUtt === utt || this.agentUtt === null) this.agentText = text;
   }
 
@@ -711,9 +717,17 @@ export class Listener {
   }
 
 
-  /** A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing. */
+  /**
+   * A backchannel over the avatar's utterance; affirmations only when the avatar asked nothing.
+   * With a batch recogniser (the offline one), also one word heard from a short sound (≤ 1 s) over
+   * an avatar that asked nothing, unless a stop request: the recogniser mishearing "mm-hm" (it
+   * wrote "two" for espeak's, ADR 100), not a turn — a visitor who means to take the turn says more,
+   * or "wait". Streaming recognisers' interim words keep the owner's thresholds.
+   */
   private isBackchannel(text: string): boolean {
-    return isBackchannel(text, { affirmations: !this.agentText.includes('?') });
+    const asked = this.agentText.includes('?');
+    if (isBackchannel(text, { affirmations: !asked })) return true;
+    return this.opts.stt.mode === 'batch' && !asked && this.turnSpeechMs <= MISHEARD_BACKCHANNEL_MS && wordsOf(text).length === 1 && !isStopRequest(text, true);
   }
 
   private confirmInterruption() {

@@ -1,7 +1,7 @@
 import type { TLiveCode, TLiveHistoryEntry, TLiveSessionConfig, TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { BrainLogger } from '../core/types.js';
 import type { Brain } from '../brains/types.js';
-import type { ConversationListening } from '../listening/turns.js';
+import type { Clock, ConversationListening } from '../listening/turns.js';
 import type { SpeechPipeline } from '../speech/pipeline.js';
 import type { RealtimeSessionFactory } from './realtime-session.js';
 import type { ConversationMetrics } from './metrics.js';
@@ -43,6 +43,8 @@ export interface ConversationOptions {
   log: BrainLogger;
   heartbeatMs?: number;
   now?: () => number;
+  /** The fillers' timer (ADR 100); default: the listening clock, else real time. */
+  clock?: Clock;
   /** The worker's metrics (turns, per-stage latencies, provider errors): live/metrics.ts. */
   metrics?: ConversationMetrics;
   /** Called once the conversation is over (ended or its socket dropped). */

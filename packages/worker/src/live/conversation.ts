@@ -15,7 +15,8 @@ import {
   type TPageFrame,
   type TWorkerFrame,
 } from '@persona/contract';
-import { Listener, type ListenTurnMetrics } from '../listening/turns.js';
+import { Listener, realClock, type ListenTurnMetrics } from '../listening/turns.js';
+import { Fillers, type FillerCounts, type FillerRun } from './filler.js';
 import type { Brain, BrainEvent } from '../brains/types.js';
 import { speechFrame, type SpeechEvent, type SpeechTurn } from '../speech/pipeline.js';
 import { AnswerActions, answerActions, type AnswerPiece } from '../speech/answer-actions.js';
@@ -115,6 +116,9 @@ export class Conversation {
   private earlyTurn = -1;
   /** Preemptive answers started, used and discarded (tests, the bench). */
   readonly earlyAnswers = { started: 0, used: 0, discarded: 0 };
+  /** Fillers while an answer is slow (ADR 100), and the turn's run. */
+  private readonly fillers: Fillers;
+  private fillerRun: FillerRun | null = null;
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
@@ -143,6 +147,15 @@ export class Conversation {
       this.realtime?.avatarHeard(utt);
     });
     if (opts.realtime && !this.echo) this.realtime = opts.realtime(this.realtimeHost());
+    this.fillers = new Fillers(opts.config.avatar.fillers ?? [], {
+      clock: opts.clock ?? opts.listening?.clock ?? realClock,
+      quiet: () => !this.listener?.isSpeaking && this.speaking.utt === null,
+      speak: (text, onEvent, signal) => this.speakFiller(text, onEvent, signal),
+      emit: (ev) => {
+        const speech = this.opts.speech;
+        if (speech) this.emitSpeech(ev, speech.sampleRate);
+      },
+    });
     const l = opts.listening;
     if (l) {
       const { options, vad, denoiser, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
@@ -163,6 +176,11 @@ export class Conversation {
       });
       this.setMic(opts.micOn ?? false);
     }
+  }
+
+  /** Fillers said, cancelled before a sound, and not needed (ADR 100). */
+  get fillerCounts(): Readonly<FillerCounts> {
+    return this.fillers.counts;
   }
 
   /** Per-turn latency figures of the spoken turns so far (also sent with the session's end). */
@@ -261,7 +279,10 @@ export class Conversation {
       case 'speaker':
         // Muted: what is being said stops, and nothing more is synthesised until it is back on.
         this.speakerOn = frame.enabled;
-        if (!frame.enabled) this.speechTurn?.cancel();
+        if (!frame.enabled) {
+          this.fillerRun?.stop();
+          this.speechTurn?.cancel();
+        }
         break;
       case 'bye':
         void this.finish(LiveCode.hangUp);
@@ -618,14 +639,38 @@ export class Conversation {
     if (this.turnAbort === abort) this.turnAbort = null;
   }
 
-  /** The voice of one utterance (null when text only or the speaker is off); `whole` speaks a line at once. */
-  private startSpeech(utt: number, signal: AbortSignal, whole?: string): SpeechTurn | null {
+  /**
+   * The voice of one utterance (null when text only or the speaker is off); `whole` speaks a line at
+   * once; `route` takes its events instead of the page (a filler may hold them, ADR 100).
+   */
+  private startSpeech(utt: number, signal: AbortSignal, whole?: string, route?: (ev: SpeechEvent) => void): SpeechTurn | null {
     const speech = this.opts.speech;
     if (!speech || !this.speakerOn || this.finished) return null;
-    const onEvent = (ev: SpeechEvent) => this.emitSpeech(ev, speech.sampleRate);
+    const onEvent = route ?? ((ev: SpeechEvent) => this.emitSpeech(ev, speech.sampleRate));
     const turn = whole === undefined ? speech.startTurn({ utt, onEvent, signal }) : speech.speak(whole, { utt, onEvent, signal });
     this.speechTurn = turn;
     return turn;
+  }
+
+  /**
+   * A filler in the avatar's voice (ADR 100): an utterance of its own, heard and interruptible as
+   * any other, its words the listener's reference for its echo; not shown, not remembered.
+   */
+  private speakFiller(text: string, onEvent: (ev: SpeechEvent) => void, signal: AbortSignal): { utt: number; turn: SpeechTurn } | null {
+    const speech = this.opts.speech;
+    if (!speech || !this.speakerOn || this.finished) return null;
+    const utt = ++this.utt;
+    const turn = speech.speak(text, {
+      utt,
+      signal,
+      onEvent: (ev) => {
+        onEvent(ev);
+        if (ev.type === 'utterance' && ev.phase === 'start') this.listener?.setAgentText(utt, text);
+      },
+    });
+    void turn.done.then(() => this.firstAudioAt.delete(utt));
+    this.opts.log.info('filler', { sessionId: this.sessionId, utt });
+    return { utt, turn };
   }
 
   /** An avatar action of utterance `utt`: timed with its voice, or at once when it has none. */
@@ -665,8 +710,12 @@ export class Conversation {
     this.setState('thinking');
     let answer = '';
     let failed = false;
+    // A filler if the answer is slow (ADR 100); the answer's voice goes through it (held while it is said).
+    const filler = this.opts.speech && this.speakerOn ? this.fillers.start(signal) : null;
+    this.fillerRun = filler;
     // The answer is spoken while it is still being generated (pieces as soon as they are complete).
-    const speech = this.startSpeech(utt, signal);
+    const speech = this.startSpeech(utt, signal, undefined, filler ? (ev) => filler.answerEvent(ev) : undefined);
+    if (!speech) filler?.stop();
     // Avatar tags are taken out of what is said, shown and remembered, and done at their place.
     const actions = new AnswerActions();
     const take = (pieces: AnswerPiece[]) => {
@@ -675,7 +724,10 @@ export class Conversation {
           this.act(utt, speech, p);
           continue;
         }
-        if (!answer) this.setState('speaking');
+        if (!answer) {
+          filler?.answerStarted();
+          this.setState('speaking');
+        }
         answer += p.text;
         this.listener?.setAgentText(utt, answer);
         speech?.push(p.text);
@@ -708,6 +760,8 @@ export class Conversation {
     } finally {
       if (this.turnAbort === abort) this.turnAbort = null;
     }
+    // The brain is done: no filler from now on (an apology or nothing may follow).
+    filler?.answerStarted();
     if (!signal.aborted) take(actions.end());
     if (!failed && !signal.aborted && !answer.trim()) {
       // The brain ended without a word (a model that only called functions, an empty completion):
@@ -731,6 +785,8 @@ export class Conversation {
     } else {
       // Interrupted while speaking: the chat and the history keep what the visitor heard.
       if (interrupted && speech && this.interruption?.utt === utt) answer = speech.heardText(this.interruption.heardMs);
+      // Interrupted during the filler: nothing of the answer was heard.
+      else if (interrupted && filler && filler.utt !== null && this.interruption?.utt === filler.utt) answer = '';
       this.send({ type: 'assistant', utt, text: answer, final: true, ...(interrupted ? { interrupted: true } : {}) });
     }
     const entry: TLiveHistoryEntry | null = answer ? { role: 'assistant', text: answer, at: this.now(), ...(interrupted ? { interrupted: true } : {}) } : null;
@@ -742,6 +798,8 @@ export class Conversation {
       if (interrupted) speech.cancel();
       else speech.end();
       this.faults.voiceEnded(await speech.done);
+      // The answer's voice held behind a filler has gone on too.
+      if (filler) await filler.settled;
       if (this.turnAbort === abort) this.turnAbort = null;
       if (this.speechTurn === speech) this.speechTurn = null;
     }
@@ -749,6 +807,7 @@ export class Conversation {
     if (!spoken && firstTokenAt !== null) this.opts.metrics?.latencies({ llmFirstTokenMs: firstTokenAt - startedAt });
     if (spoken) this.recordMetrics(utt, spoken, startedAt, firstTokenAt);
     this.firstAudioAt.delete(utt);
+    if (this.fillerRun === filler) this.fillerRun = null;
     this.setState('listening');
     this.history.report();
   }

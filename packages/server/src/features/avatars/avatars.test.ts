@@ -179,6 +179,25 @@ describe('updates', () => {
     expect(res.json().agent.customData.agent_pipeline_config.interrupt_handling).toEqual({ allow_interruptions: true, min_interruption_duration: 0.7, min_interruption_words: 2 });
   });
 
+  it('stores fillers (ADR 100) in agent_pipeline_config.fillers, and refuses more than 10 lines or one over 80 characters', async () => {
+    const user = await enterprise();
+    const { agent } = (await add(user, validAvatar())).json();
+    const fillers = { enabled: true, phrases: ['Let me look that up.', 'One moment, please.'] };
+    const res = await add(user, validAvatar({ id: agent.id, version: agent.version, customData: { agent_pipeline_config: { fillers } } }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().agent.customData.agent_pipeline_config.fillers).toEqual(fillers);
+    const saved = res.json().agent;
+    for (const [bad, message] of [
+      [{ enabled: true, phrases: Array.from({ length: 11 }, () => 'One moment.') }, 'At most 10 fillers'],
+      [{ enabled: true, phrases: ['x'.repeat(81)] }, 'A filler must be at most 80 characters'],
+      [{ enabled: 'yes' }, null],
+    ] as const) {
+      const refused = await add(user, validAvatar({ id: saved.id, version: saved.version, customData: { agent_pipeline_config: { fillers: bad } } }));
+      expect(refused.statusCode, JSON.stringify(bad)).toBe(400);
+      if (message) expect(JSON.stringify(refused.json())).toContain(message);
+    }
+  });
+
   it('keeps a self-hosted config URL until the customer transfers hosting', async () => {
     const user = await enterprise();
     const own = 'https://cdn.customer.example/avatar.json';

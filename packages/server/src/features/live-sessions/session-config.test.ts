@@ -106,4 +106,13 @@ describe('the session config carries only the keys the session uses', () => {
     expect(keysIn(await claim(NlpEngine.RestEndpoint, SetupMode.Simple, everyKey({ api_key: KEYS.stt }, { api_key: KEYS.tts })))).toEqual(['rest']);
     expect(keysIn(await claim(NlpEngine.TrulienceRealtime, SetupMode.SpeechToSpeech, everyKey({ api_key: KEYS.stt }, { api_key: KEYS.tts })))).toEqual(['realtime']);
   });
+
+  it('the avatar\u2019s fillers (ADR 100) reach the worker only when turned on', async () => {
+    const fillersOf = async (fillers: unknown) => {
+      const raw = JSON.parse(await claim(NlpEngine.EchoTest, SetupMode.Simple, { customData: { agent_pipeline_config: { fillers } } })) as { avatar?: { fillers?: string[] }; result?: { avatar: { fillers?: string[] } } };
+      return (raw.avatar ?? raw.result?.avatar)?.fillers;
+    };
+    expect(await fillersOf({ enabled: true, phrases: [' One moment. ', 'Let me see.'] })).toEqual(['One moment.', 'Let me see.']);
+    expect(await fillersOf({ enabled: false, phrases: ['One moment.'] })).toEqual([]);
+  });
 });

@@ -52,6 +52,7 @@ export function toLiveSessionConfig(src: LiveSessionSource, deps: { platformLlm:
       permissions: config.session.permissions,
       summaryEnabled: config.session.summaryEnabled,
       hasKnowledge: config.collectionIds.length > 0,
+      fillers: config.session.fillers,
     },
     brain,
     speech: usesOwnSpeech(avatar.setupMode, brain, row.textOnly) ? config.speech.withKeys : config.speech.withoutKeys,

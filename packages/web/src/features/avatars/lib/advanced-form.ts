@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AvatarLimits, AvatarMessages, InterruptOptions, RealtimeVadDefaults, SetupMode, VadDefaults, ZAvatarInput } from '@persona/contract';
+import { AvatarLimits, AvatarMessages, FillerOptions, InterruptOptions, RealtimeVadDefaults, SetupMode, VadDefaults, ZAvatarInput, ZFillers } from '@persona/contract';
 import type { TAvatar } from '@persona/contract';
 
 /** Text fields hold what was typed; numbers are converted on save. */
@@ -42,6 +42,9 @@ export interface AdvancedValues {
   allowInterruptions: boolean;
   minInterruptionDuration: Num;
   minInterruptionWords: Num;
+  /** Fillers while an answer is slow (ADR 100): on/off, and the lines, one per line of the box. */
+  fillersEnabled: boolean;
+  fillers: string;
   realtimeVad: Record<TRealtimeVadKey, Num>;
   vad: Record<TVadKey, Num>;
 }
@@ -89,6 +92,23 @@ const pingTimeField = z.any().superRefine((v: unknown, ctx) => {
   if (!Number.isInteger(n)) ctx.addIssue({ code: 'custom', message: AvatarMessages.mustBeNumber });
   else if (n < (minValue ?? 0) || n > (maxValue ?? Infinity)) ctx.addIssue({ code: 'custom', message: `Must be between ${minValue} and ${maxValue} seconds` });
 });
+
+/** The fillers box: one line each, trimmed, blank lines ignored. */
+export const fillerLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+export const FILLERS_REQUIRED = 'Add at least one filler, or turn fillers off';
+
+/** The contract's rules for the lines (at most 10, each at most 80 characters); at least one when on. */
+function checkFillers(values: { fillersEnabled?: boolean; fillers?: string }, ctx: z.RefinementCtx) {
+  const lines = fillerLines(values.fillers ?? '');
+  if (values.fillersEnabled && lines.length === 0) return void ctx.addIssue({ code: 'custom', path: ['fillers'], message: FILLERS_REQUIRED });
+  const result = ZFillers.shape.phrases.safeParse(lines);
+  if (!result.success) ctx.addIssue({ code: 'custom', path: ['fillers'], message: result.error.issues[0]?.message ?? FILLERS_REQUIRED });
+}
 
 /** The allowed-origins box: one origin per line, blank lines ignored. */
 export const originLines = (text: string) =>
@@ -162,14 +182,20 @@ export function advancedSchema(isSpeechToSpeech: boolean) {
     allowInterruptions: z.boolean(),
     minInterruptionDuration: isSpeechToSpeech ? z.any() : numberField(),
     minInterruptionWords: isSpeechToSpeech ? z.any() : numberField({ allowZero: true, allowBlank: true }),
+    fillersEnabled: z.boolean(),
+    fillers: z.string().max(10_000),
     realtimeVad: isSpeechToSpeech ? realtimeVad : z.any(),
     vad: isSpeechToSpeech ? z.any() : vad,
     })
-    .superRefine(checkOAuthAndBilling);
+    .superRefine(checkOAuthAndBilling)
+    .superRefine((values, ctx) => {
+      if (!isSpeechToSpeech) checkFillers(values, ctx);
+    });
 }
 
 type Pipeline = {
   interrupt_handling?: Record<string, unknown>;
+  fillers?: { enabled?: unknown; phrases?: unknown };
   vad_options?: Record<string, unknown>;
 };
 
@@ -224,6 +250,9 @@ export function advancedValuesOf(agent: Partial<TAvatar>): AdvancedValues {
     allowInterruptions: typeof ih.allow_interruptions === 'boolean' ? ih.allow_interruptions : InterruptOptions.allow_interruptions,
     minInterruptionDuration: pick(ih.min_interruption_duration ?? ih.interrupt_speech_duration, InterruptOptions.min_interruption_duration),
     minInterruptionWords: pick(ih.min_interruption_words ?? ih.interrupt_min_words, InterruptOptions.min_interruption_words),
+    fillersEnabled: pipeline.fillers?.enabled === true,
+    // None stored yet: the defaults are there to keep or edit when the switch is turned on.
+    fillers: (Array.isArray(pipeline.fillers?.phrases) ? (pipeline.fillers.phrases as unknown[]).filter((p): p is string => typeof p === 'string') : [...FillerOptions.phrases]).join('\n'),
     realtimeVad: {
       threshold: pick(vad.threshold, RealtimeVadDefaults.threshold),
       prefix_padding_ms: pick(vad.prefix_padding_ms, RealtimeVadDefaults.prefix_padding_ms),
@@ -256,6 +285,7 @@ export function applyAdvancedValues(payload: Record<string, unknown>, values: Ad
       min_interruption_duration: num(values.minInterruptionDuration),
       min_interruption_words: isBlank(values.minInterruptionWords) ? 0 : num(values.minInterruptionWords),
     };
+    pipeline.fillers = { ...((pipeline.fillers as Record<string, unknown> | undefined) ?? {}), enabled: values.fillersEnabled, phrases: fillerLines(values.fillers) };
   }
   pipeline.vad_options = vad;
   customData.agent_pipeline_config = pipeline;

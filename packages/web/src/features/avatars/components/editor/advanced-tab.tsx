@@ -12,7 +12,7 @@ import Paper from '@mui/material/Paper';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { AvatarLimits, SetupMode } from '@persona/contract';
+import { AvatarLimits, FillerOptions, SetupMode } from '@persona/contract';
 import { TextLink } from '../../../../components/text-link';
 import { paths } from '../../../../lib/paths';
 import type { TCreatorAccount } from '../../api/get-account-info';
@@ -235,7 +235,7 @@ function LimitField({ name, label }: { name: 'dailyLimitPerSession' | 'dailyLimi
   );
 }
 
-function SwitchField({ name, label, helperText }: { name: 'realtime' | 'sendChatHistory' | 'handleSttResponse' | 'transcriptionStreaming' | 'allowInterruptions'; label: string; helperText?: string }) {
+function SwitchField({ name, label, helperText }: { name: 'realtime' | 'sendChatHistory' | 'handleSttResponse' | 'transcriptionStreaming' | 'allowInterruptions' | 'fillersEnabled'; label: string; helperText?: string }) {
   const { advancedForm } = useEditorSession();
   return (
     <Controller
@@ -250,6 +250,33 @@ function SwitchField({ name, label, helperText }: { name: 'realtime' | 'sendChat
             </Typography>
           ) : null}
         </Box>
+      )}
+    />
+  );
+}
+
+/** The filler lines, one per line (said in turn). */
+function FillersField() {
+  const { advancedForm } = useEditorSession();
+  const enabled = useWatch({ control: advancedForm.control, name: 'fillersEnabled' });
+  return (
+    <Controller
+      control={advancedForm.control}
+      name="fillers"
+      render={({ field, fieldState }) => (
+        <TextField
+          label="Fillers"
+          multiline
+          minRows={3}
+          value={field.value}
+          onChange={field.onChange}
+          onBlur={field.onBlur}
+          inputRef={field.ref}
+          name={field.name}
+          disabled={!enabled}
+          error={fieldState.invalid}
+          helperText={fieldState.error?.message ?? `One per line, said in turn; at most ${FillerOptions.maxPhrases}, each up to ${FillerOptions.maxChars} characters.`}
+        />
       )}
     />
   );
@@ -392,6 +419,13 @@ export function AdvancedTab({ account }: { account: TCreatorAccount | undefined 
           <Box />
           <NumberField name="minInterruptionDuration" label="Interrupt speech duration" unit="s" helperText="Default 0.5 s." />
           <NumberField name="minInterruptionWords" label="Interrupt min words" helperText="Default 0; may be left blank." />
+        </Section>
+      ) : null}
+
+      {!isSpeechToSpeech ? (
+        <Section title="Fillers" description={`A short line the avatar says in its own voice when its answer takes more than ${FillerOptions.afterMs / 1000} s (a function call, a slow model), at most once per answer. Off by default: without headphones a visitor's microphone may hear it.`}>
+          <SwitchField name="fillersEnabled" label="Say a filler while the answer is slow" />
+          <FillersField />
         </Section>
       ) : null}
 
