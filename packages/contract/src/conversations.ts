@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZId, ZStatus } from './common.js';
 import { LiveCode, type TLiveCode } from './live/codes.js';
+import { ZPageFigures } from './page-figures.js';
 
 /**
  * Conversations (issue 30, ADR 092): the customer's view of their avatars' live sessions — a list
@@ -253,6 +254,10 @@ export const ZConversationDetail = ZConversationSummary.extend({
   turnList: z.array(ZConversationTurn),
   /** The caller owns it (only the owner deletes; an administrator reads every account's). */
   canDelete: z.boolean(),
+  /** The avatar's model's summary of the ended session (ADR 099); null when none. */
+  summary: z.string().nullable(),
+  /** What the visitor's page measured (ADR 099); null when it reported nothing. */
+  pageFigures: ZPageFigures.nullable(),
 });
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 

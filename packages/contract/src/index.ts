@@ -29,3 +29,5 @@ export * from './log-redaction.js';
 export * from './conversations.js';
 export * from './webhooks.js';
 export * from './api-keys.js';
+export * from './page-figures.js';
+export * from './analytics.js';

@@ -46,6 +46,11 @@ export const liveSessions = pgTable(
     voiceP50Ms: integer('voice_p50_ms'),
     /** The avatar's model's summary of the session, sent with its end (ADR 093: the `session.ended` webhook). */
     summary: text('summary'),
+    /** The page's own figures for the session (ADR 099), reported once: when (null: not yet), and what. */
+    pageFiguresAt: timestamp('page_figures_at', { withTimezone: true, mode: 'date' }),
+    firstFrameMs: integer('first_frame_ms'),
+    avOffsetMs: integer('av_offset_ms'),
+    droppedFrames: integer('dropped_frames'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),

@@ -62,7 +62,13 @@ export function createConversationsService(deps: { repo: ConversationsRepository
     async get(scope: ConversationScope, id: string, callerId: number): Promise<TConversationDetail> {
       const row = await repo.find(scope, id);
       if (!row) throw AppError.notFound(ConversationMessages.notFound);
-      return { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null };
+      return {
+        ...summary(row),
+        turnList: transcript(row.history, row.voiceTurns),
+        canDelete: row.ownerUserId === callerId && row.endedAt !== null,
+        summary: row.endedAt ? row.summary : null,
+        pageFigures: row.pageFiguresAt ? { firstFrameMs: row.firstFrameMs, avOffsetMs: row.avOffsetMs, droppedFrames: row.droppedFrames } : null,
+      };
     },
 
     /**
