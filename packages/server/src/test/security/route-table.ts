@@ -146,6 +146,8 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/live/sessions/figures': {
     access: 'public',
     call: async (f) => ({ url: '/api/live/sessions/figures', payload: { ...(await f.liveSession()), firstFrameMs: 850, avOffsetMs: 40, droppedFrames: 3 } }),
+    // 409: that session has reported already (each session reports once).
+    ok: [200, 409],
     consumes: true,
   },
   'GET /api/worker/ws': { access: 'worker' },

@@ -21,6 +21,7 @@ import { useDeleteConversation } from '../api/delete-conversation';
 import { ConversationFacts, Transcript } from '../components/transcript';
 import { formatStart } from '../components/format';
 import { ExportButtons } from '../components/export-buttons';
+import { SessionSummary } from '../components/session-summary';
 
 /** /conversations/:id: one conversation's facts and transcript; its owner may delete it. */
 export function ConversationRoute() {
@@ -104,6 +105,7 @@ function ConversationPage({ id }: { id: string }) {
       ) : (
         <Box sx={{ display: 'grid', gap: 2 }}>
           <ConversationFacts conversation={query.data} />
+          <SessionSummary conversation={query.data} />
           <Transcript turns={query.data.turnList} />
         </Box>
       )}
