@@ -51,6 +51,8 @@ export const liveSessions = pgTable(
     firstFrameMs: integer('first_frame_ms'),
     avOffsetMs: integer('av_offset_ms'),
     droppedFrames: integer('dropped_frames'),
+    /** The visitor's turns in `history`, kept with it (ADR 099: analytics count them without reading the history). */
+    visitorTurns: integer('visitor_turns'),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),

@@ -6,6 +6,7 @@ import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createAvatar, createSignedInUser } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
 import { hashToken } from '../../lib/tokens.js';
+import { createLiveSessionsRepository } from '../live-sessions/repository.js';
 import { daysOf } from './service.js';
 
 // Issue 30 (ADR 099): the page's own figures (once, for its own session, in range), the summary
@@ -182,6 +183,18 @@ describe('analytics of an account', () => {
     expect(await bad({ avatarId: '-1' })).toBe(400);
     expect(await bad({ ownerUserId: String(bob.id) })).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: AnalyticsPaths.get, query: range })).statusCode).toBe(401);
+  });
+
+  it('counts the visitor turns stored with the history (the worker’s session.history), not the history itself', async () => {
+    const id = await session({ avatarId: aliceOther, owner: alice.id, startedAt: at(3 * 24 * 60), seconds: null });
+    await createLiveSessionsRepository(t.database.db).setHistory(id, [bot('Hi'), user('one'), bot('two'), user('three'), user('four')]);
+    const [row] = await t.database.db.select().from(liveSessions).where(eq(liveSessions.id, id));
+    expect(row!.visitorTurns).toBe(3);
+    // The column wins over the history: a history cut later (redaction, retention) keeps its count.
+    await t.database.db.update(liveSessions).set({ history: [] }).where(eq(liveSessions.id, id));
+    const a = (await getAnalytics(alice, { from: at(3 * 24 * 60 - 1).toISOString(), to: at(3 * 24 * 60 + 1).toISOString() })).json<{ analytics: TAnalytics }>().analytics;
+    expect(a.turns.max).toBe(3);
+    await t.database.db.delete(liveSessions).where(eq(liveSessions.id, id));
   });
 
   it('lists the days of a range in the caller’s zone', () => {

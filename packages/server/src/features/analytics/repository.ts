@@ -58,7 +58,8 @@ export function createAnalyticsRepository(db: Db) {
         await db.execute(sql`
           with s as (
             select started_at, ended_at, first_frame_ms, av_offset_ms, dropped_frames,
-                   (select count(*) from jsonb_array_elements(history) as e where e->>'role' = 'user')::int as turns
+                   -- Kept with the history since 0018 (a row written otherwise is counted from it).
+                   coalesce(visitor_turns, (select count(*) from jsonb_array_elements(history) as e where e->>'role' = 'user')::int) as turns
             from live_sessions where ${w}
           )
           select count(*)::int as sessions,

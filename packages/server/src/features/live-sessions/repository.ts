@@ -169,7 +169,9 @@ export function createLiveSessionsRepository(db: Db) {
     },
 
     async setHistory(id: string, history: TLiveHistoryEntry[]): Promise<void> {
-      await db.update(liveSessions).set({ history }).where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)));
+      // The visitor's turns kept beside the history: analytics count them without reading it (ADR 099).
+      const visitorTurns = history.filter((h) => h.role === 'user').length;
+      await db.update(liveSessions).set({ history, visitorTurns }).where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)));
     },
 
     /** Avatar memory of one returning visitor. */

@@ -177,7 +177,13 @@ function Figures({ a }: { a: TAnalytics }) {
                       {o.count.toLocaleString()} · {Math.round((o.count / Math.max(1, ended)) * 100)}%
                     </Typography>
                   </Box>
-                  <LinearProgress variant="determinate" value={(o.count / Math.max(1, ended)) * 100} color={o.outcome === 'error' ? 'error' : o.outcome === 'limit' ? 'warning' : 'primary'} sx={{ height: 6, borderRadius: 3 }} />
+                  <LinearProgress
+                    aria-label={`${ConversationLabels.outcome[o.outcome]}: share of the conversations`}
+                    variant="determinate"
+                    value={(o.count / Math.max(1, ended)) * 100}
+                    color={o.outcome === 'error' ? 'error' : o.outcome === 'limit' ? 'warning' : 'primary'}
+                    sx={{ height: 6, borderRadius: 3 }}
+                  />
                 </Box>
               ))}
             </Box>
@@ -229,12 +235,12 @@ function Figures({ a }: { a: TAnalytics }) {
               <Typography component="dt" variant="body2" color="text.secondary">
                 {label}
               </Typography>
-              <Typography component="dd" sx={{ m: 0, fontWeight: 600 }}>
-                {p.count === 0 ? '—' : `p50 ${format(p.p50)} · p95 ${format(p.p95)}`}
-              </Typography>
-              <Typography variant="caption" color="text.secondary">
-                {p.count.toLocaleString()} sessions
-              </Typography>
+              <Box component="dd" sx={{ m: 0 }}>
+                <Typography sx={{ fontWeight: 600 }}>{p.count === 0 ? '—' : `p50 ${format(p.p50)} · p95 ${format(p.p95)}`}</Typography>
+                <Typography variant="caption" color="text.secondary">
+                  {p.count === 1 ? '1 session' : `${p.count.toLocaleString()} sessions`}
+                </Typography>
+              </Box>
             </Box>
           ))}
         </Box>
