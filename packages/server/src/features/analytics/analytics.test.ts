@@ -22,7 +22,7 @@ let bobAvatar: number;
 let workerId: number;
 
 const T0 = Date.UTC(2026, 5, 1, 22, 0, 0);
-let clock = T0 + 30 * 86_400_000;
+const clock = T0 + 30 * 86_400_000;
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 const voice = (endToEndMs: number, stage: number): TLiveVoiceTurnMetrics => ({

@@ -16,6 +16,12 @@ const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? 
 /** PostgreSQL answers numerics as strings, PGlite as numbers: both become numbers (null stays null). */
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
+/** A float8[] of percentiles: numbers from PostgreSQL's driver and PGlite, its text form ({1,2}, NULL) read too. */
+function numbers(v: unknown, n: number): (number | null)[] {
+  const items: unknown[] = Array.isArray(v) ? v : typeof v === 'string' ? v.replace(/[{}]/g, '').split(',') : [];
+  return Array.from({ length: n }, (_, i) => (items[i] === undefined || items[i] === 'NULL' ? null : num(items[i])));
+}
+
 export interface Percentiles {
   count: number;
   p50: number | null;
@@ -48,7 +54,8 @@ export function createAnalyticsRepository(db: Db) {
     return sql.join(parts, sql` and `);
   }
 
-  const pct = (p: number, expr: SQL) => sql`percentile_cont(${sql.raw(String(p))}) within group (order by ${expr})`;
+  /** p50 and p95 of one sort (two `percentile_cont` would sort twice). */
+  const pcts = (expr: SQL) => sql`percentile_cont(array[0.5, 0.95]::float8[]) within group (order by ${expr})`;
 
   return {
     async figures(scope: AnalyticsScope, r: AnalyticsRange): Promise<AnalyticsRows> {
@@ -64,14 +71,16 @@ export function createAnalyticsRepository(db: Db) {
           )
           select count(*)::int as sessions,
                  coalesce(sum(${duration}), 0)::float8 / 60 as minutes,
-                 avg(turns)::float8 as turns_mean, ${pct(0.5, sql`turns`)} as turns_p50, ${pct(0.95, sql`turns`)} as turns_p95, max(turns) as turns_max,
-                 ${pct(0.5, duration)} as d_p50, ${pct(0.9, duration)} as d_p90, ${pct(0.95, duration)} as d_p95, max(${duration}) as d_max,
-                 count(first_frame_ms)::int as ff_n, ${pct(0.5, sql`first_frame_ms`)} as ff_p50, ${pct(0.95, sql`first_frame_ms`)} as ff_p95,
-                 count(av_offset_ms)::int as av_n, ${pct(0.5, sql`av_offset_ms`)} as av_p50, ${pct(0.95, sql`av_offset_ms`)} as av_p95,
-                 count(dropped_frames)::int as df_n, ${pct(0.5, sql`dropped_frames`)} as df_p50, ${pct(0.95, sql`dropped_frames`)} as df_p95
+                 avg(turns)::float8 as turns_mean, ${pcts(sql`turns`)} as turns_p, max(turns) as turns_max,
+                 percentile_cont(array[0.5, 0.9, 0.95]::float8[]) within group (order by ${duration}) as d_p, max(${duration}) as d_max,
+                 count(first_frame_ms)::int as ff_n, ${pcts(sql`first_frame_ms`)} as ff_p,
+                 count(av_offset_ms)::int as av_n, ${pcts(sql`av_offset_ms`)} as av_p,
+                 count(dropped_frames)::int as df_n, ${pcts(sql`dropped_frames`)} as df_p
           from s`),
       );
       const t = totals ?? {};
+      const [turnsP50, turnsP95] = numbers(t.turns_p, 2);
+      const [d50, d90, d95] = numbers(t.d_p, 3);
       const offset = sql`${r.utcOffset}::int * interval '1 minute'`;
       const days = rowsOf<{ day: string; sessions: unknown; minutes: unknown }>(
         await db.execute(sql`
@@ -86,23 +95,22 @@ export function createAnalyticsRepository(db: Db) {
       const [voice] = rowsOf<Record<string, unknown>>(
         await db.execute(sql`
           select ${sql.join(
-            VOICE_KEYS.map((k) => sql`count(${voiceValue(k)})::int as ${sql.identifier(`${k}_n`)}, ${pct(0.5, voiceValue(k))} as ${sql.identifier(`${k}_p50`)}, ${pct(0.95, voiceValue(k))} as ${sql.identifier(`${k}_p95`)}`),
+            VOICE_KEYS.map((k) => sql`count(${voiceValue(k)})::int as ${sql.identifier(`${k}_n`)}, ${pcts(voiceValue(k))} as ${sql.identifier(`${k}_p`)}`),
             sql`, `,
           )}
           from live_sessions cross join lateral jsonb_array_elements(voice_turns) as v
           where ${w} and jsonb_typeof(voice_turns) = 'array'`),
       );
       const v = voice ?? {};
-      const percentiles = (row: Record<string, unknown>, prefix: string): Percentiles => ({
-        count: num(row[`${prefix}_n`]) ?? 0,
-        p50: num(row[`${prefix}_p50`]),
-        p95: num(row[`${prefix}_p95`]),
-      });
+      const percentiles = (row: Record<string, unknown>, prefix: string): Percentiles => {
+        const [p50, p95] = numbers(row[`${prefix}_p`], 2);
+        return { count: num(row[`${prefix}_n`]) ?? 0, p50: p50!, p95: p95! };
+      };
       return {
         sessions: num(t.sessions) ?? 0,
         minutes: num(t.minutes) ?? 0,
-        turns: { mean: num(t.turns_mean), p50: num(t.turns_p50), p95: num(t.turns_p95), max: num(t.turns_max) },
-        durationSeconds: { p50: num(t.d_p50), p90: num(t.d_p90), p95: num(t.d_p95), max: num(t.d_max) },
+        turns: { mean: num(t.turns_mean), p50: turnsP50!, p95: turnsP95!, max: num(t.turns_max) },
+        durationSeconds: { p50: d50!, p90: d90!, p95: d95!, max: num(t.d_max) },
         page: { firstFrame: percentiles(t, 'ff'), avOffset: percentiles(t, 'av'), droppedFrames: percentiles(t, 'df') },
         days: days.map((d) => ({ day: d.day, sessions: num(d.sessions) ?? 0, minutes: num(d.minutes) ?? 0 })),
         endCodes: endCodes.map((e) => ({ code: e.code, count: num(e.count) ?? 0 })),
