@@ -146,9 +146,10 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/live/sessions/figures': {
     access: 'public',
     call: async (f) => ({ url: '/api/live/sessions/figures', payload: { ...(await f.liveSession()), firstFrameMs: 850, avOffsetMs: 40, droppedFrames: 3 } }),
-    // 409: that session has reported already (each session reports once).
+    // 409: that session has reported already (each session reports once). The account's one live
+    // session serves every call: fresh ones would stay open, and the sweep would end them later,
+    // in another route's snapshot.
     ok: [200, 409],
-    consumes: true,
   },
   'GET /api/worker/ws': { access: 'worker' },
   'GET /api/agent/ws': { access: 'agent' },
