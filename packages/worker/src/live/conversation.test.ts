@@ -72,6 +72,32 @@ describe('a conversation on the worker', () => {
     expect(s.frames.at(-1)).toEqual({ type: 'bye', code: LiveCode.hangUp, message: LiveMessages['hang-up'] });
   });
 
+  it('asks the brain for one summary per session, at its end, whatever the page sends (ADR 099: the owner pays for one)', async () => {
+    let asked = 0;
+    const summarizing: Brain = {
+      kind: 'test',
+      async *reply(turn) {
+        yield { type: 'text', delta: `${turn.text}!` };
+      },
+      summarize: async () => `Summary ${++asked}`,
+    };
+    const ends: (string | null)[] = [];
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain: summarizing, portal: { ...p.link, end: async (_code, summary) => void ends.push(summary) }, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'hello' }));
+    await until(() => finals(s).length === 2);
+    expect(asked).toBe(0);
+    // A page that says goodbye again and again, then goes: still one summary, sent with the one end.
+    for (let i = 0; i < 5; i++) c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => ends.length === 1);
+    void c.finish(LiveCode.hangUp);
+    await c.finish(LiveCode.hangUp);
+    expect(asked).toBe(1);
+    expect(ends).toEqual(['Summary 1']);
+  });
+
   it("reports a failed function to the portal (the function.failed webhook), not a function that worked", async () => {
     const tooling: Brain = {
       kind: 'test',
