@@ -50,9 +50,10 @@ export function LatencyChart({ voice }: { voice: TAnalytics['voice'] }) {
       layout="horizontal"
       height={isPhone ? 300 : 280}
       grid={{ vertical: true }}
-      margin={{ right: 16, left: 4 }}
-      yAxis={[{ scaleType: 'band', data: STAGES.map(([, label]) => label), width: isPhone ? 92 : 110, categoryGapRatio: 0.3 }]}
-      xAxis={[{ label: 'Milliseconds', min: 0 }]}
+      // Room on the right for the last tick's label (1,800 or 2,000 ms).
+      margin={{ right: 28, left: 4 }}
+      yAxis={[{ scaleType: 'band', data: STAGES.map(([, label]) => label), width: isPhone ? 108 : 116, categoryGapRatio: 0.3 }]}
+      xAxis={[{ label: 'Milliseconds', min: 0, tickNumber: isPhone ? 4 : 8 }]}
       series={[
         { data: STAGES.map(([k]) => voice[k].p50), label: 'p50', color: theme.palette.primary.main, valueFormatter: (v) => formatMs(v) },
         { data: STAGES.map(([k]) => voice[k].p95), label: 'p95', color: theme.palette.warning.main, valueFormatter: (v) => formatMs(v) },
