@@ -82,6 +82,8 @@ export const ZAnalytics = z.object({
   outcomes: z.array(z.object({ outcome: ZConversationOutcome, count: z.number().int() })),
   /** The error outcomes by end code, the most frequent first. */
   errorCodes: z.array(z.object({ code: z.string(), count: z.number().int() })),
+  /** Provider failures by provider and phase (start, speech, listening, summary…), the most frequent first. */
+  providerErrors: z.array(z.object({ provider: z.string(), phase: z.string(), count: z.number().int(), sessions: z.number().int() })),
   /** Spoken turns' latencies (ms): voice to voice and its stages. */
   voice: z.object({
     endToEnd: ZPercentiles,

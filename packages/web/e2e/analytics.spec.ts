@@ -84,6 +84,10 @@ test("a conversation's page figures reach its transcript and the account's analy
       { code: 'worker-lost', count: 31 },
       { code: 'llm-error', count: 19 },
     ],
+    providerErrors: [
+      { provider: 'elevenlabs', phase: 'speech', count: 42, sessions: 17 },
+      { provider: 'openai-compatible', phase: 'reply', count: 9, sessions: 8 },
+    ],
     voice: { endToEnd: p(840, 1610), endOfSpeech: p(310, 560), stt: p(140, 290), firstToken: p(330, 820), firstAudio: p(120, 260) },
     page: { firstFrame: p(980, 2400), avOffset: p(22, 58), droppedFrames: p(2, 31) },
   };

@@ -125,6 +125,34 @@ describe('a conversation on the worker', () => {
     await until(() => p.calls.ends.length === 1);
   });
 
+  it('sends the session’s provider failures, by provider and phase, with its end (ADR 099: analytics)', async () => {
+    const failing: Brain = {
+      kind: 'test',
+      // eslint-disable-next-line require-yield
+      async *reply() {
+        throw new ProviderError('openai-compatible', 'HTTP 503', 503);
+      },
+      summarize: async () => {
+        throw new ProviderError('openai-compatible', 'HTTP 429', 429);
+      },
+    };
+    const reported: unknown[] = [];
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain: failing, portal: { ...p.link, end: async (_code, _summary, _turns, errors) => void reported.push(errors) }, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'one' }));
+    await until(() => finals(s).length === 1);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'b', text: 'two' }));
+    await until(() => finals(s).length === 2);
+    c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => reported.length === 1);
+    expect(reported[0]).toEqual([
+      { provider: 'openai-compatible', phase: 'reply', count: 2 },
+      { provider: 'openai-compatible', phase: 'summary', count: 1 },
+    ]);
+  });
+
   it('a provider failure gives the apology and a non-fatal error; bad frames are answered, not fatal', async () => {
     const failing: Brain = {
       kind: 'test',

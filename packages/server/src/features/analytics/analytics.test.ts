@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { AnalyticsPaths, ConversationPaths, LiveCode, PageFigureLimits, type TAnalytics, type TConversationDetail, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { AnalyticsPaths, ConversationPaths, LiveCode, LivePaths, PageFigureLimits, type TAnalytics, type TConversationDetail, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createAvatar, createSignedInUser } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
@@ -195,6 +195,31 @@ describe('analytics of an account', () => {
     const a = (await getAnalytics(alice, { from: at(3 * 24 * 60 - 1).toISOString(), to: at(3 * 24 * 60 + 1).toISOString() })).json<{ analytics: TAnalytics }>().analytics;
     expect(a.turns.max).toBe(3);
     await t.database.db.delete(liveSessions).where(eq(liveSessions.id, id));
+  });
+
+  it('counts provider failures by provider and phase, as the worker sends them with the end', async () => {
+    const start = await t.app.inject({ method: 'POST', url: LivePaths.start, payload: { avatarId: aliceOther, textOnly: true }, remoteAddress: '192.0.2.77' });
+    expect(start.statusCode).toBe(200);
+    const sessionId = start.json<{ sessionId: string }>().sessionId;
+    // More than 20 entries is not a worker's report: refused, nothing stored.
+    const tooMany = Array.from({ length: 21 }, (_, i) => ({ provider: `p${i}`, phase: 'speech', count: 1 }));
+    expect(await t.app.live.handleRpc(workerId, 'session.end', { sessionId, code: LiveCode.hangUp, summary: null, providerErrors: tooMany })).toEqual({ ok: false, error: LiveCode.badFrame });
+    const providerErrors = [
+      { provider: 'elevenlabs', phase: 'speech', count: 3 },
+      { provider: 'openai-compatible', phase: 'reply', count: 1 },
+    ];
+    expect((await t.app.live.handleRpc(workerId, 'session.end', { sessionId, code: LiveCode.hangUp, summary: null, providerErrors })).ok).toBe(true);
+    const [row] = await t.database.db.select().from(liveSessions).where(eq(liveSessions.id, sessionId));
+    expect(row!.providerErrors).toEqual(providerErrors);
+    const other = await session({ avatarId: aliceOther, owner: alice.id, startedAt: new Date(clock - 60_000), seconds: 30 });
+    await t.database.db.update(liveSessions).set({ providerErrors: [{ provider: 'elevenlabs', phase: 'speech', count: 2 }] }).where(eq(liveSessions.id, other));
+    const a = (await getAnalytics(alice, { from: new Date(clock - 86_400_000).toISOString(), to: new Date(clock + 86_400_000).toISOString() })).json<{ analytics: TAnalytics }>().analytics;
+    expect(a.providerErrors).toEqual([
+      { provider: 'elevenlabs', phase: 'speech', count: 5, sessions: 2 },
+      { provider: 'openai-compatible', phase: 'reply', count: 1, sessions: 1 },
+    ]);
+    // Bob's analytics never show them.
+    expect((await getAnalytics(bob, { from: new Date(clock - 86_400_000).toISOString(), to: new Date(clock + 86_400_000).toISOString() })).json<{ analytics: TAnalytics }>().analytics.providerErrors).toEqual([]);
   });
 
   it('lists the days of a range in the caller’s zone', () => {

@@ -36,6 +36,7 @@ export interface AnalyticsRows {
   page: { firstFrame: Percentiles; avOffset: Percentiles; droppedFrames: Percentiles };
   days: { day: string; sessions: number; minutes: number }[];
   endCodes: { code: string | null; count: number }[];
+  providerErrors: { provider: string; phase: string; count: number; sessions: number }[];
   voice: Record<'endToEndMs' | 'endOfUtteranceMs' | 'sttMs' | 'llmFirstTokenMs' | 'ttsFirstByteMs', Percentiles>;
 }
 
@@ -91,6 +92,13 @@ export function createAnalyticsRepository(db: Db) {
       const endCodes = rowsOf<{ code: string | null; count: unknown }>(
         await db.execute(sql`select end_code as code, count(*)::int as count from live_sessions where ${w} group by end_code order by 2 desc`),
       );
+      const providerErrors = rowsOf<{ provider: string; phase: string; count: unknown; sessions: unknown }>(
+        await db.execute(sql`
+          select e->>'provider' as provider, e->>'phase' as phase, sum((e->>'count')::int)::int as count, count(distinct id)::int as sessions
+          from live_sessions cross join lateral jsonb_array_elements(provider_errors) as e
+          where ${w} and provider_errors <> '[]'::jsonb and jsonb_typeof(provider_errors) = 'array'
+          group by 1, 2 order by 3 desc, 1, 2 limit 50`),
+      );
       const voiceValue = (k: string) => sql`(v->>${k})::float8`;
       const [voice] = rowsOf<Record<string, unknown>>(
         await db.execute(sql`
@@ -114,6 +122,7 @@ export function createAnalyticsRepository(db: Db) {
         page: { firstFrame: percentiles(t, 'ff'), avOffset: percentiles(t, 'av'), droppedFrames: percentiles(t, 'df') },
         days: days.map((d) => ({ day: d.day, sessions: num(d.sessions) ?? 0, minutes: num(d.minutes) ?? 0 })),
         endCodes: endCodes.map((e) => ({ code: e.code, count: num(e.count) ?? 0 })),
+        providerErrors: providerErrors.map((e) => ({ provider: e.provider, phase: e.phase, count: num(e.count) ?? 0, sessions: num(e.sessions) ?? 0 })),
         voice: Object.fromEntries(VOICE_KEYS.map((k) => [k, percentiles(v, k)])) as AnalyticsRows['voice'],
       };
     },

@@ -58,6 +58,7 @@ export function createAnalyticsService(deps: { repo: AnalyticsRepository; now?: 
         turns: { mean: round(rows.turns.mean, 1), p50: round(rows.turns.p50, 1), p95: round(rows.turns.p95, 1), max: rows.turns.max },
         durationSeconds: { p50: round(rows.durationSeconds.p50), p90: round(rows.durationSeconds.p90), p95: round(rows.durationSeconds.p95), max: round(rows.durationSeconds.max) },
         outcomes: OUTCOMES.filter((o) => outcomes.has(o)).map((outcome) => ({ outcome, count: outcomes.get(outcome)! })),
+        providerErrors: rows.providerErrors,
         errorCodes: errorCodes.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
         voice: {
           endToEnd: ms(rows.voice.endToEndMs),

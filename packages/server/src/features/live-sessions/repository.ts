@@ -110,7 +110,7 @@ export function createLiveSessionsRepository(db: Db) {
       return row;
     },
 
-    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms' | 'summary'>>): Promise<void> {
+    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms' | 'summary' | 'providerErrors'>>): Promise<void> {
       await db.update(liveSessions).set(values).where(eq(liveSessions.id, id));
     },
 

@@ -25,6 +25,7 @@ const figures = (over: Partial<TAnalytics> = {}): TAnalytics => ({
     { outcome: 'error', count: 4 },
   ],
   errorCodes: [{ code: 'worker-lost', count: 4 }],
+  providerErrors: [{ provider: 'elevenlabs', phase: 'speech', count: 7, sessions: 3 }],
   voice: {
     endToEnd: { count: 160, p50: 820, p95: 1450 },
     endOfSpeech: { count: 160, p50: 300, p95: 520 },
@@ -54,6 +55,7 @@ describe('/analytics', () => {
     expect(within(outcomes).getByText('Hung up')).toBeInTheDocument();
     expect(within(outcomes).getByText('30 · 71%')).toBeInTheDocument();
     expect(within(screen.getByRole('list', { name: 'Errors by code' })).getByText('worker-lost')).toBeInTheDocument();
+    expect(within(screen.getByRole('list', { name: 'Provider errors' })).getByText(/speech · 7 failures in 3 sessions/)).toBeInTheDocument();
     const page = screen.getByRole('region', { name: "Measured by the visitors' pages" });
     expect(within(page).getByText('p50 950 ms · p95 2.10 s')).toBeInTheDocument();
     expect(within(page).getByText('p50 18 ms · p95 40 ms')).toBeInTheDocument();
@@ -77,10 +79,11 @@ describe('/analytics', () => {
     const { requests } = renderApp({
       route: '/analytics',
       session: adminSession,
-      api: { 'GET /api/admin/get_analytics': () => json({ status: 'OK', analytics: figures({ sessions: 0, minutes: 0, days: [], outcomes: [], errorCodes: [], voice: { endToEnd: none, endOfSpeech: none, stt: none, firstToken: none, firstAudio: none } }) }) },
+      api: { 'GET /api/admin/get_analytics': () => json({ status: 'OK', analytics: figures({ sessions: 0, minutes: 0, days: [], outcomes: [], errorCodes: [], providerErrors: [], voice: { endToEnd: none, endOfSpeech: none, stt: none, firstToken: none, firstAudio: none } }) }) },
     });
     expect(await screen.findByText(AnalyticsMessages.empty)).toBeInTheDocument();
     expect(screen.getByText('No spoken turns in this period.')).toBeInTheDocument();
+    expect(screen.getByText('No provider failed in this period.')).toBeInTheDocument();
     expect(screen.queryByRole('combobox', { name: 'Avatar' })).not.toBeInTheDocument();
     expect(requests.some((r) => r.path.startsWith('/api/get_analytics'))).toBe(false);
 

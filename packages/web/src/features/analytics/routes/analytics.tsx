@@ -222,6 +222,21 @@ function Figures({ a }: { a: TAnalytics }) {
           )}
         </Section>
       </Box>
+      <Section title="Provider errors">
+        {a.providerErrors.length === 0 ? (
+          <Typography color="text.secondary">No provider failed in this period.</Typography>
+        ) : (
+          <Box component="ul" aria-label="Provider errors" sx={{ m: 0, pl: 2.5, display: 'grid', gap: 0.5 }}>
+            {a.providerErrors.map((e) => (
+              <li key={`${e.provider} ${e.phase}`}>
+                <Typography variant="body2">
+                  <code>{e.provider}</code> · {e.phase} · {e.count.toLocaleString()} {e.count === 1 ? 'failure' : 'failures'} in {e.sessions === 1 ? '1 session' : `${e.sessions.toLocaleString()} sessions`}
+                </Typography>
+              </li>
+            ))}
+          </Box>
+        )}
+      </Section>
       <Section title="Measured by the visitors' pages">
         <Box component="dl" sx={{ m: 0, display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
           {(
