@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZId, ZStatus } from './common.js';
 import { LiveCode, type TLiveCode } from './live/codes.js';
+import { ZPageFigures } from './page-figures.js';
 
 /**
  * Conversations (issue 30, ADR 092): the customer's view of their avatars' live sessions — a list
@@ -297,6 +298,10 @@ export const ZConversationDetail = ZConversationSummary.extend({
   canDelete: z.boolean(),
   /** The avatar's retention removed its text (ADR 097): the facts and counts are all that is left. */
   textRemoved: z.boolean(),
+  /** The avatar's model's summary of the ended session (ADR 099); null when none. */
+  summary: z.string().nullable(),
+  /** What the visitor's page measured (ADR 099); null when it reported nothing. */
+  pageFigures: ZPageFigures.nullable(),
 });
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 

@@ -30,3 +30,5 @@ export * from './conversations.js';
 export * from './webhooks.js';
 export * from './privacy.js';
 export * from './api-keys.js';
+export * from './page-figures.js';
+export * from './analytics.js';

@@ -43,6 +43,9 @@ import { createUsersService } from './features/users/service.js';
 import { createMemoryPresence, createRedisPresence, withPresenceFallbacks, type PresenceRegistry } from './features/presence/registry.js';
 import { presenceRoutes } from './features/presence/routes.js';
 import { conversationRoutes } from './features/conversations/routes.js';
+import { analyticsRoutes } from './features/analytics/routes.js';
+import { createAnalyticsRepository } from './features/analytics/repository.js';
+import { createAnalyticsService } from './features/analytics/service.js';
 import { createConversationsRepository } from './features/conversations/repository.js';
 import { createConversationsService, transcript } from './features/conversations/service.js';
 import { createPrivacyRepository } from './features/privacy/repository.js';
@@ -389,6 +392,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     repo: createConversationsRepository(database.db),
     pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
   });
+  // Analytics: the account's figures, and the pages' own (ADR 099).
+  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now });
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
 
@@ -432,6 +437,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminUsersRoutes({ users: usersService, guards }));
   await app.register(presenceRoutes({ presence, guards, db: database.db }));
   await app.register(conversationRoutes({ conversations, guards }));
+  await app.register(analyticsRoutes({ analytics, guards }));
   await app.register(webhookRoutes({ webhooks, guards }));
   await app.register(privacyRoutes({ privacy, guards }));
   await app.register(apiKeyRoutes({ apiKeys, guards }));

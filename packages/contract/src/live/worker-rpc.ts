@@ -172,6 +172,16 @@ export const ZLiveTurnMetrics = z.object({
 });
 
 /** One spoken turn's latency figures (ms), kept with the session and sent with its end. */
+export const LiveProviderErrorLimits = { entries: 20, countMax: 100_000 } as const;
+
+/** How often one provider failed in one phase (start, speech, listening, summary…) of a session. */
+export const ZLiveProviderErrorCount = z.object({
+  provider: z.string().min(1).max(64),
+  phase: z.string().min(1).max(32),
+  count: z.number().int().min(1).max(LiveProviderErrorLimits.countMax),
+});
+export type TLiveProviderErrorCount = z.infer<typeof ZLiveProviderErrorCount>;
+
 export const ZLiveVoiceTurnMetrics = z.object({
   /** ms since 1970 when the turn was committed. */
   at: z.number(),
@@ -210,7 +220,14 @@ export const LiveRpc = {
     result: z.object({}),
   },
   'session.end': {
-    params: z.object({ sessionId: z.string().max(64), code: ZLiveCode, summary: z.string().max(4000).nullable(), turns: z.array(ZLiveVoiceTurnMetrics).max(200).optional() }),
+    params: z.object({
+      sessionId: z.string().max(64),
+      code: ZLiveCode,
+      summary: z.string().max(4000).nullable(),
+      turns: z.array(ZLiveVoiceTurnMetrics).max(200).optional(),
+      /** The session's provider failures by provider and phase (ADR 099: analytics). */
+      providerErrors: z.array(ZLiveProviderErrorCount).max(LiveProviderErrorLimits.entries).optional(),
+    }),
     result: z.object({}),
   },
   /** Bring your own agent: offer this session to an agent connected for its avatar (ADR 072). */

@@ -30,6 +30,7 @@ const AccountRoute = lazyPage(() => import('../features/account/routes/account')
 const ApiKeysRoute = lazyPage(() => import('../features/api-keys/routes/api-keys'), 'ApiKeysRoute');
 const ConversationsRoute = lazyPage(() => import('../features/conversations/routes/conversations'), 'ConversationsRoute');
 const ConversationRoute = lazyPage(() => import('../features/conversations/routes/conversation'), 'ConversationRoute');
+const AnalyticsRoute = lazyPage(() => import('../features/analytics/routes/analytics'), 'AnalyticsRoute');
 const WebhooksRoute = lazyPage(() => import('../features/webhooks/routes/webhooks'), 'WebhooksRoute');
 const PrivacyRoute = lazyPage(() => import('../features/privacy/routes/privacy'), 'PrivacyRoute');
 const OnlineUsersRoute = lazyPage(() => import('../features/presence/routes/online-users'), 'OnlineUsersRoute');
@@ -88,6 +89,7 @@ export const routes: RouteObject[] = [
               { path: strip(paths.apiKeys), element: <ApiKeysRoute /> },
               { path: strip(paths.conversations), element: <ConversationsRoute /> },
               { path: `${strip(paths.conversations)}/:id`, element: <ConversationRoute /> },
+              { path: strip(paths.analytics), element: <AnalyticsRoute /> },
               { path: strip(paths.webhooks), element: <WebhooksRoute /> },
               { path: strip(paths.privacy), element: <PrivacyRoute /> },
               { path: strip(paths.onlineUsers), element: <OnlineUsersRoute /> },

@@ -24,6 +24,8 @@ export const paths = {
   apiKeys: '/apiKeys',
   /** The account's conversations (ADR 092); `/conversations/:id` is one transcript. */
   conversations: '/conversations',
+  /** The account's figures (ADR 099): linked from Conversations (the top bar holds eight entries). */
+  analytics: '/analytics',
   /** The account's webhooks (ADR 093): linked from Conversations (the top bar holds eight entries). */
   webhooks: '/webhooks',
   /** An avatar's redaction and retention (ADR 097): linked from Conversations, `?avatarId=`. */

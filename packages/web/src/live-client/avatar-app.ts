@@ -548,6 +548,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     if (!e.fatal) view.showNotice(e.message);
   });
   session.on('ended', ({ code, message }) => {
+    // The page's own figures for this session (ADR 099): on hang-up, pagehide and the worker's end alike.
+    if (stage) session.reportFigures(stage.figures.figures());
     audio?.flush();
     embed.emit('websocket-disconnect', { code, message });
     if (code !== LiveCode.hangUp) view.showError(message);

@@ -7,6 +7,7 @@ import {
   LivePaths,
   LiveProtocol,
   LiveRates,
+  PageFigurePath,
   TokenBucket,
   ZLivePageConfig,
   ZLiveStartAnswer,
@@ -20,6 +21,7 @@ import {
   type TLiveStartAnswer,
   type TLiveState,
   type TLiveUiConfig,
+  type TPageFigures,
   type TPageFrame,
   type TWorkerFrame,
 } from '@persona/contract';
@@ -477,6 +479,26 @@ export class LiveSession {
 
   interrupt() {
     this.sendFrame({ type: 'interrupt' });
+  }
+
+  private figuresSentFor: string | null = null;
+
+  /**
+   * The page's own figures (ADR 099), once per session, near its end: a keepalive POST (it
+   * outlives the page on pagehide) with the session's resume token, which the portal checks.
+   */
+  reportFigures(figures: TPageFigures): boolean {
+    const { sessionId, resumeToken } = this;
+    if (!sessionId || !resumeToken || this.figuresSentFor === sessionId) return false;
+    if (figures.firstFrameMs === null && figures.avOffsetMs === null && figures.droppedFrames === null) return false;
+    this.figuresSentFor = sessionId;
+    void this.fetcher(this.url(PageFigurePath), {
+      method: 'POST',
+      keepalive: true,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId, resumeToken, ...figures }),
+    }).catch(() => undefined);
+    return true;
   }
 
   /** The visitor hangs up: the worker ends and bills the session. */

@@ -107,15 +107,15 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
       threads.clear();
     },
   };
-  if (deps.config.avatar.summaryEnabled) {
-    brain.summarize = async (history, signal) => {
-      const messages = summaryMessages(history, deps.config.memory);
-      if (!messages) return deps.config.memory;
-      const { model } = await assistant(signal);
-      if (!model) return deps.config.memory;
-      return cleanSummary(await completeChat({ ...client, provider: 'openai-assistants' }, { model, messages, maxTokens: 200 }, signal));
-    };
-  }
+  // The session's summary (ADR 099): the visitor's memory when it is on, else this conversation's; asked once, at the end.
+  const memoryOn = deps.config.avatar.summaryEnabled;
+  brain.summarize = async (history, signal) => {
+    const messages = summaryMessages(history, deps.config.memory, memoryOn ? 'memory' : 'session');
+    if (!messages) return memoryOn ? deps.config.memory : null;
+    const { model } = await assistant(signal);
+    if (!model) return memoryOn ? deps.config.memory : null;
+    return cleanSummary(await completeChat({ ...client, provider: 'openai-assistants' }, { model, messages, maxTokens: 200 }, signal));
+  };
   return brain;
 }
 

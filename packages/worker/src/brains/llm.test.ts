@@ -312,8 +312,22 @@ describe('LLM brain (OpenAI-compatible, streamed)', () => {
     expect(msgs[1]!.content).toContain('Visitor: My name is Bob, I am looking for a saxophone.\nAvatar: Great choice!');
   });
 
-  it('has no summary when avatar memory is off, and keeps the memory when the visitor said nothing', async () => {
-    expect(createLlmBrain(deps(sessionConfig(llm()))).summarize).toBeUndefined();
+  it('summarizes the conversation alone when avatar memory is off (ADR 099: the summary above the transcript)', async () => {
+    const brain = createLlmBrain(deps(sessionConfig(llm())));
+    const summary = await brain.summarize!([entry('user', 'Do you ship to Norway?'), entry('assistant', 'Yes, in five days.')], new AbortController().signal);
+    expect(summary).toBeTruthy();
+    const body = fake.chatBodies()[0]!;
+    expect(body.max_tokens).toBe(200);
+    const msgs = body.messages as { content: string }[];
+    expect(msgs[0]!.content).toContain('Summarise a conversation');
+    expect(msgs[1]!.content).not.toContain('Earlier memory');
+    expect(msgs[1]!.content).toContain('Visitor: Do you ship to Norway?\nAvatar: Yes, in five days.');
+    // Nothing said by the visitor: no call, no summary.
+    expect(await brain.summarize!([entry('assistant', 'Hello!')], new AbortController().signal)).toBeNull();
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('keeps the memory when the visitor said nothing', async () => {
     const brain = createLlmBrain(deps(sessionConfig(llm(), { avatar: { summaryEnabled: true }, memory: 'Bob likes jazz.' })));
     expect(await brain.summarize!([entry('assistant', 'Hello!')], new AbortController().signal)).toBe('Bob likes jazz.');
     expect(fake.requests).toHaveLength(0);

@@ -64,12 +64,12 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
       }
     },
   };
-  if (deps.config.avatar.summaryEnabled) {
-    brain.summarize = async (history, signal) => {
-      const messages = summaryMessages(history, deps.config.memory);
-      if (!messages) return deps.config.memory;
-      return cleanSummary(await completeChat(client, { model: config.model, messages, maxTokens: 200 }, signal));
-    };
-  }
+  // The session's summary (ADR 099): the visitor's memory when it is on, else this conversation's; asked once, at the end.
+  const memoryOn = deps.config.avatar.summaryEnabled;
+  brain.summarize = async (history, signal) => {
+    const messages = summaryMessages(history, deps.config.memory, memoryOn ? 'memory' : 'session');
+    if (!messages) return memoryOn ? deps.config.memory : null;
+    return cleanSummary(await completeChat(client, { model: config.model, messages, maxTokens: 200 }, signal));
+  };
   return brain;
 }

@@ -77,8 +77,12 @@ export async function retrievePassages(deps: BrainDeps, text: string, k: number,
 const SUMMARY_TRANSCRIPT_CHARS = 12_000;
 export const SUMMARY_MAX_CHARS = 4_000;
 
-/** Avatar memory: the request that asks the model for a short note about this visitor. */
-export function summaryMessages(history: readonly TLiveHistoryEntry[], memory: string | null): ChatMessage[] | null {
+/**
+ * The session's summary (ADR 099), asked of the avatar's model once, at the session's end. With
+ * avatar memory on, it is the memory's note about this visitor (merged with the earlier one);
+ * otherwise a summary of this conversation alone.
+ */
+export function summaryMessages(history: readonly TLiveHistoryEntry[], memory: string | null, kind: 'memory' | 'session' = 'memory'): ChatMessage[] | null {
   if (!history.some((h) => h.role === 'user' && h.text.trim())) return null;
   const lines: string[] = [];
   let chars = 0;
@@ -88,6 +92,16 @@ export function summaryMessages(history: readonly TLiveHistoryEntry[], memory: s
     chars += line.length;
     if (chars > SUMMARY_TRANSCRIPT_CHARS) break;
     lines.unshift(line);
+  }
+  if (kind === 'session') {
+    return [
+      {
+        role: 'system',
+        content:
+          'Summarise a conversation between a visitor and a conversational avatar for the avatar\'s owner. Write at most 80 words, in the third person: what the visitor asked for or said, what the avatar answered or did, and anything left open. Only what was said. No preamble.',
+      },
+      { role: 'user', content: `Conversation:\n${lines.join('\n')}` },
+    ];
   }
   const earlier = memory?.trim();
   return [

@@ -29,7 +29,7 @@ export interface Brain {
   /** Before the first turn (REST: LOGIN). Throwing ProviderError ends nothing: the session goes on. */
   start?(signal: AbortSignal): Promise<void>;
   reply(turn: BrainTurn): AsyncIterable<BrainEvent>;
-  /** Avatar memory: a short summary of the session for the visitor's next visit (null: none). */
+  /** The session's summary, asked once at its end (ADR 099): the visitor's memory when avatar memory is on, else this conversation's (null: none). */
   summarize?(history: readonly TLiveHistoryEntry[], signal: AbortSignal): Promise<string | null>;
   /** After the last turn (REST: LOGOUT). */
   end?(): Promise<void>;

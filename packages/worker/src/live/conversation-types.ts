@@ -1,4 +1,4 @@
-import type { TLiveCode, TLiveHistoryEntry, TLiveSessionConfig, TLiveVoiceTurnMetrics } from '@persona/contract';
+import type { TLiveCode, TLiveHistoryEntry, TLiveProviderErrorCount, TLiveSessionConfig, TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { BrainLogger } from '../core/types.js';
 import type { Brain } from '../brains/types.js';
 import type { Clock, ConversationListening } from '../listening/turns.js';
@@ -21,7 +21,7 @@ export interface PageSocket {
 export interface PortalLink {
   heartbeat(lastUserActivityAt: number | null): Promise<{ echo: boolean; end: TLiveCode | null }>;
   history(history: TLiveHistoryEntry[]): Promise<void>;
-  end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[]): Promise<void>;
+  end(code: TLiveCode, summary: string | null, turns?: TLiveVoiceTurnMetrics[], providerErrors?: TLiveProviderErrorCount[]): Promise<void>;
   /** A function the brain called failed (the portal's `function.failed` webhook, ADR 093). */
   functionFailed?(name: string, error: string | null): Promise<void>;
 }

@@ -72,6 +72,32 @@ describe('a conversation on the worker', () => {
     expect(s.frames.at(-1)).toEqual({ type: 'bye', code: LiveCode.hangUp, message: LiveMessages['hang-up'] });
   });
 
+  it('asks the brain for one summary per session, at its end, whatever the page sends (ADR 099: the owner pays for one)', async () => {
+    let asked = 0;
+    const summarizing: Brain = {
+      kind: 'test',
+      async *reply(turn) {
+        yield { type: 'text', delta: `${turn.text}!` };
+      },
+      summarize: async () => `Summary ${++asked}`,
+    };
+    const ends: (string | null)[] = [];
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }), brain: summarizing, portal: { ...p.link, end: async (_code, summary) => void ends.push(summary) }, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'hello' }));
+    await until(() => finals(s).length === 2);
+    expect(asked).toBe(0);
+    // A page that says goodbye again and again, then goes: still one summary, sent with the one end.
+    for (let i = 0; i < 5; i++) c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => ends.length === 1);
+    void c.finish(LiveCode.hangUp);
+    await c.finish(LiveCode.hangUp);
+    expect(asked).toBe(1);
+    expect(ends).toEqual(['Summary 1']);
+  });
+
   it("reports a failed function to the portal (the function.failed webhook), not a function that worked", async () => {
     const tooling: Brain = {
       kind: 'test',
@@ -97,6 +123,34 @@ describe('a conversation on the worker', () => {
     ]);
     c.onMessage(JSON.stringify({ type: 'bye' }));
     await until(() => p.calls.ends.length === 1);
+  });
+
+  it('sends the session’s provider failures, by provider and phase, with its end (ADR 099: analytics)', async () => {
+    const failing: Brain = {
+      kind: 'test',
+      // eslint-disable-next-line require-yield
+      async *reply() {
+        throw new ProviderError('openai-compatible', 'HTTP 503', 503);
+      },
+      summarize: async () => {
+        throw new ProviderError('openai-compatible', 'HTTP 429', 429);
+      },
+    };
+    const reported: unknown[] = [];
+    const p = portal();
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain: failing, portal: { ...p.link, end: async (_code, _summary, _turns, errors) => void reported.push(errors) }, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'a', text: 'one' }));
+    await until(() => finals(s).length === 1);
+    c.onMessage(JSON.stringify({ type: 'text', id: 'b', text: 'two' }));
+    await until(() => finals(s).length === 2);
+    c.onMessage(JSON.stringify({ type: 'bye' }));
+    await until(() => reported.length === 1);
+    expect(reported[0]).toEqual([
+      { provider: 'openai-compatible', phase: 'reply', count: 2 },
+      { provider: 'openai-compatible', phase: 'summary', count: 1 },
+    ]);
   });
 
   it('a provider failure gives the apology and a non-fatal error; bad frames are answered, not fatal', async () => {

@@ -514,7 +514,8 @@ export class Conversation {
     this.opts.onClosed?.();
     if (opts.tellPortal !== false) {
       const summary = await this.summarize();
-      await this.opts.portal.end(code, summary, this.turnMetrics.length ? [...this.turnMetrics] : undefined).catch((err: unknown) => this.opts.log.warn('could not report a session end', { sessionId: this.sessionId, error: String(err) }));
+      const providerErrors = this.faults.counts();
+      await this.opts.portal.end(code, summary, this.turnMetrics.length ? [...this.turnMetrics] : undefined, providerErrors.length ? providerErrors : undefined).catch((err: unknown) => this.opts.log.warn('could not report a session end', { sessionId: this.sessionId, error: String(err) }));
     }
     await this.opts.brain?.end?.().catch(() => undefined);
   }

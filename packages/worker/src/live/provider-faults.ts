@@ -1,4 +1,4 @@
-import { LiveCode, LiveMessages, type TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, LiveProviderErrorLimits, type TLiveProviderErrorCount, type TWorkerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
 import type { BrainLogger } from '../core/types.js';
 import type { SpeechTurnMetrics } from '../speech/pipeline.js';
@@ -32,12 +32,24 @@ export class ProviderFaults {
   private voiceDown = false;
   private listeningToldAt = -Infinity;
 
+  /** Failures by provider and phase, sent with the session's end (ADR 099: analytics). */
+  private readonly counted = new Map<string, TLiveProviderErrorCount>();
+
   constructor(private readonly o: ProviderFaultsOptions) {}
+
+  /** The session's failures so far, the most frequent first (at most LiveProviderErrorLimits.entries). */
+  counts(): TLiveProviderErrorCount[] {
+    return [...this.counted.values()].sort((a, b) => b.count - a.count).slice(0, LiveProviderErrorLimits.entries);
+  }
 
   /** Counts and logs one failure; `fallback` names the provider when the error does not. */
   report(err: unknown, phase: string, fallback: string) {
     const provider = err instanceof ProviderError ? err.provider : fallback;
     this.o.metrics?.providerError(provider, phase);
+    const key = `${provider}\n${phase}`;
+    const seen = this.counted.get(key);
+    if (seen) seen.count = Math.min(LiveProviderErrorLimits.countMax, seen.count + 1);
+    else this.counted.set(key, { provider: provider.slice(0, 64) || 'unknown', phase: phase.slice(0, 32) || 'unknown', count: 1 });
     this.o.log.warn('the avatar\u2019s provider failed', {
       ...this.o.context(),
       provider,

@@ -392,9 +392,9 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
         functionFailed: async (name, error) => {
           await agent.rpc('session.function_failed', { sessionId, name: name.slice(0, 200), error });
         },
-        end: async (code, summary, turns) => {
+        end: async (code, summary, turns, providerErrors) => {
           metrics.sessionEnded(code);
-          await agent.rpc('session.end', { sessionId, code, summary, ...(turns?.length ? { turns } : {}) });
+          await agent.rpc('session.end', { sessionId, code, summary, ...(turns?.length ? { turns } : {}), ...(providerErrors?.length ? { providerErrors } : {}) });
         },
       },
       onClosed: () => {

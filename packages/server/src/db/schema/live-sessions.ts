@@ -1,6 +1,6 @@
 import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import type { TConversationChannel, TLiveHistoryEntry, TLiveVoiceTurnMetrics } from '@persona/contract';
+import type { TConversationChannel, TLiveHistoryEntry, TLiveProviderErrorCount, TLiveVoiceTurnMetrics } from '@persona/contract';
 import { avatars } from './avatars.js';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -58,6 +58,15 @@ export const liveSessions = pgTable(
      * made from the stored, already redacted text, and emptied with it.
      */
     searchTsv: tsvector('search_tsv'),
+    /** The page's own figures for the session (ADR 099), reported once: when (null: not yet), and what. */
+    pageFiguresAt: timestamp('page_figures_at', { withTimezone: true, mode: 'date' }),
+    firstFrameMs: integer('first_frame_ms'),
+    avOffsetMs: integer('av_offset_ms'),
+    droppedFrames: integer('dropped_frames'),
+    /** The visitor's turns in `history`, kept with it (ADR 099: analytics count them without reading the history). */
+    visitorTurns: integer('visitor_turns'),
+    /** The session's provider failures by provider and phase, sent with its end (ADR 099). */
+    providerErrors: jsonb('provider_errors').$type<TLiveProviderErrorCount[]>().notNull().default([]),
   },
   (t) => [
     index('live_sessions_open_idx').on(t.workerId).where(sql`ended_at is null`),

@@ -220,7 +220,17 @@ export function createConversationsRepository(db: Db) {
 
     async find(scope: ConversationScope, id: string) {
       const [row] = await db
-        .select({ ...listColumns, history: liveSessions.history, voiceTurns: liveSessions.voiceTurns })
+        .select({
+          ...listColumns,
+          history: liveSessions.history,
+          voiceTurns: liveSessions.voiceTurns,
+          // ADR 099: the session's summary and the page's own figures, for the transcript view.
+          summary: liveSessions.summary,
+          pageFiguresAt: liveSessions.pageFiguresAt,
+          firstFrameMs: liveSessions.firstFrameMs,
+          avOffsetMs: liveSessions.avOffsetMs,
+          droppedFrames: liveSessions.droppedFrames,
+        })
         .from(liveSessions)
         .where(and(scoped(scope), eq(liveSessions.id, id)))
         .limit(1);

@@ -75,7 +75,14 @@ export function createConversationsService(deps: { repo: ConversationsRepository
     async get(scope: ConversationScope, id: string, callerId: number, q?: string): Promise<TConversationDetail> {
       const row = await repo.find(scope, id);
       if (!row) throw AppError.notFound(ConversationMessages.notFound);
-      const detail: TConversationDetail = { ...summary(row), turnList: transcript(row.history, row.voiceTurns), canDelete: row.ownerUserId === callerId && row.endedAt !== null, textRemoved: row.textRemovedAt !== null };
+      const detail: TConversationDetail = {
+        ...summary(row),
+        turnList: transcript(row.history, row.voiceTurns),
+        canDelete: row.ownerUserId === callerId && row.endedAt !== null,
+        textRemoved: row.textRemovedAt !== null,
+        summary: row.endedAt ? row.summary : null,
+        pageFigures: row.pageFiguresAt ? { firstFrameMs: row.firstFrameMs, avOffsetMs: row.avOffsetMs, droppedFrames: row.droppedFrames } : null,
+      };
       // The row was read within the caller's scope: its turns that hold the searched words (ADR 098).
       if (q && !detail.textRemoved) detail.matches = (await repo.turnMatches(row.id, q)).map((m) => ({ turn: m.turn, parts: snippetParts(m.marked) }));
       return detail;

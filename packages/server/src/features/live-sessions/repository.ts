@@ -112,7 +112,7 @@ export function createLiveSessionsRepository(db: Db) {
       return row;
     },
 
-    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms' | 'summary'>>): Promise<void> {
+    async update(id: string, values: Partial<Pick<LiveSessionRow, 'lastHeartbeatAt' | 'billingCheckedAt' | 'echo' | 'history' | 'channel' | 'voiceTurns' | 'voiceP50Ms' | 'summary' | 'providerErrors'>>): Promise<void> {
       await db.update(liveSessions).set(values).where(eq(liveSessions.id, id));
     },
 
@@ -171,7 +171,9 @@ export function createLiveSessionsRepository(db: Db) {
     },
 
     async setHistory(id: string, history: TLiveHistoryEntry[]): Promise<void> {
-      await db.update(liveSessions).set({ history }).where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)));
+      // The visitor's turns kept beside the history: analytics count them without reading it (ADR 099).
+      const visitorTurns = history.filter((h) => h.role === 'user').length;
+      await db.update(liveSessions).set({ history, visitorTurns }).where(and(eq(liveSessions.id, id), isNull(liveSessions.endedAt)));
     },
 
     /** Avatar memory of one returning visitor. */

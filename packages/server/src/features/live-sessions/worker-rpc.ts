@@ -1,4 +1,4 @@
-import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarAccess, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarAccess, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveProviderErrorCount, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import type { LiveContext } from './context.js';
 import type { LiveSessionRow } from './repository.js';
 import { toLiveSessionConfig } from './session-config.js';
@@ -121,7 +121,7 @@ export function createWorkerRpc(ctx: LiveContext) {
       return {};
     },
 
-    async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[] }) {
+    async 'session.end'(workerId, params: { sessionId: string; code: TLiveCode; summary: string | null; turns?: TLiveVoiceTurnMetrics[]; providerErrors?: TLiveProviderErrorCount[] }) {
       const row = await repo.find(params.sessionId);
       if (!row || row.workerId !== workerId) return {};
       const rules = await textRulesOf(row.avatarId);
@@ -138,6 +138,8 @@ export function createWorkerRpc(ctx: LiveContext) {
         await repo.update(row.id, { voiceTurns, voiceP50Ms: p50 === undefined ? null : Math.round(p50) });
       }
       if (summary && textKept) await repo.update(row.id, { summary });
+      // Provider failures by provider and phase, for analytics (ADR 099): counts, no text.
+      if (params.providerErrors?.length) await repo.update(row.id, { providerErrors: params.providerErrors });
       await endSession(row.id, params.code);
       await deps.onSessionEvent?.reported(row.id);
       if (params.turns?.length) log.info({ sessionId: row.id, avatarId: row.avatarId, ownerUserId: row.ownerUserId, voiceTurns: voiceTurnSummary(params.turns) }, 'live session voice turns');

@@ -144,6 +144,15 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   // Resume and end: the session's resume token is the credential (another session's → 404).
   'POST /api/live/sessions/resume': { access: 'public', call: async (f) => ({ url: '/api/live/sessions/resume', payload: await f.liveSession() }) },
   'POST /api/live/sessions/end': { access: 'public', call: async (f) => ({ url: '/api/live/sessions/end', payload: await f.liveSession() }), consumes: true },
+  // The page's own figures (ADR 099): once per session, with its resume token.
+  'POST /api/live/sessions/figures': {
+    access: 'public',
+    call: async (f) => ({ url: '/api/live/sessions/figures', payload: { ...(await f.liveSession()), firstFrameMs: 850, avOffsetMs: 40, droppedFrames: 3 } }),
+    // 409: that session has reported already (each session reports once). The account's one live
+    // session serves every call: fresh ones would stay open, and the sweep would end them later,
+    // in another route's snapshot.
+    ok: [200, 409],
+  },
   'GET /api/worker/ws': { access: 'worker' },
   'GET /api/agent/ws': { access: 'agent' },
   'GET /avatar-ws': { access: 'ticket' },
@@ -169,6 +178,8 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
     call: async (f) => ({ url: '/api/set_avatar_privacy', payload: { avatarId: await f.avatar(), redaction: { email: true }, retention: { mode: 'forever' } } }),
   },
   'POST /api/erase_visitor': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/erase_visitor', payload: { visitor: await f.visitor() } }) },
+  // Analytics (ADR 099): the caller's account's figures; another account's avatar is a 404.
+  'GET /api/get_analytics': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/get_analytics?avatarId=${await f.avatar()}` }) },
   // Webhooks (ADR 093): the caller's account's endpoints and deliveries; another account's id is a 404.
   'GET /api/list_webhook': { access: 'session' },
   'POST /api/add_webhook': { access: 'session', call: () => ({ url: '/api/add_webhook', payload: { url: 'https://hooks.invalid/persona', avatarId: null, events: ['session.ended'] } }), ok: [200, 409] },
@@ -262,6 +273,7 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'GET /api/admin/list_conversation': { access: 'admin' },
   // Every account's: A's conversation too.
   'GET /api/admin/get_conversation': { access: 'admin', call: async (f) => ({ url: `/api/admin/get_conversation?id=${await f.conversation()}` }) },
+  'GET /api/admin/get_analytics': { access: 'admin' },
   // 409 once the function was reviewed at this version already.
   'POST /api/admin/functions/review': {
     access: 'admin',

@@ -1,3 +1,4 @@
+import { FrameFigures } from '../page-figures';
 import type { TAvatarAction } from '@persona/contract';
 import type { AvatarAudio } from '../audio/avatar-audio';
 import { softBackdrop } from './backdrop';
@@ -66,6 +67,8 @@ export class AvatarStage {
   private subtitleUtt: number | null = null;
   private subtitleHideAt = 0;
   readonly probe: AvatarProbe;
+  /** The page's own figures for the session (ADR 099): first frame, A/V offset, dropped frames. */
+  readonly figures = new FrameFigures();
   private disposed = false;
   /** The visitor asked for less motion: the silent avatar is redrawn a few times a second, not at the display's rate. */
   private readonly reducedMotion = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
@@ -325,6 +328,7 @@ export class AvatarStage {
     this.probe.route = this.audio?.route ?? null;
     recordFrame(this.probe, now, face, this.renderer.targets, heard, pose);
     this.probe.clips = this.renderer.playing?.() ?? [];
+    this.figures.frame(now, heard);
     // The player's graph exists only once audio has started (and is rebuilt with a new context):
     // a meter asked for earlier is made on the first frame that can have one.
     if (this.metering && !this.meter) this.meter = this.audio?.levelMeter() ?? null;

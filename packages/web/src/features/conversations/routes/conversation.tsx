@@ -24,6 +24,7 @@ import { useEraseVisitor } from '../api/erase-visitor';
 import { ConversationFacts, Transcript } from '../components/transcript';
 import { formatStart } from '../components/format';
 import { ExportButtons } from '../components/export-buttons';
+import { SessionSummary } from '../components/session-summary';
 
 /** /conversations/:id: one conversation's facts and transcript; its owner may delete it. */
 export function ConversationRoute() {
@@ -129,6 +130,7 @@ function ConversationPage({ id }: { id: string }) {
       ) : (
         <Box sx={{ display: 'grid', gap: 2 }}>
           <ConversationFacts conversation={query.data} />
+          <SessionSummary conversation={query.data} />
           {query.data.textRemoved ? (
             <Alert severity="info">{PrivacyMessages.textRemoved}</Alert>
           ) : (

@@ -92,7 +92,7 @@ describe('/conversations export and delete selected', () => {
 
   it('a transcript exports itself', async () => {
     const downloads = stubDownloads();
-    const detail: TConversationDetail = { ...row({}), canDelete: true, textRemoved: false, turnList: [] };
+    const detail: TConversationDetail = { ...row({}), canDelete: true, textRemoved: false, turnList: [], summary: null, pageFigures: null };
     const { requests } = renderApp({
       route: `/conversations/${ID(1)}`,
       session: userSession,

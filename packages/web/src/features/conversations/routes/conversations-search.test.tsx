@@ -72,6 +72,8 @@ describe('/conversations search', () => {
       ...row({}),
       canDelete: true,
       textRemoved: false,
+      summary: null,
+      pageFigures: null,
       turnList: [
         { role: 'avatar', text: 'Hello! How can I help?', at: '2026-06-01T12:00:01.000Z', interrupted: false, latency: null },
         { role: 'visitor', text: 'Can I get a refund?', at: '2026-06-01T12:00:10.000Z', interrupted: false, latency: null },

@@ -31,6 +31,8 @@ const detail: TConversationDetail = {
   ...row({}),
   canDelete: true,
   textRemoved: false,
+  summary: 'The visitor asked for the opening hours and was told nine to five.',
+  pageFigures: { firstFrameMs: 850, avOffsetMs: 35, droppedFrames: 2 },
   turnList: [
     { role: 'avatar', text: 'Hello! How can I help?', at: '2026-06-01T12:00:01.000Z', interrupted: false, latency: null },
     { role: 'visitor', text: 'What are your opening hours?', at: '2026-06-01T12:00:10.000Z', interrupted: false, latency: { endOfUtteranceMs: 400, sttMs: 180, llmFirstTokenMs: 350, ttsFirstByteMs: 120, endToEndMs: 900 } },
@@ -97,6 +99,12 @@ describe('/conversations/:id', () => {
     const facts = screen.getByRole('region', { name: 'Conversation facts' });
     expect(within(facts).getByText('v-0123456789')).toBeInTheDocument();
     expect(within(facts).getByText('Avatar page')).toBeInTheDocument();
+    // ADR 099: the session's summary and the page's own figures, above the transcript.
+    const summary = screen.getByRole('region', { name: 'Summary' });
+    expect(within(summary).getByText('The visitor asked for the opening hours and was told nine to five.')).toBeInTheDocument();
+    expect(within(summary).getByText('850 ms')).toBeInTheDocument();
+    expect(within(summary).getByText('35 ms')).toBeInTheDocument();
+    expect(summary.compareDocumentPosition(screen.getByRole('list', { name: 'Transcript' })) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     const transcript = screen.getByRole('list', { name: 'Transcript' });
     expect(within(transcript).getAllByRole('listitem')).toHaveLength(3);
     expect(within(transcript).getByText('What are your opening hours?')).toBeInTheDocument();

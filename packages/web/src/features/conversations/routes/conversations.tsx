@@ -9,6 +9,7 @@ import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import ForumOutlinedIcon from '@mui/icons-material/ForumOutlined';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
+import InsightsOutlinedIcon from '@mui/icons-material/InsightsOutlined';
 import { ConversationLimits, ConversationMessages } from '@persona/contract';
 import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { showToast } from '../../../lib/toast';
@@ -79,7 +80,11 @@ export function ConversationsRoute() {
               : 'What visitors said to your avatars, how each conversation ended and how fast the avatar answered.'
         }
         actions={
-          isAdmin ? null : (
+          isAdmin ? (
+            <Button component={RouterLink} to={paths.analytics} variant="outlined" startIcon={<InsightsOutlinedIcon />}>
+              Analytics
+            </Button>
+          ) : (
             <Box sx={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 1 }}>
               {selected.length > 0 ? (
                 <Button
@@ -94,6 +99,9 @@ export function ConversationsRoute() {
                   Delete selected ({selected.length})
                 </Button>
               ) : null}
+              <Button component={RouterLink} to={filters.avatarId ? `${paths.analytics}?avatarId=${filters.avatarId}` : paths.analytics} variant="outlined" startIcon={<InsightsOutlinedIcon />}>
+                Analytics
+              </Button>
               <Button component={RouterLink} to={paths.webhooks} variant="outlined">
                 Webhooks
               </Button>

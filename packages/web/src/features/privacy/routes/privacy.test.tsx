@@ -93,6 +93,8 @@ const detail: TConversationDetail = {
   voiceP50Ms: null,
   canDelete: true,
   textRemoved: false,
+  summary: null,
+  pageFigures: null,
   turnList: [{ role: 'visitor', text: 'Hello, I am [email]', at: '2026-06-01T12:00:10.000Z', interrupted: false, latency: null }],
 };
 
