@@ -25,12 +25,13 @@ export const PERCENTILE = 0.2;
 export const QUIET_ROOM_DB = -50;
 export const TALKING_RUN_WINDOWS = 31; // 1 s
 /**
- * The gate closes only on a steady room: its median level within this of its low percentile.
- * Babble of many talkers is steady (2.8 dB on the bench; ~5 with the visitor's questions in the
- * history); two people talking at the next table are not (6.5; ~9), and a level gate over them made
- * their louder words turns (4–11 in five minutes against 1 without it): there it stays open.
+ * The gate closes only on a steady room: the median level of its own windows (those no louder than
+ * the room's level plus the margin) within this of its low percentile. Babble of many talkers is
+ * steady (2–3.7 dB over every 6 s of two minutes on the bench); two people talking at the next
+ * table are not (4.2–7.1), and a level gate over them made their louder words turns (2–8 in five
+ * minutes against 0 without it): there it stays open.
  */
-export const STEADY_DB = 6;
+export const STEADY_DB = 4;
 /**
  * In a room that talks, a segment with less speech louder than the room than this is the room's
  * (the next table's louder words come in short bursts; the visitor's question does not).
@@ -83,7 +84,11 @@ export function createRoomGate(marginDb: number): RoomGate {
         part.set(ring.subarray(0, count));
         part.sort();
         room = part[Math.floor(PERCENTILE * (count - 1))]!;
-        steady = part[Math.floor(0.5 * (count - 1))]! - room < STEADY_DB;
+        // Steadiness of the room's own windows (the visitor's louder ones left out): their median's
+        // distance from the low percentile.
+        let n = 0;
+        while (n < count && part[n]! < room + marginDb) n++;
+        steady = n > 0 && part[Math.floor(0.5 * (n - 1))]! - room < STEADY_DB;
       }
       if (room === null || room < QUIET_ROOM_DB) {
         run = 0;
