@@ -169,6 +169,8 @@ export const ZConversationSummary = z.object({
   locale: z.string().nullable(),
   /** A pseudonym of the visitor (their browser's id, or else their address), never the address itself. */
   visitor: z.string(),
+  /** The visitor's address: only where the portal's operator turned it on (CONVERSATIONS_SHOW_IP; ADR 092). */
+  clientIp: z.optional(z.string()),
   /** The visitor's turns stored. */
   turns: z.number().int(),
   outcome: ZConversationOutcome,

@@ -391,6 +391,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const conversations = createConversationsService({
     repo: createConversationsRepository(database.db),
     pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
+    showIp: config.conversationsShowIp,
   });
   // Analytics: the account's figures, and the pages' own (ADR 099).
   const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now });

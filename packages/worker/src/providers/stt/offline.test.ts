@@ -198,6 +198,7 @@ describe('dither before recognition', () => {
     const said = lines.map((line) => {
       const bytes = new Uint8Array(spawnSync('espeak-ng', ['-v', 'en-us', '-s', '160', '--stdout', line], { maxBuffer: 64 << 20 }).stdout);
       const info = parseWavHeader(bytes);
+      if (!info) throw new Error(`espeak-ng wrote no WAV for "${line}"`);
       let pcm = bytesToSamples(bytes.subarray(info.dataOffset));
       if (info.sampleRate !== 16_000) pcm = resample(pcm, info.sampleRate, 16_000);
       let sum = 0;

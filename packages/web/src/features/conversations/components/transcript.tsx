@@ -13,7 +13,7 @@ export function ConversationFacts({ conversation: c }: { conversation: TConversa
     ['Started', formatStart(c.startedAt)],
     ['Duration', formatDuration(c.durationSeconds)],
     ['Channel', c.hostOrigin ? `${ConversationLabels.channel[c.channel]} · ${c.hostOrigin}` : ConversationLabels.channel[c.channel]],
-    ['Visitor', c.visitor],
+    ['Visitor', c.clientIp ? `${c.visitor} · ${c.clientIp}` : c.visitor],
     ['Locale', c.locale ?? '—'],
     ['Turns', String(c.turns)],
     ['Outcome', <Chip key="o" size="small" variant="outlined" color={outcomeColor[c.outcome]} label={outcomeLabel(c.outcome, c.endCode)} />],
