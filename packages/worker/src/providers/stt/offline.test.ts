@@ -213,7 +213,7 @@ describe('dither before recognition', () => {
       for (let i = 0; i < pcm.length; i++) padded[4800 + i] = Math.max(-32768, Math.min(32767, Math.round(pcm[i]! * gain)));
       return padded;
     });
-    const words = (t: string) => t.toLowerCase().match(/[a-z']+/g) ?? [];
+    const words = (t: string): string[] => t.toLowerCase().match(/[a-z']+/g) ?? [];
     /** Words of each line not heard (a bag-of-words miss count, enough to compare the two). */
     const missed = (heard: string[]) => heard.reduce((n, h, i) => n + words(lines[i]!).filter((w) => !words(h).includes(w)).length, 0);
     const plain = createOfflineRecognizer({ ditherDbfs: null });
