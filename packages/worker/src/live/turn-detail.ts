@@ -31,7 +31,8 @@ export function corrections(interims: readonly string[], final: string): string[
 }
 
 /** A failure as the transcript shows it: the provider and a code, never the message (it may quote the visitor). */
-export function turnError(err: unknown, phase: string, provider: string): TLiveTurnError {
+export function turnError(err: unknown, phase: string, fallback: string): TLiveTurnError {
+  const provider = err instanceof ProviderError ? err.provider : fallback;
   const status = err instanceof ProviderError ? err.status : undefined;
   const name = err instanceof Error ? err.name : '';
   const code = status !== undefined ? `http-${status}` : name === 'TimeoutError' ? 'timeout' : 'failed';
