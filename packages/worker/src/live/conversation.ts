@@ -26,7 +26,7 @@ import type { RealtimeHost, RealtimeSession } from './realtime-session.js';
 import type { ConversationOptions, PageSocket } from './conversation-types.js';
 import { ConversationHistory } from './history.js';
 import { ProviderFaults } from './provider-faults.js';
-import { addErrors, corrections, markHeard, TurnDetail, turnError, withoutDetail } from './turn-detail.js';
+import { addErrors, corrections, markHeard, TurnDetail, withoutDetail } from './turn-detail.js';
 import { SpeakingTracker } from './speaking.js';
 
 export type { ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
