@@ -393,7 +393,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
   });
   // Analytics: the account's figures, and the pages' own (ADR 099).
-  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now });
+  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now, embed: knowledge.embed, log: app.log });
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
 
