@@ -25,7 +25,7 @@ export const AnalyticsLimits = {
   /** The browser's offset from UTC, minutes (UTC−14 … UTC+14). */
   utcOffsetMax: 840,
   /** Frequent questions: the range's latest visitor turns read, the groups answered, the phrasings shown per group. */
-  questionsSampled: 500,
+  questionsSampled: 300,
   questionGroups: 10,
   questionVariants: 3,
 } as const;
