@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZId, ZStatus } from './common.js';
 import { LiveCode, type TLiveCode } from './live/codes.js';
 import { ZPageFigures } from './page-figures.js';
+import { ZLiveTurnDetail } from './live/protocol.js';
 
 /**
  * Conversations (issue 30, ADR 092): the customer's view of their avatars' live sessions — a list
@@ -289,6 +290,8 @@ export const ZConversationTurn = z.object({
   interrupted: z.boolean(),
   /** A visitor's spoken turn and the answer's latencies; null for typed turns and avatar lines. */
   latency: ZConversationTurnLatency.nullable(),
+  /** Corrections, how much of an interrupted answer was heard, function calls, passages, provider errors (ADR 102). */
+  detail: z.optional(ZLiveTurnDetail),
 });
 export type TConversationTurn = z.infer<typeof ZConversationTurn>;
 

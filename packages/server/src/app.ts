@@ -394,7 +394,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     showIp: config.conversationsShowIp,
   });
   // Analytics: the account's figures, and the pages' own (ADR 099).
-  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now });
+  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now, embed: knowledge.embed, log: app.log });
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
 

@@ -161,7 +161,10 @@ export function transcript(history: TLiveHistoryEntry[], voiceTurns: TLiveVoiceT
         latency = { endOfUtteranceMs: m!.endOfUtteranceMs, sttMs: m!.sttMs, llmFirstTokenMs: m!.llmFirstTokenMs, ttsFirstByteMs: m!.ttsFirstByteMs, endToEndMs: m!.endToEndMs };
       }
     }
-    return { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
+    const turn: TConversationTurn = { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
+    // The turn's detail as stored (already redacted, ADR 102); rows written before it have none.
+    if (entry.detail) turn.detail = entry.detail;
+    return turn;
   });
 }
 
