@@ -337,7 +337,8 @@ describe('live sessions: page config and admission', () => {
     const fresh = await start({ avatarId: b.id, visitorId: 'visitor-ip' });
     const q = page(fresh.body);
     expect(await q.waitFor('ready')).toMatchObject({ echo: false });
-    await q.waitFor('notice', (f) => f.code === LiveCode.dailyLimitEcho, 5000);
+    // A patient bound: the heartbeat's check comes every few seconds, later on a loaded machine.
+    await q.waitFor('notice', (f) => f.code === LiveCode.dailyLimitEcho, 20_000);
     q.text('Now echo');
     await q.waitFor('assistant', (f) => f.final && f.text === 'Now echo');
     q.send({ type: 'bye' });

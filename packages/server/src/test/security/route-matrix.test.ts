@@ -65,6 +65,7 @@ function expectation(rule: RouteRule, role: Role, target: AccountName, withKey =
     case 'jwt':
       if (role === 'anonymous') return { kind: 'unauthorized', statuses: [401] };
       if (rule.owned && s.ownerOf(role) !== target) return { kind: 'foreign', statuses: statusesOf(rule.foreign, [404]) as number[] };
+      if (role === 'proxy' && rule.notAsProxy) return { kind: 'forbidden', statuses: [403] };
       return ok;
   }
 }

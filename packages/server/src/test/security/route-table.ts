@@ -88,6 +88,8 @@ export interface RouteRule {
    * api-key-matrix.test.ts). None: every API key is refused.
    */
   apiKeyScope?: TApiKeyScope;
+  /** Refused (403) to an administrator signed in as the account (login-as): e.g. making a credential that would outlive the visit. */
+  notAsProxy?: true;
 }
 
 const code = (name: string, body = 'return 1') => `def ${name}(x: int = 1) -> int:\n    """Does ${name}."""\n    ${body}\n`;
@@ -191,7 +193,7 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
   'POST /api/resend_webhook_delivery': { access: 'session', owned: true, call: async (f) => ({ url: '/api/resend_webhook_delivery', payload: { id: await f.webhookDelivery() } }) },
   // API keys (ADR 094): managed with a portal session only; the visitor token is for keys (and sessions).
   'GET /api/list_api_key': { access: 'session' },
-  'POST /api/add_api_key': { access: 'session', call: () => ({ url: '/api/add_api_key', payload: { name: `Key ${unique()}`, scopes: ['avatars:read'], expiresInDays: 30 } }) },
+  'POST /api/add_api_key': { access: 'session', notAsProxy: true, call: () => ({ url: '/api/add_api_key', payload: { name: `Key ${unique()}`, scopes: ['avatars:read'], expiresInDays: 30 } }) },
   'POST /api/del_api_key': { access: 'session', owned: true, consumes: true, call: async (f) => ({ url: '/api/del_api_key', payload: { id: await f.apiKey() } }) },
   'POST /api/create_visitor_token': { access: 'session', apiKeyScope: 'tokens:create', owned: true, call: async (f) => ({ url: '/api/create_visitor_token', payload: { avatarId: await f.protectedAvatar(), ttlSeconds: 600 } }) },
   'POST /api/list_avatar_users': { access: 'session', owned: true, call: async (f) => ({ url: '/api/list_avatar_users', payload: { agentId: await f.avatar(), mode: 'get' } }) },
