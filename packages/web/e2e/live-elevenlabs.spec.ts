@@ -18,9 +18,11 @@ import { fakeMicArgs, visitorWav } from './support/espeak';
 // Made before the browser starts (its flags name the file); it plays from when the session is
 // ready, as the agent's ~4.7 s first message starts. The fake agent answers the question with ~8 s of
 // voice, ~0.7 s after it ends (its VAD's silence), and is speaking while it streams it (~8 s):
-// "wait, stop" lands ~3.5 s into it. (Margins for a loaded machine, where frames and timers slow
-// down: on CI the first message was still playing 7.5 s in, and the question cut it.)
-const wav = visitorWav([12_000, 'Hello there, when does the last ferry leave tonight?', 4000, 'Wait, stop, stop.', 4000]);
+// "wait, stop" lands ~4.3 s into it — the middle of the answer, so that an answer starting up to
+// ~4 s late still hears it (a loaded CI run: with 4 s of pause it came before the answer had
+// started, and the answer played whole). (Margins for a loaded machine, where frames and timers
+// slow down: on CI the first message was still playing 7.5 s in, and the question cut it.)
+const wav = visitorWav([12_000, 'Hello there, when does the last ferry leave tonight?', 5000, 'Wait, stop, stop.', 4000]);
 
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: [...FACE_ARGS, ...fakeMicArgs(wav)] }, trace: 'off' });
 
