@@ -34,6 +34,8 @@ export interface EchoFilterOptions {
   residualDb?: number;
   /** Mic energy at most this far over the echo the path's gain predicts (dB): the block is echo. */
   explainedDb?: number;
+  /** Mic energy this far over the predicted echo (dB), and not explained: double talk, the filter does not learn. */
+  doubleTalkDb?: number;
   /** Gain of an echo block (linear). */
   gateGain?: number;
 }
@@ -42,9 +44,10 @@ const DEFAULTS: Required<EchoFilterOptions> = {
   maxDelayMs: 400,
   taps: 160,
   preTaps: 16,
-  mu: 0.4,
-  residualDb: 8,
-  explainedDb: 4,
+  mu: 2,
+  residualDb: 15,
+  explainedDb: 1,
+  doubleTalkDb: 6,
   gateGain: 0.001,
 };
 
@@ -163,7 +166,17 @@ export class EchoFilter {
   /** Energy of the filter's input vector, kept as samples enter and leave it. */
   private xNorm = 0;
   private hangover = 0;
-  private nearEnd = false;
+  /** Blocks the filter still does not learn after double talk. */
+  private frozen = 0;
+  /** The residual by time; it leaves `ECHO_BLOCK` samples late (the gate's look-ahead). */
+  private readonly res = new Float32Array(RING);
+  private lastEcho = false;
+  private lastStart = 0;
+  private xStale = true;
+  /** How far the filter takes the echo down (dB, smoothed over blocks without double talk). */
+  private erleDb = 0;
+  /** Samples the output lags the input by. */
+  readonly latency = ECHO_BLOCK;
   readonly stats: EchoStats = { blocks: 0, activeBlocks: 0, echoBlocks: 0, delayMs: null, delayFound: 0 };
 
   constructor(opts: EchoFilterOptions = {}) {
@@ -203,30 +216,50 @@ export class EchoFilter {
     this.t += n;
     this.stats.blocks++;
     const span = this.maxLag + this.o.taps + ECHO_BLOCK;
+    let echo = false;
     if (this.t - this.lastFarAt > span) {
       // Nothing the mic can hear: untouched.
-      out.set(mic.subarray(from, to), from);
+      for (let i = 0; i < n; i++) this.res[(t0 + i) & MASK] = this.mic[(t0 + i) & MASK]!;
       this.activeSince = this.t;
       this.hangover = 0;
-      this.nearEnd = false;
-      return;
+      this.frozen = 0;
+      this.xStale = true;
+    } else {
+      this.stats.activeBlocks++;
+      if (this.t >= this.nextSearchAt && this.t - this.activeSince >= XCORR_WINDOW / 2) this.search();
+      if (this.delay === null) for (let i = 0; i < n; i++) this.res[(t0 + i) & MASK] = this.mic[(t0 + i) & MASK]!;
+      else echo = this.cancel(t0, n);
     }
-    this.stats.activeBlocks++;
-    if (this.t >= this.nextSearchAt && this.t - this.activeSince >= XCORR_WINDOW / 2) this.search();
-    if (this.delay === null) {
-      out.set(mic.subarray(from, to), from);
-      return;
+    if (echo) this.stats.echoBlocks++;
+    // The block before is gated only if this one is echo too (10 ms of look-ahead: a word's onset is kept).
+    const gain = this.lastEcho && echo ? this.o.gateGain : 1;
+    for (let t = this.lastStart; t < t0; t++) this.res[t & MASK]! *= gain;
+    this.lastEcho = echo;
+    this.lastStart = t0;
+    for (let i = 0; i < n; i++) {
+      const v = this.res[(t0 + i - ECHO_BLOCK) & MASK]!;
+      out[from + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
     }
-    // NLMS over x[k] = far[t − delay + preTaps − k], k = 0 … taps−1.
+  }
+
+  /** The filter over one block (residual into `res`): whether the block is the avatar's echo alone. */
+  private cancel(t0: number, n: number): boolean {
     const h = this.h;
     const taps = this.o.taps;
-    const mu = this.nearEnd ? this.o.mu * 0.05 : this.o.mu;
-    const lead = this.o.preTaps - this.delay;
+    const lead = this.o.preTaps - this.delay!;
+    if (this.xStale) {
+      this.xStale = false;
+      this.xNorm = 0;
+      for (let k = 0; k < taps; k++) {
+        const x = this.far[(t0 - 1 + lead - k) & MASK]!;
+        this.xNorm += x * x;
+      }
+    }
+    // The filter's estimate of the echo, with the filter as it is (x[k] = far[t − delay + preTaps − k]).
     let em = 0;
     let ee = 0;
     let ey = 0;
     let ex = 0;
-    const residual = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const t = t0 + i;
       const newest = this.far[(t + lead) & MASK]!;
@@ -237,30 +270,38 @@ export class EchoFilter {
       for (let k = 0; k < taps; k++) y += h[k]! * this.far[(t + lead - k) & MASK]!;
       const m = this.mic[t & MASK]!;
       const e = m - y;
-      residual[i] = e;
+      this.res[t & MASK] = e;
       em += m * m;
       ee += e * e;
       ey += y * y;
       ex += this.xNorm;
-      if (this.xNorm > taps * FAR_QUIET * FAR_QUIET) {
-        const g = (mu * e) / (this.xNorm + 1);
-        for (let k = 0; k < taps; k++) h[k]! += g * this.far[(t + lead - k) & MASK]!;
-      }
     }
     // The echo the path's gain predicts for this block (mean far power over the filter's span).
     const expected = this.gain * this.gain * (ex / taps);
-    const explained = ee * 10 ** (this.o.residualDb / 10) <= ey || em <= expected * 10 ** (this.o.explainedDb / 10);
+    const residualLow = ee * 10 ** (this.o.residualDb / 10) <= ey;
+    // The block is echo when the far end explains it: what is left is far under the filter's
+    // estimate, or — while the filter is still learning — the mic is no louder than the path's
+    // gain predicts.
+    const explained = residualLow || (this.erleDb < this.o.residualDb && em <= expected * 10 ** (this.o.explainedDb / 10));
+    // Someone speaking over it (louder than the echo can be): the filter does not learn from it.
+    const doubleTalk = !residualLow && em > expected * 10 ** (this.o.doubleTalkDb / 10);
     if (explained) {
       if (this.hangover > 0) this.hangover--;
     } else this.hangover = HANGOVER_BLOCKS;
-    this.nearEnd = !explained;
-    const echo = explained && this.hangover === 0;
-    if (echo) this.stats.echoBlocks++;
-    const gain = echo ? this.o.gateGain : 1;
-    for (let i = 0; i < n; i++) {
-      const v = residual[i]! * gain;
-      out[from + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
+    if (doubleTalk) this.frozen = HANGOVER_BLOCKS;
+    else if (this.frozen > 0) this.frozen--;
+    if (this.frozen === 0 && ex > n * taps * FAR_QUIET * FAR_QUIET) {
+      // How far the filter takes the echo down, while no one speaks over it.
+      if (ey > 0 && ee > 0) this.erleDb += 0.1 * (Math.max(-10, Math.min(40, 10 * Math.log10(em / ee))) - this.erleDb);
+      // Block NLMS: one step per block along Σ e·x, normalised by the far end's power.
+      const step = this.o.mu / (ex + 1);
+      for (let k = 0; k < taps; k++) {
+        let c = 0;
+        for (let i = 0; i < n; i++) c += this.res[(t0 + i) & MASK]! * this.far[(t0 + i + lead - k) & MASK]!;
+        h[k]! += step * c;
+      }
     }
+    return explained && this.hangover === 0;
   }
 
   /** Looks for the bulk delay over the last 0.4 s; a new one (first, or drifted) resets the filter around it. */
@@ -288,12 +329,8 @@ export class EchoFilter {
     this.gain = Math.min(4, est.gain);
     this.h.fill(0);
     this.h[this.o.preTaps] = this.gain;
-    this.xNorm = 0;
-    const lead = this.o.preTaps - this.delay;
-    for (let k = 0; k < this.o.taps; k++) {
-      const x = this.far[(this.t - 1 + lead - k) & MASK]!;
-      this.xNorm += x * x;
-    }
+    this.xStale = true;
+    this.erleDb = 0;
     this.stats.delayMs = (this.delay * 1000) / ECHO_RATE;
     this.stats.delayFound++;
   }
