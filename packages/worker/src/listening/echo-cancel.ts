@@ -379,8 +379,8 @@ export class EchoCanceller {
     s.chunks.push(x);
     s.at.push(s.length);
     s.length += x.length;
-    // Minutes of an utterance are not kept: what was played more than 2 s ago is dropped.
-    const keepFrom = this.cur?.utt === utt ? this.cur.cursor - 2 * ECHO_RATE : -Infinity;
+    // Minutes of an utterance are not kept: what was played more than 2 s ago, or sent more than a minute ago, is dropped.
+    const keepFrom = Math.max(this.cur?.utt === utt ? this.cur.cursor - 2 * ECHO_RATE : -Infinity, s.length - 60 * ECHO_RATE);
     while (s.chunks.length > 1 && s.at[1]! <= keepFrom) {
       s.chunks.shift();
       s.at.shift();

@@ -90,8 +90,11 @@ export interface ConversationListening {
   vad: VadStream;
   /** This session's noise suppressor (ADR 096); none: the VAD and the STT hear the raw mic. */
   denoiser?: Denoiser;
-  /** This session's echo canceller (ADR 103); none: the avatar's voice in the mic is left to the echo rules. */
-  echo?: EchoCanceller;
+  /**
+   * Cancel the avatar's own voice in the mic (ADR 103): the conversation makes the session's
+   * canceller from the audio it sends and the page's playback reports. Off: left to the echo rules.
+   */
+  echoCancel?: boolean;
   options: TurnOptions;
   languages?: string[];
   model?: string;
