@@ -147,8 +147,7 @@ describe('cancellation', () => {
 describe('EchoCanceller: the reference the worker sent, where the page plays it', () => {
   it("lines the audio sent up with the page's position and cancels its echo", () => {
     let played = 0;
-    let paused = false;
-    const canceller = new EchoCanceller((): PlayingNow | null => (played > 0 && played < farSpeech.length + 16_000 ? { utt: 3, playedMs: played / 16, paused } : null));
+    const canceller = new EchoCanceller((): PlayingNow | null => (played > 0 && played < farSpeech.length + 16_000 ? { utt: 3, playedMs: played / 16, paused: false } : null));
     // The avatar's voice sent at 24 kHz in 100 ms pieces, ahead of the playback.
     const sent = resample(farSpeech, 16_000, 24_000);
     for (let at = 0; at < sent.length; at += 2400) canceller.reference(3, sent.subarray(at, at + 2400), 24_000);
