@@ -135,6 +135,26 @@ describe('cancellation', () => {
     expect(10 * Math.log10(left)).toBeLessThan(-20);
   });
 
+  it("with headphones (none of the avatar's voice in the mic), the visitor talking while it speaks comes through as heard", () => {
+    const filter = new EchoFilter();
+    // Six seconds of the visitor's own speech (two voices, nothing of the avatar's) over its quiet room.
+    const said = [espeak(VISITOR, 'en-gb+f3'), espeak('Mm-hm. Yeah. Okay, and what about the gardens?', 'en-us+m3'), espeak(VISITOR, 'en-us')];
+    const mic = new Int16Array(farSpeech.length);
+    let at = 8000;
+    for (const v of said) {
+      for (let i = 0; i < v.length && at + i < mic.length; i++) mic[at + i] = Math.round(v[i]! * 0.6 + noise(33));
+      at += v.length + 4000;
+    }
+    const out = run(filter, mic, farSpeech);
+    const end = mic.length - 320;
+    // Nothing added, nothing taken: the output is the mic, 10 ms late.
+    let diff = 0;
+    for (let i = 0; i < end; i++) diff += (out[i]! - mic[i]!) ** 2;
+    const db = 10 * Math.log10(diff / energy(mic, 0, end) + 1e-12);
+    console.info(`no echo in the mic: output − mic ${db.toFixed(1)} dB, delay ${filter.stats.delayMs}, found ${filter.stats.delayFound}, forgotten ${filter.stats.delayLost}`);
+    expect(db).toBeLessThan(-30);
+  });
+
   it('leaves the mic untouched while the avatar is silent', () => {
     const filter = new EchoFilter();
     const mic = toPcm(Float32Array.from({ length: 16_000 }, () => noise(3000)));

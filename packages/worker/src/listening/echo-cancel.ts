@@ -59,7 +59,11 @@ const XCORR_WINDOW = 6400;
 const SEARCH_EVERY = 1280;
 const RECHECK_EVERY = 32_000;
 /** Normalised correlation a delay must reach to be believed. */
-const MIN_CORR = 0.35;
+const MIN_CORR = 0.4;
+/** …and one at least this clear at once (unrelated speech does not correlate so well). */
+const SURE_CORR = 0.6;
+/** Blocks in a row the filter's estimate made the mic louder: it is wrong (not this room's echo), forgotten. */
+const WRONG_BLOCKS = 25;
 /** Blocks the gate stays open after it heard the visitor (30 ms: their syllables are not chopped). */
 const HANGOVER_BLOCKS = 3;
 const RING = 1 << 15; // 2 s at 16 kHz
@@ -147,6 +151,8 @@ export interface EchoStats {
   /** The delay in use (ms), null until found; how often it was found (first and after drift). */
   delayMs: number | null;
   delayFound: number;
+  /** Filters forgotten because their estimate made the mic louder (a wrong delay). */
+  delayLost: number;
 }
 
 /** The DSP: mic + far end (same length, same time) → the mic without the echo. */
@@ -173,11 +179,17 @@ export class EchoFilter {
   private lastEcho = false;
   private lastStart = 0;
   private xStale = true;
+  /** A delay found once, waiting to be found again in a window that does not overlap. */
+  private candidate: { delay: number; at: number } | null = null;
+  /** Looking for the delay at the fast pace (after a resync). */
+  private searching = false;
+  /** Blocks in a row the estimate made the mic louder. */
+  private wrong = 0;
   /** How far the filter takes the echo down (dB, smoothed over blocks without double talk). */
   private erleDb = 0;
   /** Samples the output lags the input by. */
   readonly latency = ECHO_BLOCK;
-  readonly stats: EchoStats = { blocks: 0, activeBlocks: 0, echoBlocks: 0, delayMs: null, delayFound: 0 };
+  readonly stats: EchoStats = { blocks: 0, activeBlocks: 0, echoBlocks: 0, delayMs: null, delayFound: 0, delayLost: 0 };
 
   constructor(opts: EchoFilterOptions = {}) {
     this.o = { ...DEFAULTS, ...opts };
@@ -188,6 +200,7 @@ export class EchoFilter {
 
   /** The far end was moved (a resync of playback): the delay is looked for again soon. */
   realign() {
+    this.searching = true;
     this.nextSearchAt = Math.min(this.nextSearchAt, this.t + SEARCH_EVERY);
     this.activeSince = this.t;
   }
@@ -276,6 +289,15 @@ export class EchoFilter {
       ey += y * y;
       ex += this.xNorm;
     }
+    // The estimate makes the mic louder: not this mic's echo (a delay found in someone's speech, a
+    // path changed). The block goes on as heard; a filter wrong for long is forgotten.
+    if (ee > em) {
+      for (let i = 0; i < n; i++) this.res[(t0 + i) & MASK] = this.mic[(t0 + i) & MASK]!;
+      if (++this.wrong >= WRONG_BLOCKS) this.forget();
+      this.hangover = HANGOVER_BLOCKS;
+      return false;
+    }
+    this.wrong = 0;
     // The echo the path's gain predicts for this block (mean far power over the filter's span).
     const expected = this.gain * this.gain * (ex / taps);
     const residualLow = ee * 10 ** (this.o.residualDb / 10) <= ey;
@@ -304,9 +326,25 @@ export class EchoFilter {
     return explained && this.hangover === 0;
   }
 
-  /** Looks for the bulk delay over the last 0.4 s; a new one (first, or drifted) resets the filter around it. */
+  /** The delay and the filter are wrong: looked for again from scratch. */
+  private forget() {
+    this.delay = null;
+    this.candidate = null;
+    this.wrong = 0;
+    this.h.fill(0);
+    this.stats.delayMs = null;
+    this.stats.delayLost++;
+    this.nextSearchAt = this.t + SEARCH_EVERY;
+  }
+
+  /**
+   * Looks for the bulk delay over the last 0.4 s. A new one (first, or drifted) is believed at once
+   * when its correlation is clear (≥ 0.6), else when a later window that does not overlap finds it
+   * again (a peak in unrelated speech does not come back at the same lag); then the filter is reset
+   * around it.
+   */
   private search() {
-    this.nextSearchAt = this.t + (this.delay === null ? SEARCH_EVERY : RECHECK_EVERY);
+    this.nextSearchAt = this.t + (this.delay === null || this.searching || this.candidate !== null ? SEARCH_EVERY : RECHECK_EVERY);
     const n = XCORR_WINDOW;
     const mic = new Float32Array(n);
     const far = new Float32Array(n + this.maxLag);
@@ -323,8 +361,20 @@ export class EchoFilter {
     if (!est || est.corr < MIN_CORR || est.gain <= 0) return;
     if (this.delay !== null && Math.abs(est.delay - this.delay) <= 2) {
       this.gain = Math.min(4, est.gain);
+      this.candidate = null;
+      this.searching = false;
       return;
     }
+    // A clear peak is the echo at once; a weaker one must come back in a window of its own.
+    if (est.corr < SURE_CORR) {
+      if (this.candidate === null || Math.abs(est.delay - this.candidate.delay) > 2) {
+        this.candidate = { delay: est.delay, at: this.t };
+        return;
+      }
+      if (this.t - this.candidate.at < XCORR_WINDOW) return;
+    }
+    this.candidate = null;
+    this.searching = false;
     this.delay = est.delay;
     this.gain = Math.min(4, est.gain);
     this.h.fill(0);
