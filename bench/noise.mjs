@@ -430,7 +430,9 @@ export async function run() {
     const seconds = Number(process.env.NOISE_SECONDS ?? 300);
     // The room gate (room-gate.ts) off and at the default margin (TURN_DEFAULTS.roomGateDb), or NOISE_GATES=0,8,12 (dB).
     const gates = (process.env.NOISE_GATES ?? `0,${TURN_DEFAULTS.roomGateDb}`).split(',').map(Number);
-    const kinds = await noiseKinds(seconds);
+    // NOISE_KINDS=babble,two-talkers: only those noises (default: all).
+    const only = process.env.NOISE_KINDS?.split(',');
+    const kinds = Object.fromEntries(Object.entries(await noiseKinds(seconds)).filter(([k]) => !only || only.includes(k)));
     out.falseTurns = { seconds, options: 'TURN_DEFAULTS (the Advanced tab defaults)', target: '≤ 1 committed turn per 5 minutes', rows: [] };
     try {
       for (const [kind, noise] of parts.includes('false-turns') ? Object.entries(kinds) : []) {

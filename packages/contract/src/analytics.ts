@@ -24,7 +24,31 @@ export const AnalyticsLimits = {
   rangeDefaultDays: 30,
   /** The browser's offset from UTC, minutes (UTC−14 … UTC+14). */
   utcOffsetMax: 840,
+  /** Frequent questions: the range's latest visitor turns read, the groups answered, the phrasings shown per group. */
+  questionsSampled: 300,
+  questionGroups: 10,
+  questionVariants: 3,
 } as const;
+
+/** Visitor questions grouped by meaning (ADR 102): embeddings of the knowledge base's model. */
+export const ZFrequentQuestions = z.object({
+  /** False when no embedding model is configured: nothing is grouped. */
+  available: z.boolean(),
+  /** Visitor turns read (the range's latest, at most `questionsSampled`). */
+  sampled: z.number().int(),
+  groups: z.array(
+    z.object({
+      /** The group's most frequent phrasing. */
+      text: z.string(),
+      /** Visitor turns in the group, and the sessions they came from. */
+      count: z.number().int(),
+      sessions: z.number().int(),
+      /** Other phrasings, the most frequent first. */
+      variants: z.array(z.string()),
+    }),
+  ),
+});
+export type TFrequentQuestions = z.infer<typeof ZFrequentQuestions>;
 
 export const AnalyticsMessages = {
   loadFailed: 'Failed to fetch analytics.',
@@ -94,6 +118,8 @@ export const ZAnalytics = z.object({
   }),
   /** The pages' own figures (ms; dropped frames per session). */
   page: z.object({ firstFrame: ZPercentiles, avOffset: ZPercentiles, droppedFrames: ZPercentiles }),
+  /** The most frequent questions grouped by meaning (ADR 102). */
+  questions: ZFrequentQuestions.optional(),
 });
 export type TAnalytics = z.infer<typeof ZAnalytics>;
 

@@ -64,6 +64,7 @@ export const ApiKeyMessages = {
   notAllowed: 'API keys cannot call this route.',
   missingScope: (scope: TApiKeyScope) => `This API key lacks the scope ${scope}.`,
   sessionOnly: 'API keys are managed in the portal, signed in.',
+  notAsAdmin: 'An administrator signed in as this account cannot make API keys: a key would outlive the visit. The account’s owner can.',
   listFailed: 'Failed to fetch API keys.',
   avatarNotFound: 'This avatar does not exist.',
   avatarNotProtected: 'This avatar does not require a token: its page is open to every visitor.',

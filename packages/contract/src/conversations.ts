@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZId, ZStatus } from './common.js';
 import { LiveCode, type TLiveCode } from './live/codes.js';
 import { ZPageFigures } from './page-figures.js';
+import { ZLiveTurnDetail } from './live/protocol.js';
 
 /**
  * Conversations (issue 30, ADR 092): the customer's view of their avatars' live sessions — a list
@@ -169,6 +170,8 @@ export const ZConversationSummary = z.object({
   locale: z.string().nullable(),
   /** A pseudonym of the visitor (their browser's id, or else their address), never the address itself. */
   visitor: z.string(),
+  /** The visitor's address: only where the portal's operator turned it on (CONVERSATIONS_SHOW_IP; ADR 092). */
+  clientIp: z.optional(z.string()),
   /** The visitor's turns stored. */
   turns: z.number().int(),
   outcome: ZConversationOutcome,
@@ -287,6 +290,8 @@ export const ZConversationTurn = z.object({
   interrupted: z.boolean(),
   /** A visitor's spoken turn and the answer's latencies; null for typed turns and avatar lines. */
   latency: ZConversationTurnLatency.nullable(),
+  /** Corrections, how much of an interrupted answer was heard, function calls, passages, provider errors (ADR 102). */
+  detail: z.optional(ZLiveTurnDetail),
 });
 export type TConversationTurn = z.infer<typeof ZConversationTurn>;
 

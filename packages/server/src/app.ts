@@ -391,9 +391,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const conversations = createConversationsService({
     repo: createConversationsRepository(database.db),
     pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
+    showIp: config.conversationsShowIp,
   });
   // Analytics: the account's figures, and the pages' own (ADR 099).
-  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now });
+  const analytics = createAnalyticsService({ repo: createAnalyticsRepository(database.db), now: deps.now, embed: knowledge.embed, log: app.log });
   const liveSockets: LiveSocketHost = { accept: null };
   app.decorate('liveSockets', liveSockets);
 

@@ -91,6 +91,8 @@ export const ZEnv = z.object({
     }),
   ALLOW_PRIVATE_URLS: bool(false),
   ALLOW_REGISTRATION: bool(false),
+  /** The visitor's address in the conversations the customers read (ADR 092): off — a pseudonym only — unless the operator turns it on. */
+  CONVERSATIONS_SHOW_IP: bool(false),
   TRUST_PROXY: bool(false),
   // The HTTP listener's limits: until a request's headers, and the whole request, have
   // arrived; connections open at once per address (default 256 — none behind TRUST_PROXY, where
@@ -194,6 +196,7 @@ export interface Config {
   storageOrigin: string | undefined;
   allowPrivateUrls: boolean;
   allowRegistration: boolean;
+  conversationsShowIp: boolean;
   /** Trust X-Forwarded-* (only behind a reverse proxy). */
   trustProxy: boolean;
   /** The HTTP listener's timeouts and per-address connection cap (0: none). */
@@ -298,6 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     storageOrigin: storageOrigin(e.STORAGE_URL),
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     allowRegistration: e.ALLOW_REGISTRATION,
+    conversationsShowIp: e.CONVERSATIONS_SHOW_IP,
     trustProxy: e.TRUST_PROXY,
     // Behind a proxy a TCP connection shows only the proxy's address: no cap unless asked for.
     connectionLimits: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY ? 0 : 256) },

@@ -265,8 +265,9 @@ describe('hostile input on every route', () => {
   it('declares a response schema on every avatar route (the contract types what they answer)', () => {
     // Not JSON: the avatar page itself (HTML) and the embedded worker's WebSocket.
     const avatarRoutes = uniqueRoutes().filter((r) => /avatar|^\/config\/(avatars|clients|custom)\//.test(r.url) && r.url !== '/avatar/:id' && r.url !== '/avatar-ws');
-    // The 14 of features/avatars and features/image-avatars, presence's list_avatar_users and the live page config.
-    expect(avatarRoutes.length).toBe(16);
+    // The 14 of features/avatars and features/image-avatars, presence's list_avatar_users, the live
+    // page config and privacy's get_avatar_privacy / set_avatar_privacy (ADR 097).
+    expect(avatarRoutes.length).toBe(18);
     const without = avatarRoutes.filter((r) => !(r.schema as { response?: { 200?: unknown } } | undefined)?.response?.[200]).map((r) => `${r.method} ${r.url}`);
     expect(without).toEqual([]);
   });

@@ -90,10 +90,21 @@ test("a conversation's page figures reach its transcript and the account's analy
     ],
     voice: { endToEnd: p(840, 1610), endOfSpeech: p(310, 560), stt: p(140, 290), firstToken: p(330, 820), firstAudio: p(120, 260) },
     page: { firstFrame: p(980, 2400), avOffset: p(22, 58), droppedFrames: p(2, 31) },
+    questions: {
+      available: true,
+      sampled: 500,
+      groups: [
+        { text: 'What are your opening hours?', count: 61, sessions: 48, variants: ['when do you open', 'Are you open on Sundays?', 'What time do you close today?'] },
+        { text: 'How do I return an item I bought online?', count: 37, sessions: 33, variants: ['can i get a refund', 'I want my money back for order 4417'] },
+        { text: 'Where can I park near the harbour office?', count: 22, sessions: 21, variants: ['is there parking'] },
+        { text: 'Do you ship to Switzerland?', count: 9, sessions: 9, variants: [] },
+      ],
+    },
   };
   await page.route('**/api/get_analytics?*', (route) => route.fulfill({ json: { status: 'OK', analytics: busy } }));
   await page.reload();
   await expect(page.getByRole('img', { name: 'Bar chart of latency p50 and p95 by stage' })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Frequent questions' })).toContainText('Asked 61 times in 48 sessions');
   for (const width of WIDTHS) {
     await useWidth(page, width);
     await shot(page, 'analytics-busy');

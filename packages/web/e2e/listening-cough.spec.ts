@@ -53,7 +53,9 @@ test('a cough over the avatar pauses it, and it resumes and finishes its answer'
     await expect(answer).toContainText(LAST, { timeout: 60_000 });
     await expect(answer).toHaveAttribute('data-final', 'true', { timeout: 30_000 });
     await expect(answer).not.toHaveAttribute('data-interrupted', 'true');
-    expect(frames.some((f) => f.type === 'interrupted')).toBe(false);
+    // (The answer's: on a loaded machine the greeting can still be playing when the question
+    // comes 3 s into the microphone, and the question rightly talks over it.)
+    expect(frames.some((f) => f.type === 'interrupted' && f.utt === utt)).toBe(false);
     await expect.poll(() => frames.some((f) => f.type === 'utterance' && f.utt === utt && (f as { phase?: string }).phase === 'end'), { timeout: 30_000 }).toBe(true);
     // The cough was no turn: the model was asked once.
     expect(llm.chatBodies()).toHaveLength(1);

@@ -157,6 +157,22 @@ test('an LLM avatar answers from its knowledge collection and calls its approved
   await expect(adminPage.getByRole('main')).not.toContainText(online[0]!.sessionId);
   await adminContext.close();
 
+  // The transcript keeps each answer's details (ADR 102): the passage it was given, the function with its arguments and result.
+  type Turn = { role: string; detail?: { calls?: { name: string; arguments: string; ok: boolean; result: string | null }[]; passages?: { title: string; snippet: string }[] } };
+  const conversationId = ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { id: string }[])[0]!.id;
+  const turns = async () => ((await callApi(`/api/get_conversation?id=${conversationId}`, undefined, session)).json.conversation as { turnList: Turn[] }).turnList;
+  await expect.poll(async () => (await turns()).some((t) => t.detail?.calls?.some((c) => c.name === 'add_numbers' && c.ok && c.result === '5')), { timeout: 15_000 }).toBe(true);
+  const stored = await turns();
+  const withPassage = stored.find((t) => t.detail?.passages?.some((x) => x.snippet.includes('The granite lighthouse was built in 1854')));
+  expect(withPassage?.role).toBe('avatar');
+  const call = stored.flatMap((t) => t.detail?.calls ?? []).find((c) => c.name === 'add_numbers' && c.ok)!;
+  expect(JSON.parse(call.arguments)).toEqual({ a: 2, b: 3 });
+  await page.goto(`/react/conversations/${conversationId}`);
+  const transcript = page.getByRole('list', { name: 'Transcript' });
+  await transcript.getByRole('button', { name: /^1 function/ }).first().click();
+  await expect(transcript.getByRole('region', { name: 'Functions' }).first()).toContainText('add_numbers');
+  await page.screenshot({ path: test.info().outputPath('live-llm-transcript-details.png'), fullPage: true });
+
   const billing = await openBillingReport(page);
   const row = billing.getByRole('row').filter({ hasText: 'Harbour Guide' });
   await expect(row).toBeVisible({ timeout: 15_000 });

@@ -79,6 +79,71 @@ export function readAudioFrame(frame: Uint8Array): { header: AudioFrameHeader; p
 
 const shortText = z.string().check(z.maxLength(200));
 
+/**
+ * Bounds of a turn's detail (ADR 102): what the transcript shows under a turn besides its text.
+ * The worker clips to them; the portal refuses more (`bad-frame`).
+ */
+export const LiveTurnDetailLimits = {
+  /** Earlier recognised versions of a spoken turn (the last ones kept). */
+  interims: 5,
+  /** Function calls of one answer (the first ones kept). */
+  calls: 8,
+  /** A call's arguments or result, characters. */
+  callChars: 2_000,
+  /** Knowledge passages given to the model for one answer. */
+  passages: 5,
+  /** A passage's title, and its snippet, characters. */
+  titleChars: 200,
+  snippetChars: 300,
+  /** Provider failures during one turn. */
+  errors: 5,
+  /**
+   * The details of a whole history, characters of JSON: past it the oldest turns lose their detail
+   * (never their text), so a history with its details stays well inside an RPC body (1 MB).
+   */
+  historyChars: 200_000,
+} as const;
+
+const L = LiveTurnDetailLimits;
+
+/** One function (tool) call of an answer: its arguments and what it answered (or its error), clipped. */
+export const ZLiveToolCallDetail = z.object({
+  name: shortText,
+  arguments: z.string().check(z.maxLength(L.callChars)),
+  ok: z.boolean(),
+  /** The result when ok, else the error; null when the call was refused or never answered. */
+  result: z.nullable(z.string().check(z.maxLength(L.callChars))),
+});
+export type TLiveToolCallDetail = z.infer<typeof ZLiveToolCallDetail>;
+
+/** A knowledge passage the answer was given: where it came from and its opening. */
+export const ZLivePassageUsed = z.object({
+  title: z.string().check(z.maxLength(L.titleChars)),
+  snippet: z.string().check(z.maxLength(L.snippetChars)),
+});
+export type TLivePassageUsed = z.infer<typeof ZLivePassageUsed>;
+
+/** A provider failure during the turn: which provider, and its code (a LiveCode or the provider's status). */
+export const ZLiveTurnError = z.object({
+  provider: z.string().check(z.minLength(1), z.maxLength(64)),
+  code: z.string().check(z.minLength(1), z.maxLength(64)),
+  phase: z.optional(z.string().check(z.maxLength(32))),
+});
+export type TLiveTurnError = z.infer<typeof ZLiveTurnError>;
+
+/** What the transcript shows under a turn (ADR 102); absent when there is nothing. Never sent to the page. */
+export const ZLiveTurnDetail = z.object({
+  /** A spoken visitor turn: earlier versions of the recognised text, oldest first (corrections). */
+  interims: z.optional(z.array(z.string().check(z.maxLength(2_000))).check(z.maxLength(L.interims))),
+  /** An interrupted answer: ms of its voice played, and the whole answer's length in characters. */
+  heardMs: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(3_600_000))),
+  fullChars: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(1_000_000))),
+  calls: z.optional(z.array(ZLiveToolCallDetail).check(z.maxLength(L.calls))),
+  passages: z.optional(z.array(ZLivePassageUsed).check(z.maxLength(L.passages))),
+  errors: z.optional(z.array(ZLiveTurnError).check(z.maxLength(L.errors))),
+});
+export type TLiveTurnDetail = z.infer<typeof ZLiveTurnDetail>;
+
 /** One turn of the conversation as both sides keep it. */
 export const ZLiveHistoryEntry = z.object({
   role: z.enum(['user', 'assistant']),
@@ -87,6 +152,8 @@ export const ZLiveHistoryEntry = z.object({
   at: z.number(),
   /** Assistant turns cut off by the visitor keep only what was heard. */
   interrupted: z.optional(z.boolean()),
+  /** The transcript's detail of the turn (ADR 102): kept by the worker and the portal, never sent to the page. */
+  detail: z.optional(ZLiveTurnDetail),
 });
 export type TLiveHistoryEntry = z.infer<typeof ZLiveHistoryEntry>;
 

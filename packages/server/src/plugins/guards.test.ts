@@ -34,6 +34,8 @@ const PUBLIC = new Set([
   'POST /api/live/sessions',
   'POST /api/live/sessions/resume',
   'POST /api/live/sessions/end',
+  // The page's own figures (ADR 099): the session's resume token is the credential, like end's.
+  'POST /api/live/sessions/figures',
   'GET /',
   'GET /react',
   'GET /react/',

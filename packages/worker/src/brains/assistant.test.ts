@@ -91,7 +91,7 @@ describe('assistant brain (Assistants API v2)', () => {
     const events = await collect(createAssistantBrain(deps(config, { tools })), 'call opening_hours {"day":"Monday"}');
     expect(events).toEqual<BrainEvent[]>([
       { type: 'tool', name: 'opening_hours', status: 'started' },
-      { type: 'tool', name: 'opening_hours', status: 'ok' },
+      { type: 'tool', name: 'opening_hours', status: 'ok', arguments: '{"day":"Monday"}', result: 'Monday: 9-17' },
       ...'The function returned Monday: 9-17.'.match(/\S+\s*/g)!.map((delta) => ({ type: 'text' as const, delta })),
     ]);
     expect(tools.calls).toEqual([{ name: 'opening_hours', args: '{"day":"Monday"}' }]);

@@ -47,6 +47,7 @@ export function createAssistantBrain(deps: BrainDeps, options: BrainOptions = {}
       preparing.catch(() => undefined);
       const ours = yield* awaitTools(tools(), turn.signal);
       const [a, passages] = await preparing;
+      if (passages.length) yield { type: 'passages', passages };
       const content = userMessage(turn.text, passages);
       const common = {
         assistantId: config.assistantId,

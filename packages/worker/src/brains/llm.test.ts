@@ -130,7 +130,7 @@ describe('LLM brain (OpenAI-compatible, streamed)', () => {
     expect(tools.calls).toEqual([{ name: 'get_weather', args: '{"city":"Paris"}' }]);
     expect(events.filter((e) => e.type === 'tool')).toEqual([
       { type: 'tool', name: 'get_weather', status: 'started' },
-      { type: 'tool', name: 'get_weather', status: 'ok' },
+      { type: 'tool', name: 'get_weather', status: 'ok', arguments: '{"city":"Paris"}', result: '{"city":"Paris","celsius":21}' },
     ]);
     expect(textOf(events)).toBe('The function returned {"city":"Paris","celsius":21}.');
     const [first, second] = fake.chatBodies();

@@ -36,6 +36,7 @@ export function createLlmBrain(deps: BrainDeps, options: BrainOptions = {}): Bra
       // A turn that has functions waits for them (bounded, the visitor told): asked without them, a question that needs one gets no useful answer.
       const offered = yield* awaitTools(tools(), turn.signal);
       const passages = await retrieving;
+      if (passages.length) yield { type: 'passages', passages };
       const messages: ChatMessage[] = [{ role: 'system', content: system }, ...historyMessages(turn.history), { role: 'user', content: userMessage(turn.text, passages) }];
       const allowance = budget.turn();
       /** The model called functions it was not offered (none this turn): it gets one more request, to answer. */

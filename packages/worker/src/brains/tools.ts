@@ -178,7 +178,11 @@ export async function* runToolCalls(
   const outputs: ToolOutput[] = [];
   for (const [i, call] of calls.entries()) {
     const r = results[i]!;
-    if (refused[i] === 'ok') yield r.ok ? { type: 'tool', name: call.name, status: 'ok' } : { type: 'tool', name: call.name, status: 'error', error: clip(r.error) };
+    if (refused[i] === 'ok') {
+      yield r.ok
+        ? { type: 'tool', name: call.name, status: 'ok', arguments: call.arguments, result: clip(r.result) }
+        : { type: 'tool', name: call.name, status: 'error', error: clip(r.error), arguments: call.arguments, result: clip(r.error) };
+    }
     outputs.push({ id: call.id, output: r.ok ? clip(r.result) : JSON.stringify({ error: clip(r.error) }) });
   }
   return outputs;

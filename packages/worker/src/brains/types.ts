@@ -11,7 +11,17 @@ export type BrainEvent =
   /** Part of the answer, streamed as soon as the provider produces it. */
   | { type: 'text'; delta: string }
   /** A function (tool) the model called; shown on the page's status line. */
-  | { type: 'tool'; name: string; status: 'started' | 'ok' | 'error'; error?: string }
+  | {
+      type: 'tool';
+      name: string;
+      status: 'started' | 'ok' | 'error';
+      error?: string;
+      /** With `ok` / `error`: the call's arguments and its result (or error), for the transcript (ADR 102). */
+      arguments?: string;
+      result?: string;
+    }
+  /** The knowledge passages the answer was given (ADR 102: the transcript shows them). */
+  | { type: 'passages'; passages: readonly TLivePassage[] }
   /** Something the visitor should know while they wait (the functions are still starting). */
   | { type: 'notice'; code: 'tools-starting' };
 

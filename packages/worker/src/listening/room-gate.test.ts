@@ -68,6 +68,14 @@ describe('the room gate', () => {
     for (let i = 0; i < 10; i++) expect(gate.hear(-29, true)).toBe(true);
   });
 
+  it('stays open over a conversation at the next table (speech to the VAD, but its level is not steady)', () => {
+    const gate = createRoomGate(10);
+    const near = wobble(-38, 9, 7);
+    for (let i = 0; i < 400; i++) gate.hear(near(), true);
+    expect(gate.talking()).toBe(false);
+    expect(gate.hear(-30, true)).toBe(true);
+  });
+
   it('is open in a quiet room, while it warms up, and when the margin is 0', () => {
     const quiet = createRoomGate(10);
     for (let i = 0; i < 200; i++) quiet.hear(QUIET_ROOM_DB - 15, i % 2 === 0);

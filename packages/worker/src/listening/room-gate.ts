@@ -24,6 +24,19 @@ export const HISTORY_WINDOWS = 188; // 6 s of 32 ms windows
 export const PERCENTILE = 0.2;
 export const QUIET_ROOM_DB = -50;
 export const TALKING_RUN_WINDOWS = 31; // 1 s
+/**
+ * The gate closes only on a steady room: the median level of its own windows (those no louder than
+ * the room's level plus the margin) within this of its low percentile. Babble of many talkers is
+ * steady (2–3.7 dB over every 6 s of two minutes on the bench); two people talking at the next
+ * table are not (4.2–7.1), and a level gate over them made their louder words turns (2–8 in five
+ * minutes against 0 without it): there it stays open.
+ */
+export const STEADY_DB = 4;
+/**
+ * In a room that talks, a segment with less speech louder than the room than this is the room's
+ * (the next table's louder words come in short bursts; the visitor's question does not).
+ */
+export const ROOM_MIN_SPEECH_MS = 400;
 const WARM_WINDOWS = 31; // 1 s
 const EVERY = 8; // the percentile is taken every 8 windows (256 ms)
 const FLOOR_DB = -100;
@@ -53,6 +66,8 @@ export function createRoomGate(marginDb: number): RoomGate {
   let next = 0;
   let since = EVERY;
   let room: number | null = null;
+  /** The room's level is steady (its median within STEADY_DB of its low percentile): babble, not a conversation nearby. */
+  let steady = false;
   /** Windows in a row that were the room talking; windows left of the last such second. */
   let run = 0;
   let talkingFor = 0;
@@ -69,6 +84,11 @@ export function createRoomGate(marginDb: number): RoomGate {
         part.set(ring.subarray(0, count));
         part.sort();
         room = part[Math.floor(PERCENTILE * (count - 1))]!;
+        // Steadiness of the room's own windows (the visitor's louder ones left out): their median's
+        // distance from the low percentile.
+        let n = 0;
+        while (n < count && part[n]! < room + marginDb) n++;
+        steady = n > 0 && part[Math.floor(0.5 * (n - 1))]! - room < STEADY_DB;
       }
       if (room === null || room < QUIET_ROOM_DB) {
         run = 0;
@@ -77,7 +97,7 @@ export function createRoomGate(marginDb: number): RoomGate {
       }
       const quiet = db < room + marginDb;
       run = speech && quiet ? run + 1 : 0;
-      if (run >= TALKING_RUN_WINDOWS) talkingFor = HISTORY_WINDOWS;
+      if (run >= TALKING_RUN_WINDOWS && steady) talkingFor = HISTORY_WINDOWS;
       else if (talkingFor > 0) talkingFor--;
       return talkingFor === 0 || !quiet;
     },

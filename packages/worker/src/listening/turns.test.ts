@@ -510,3 +510,44 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     expect(await over('two', 800, 'How many tickets would you like?')).toBe('stopped');
   });
 });
+
+describe('in a room that talks (the room gate, issue 29, ADR 101)', () => {
+  /** A window at `dbfs` whose scripted VAD probability is `prob` (babble is speech to the VAD). */
+  const at = (prob: number, dbfs: number) => {
+    const w = new Int16Array(VAD_WINDOW_SAMPLES).fill(Math.round(32768 * 10 ** (dbfs / 20)));
+    w[0] = Math.round(prob * 1000);
+    return w;
+  };
+  async function room(roomGateDb: number) {
+    const t = setup({ roomGateDb });
+    const play = async (ms: number, dbfs: number) => {
+      for (let i = 0; i < Math.round(ms / 32); i++) {
+        await t.clock.advance(32);
+        await t.listener.push(at(0.9, dbfs));
+      }
+    };
+    return { ...t, play };
+  }
+
+  it('the visitor’s question over babble ends and is answered; babble alone, and a short loud burst in it, are not a turn', async () => {
+    const r = await room(12);
+    await r.play(3000, -35); // the next tables
+    await r.play(200, -20); // a loud word there
+    await r.play(2000, -35);
+    expect(r.commits).toEqual([]);
+    expect(r.stt.state.finalized).toBe(0);
+    await r.play(1500, -20); // the visitor's question, close to the mic
+    await r.play(2000, -35);
+    await r.clock.advance(3000);
+    expect(r.commits.map((c) => c.text)).toEqual(['hello there']);
+  });
+
+  it('without the gate the babble holds the turn open: the question is never answered', async () => {
+    const r = await room(0);
+    await r.play(3000, -35);
+    await r.play(1500, -20);
+    await r.play(3000, -35);
+    await r.clock.advance(3000);
+    expect(r.commits).toEqual([]);
+  });
+});

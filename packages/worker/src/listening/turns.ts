@@ -1,7 +1,7 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
 import type { Denoiser } from './denoise.js';
 import type { EchoCanceller } from './echo-cancel.js';
-import { createRoomGate, levelDb, type RoomGate } from './room-gate.js';
+import { createRoomGate, levelDb, ROOM_MIN_SPEECH_MS, type RoomGate } from './room-gate.js';
 import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
@@ -266,7 +266,11 @@ export class Listener {
           return;
         }
         // The visitor's speech is louder than the room's (babble at the next tables is speech too).
+        const wasTalking = this.room.talking();
         const visitor = this.room.hear(levelDb(w), p > this.o.activationThreshold);
+        // The room started talking inside an open segment: a second of it at the room's level was
+        // the room's (babble as the session starts), not the visitor's.
+        if (!wasTalking && this.room.talking() && this.speaking && this.role === 'turn') this.discardSegment();
         this.window(visitor ? p : Math.min(p, this.o.activationThreshold), w);
       });
     }
@@ -350,7 +354,7 @@ export class Listener {
     // Over the avatar (held), sooner: what was said decides whether it goes on.
     const early = this.paused !== null ? Math.min(this.o.earlyTranscriptMs, HELD_TRANSCRIPT_MS) : this.o.earlyTranscriptMs;
     // (A streaming recogniser is asked too over the avatar: its final decides a cough or a "no".)
-    if (!this.earlyDone && this.role === 'turn' && (this.opts.stt.mode === 'batch' || this.paused !== null) && this.silenceRunMs >= early && this.speechSinceFlush) {
+    if (!this.earlyDone && this.role === 'turn' && (this.opts.stt.mode === 'batch' || this.paused !== null) && this.silenceRunMs >= early && this.speechSinceFlush && !this.roomBurst()) {
       this.earlyDone = true;
       this.flush();
     }
@@ -465,6 +469,9 @@ export class Listener {
     this.speechRunMs = 0;
     this.ev.speaking?.(false);
     const silence = this.silenceRunMs;
+    // In a room that talks, a short burst louder than the room is the room's (a loud word or a
+    // laugh at the next table): not transcribed; what the turn had before it still counts.
+    if (this.role === 'turn' && this.roomBurst()) this.discardSegment();
     if (this.role === 'discard') {
       this.segmentSamples = 0;
       return;
@@ -480,6 +487,20 @@ export class Listener {
       if (this.unanswered === 0) this.decidePause();
       else this.decideWhenHeard = true;
     }
+  }
+
+  /** The open segment was the room's: nothing of it is transcribed; the turn's earlier words still count. */
+  private discardSegment() {
+    this.role = 'discard';
+    this.turnSpeechMs = Math.max(0, this.turnSpeechMs - this.segmentSpeechMs);
+    if (this.opts.stt.mode === 'batch') void this.sttSession?.then((s) => s.reset?.()).catch(() => undefined);
+    if (this.paused !== null) this.armResume();
+    if (this.finals.length > 0) this.scheduleCommit();
+  }
+
+  /** The segment so far is too short to be the visitor's in a room that talks (room-gate.ts). */
+  private roomBurst(): boolean {
+    return this.room.talking() && this.segmentSpeechMs < ROOM_MIN_SPEECH_MS;
   }
 
   private dropSegment() {

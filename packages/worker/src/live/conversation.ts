@@ -5,12 +5,14 @@ import {
   LiveMessages,
   LiveProtocol,
   LiveRates,
+  LiveTurnDetailLimits,
   TokenBucket,
   ZPageFrame,
   readAudioFrame,
   type TLiveCode,
   type TLiveHistoryEntry,
   type TLiveState,
+  type TLiveTurnError,
   type TLiveVoiceTurnMetrics,
   type TPageFrame,
   type TWorkerFrame,
@@ -26,6 +28,7 @@ import type { RealtimeHost, RealtimeSession } from './realtime-session.js';
 import type { ConversationOptions, PageSocket } from './conversation-types.js';
 import { ConversationHistory } from './history.js';
 import { ProviderFaults } from './provider-faults.js';
+import { addErrors, corrections, markHeard, TurnDetail, withoutDetail } from './turn-detail.js';
 import { SpeakingTracker } from './speaking.js';
 
 export type { ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
@@ -123,6 +126,11 @@ export class Conversation {
   /** Fillers while an answer is slow (ADR 100), and the turn's run. */
   private readonly fillers: Fillers;
   private fillerRun: FillerRun | null = null;
+  /** The transcript's detail (ADR 102): the turn being answered gathers it; failures outside a turn wait for the next visitor turn. */
+  private turnDetail: TurnDetail | null = null;
+  private pendingErrors: TLiveTurnError[] = [];
+  /** The interim texts of the spoken turn being heard (its corrections are kept with it). */
+  private interims: string[] = [];
 
   constructor(opts: ConversationOptions) {
     this.opts = opts;
@@ -145,6 +153,10 @@ export class Conversation {
       send: (frame) => this.send(frame),
       nextUtt: () => ++this.utt,
       now: this.now,
+      onError: (e) => {
+        if (this.turnDetail) this.turnDetail.error(e);
+        else if (this.pendingErrors.length < LiveTurnDetailLimits.errors) this.pendingErrors.push(e);
+      },
     });
     this.speaking = new SpeakingTracker(this.now, (utt) => {
       this.listener?.setAgentSpeaking(utt);
@@ -169,7 +181,10 @@ export class Conversation {
         options, vad, denoiser, echo, stt, clock, sttLanguages, sttModel, sttPhrases,
         events: {
           transcript: (text, final) => {
-            if (!final) this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
+            if (final) return;
+            this.send({ type: 'transcript', text: text.slice(0, 2000), final: false });
+            if (this.interims.at(-1) !== text) this.interims.push(text.slice(0, 2000));
+            if (this.interims.length > 20) this.interims.shift();
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
           preview: (text, turn) => this.onPreview(text, turn),
@@ -209,7 +224,7 @@ export class Conversation {
     this.send({
       type: 'ready',
       sessionId: this.sessionId,
-      history: this.history.entries,
+      history: withoutDetail(this.history.entries),
       audioSampleRate: this.realtime ? this.realtime.sampleRate : (this.opts.speech?.sampleRate ?? 0),
       echo: this.echo,
       resumed: this.opts.config.resumed || this.started,
@@ -422,9 +437,11 @@ export class Conversation {
       return;
     }
     this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
+    const corrected = corrections(this.interims, text.slice(0, 2000));
+    this.interims = [];
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
-    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m, this.takeEarly(text.slice(0, 2000))));
+    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m, this.takeEarly(text.slice(0, 2000)), corrected));
   }
 
   /**
@@ -455,8 +472,10 @@ export class Conversation {
       // The answer was complete (still being spoken or played): history keeps what was heard.
       const spoken = this.spoken;
       if (spoken?.utt === utt) {
+        const full = spoken.entry.text;
         spoken.entry.text = spoken.speech.heardText(heardMs);
         spoken.entry.interrupted = true;
+        markHeard(spoken.entry, heardMs, full);
         // The page showed it whole: it now shows what was heard, marked interrupted.
         if (opts.tellPage !== false) this.send({ type: 'assistant', utt, text: spoken.entry.text, final: true, interrupted: true });
         this.spoken = null;
@@ -703,7 +722,7 @@ export class Conversation {
     this.faults.report(err, phase, this.brain.kind);
   }
 
-  private async turn(text: string, spoken?: ListenTurnMetrics, early: EarlyAnswer | null = null) {
+  private async turn(text: string, spoken?: ListenTurnMetrics, early: EarlyAnswer | null = null, corrected: readonly string[] = []) {
     if (this.finished) {
       early?.abort.abort();
       return;
@@ -711,7 +730,13 @@ export class Conversation {
     const startedAt = this.now();
     let firstTokenAt: number | null = null;
     const history = [...this.history.entries];
-    this.history.remember({ role: 'user', text, at: this.now() });
+    const asked: TLiveHistoryEntry = { role: 'user', text, at: this.now(), ...(corrected.length ? { detail: { interims: [...corrected] } } : {}) };
+    // Failures between turns (the recogniser's) are shown with the visitor's next turn.
+    addErrors(asked, this.pendingErrors);
+    this.pendingErrors = [];
+    this.history.remember(asked);
+    const detail = new TurnDetail();
+    this.turnDetail = detail;
     const utt = ++this.utt;
     const abort = new AbortController();
     this.turnAbort = abort;
@@ -752,8 +777,11 @@ export class Conversation {
           if (!ev.delta) continue;
           firstTokenAt ??= this.now();
           take(actions.push(ev.delta));
+        } else if (ev.type === 'passages') {
+          detail.usedPassages(ev.passages);
         } else if (ev.type === 'tool') {
           this.send({ type: 'tool', name: ev.name, status: ev.status });
+          if (ev.status !== 'started') detail.call(ev.name, ev.arguments, ev.status === 'ok', ev.result ?? ev.error);
           if (ev.status === 'error') {
             void this.opts.portal.functionFailed?.(ev.name, ev.error?.slice(0, 500) ?? null).catch((err: unknown) => this.opts.log.warn('could not report a failed function', { sessionId: this.sessionId, error: String(err) }));
           }
@@ -784,6 +812,7 @@ export class Conversation {
       return;
     }
     const interrupted = abort.signal.aborted;
+    let whole = answer;
     if (failed) {
       // What was said stays (chat, voice, history); the apology follows it, said as well as shown.
       const apology = LiveMessages['provider-error'];
@@ -793,12 +822,14 @@ export class Conversation {
       answer ||= apology;
     } else {
       // Interrupted while speaking: the chat and the history keep what the visitor heard.
+      whole = answer;
       if (interrupted && speech && this.interruption?.utt === utt) answer = speech.heardText(this.interruption.heardMs);
       // Interrupted during the filler: nothing of the answer was heard.
       else if (interrupted && filler && filler.utt !== null && this.interruption?.utt === filler.utt) answer = '';
       this.send({ type: 'assistant', utt, text: answer, final: true, ...(interrupted ? { interrupted: true } : {}) });
     }
     const entry: TLiveHistoryEntry | null = answer ? { role: 'assistant', text: answer, at: this.now(), ...(interrupted ? { interrupted: true } : {}) } : null;
+    if (entry && interrupted && this.interruption?.utt === utt) markHeard(entry, this.interruption.heardMs, whole);
     if (entry) this.history.remember(entry);
     if (entry && speech && !interrupted) this.spoken = { utt, entry, speech };
     if (speech) {
@@ -811,6 +842,13 @@ export class Conversation {
       if (filler) await filler.settled;
       if (this.turnAbort === abort) this.turnAbort = null;
       if (this.speechTurn === speech) this.speechTurn = null;
+    }
+    // The turn's detail goes with its answer (or with the question when nothing was said).
+    if (this.turnDetail === detail) this.turnDetail = null;
+    const gathered = detail.detail();
+    if (gathered) {
+      const holder = entry ?? asked;
+      holder.detail = { ...holder.detail, ...gathered, ...(holder.detail?.errors && gathered.errors ? { errors: [...holder.detail.errors, ...gathered.errors].slice(0, LiveTurnDetailLimits.errors) } : {}) };
     }
     this.opts.metrics?.turn(spoken ? 'voice' : 'text', failed ? 'failed' : interrupted ? 'interrupted' : 'answered');
     if (!spoken && firstTokenAt !== null) this.opts.metrics?.latencies({ llmFirstTokenMs: firstTokenAt - startedAt });

@@ -6,6 +6,7 @@ import { Resampler, bytesToSamples, samplesToBytes } from '../core/audio.js';
 import type { TtsEngine } from '../providers/tts/types.js';
 import { Listener } from '../listening/turns.js';
 import type { RealtimeConnection, RealtimeEvent } from '../providers/realtime/types.js';
+import { withoutDetail } from './turn-detail.js';
 
 /** Mic audio waiting in the agent's socket beyond this is dropped (a slow agent must not grow our memory). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -275,7 +276,7 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
     sendUserText: (text) => send({ type: 'user.text', text }),
     say: (text) => send({ type: 'say', text }),
     seedHistory(entries) {
-      if (entries.length) send({ type: 'history', entries: [...entries] });
+      if (entries.length) send({ type: 'history', entries: withoutDetail(entries) });
     },
     truncate(itemId, audioEndMs) {
       send({ type: 'interrupted', responseId: itemId, heardMs: Math.floor(audioEndMs) });

@@ -1,4 +1,4 @@
-import { LiveLimits, type TLiveHistoryEntry } from '@persona/contract';
+import { LiveLimits, LiveTurnDetailLimits, type TLiveHistoryEntry } from '@persona/contract';
 
 /**
  * A conversation's history as both sides keep it: capped at LiveLimits.historyMaxTurns turns,
@@ -33,6 +33,7 @@ export class ConversationHistory {
   }
 
   report() {
+    boundDetails(this.entries);
     if (this.inFlight) {
       this.dirty = true;
       return;
@@ -56,5 +57,16 @@ export class ConversationHistory {
   /** Sends the history again if its last store failed (called once the portal answers again). */
   retryUnsaved() {
     if (this.isUnsaved && !this.inFlight) this.report();
+  }
+}
+
+/** Drops the detail of the oldest turns until the history's details fit `LiveTurnDetailLimits.historyChars` (ADR 102). */
+export function boundDetails(entries: TLiveHistoryEntry[]) {
+  let total = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (!e.detail) continue;
+    total += JSON.stringify(e.detail).length;
+    if (total > LiveTurnDetailLimits.historyChars) delete e.detail;
   }
 }

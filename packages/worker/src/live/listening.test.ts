@@ -128,6 +128,9 @@ describe('listening in a conversation (scripted VAD and STT)', () => {
     expect(cut.text.length).toBeGreaterThan(5);
     expect(longAnswer.startsWith(cut.text.replace(/\s+$/, ''))).toBe(true);
     expect(cut.text.length).toBeLessThan(longAnswer.length / 2);
+    // The transcript's detail (ADR 102): how long it was heard, of how long an answer.
+    expect(cut.detail?.heardMs).toBe(interrupted.heardMs);
+    expect(cut.detail?.fullChars).toBe(longAnswer.length);
     // The voice's remaining requests were aborted.
     expect(tts.calls.some((call) => call.abortedAt !== null || call.finishedAt === null)).toBe(true);
     expect(s.frames.filter((f) => f.type === 'transcript' && f.final).map((f) => (f as { text: string }).text)).toEqual(['tell me', 'stop that please']);

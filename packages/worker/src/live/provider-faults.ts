@@ -1,5 +1,6 @@
-import { LiveCode, LiveMessages, LiveProviderErrorLimits, type TLiveProviderErrorCount, type TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, LiveProviderErrorLimits, type TLiveProviderErrorCount, type TLiveTurnError, type TWorkerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
+import { turnError } from './turn-detail.js';
 import type { BrainLogger } from '../core/types.js';
 import type { SpeechTurnMetrics } from '../speech/pipeline.js';
 import type { ConversationMetrics } from './metrics.js';
@@ -19,6 +20,8 @@ export interface ProviderFaultsOptions {
   /** A new utterance id for a line the avatar writes (conversation's `utt`). */
   nextUtt: () => number;
   now: () => number;
+  /** Each failure as the transcript shows it with its turn (ADR 102). */
+  onError?: (e: TLiveTurnError) => void;
 }
 
 /**
@@ -50,6 +53,7 @@ export class ProviderFaults {
     const seen = this.counted.get(key);
     if (seen) seen.count = Math.min(LiveProviderErrorLimits.countMax, seen.count + 1);
     else this.counted.set(key, { provider: provider.slice(0, 64) || 'unknown', phase: phase.slice(0, 32) || 'unknown', count: 1 });
+    this.o.onError?.(turnError(err, phase, provider));
     this.o.log.warn('the avatar\u2019s provider failed', {
       ...this.o.context(),
       provider,

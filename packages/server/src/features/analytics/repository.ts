@@ -127,6 +127,20 @@ export function createAnalyticsRepository(db: Db) {
       };
     },
 
+    /** The range's latest visitor turns (at most `limit`), for the frequent questions (ADR 102); the stored, redacted text. */
+    async visitorTurns(scope: AnalyticsScope, r: AnalyticsRange, limit: number): Promise<{ text: string; sessionId: string }[]> {
+      const rows = rowsOf<{ text: string; session_id: string }>(
+        await db.execute(sql`
+          select e.value->>'text' as text, s.id as session_id
+          from (select id, history, started_at from live_sessions where ${where(scope, r)} order by started_at desc limit ${limit}) s
+          cross join lateral jsonb_array_elements(s.history) with ordinality as e(value, n)
+          where e.value->>'role' = 'user'
+          order by s.started_at desc, e.n desc
+          limit ${limit}`),
+      );
+      return rows.map((x) => ({ text: x.text ?? '', sessionId: x.session_id }));
+    },
+
     /** Whether the avatar exists in the scope (another account's answers like a missing one). */
     async hasAvatar(scope: AnalyticsScope, avatarId: number): Promise<boolean> {
       const owner = 'all' in scope ? sql`` : sql` and user_id = ${scope.ownerUserId}`;

@@ -7,12 +7,17 @@ import {
   type TAnalytics,
   type TAnalyticsQuery,
   type TConversationOutcome,
+  type TFrequentQuestions,
   type TPageFiguresRequest,
   type TPercentiles,
 } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
 import { hashToken, safeEqual } from '../../lib/tokens.js';
 import type { AnalyticsRepository, AnalyticsScope, Percentiles } from './repository.js';
+import { groupQuestions } from './questions.js';
+
+/** Phrasings whose embeddings are kept in memory. */
+const QUESTION_VECTORS_KEPT = 20_000;
 
 const DAY = 86_400_000;
 const OUTCOMES: TConversationOutcome[] = ['hang-up', 'idle', 'limit', 'demo-end', 'error', 'open'];
@@ -29,9 +34,36 @@ export function daysOf(from: Date, to: Date, utcOffset: number): string[] {
   return days;
 }
 
-export function createAnalyticsService(deps: { repo: AnalyticsRepository; now?: () => Date }) {
+export function createAnalyticsService(deps: { repo: AnalyticsRepository; now?: () => Date; embed?: ((texts: string[]) => Promise<number[][]>) | null; log?: { warn: (o: object, m: string) => void } }) {
   const { repo } = deps;
   const now = deps.now ?? (() => new Date());
+
+  /** Embeddings by phrasing, shared by every request (a phrasing is embedded once; the oldest go first). */
+  const vectors = new Map<string, number[]>();
+  const embedCached = async (texts: string[]) => {
+    const missing = texts.filter((t) => !vectors.has(t));
+    if (missing.length) {
+      const got = await deps.embed!(missing);
+      missing.forEach((t, i) => vectors.set(t, got[i]!));
+      for (const k of vectors.keys()) {
+        if (vectors.size <= QUESTION_VECTORS_KEPT) break;
+        vectors.delete(k);
+      }
+    }
+    return texts.map((t) => vectors.get(t) ?? []);
+  };
+
+  /** The range's latest visitor turns grouped by meaning (ADR 102); none without an embedding model, or when it fails. */
+  async function frequentQuestions(scope: AnalyticsScope, r: { avatarId?: number; from: Date; to: Date; utcOffset: number }): Promise<TFrequentQuestions> {
+    if (!deps.embed) return { available: false, sampled: 0, groups: [] };
+    const turns = await repo.visitorTurns(scope, r, AnalyticsLimits.questionsSampled);
+    try {
+      return { available: true, sampled: turns.length, groups: await groupQuestions(turns, embedCached) };
+    } catch (err) {
+      deps.log?.warn({ err }, 'frequent questions: embedding failed');
+      return { available: false, sampled: turns.length, groups: [] };
+    }
+  }
 
   return {
     /** The figures of the scope's sessions started in [from, to) (by default the last 30 days). */
@@ -68,6 +100,7 @@ export function createAnalyticsService(deps: { repo: AnalyticsRepository; now?: 
           firstAudio: ms(rows.voice.ttsFirstByteMs),
         },
         page: { firstFrame: ms(rows.page.firstFrame), avOffset: ms(rows.page.avOffset), droppedFrames: ms(rows.page.droppedFrames) },
+        questions: await frequentQuestions(scope, { avatarId: q.avatarId, from, to, utcOffset: q.utcOffset }),
       };
     },
 

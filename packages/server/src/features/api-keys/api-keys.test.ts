@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { API_KEY_PATTERN, ApiKeyLimits, ApiKeyPaths, ApiKeyScopes, ConversationPaths, LivePaths, type TApiKey } from '@persona/contract';
+import { API_KEY_PATTERN, ApiKeyLimits, ApiKeyMessages, ApiKeyPaths, ApiKeyScopes, ConversationPaths, LivePaths, type TApiKey } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, createUser, login, loginAs, sessionHeader } from '../../test/factories.js';
 import { apiKeys, avatars, users, workers } from '../../db/schema/index.js';
 import { hashToken } from '../../lib/tokens.js';
 
@@ -47,6 +47,22 @@ describe('API keys', () => {
     // Another account sees none of them.
     const bobs = await t.app.inject({ method: 'GET', url: ApiKeyPaths.list, headers: bob.headers });
     expect(bobs.json().apiKeys).toEqual([]);
+  });
+
+  it('is not made by an administrator signed in as the account (it would outlive the visit); revoking is allowed', async () => {
+    const admin = await createUser(t.database, { userType: 'ADMIN' });
+    const owner = await createUser(t.database);
+    const proxy = await loginAs(t.app, sessionHeader(await login(t.app, admin)), owner);
+    const refused = await t.app.inject({ method: 'POST', url: ApiKeyPaths.add, headers: proxy.headers, payload: { name: 'support', scopes: ['conversations:read'], expiresInDays: 30 } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().errors).toEqual([ApiKeyMessages.notAsAdmin]);
+    expect(await t.database.db.select().from(apiKeys).where(eq(apiKeys.ownerUserId, owner.id))).toEqual([]);
+    // The owner's own key, revoked by the administrator on their behalf.
+    const ownerHeaders = sessionHeader(await login(t.app, owner));
+    const made = await t.app.inject({ method: 'POST', url: ApiKeyPaths.add, headers: ownerHeaders, payload: { name: 'server', scopes: ['conversations:read'], expiresInDays: 30 } });
+    expect(made.statusCode).toBe(200);
+    const revoked = await t.app.inject({ method: 'POST', url: ApiKeyPaths.del, headers: proxy.headers, payload: { id: made.json().apiKey.id } });
+    expect(revoked.statusCode).toBe(200);
   });
 
   it('refuses bad input: no scopes, an unknown scope, an expiry not offered', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  ApiKeyMessages,
   ApiKeyPaths,
   ZAddApiKeyRequest,
   ZAddApiKeyResponse,
@@ -10,6 +11,7 @@ import {
   ZDelApiKeyResponse,
   ZListApiKeysResponse,
 } from '@persona/contract';
+import { AppError } from '../../lib/app-error.js';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import type { ApiKeysService } from './service.js';
 
@@ -32,8 +34,12 @@ export function apiKeyRoutes(deps: { apiKeys: ApiKeysService; guards: AuthGuards
       ApiKeyPaths.add,
       { onRequest: guards.session, config: { rateLimit: { max: 30, timeWindow: '1 minute' } }, schema: { tags, body: ZAddApiKeyRequest, response: { 200: ZAddApiKeyResponse } } },
       async (req, reply) => {
+        const auth = requireAuth(req);
+        // Signed in as the account by an administrator (login-as): no credential that outlives the
+        // visit (ADR 094). Revoking a key stays allowed (support may have to stop a leaked one).
+        if (auth.adminProxy) throw new AppError(403, ApiKeyMessages.notAsAdmin);
         reply.header('cache-control', 'no-store');
-        return { status: 'OK' as const, ...(await apiKeys.create(requireAuth(req).userId, req.body)) };
+        return { status: 'OK' as const, ...(await apiKeys.create(auth.userId, req.body)) };
       },
     );
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { ConversationPaths, LiveCode, LivePaths, type TConversationDetail, type TConversationSummary, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { ConversationPaths, LiveCode, ZListConversationsQuery, LivePaths, type TConversationDetail, type TConversationSummary, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createAvatar, createSignedInUser } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
+import { createConversationsRepository } from './repository.js';
+import { createConversationsService } from './service.js';
 
 // Issue 30, first slice (ADR 092): the account's conversations, one transcript, delete — always
 // scoped to the caller's account; administrators read every account's at the admin paths.
@@ -137,6 +139,15 @@ describe('the conversation list', () => {
     expect(raw).not.toContain('203.0.113.7');
     expect(raw).not.toContain('198.51.100.99');
     expect(raw).not.toContain('visitor-aaaa-1111');
+  });
+
+  it('shows the address beside the pseudonym only where the operator turned it on (CONVERSATIONS_SHOW_IP)', async () => {
+    const service = (showIp: boolean) => createConversationsService({ repo: createConversationsRepository(t.database.db), pseudonymKey: Buffer.alloc(32, 7), showIp });
+    const query = ZListConversationsQuery.parse({});
+    const on = await service(true).list({ ownerUserId: alice.id }, query);
+    expect(on.conversations.find((c) => c.id === voiceId)?.clientIp).toBe('203.0.113.7');
+    const off = await service(false).list({ ownerUserId: alice.id }, query);
+    expect(off.conversations.every((c) => c.clientIp === undefined)).toBe(true);
   });
 
   it('pages by (start, id) with a cursor, ties included, to the end', async () => {

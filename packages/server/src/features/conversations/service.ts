@@ -21,7 +21,7 @@ import { snippetParts, type ConversationListRow, type ConversationScope, type Co
 /** A spoken turn's figures belong to the visitor's line written within this of its commit. */
 const VOICE_MATCH_MS = 5_000;
 
-export function createConversationsService(deps: { repo: ConversationsRepository; pseudonymKey: Buffer }) {
+export function createConversationsService(deps: { repo: ConversationsRepository; pseudonymKey: Buffer; showIp?: boolean }) {
   const { repo } = deps;
 
   /** The same visitor of the same account gets the same pseudonym; it cannot be turned back into an address. */
@@ -45,6 +45,8 @@ export function createConversationsService(deps: { repo: ConversationsRepository
       hostOrigin: row.origin,
       locale: row.client.locale ?? null,
       visitor: pseudonym(row),
+      // The raw address only where the operator turned it on (CONVERSATIONS_SHOW_IP).
+      ...(deps.showIp ? { clientIp: row.clientIp } : {}),
       turns: row.turns,
       outcome: outcomeOf(row.endCode),
       endCode: row.endCode,
@@ -159,7 +161,10 @@ export function transcript(history: TLiveHistoryEntry[], voiceTurns: TLiveVoiceT
         latency = { endOfUtteranceMs: m!.endOfUtteranceMs, sttMs: m!.sttMs, llmFirstTokenMs: m!.llmFirstTokenMs, ttsFirstByteMs: m!.ttsFirstByteMs, endToEndMs: m!.endToEndMs };
       }
     }
-    return { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
+    const turn: TConversationTurn = { role: entry.role === 'user' ? 'visitor' : 'avatar', text: entry.text, at: new Date(entry.at).toISOString(), interrupted: entry.interrupted === true, latency };
+    // The turn's detail as stored (already redacted, ADR 102); rows written before it have none.
+    if (entry.detail) turn.detail = entry.detail;
+    return turn;
   });
 }
 

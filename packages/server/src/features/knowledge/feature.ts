@@ -36,6 +36,8 @@ export interface KnowledgeFeature {
   passages(ownerUserId: number, collectionIds: number[], query: string, k: number): Promise<TLivePassage[]>;
   /** Python parsed in the extraction threads (the functions feature's check). */
   analysePython(code: string): Promise<PythonAnalysis>;
+  /** The knowledge base's embedding model for other features (analytics' frequent questions, ADR 102); null when off. */
+  embed: ((texts: string[]) => Promise<number[][]>) | null;
   /** The feature's routes (JWT-only calls at `/knowledge*`), registered by app.ts with the others. */
   routes: FastifyPluginAsync;
 }
@@ -104,6 +106,7 @@ export async function createKnowledgeFeature(
       return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
     },
     analysePython: (code) => analysePythonInPool(extractor, code),
+    embed: embedder ? (texts) => embedder.embed(texts) : null,
     routes: knowledgeRoutes({ service, tokens, files, guards: deps.guards, tmpDir: path.join(config.dataDir, 'tmp', 'knowledge-uploads') }),
   };
   app.decorate('knowledge', feature);

@@ -20,6 +20,29 @@ export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
   };
 }
 
+type TEntry = TLiveSessionConfig['history'][number];
+
+/**
+ * One history entry with every text it carries redacted (ADR 097, 102): the turn's text and its
+ * detail — the recogniser's corrections, the functions' arguments and results, the passages' titles
+ * and snippets; a provider and its code are the worker's words but pass too (nothing is stored unread).
+ */
+export function redactEntry(h: TEntry, redact: (s: string) => string): TEntry {
+  const d = h.detail;
+  if (!d) return { ...h, text: redact(h.text) };
+  return {
+    ...h,
+    text: redact(h.text),
+    detail: {
+      ...d,
+      ...(d.interims ? { interims: d.interims.map(redact) } : {}),
+      ...(d.calls ? { calls: d.calls.map((c) => ({ ...c, name: redact(c.name), arguments: redact(c.arguments), result: c.result === null ? null : redact(c.result) })) } : {}),
+      ...(d.passages ? { passages: d.passages.map((p) => ({ title: redact(p.title), snippet: redact(p.snippet) })) } : {}),
+      ...(d.errors ? { errors: d.errors.map((e) => ({ ...e, provider: redact(e.provider), code: redact(e.code) })) } : {}),
+    },
+  };
+}
+
 /** The workers' RPC calls: claim, heartbeat, history, end, the agent offer and knowledge search. */
 export function createWorkerRpc(ctx: LiveContext) {
   const { deps, repo, log, now, presenceEntry, presenceTtl, isOverDailyLimit, checkBilling, endSession } = ctx;
@@ -109,7 +132,7 @@ export function createWorkerRpc(ctx: LiveContext) {
       const row = await openSessionFor(workerId, params.sessionId);
       const { redact } = await textRulesOf(row.avatarId);
       const history = params.history.slice(-LiveLimits.historyMaxTurns * 2);
-      await repo.setHistory(params.sessionId, redact ? history.map((h) => ({ ...h, text: redact(h.text) })) : history);
+      await repo.setHistory(params.sessionId, redact ? history.map((h) => redactEntry(h, redact)) : history);
       return {};
     },
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineVoice, type OfflineVoice } from '../../speech/offline-voice.js';
-import { createOfflineRecognizer, createOfflineStt, createRecognizerPool, findPocketsphinx, type OfflineRecognizer } from './offline.js';
+import { spawnSync } from 'node:child_process';
+import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
+import { createOfflineRecognizer, createOfflineStt, createRecognizerPool, DITHER_DBFS, findPocketsphinx, withDither, type OfflineRecognizer } from './offline.js';
 import type { SttResult } from './types.js';
 
 const install = findPocketsphinx();
@@ -169,4 +171,61 @@ describe('a pool of recognisers', () => {
     await expect(pool.transcribe(new Int16Array(10))).rejects.toThrow('closed');
     await expect(pool.warm()).rejects.toThrow('closed');
   });
+});
+
+describe('dither before recognition', () => {
+  it('is seeded, small and triangular: the same audio always gets the same dither, at DITHER_DBFS', () => {
+    const silence = new Int16Array(160_000);
+    const a = withDither(silence, DITHER_DBFS);
+    expect(withDither(silence, DITHER_DBFS)).toEqual(a);
+    let sum = 0;
+    let peak = 0;
+    for (const v of a) {
+      sum += v * v;
+      peak = Math.max(peak, Math.abs(v));
+    }
+    const db = 20 * Math.log10(Math.sqrt(sum / a.length) / 32768);
+    expect(db).toBeGreaterThan(DITHER_DBFS - 1);
+    expect(db).toBeLessThan(DITHER_DBFS + 1);
+    expect(peak).toBeLessThanOrEqual(Math.ceil(32768 * 10 ** (DITHER_DBFS / 20) * Math.sqrt(6)));
+    // Clipped at full scale, never wrapped.
+    expect(withDither(new Int16Array(1000).fill(32767), DITHER_DBFS).every((v) => v > 32000)).toBe(true);
+  });
+
+  const espeak = spawnSync('espeak-ng', ['--version']).status === 0;
+  it.skipIf(!install || !espeak)('makes the offline recogniser hear sentences surrounded by digital silence (espeak-ng, −20 dBFS, 300 ms of silence each side)', async () => {
+    const lines = ['What time do you open tomorrow?', 'How much does it cost?', 'Where is my order?', 'Can I pay with cash?', 'Do you have this in a larger size?', 'Thank you very much for your help.'];
+    const said = lines.map((line) => {
+      const bytes = new Uint8Array(spawnSync('espeak-ng', ['-v', 'en-us', '-s', '160', '--stdout', line], { maxBuffer: 64 << 20 }).stdout);
+      const info = parseWavHeader(bytes);
+      if (!info) throw new Error(`espeak-ng wrote no WAV for "${line}"`);
+      let pcm = bytesToSamples(bytes.subarray(info.dataOffset));
+      if (info.sampleRate !== 16_000) pcm = resample(pcm, info.sampleRate, 16_000);
+      let sum = 0;
+      let n = 0;
+      for (const v of pcm) {
+        if (Math.abs(v) < 328) continue;
+        sum += v * v;
+        n++;
+      }
+      const gain = (32768 * 10 ** (-20 / 20)) / Math.sqrt(sum / n);
+      const padded = new Int16Array(pcm.length + 9600);
+      for (let i = 0; i < pcm.length; i++) padded[4800 + i] = Math.max(-32768, Math.min(32767, Math.round(pcm[i]! * gain)));
+      return padded;
+    });
+    const words = (t: string): string[] => t.toLowerCase().match(/[a-z']+/g) ?? [];
+    /** Words of each line not heard (a bag-of-words miss count, enough to compare the two). */
+    const missed = (heard: string[]) => heard.reduce((n, h, i) => n + words(lines[i]!).filter((w) => !words(h).includes(w)).length, 0);
+    const plain = createOfflineRecognizer({ ditherDbfs: null });
+    const dithered = createOfflineRecognizer();
+    try {
+      const [a, b] = await Promise.all([Promise.all(said.map((p) => plain.transcribe(p))), Promise.all(said.map((p) => dithered.transcribe(p)))]);
+      console.log(`[offline dither] missed words without ${missed(a)}, with ${missed(b)} of ${lines.flatMap(words).length}`, { without: a, with: b });
+      expect(missed(b)).toBeLessThan(missed(a) - 5);
+      // Dither alone is nothing to hear.
+      expect(await dithered.transcribe(new Int16Array(16_000))).toBe('');
+    } finally {
+      await Promise.all([plain.close(), dithered.close()]);
+    }
+  }, 120_000);
 });

@@ -50,6 +50,32 @@ export interface OfflineRecognizerOptions {
   timeoutMs?: number;
   /** Longest utterance transcribed (seconds, default 60); longer audio keeps its end. */
   maxSeconds?: number;
+  /** The dither added before recognition (dBFS RMS, default DITHER_DBFS); null: none. */
+  ditherDbfs?: number | null;
+}
+
+/**
+ * pocketsphinx normalises each utterance's features by their own mean and spread; stretches of
+ * digital silence (what a browser's noise suppression, RNNoise or a synthetic voice leave between
+ * words) throw that off, and it mishears plain sentences: six espeak-ng questions padded with
+ * silence came back as "well i do it all", "so what does it goes", "the order", "they are"… and
+ * with −70 dBFS of dither as "… who you open tomorrow", "how much got the coast", "where is my
+ * order", "the cash" (ADR 101). So the audio gets a little triangular dither first, far below any
+ * voice (−66 dBFS), seeded: the same audio is always heard the same way.
+ */
+export const DITHER_DBFS = -66;
+
+export function withDither(pcm: Int16Array, dbfs: number, seed = 0x5eed): Int16Array {
+  // Triangular (the sum of two uniform values in ±a/2) with an RMS of `dbfs`: a / √6.
+  const a = 32768 * 10 ** (dbfs / 20) * Math.sqrt(6);
+  let x = seed >>> 0;
+  const next = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 4294967296 - 0.5;
+  };
+  const out = new Int16Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(pcm[i]! + a * (next() + next()))));
+  return out;
 }
 
 interface Job {
@@ -64,6 +90,7 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
   const install = opts.install ?? findPocketsphinx();
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const maxSamples = (opts.maxSeconds ?? 60) * 16_000;
+  const ditherDbfs = opts.ditherDbfs === undefined ? DITHER_DBFS : opts.ditherDbfs;
   let dir: Promise<string> | null = null;
   let proc: ChildProcess | null = null;
   let ready: Promise<void> | null = null;
@@ -158,7 +185,8 @@ export function createOfflineRecognizer(opts: OfflineRecognizerOptions = {}): Of
       await start();
       const id = `u${++seq}`;
       const file = path.join(await workDir(), `${id}.raw`);
-      const audio = pcm.length > maxSamples ? pcm.subarray(pcm.length - maxSamples) : pcm;
+      const last = pcm.length > maxSamples ? pcm.subarray(pcm.length - maxSamples) : pcm;
+      const audio = ditherDbfs === null ? last : withDither(last, ditherDbfs);
       await writeFile(file, Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
       const p = proc;
       if (!p?.stdin?.writable) throw new Error('the offline recogniser is not running');

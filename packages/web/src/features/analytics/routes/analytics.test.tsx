@@ -34,6 +34,14 @@ const figures = (over: Partial<TAnalytics> = {}): TAnalytics => ({
     firstAudio: { count: 160, p50: 110, p95: 230 },
   },
   page: { firstFrame: { count: 30, p50: 950, p95: 2100 }, avOffset: { count: 30, p50: 18, p95: 40 }, droppedFrames: { count: 30, p50: 1, p95: 12 } },
+  questions: {
+    available: true,
+    sampled: 120,
+    groups: [
+      { text: 'What are your opening hours?', count: 14, sessions: 11, variants: ['when do you open', 'Are you open on Sunday?'] },
+      { text: 'How do I get a refund?', count: 1, sessions: 1, variants: [] },
+    ],
+  },
   ...over,
 });
 const avatars = () => json({ status: 'OK', agents: [{ id: 7, name: 'Reception' }, { id: 8, name: 'Sales' }] });
@@ -56,6 +64,12 @@ describe('/analytics', () => {
     expect(within(outcomes).getByText('30 · 71%')).toBeInTheDocument();
     expect(within(screen.getByRole('list', { name: 'Errors by code' })).getByText('worker-lost')).toBeInTheDocument();
     expect(within(screen.getByRole('list', { name: 'Provider errors' })).getByText(/speech · 7 failures in 3 sessions/)).toBeInTheDocument();
+    const questions = screen.getByRole('list', { name: 'Frequent questions' });
+    expect(within(questions).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'What are your opening hours?Asked 14 times in 11 sessions · also “when do you open”, “Are you open on Sunday?”',
+      'How do I get a refund?Asked once in 1 session',
+    ]);
+    expect(screen.getByText('From the latest 120 visitor turns of the period.')).toBeInTheDocument();
     const page = screen.getByRole('region', { name: "Measured by the visitors' pages" });
     expect(within(page).getByText('p50 950 ms · p95 2.10 s')).toBeInTheDocument();
     expect(within(page).getByText('p50 18 ms · p95 40 ms')).toBeInTheDocument();
@@ -79,11 +93,12 @@ describe('/analytics', () => {
     const { requests } = renderApp({
       route: '/analytics',
       session: adminSession,
-      api: { 'GET /api/admin/get_analytics': () => json({ status: 'OK', analytics: figures({ sessions: 0, minutes: 0, days: [], outcomes: [], errorCodes: [], providerErrors: [], voice: { endToEnd: none, endOfSpeech: none, stt: none, firstToken: none, firstAudio: none } }) }) },
+      api: { 'GET /api/admin/get_analytics': () => json({ status: 'OK', analytics: figures({ sessions: 0, minutes: 0, days: [], outcomes: [], errorCodes: [], providerErrors: [], questions: { available: false, sampled: 0, groups: [] }, voice: { endToEnd: none, endOfSpeech: none, stt: none, firstToken: none, firstAudio: none } }) }) },
     });
     expect(await screen.findByText(AnalyticsMessages.empty)).toBeInTheDocument();
     expect(screen.getByText('No spoken turns in this period.')).toBeInTheDocument();
     expect(screen.getByText('No provider failed in this period.')).toBeInTheDocument();
+    expect(screen.getByText('Questions are grouped by meaning with the knowledge base’s embedding model, which is off on this server.')).toBeInTheDocument();
     expect(screen.queryByRole('combobox', { name: 'Avatar' })).not.toBeInTheDocument();
     expect(requests.some((r) => r.path.startsWith('/api/get_analytics'))).toBe(false);
 

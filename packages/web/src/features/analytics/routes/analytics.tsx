@@ -222,6 +222,7 @@ function Figures({ a }: { a: TAnalytics }) {
           )}
         </Section>
       </Box>
+      {a.questions ? <FrequentQuestions q={a.questions} /> : null}
       <Section title="Provider errors">
         {a.providerErrors.length === 0 ? (
           <Typography color="text.secondary">No provider failed in this period.</Typography>
@@ -261,5 +262,37 @@ function Figures({ a }: { a: TAnalytics }) {
         </Box>
       </Section>
     </Box>
+  );
+}
+
+/** The most frequent visitor questions grouped by meaning (ADR 102), with other phrasings of each. */
+function FrequentQuestions({ q }: { q: NonNullable<TAnalytics['questions']> }) {
+  return (
+    <Section title="Frequent questions">
+      {!q.available ? (
+        <Typography color="text.secondary">Questions are grouped by meaning with the knowledge base’s embedding model, which is off on this server.</Typography>
+      ) : q.groups.length === 0 ? (
+        <Typography color="text.secondary">No questions in this period.</Typography>
+      ) : (
+        <>
+          <Box component="ol" aria-label="Frequent questions" sx={{ m: 0, pl: 3, display: 'grid', gap: 1 }}>
+            {q.groups.map((g) => (
+              <li key={g.text}>
+                <Typography variant="body2" sx={{ fontWeight: 600, overflowWrap: 'anywhere' }}>
+                  {g.text}
+                </Typography>
+                <Typography variant="caption" color="text.secondary" sx={{ display: 'block', overflowWrap: 'anywhere' }}>
+                  {g.count === 1 ? 'Asked once' : `Asked ${g.count.toLocaleString()} times`} in {g.sessions === 1 ? '1 session' : `${g.sessions.toLocaleString()} sessions`}
+                  {g.variants.length ? ` · also “${g.variants.join('”, “')}”` : ''}
+                </Typography>
+              </li>
+            ))}
+          </Box>
+          <Typography variant="caption" color="text.secondary" sx={{ display: 'block', mt: 1 }}>
+            From the latest {q.sampled.toLocaleString()} visitor turns of the period.
+          </Typography>
+        </>
+      )}
+    </Section>
   );
 }

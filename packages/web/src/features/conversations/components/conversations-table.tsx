@@ -124,7 +124,7 @@ export function ConversationsTable({
                     </Typography>
                   ) : null}
                 </TableCell>
-                <TableCell sx={{ ...fromMd, ...mono }}>{c.visitor}</TableCell>
+                <TableCell sx={{ ...fromMd, ...mono }}>{c.clientIp ? `${c.visitor} · ${c.clientIp}` : c.visitor}</TableCell>
                 <TableCell align="right" sx={{ ...fromSm, fontVariantNumeric: 'tabular-nums' }}>
                   {c.turns}
                 </TableCell>

@@ -4,6 +4,7 @@ import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import { ConversationLabels, type TConversationDetail, type TConversationTurn } from '@persona/contract';
 import { Marked } from './snippet';
+import { heardLabel, TurnDetails } from './turn-details';
 import { formatClock, formatDuration, formatMs, formatStart, outcomeColor, outcomeLabel } from './format';
 
 /** The session's facts, above its transcript. */
@@ -13,7 +14,7 @@ export function ConversationFacts({ conversation: c }: { conversation: TConversa
     ['Started', formatStart(c.startedAt)],
     ['Duration', formatDuration(c.durationSeconds)],
     ['Channel', c.hostOrigin ? `${ConversationLabels.channel[c.channel]} · ${c.hostOrigin}` : ConversationLabels.channel[c.channel]],
-    ['Visitor', c.visitor],
+    ['Visitor', c.clientIp ? `${c.visitor} · ${c.clientIp}` : c.visitor],
     ['Locale', c.locale ?? '—'],
     ['Turns', String(c.turns)],
     ['Outcome', <Chip key="o" size="small" variant="outlined" color={outcomeColor[c.outcome]} label={outcomeLabel(c.outcome, c.endCode)} />],
@@ -48,7 +49,7 @@ const latencyParts = (t: TConversationTurn): [string, number | null][] =>
       ]
     : [];
 
-/** Each turn with its time, who spoke, what was cut off, and a spoken turn's latencies; `matches` (a search) marks its words. */
+/** Each turn with its time, who spoke, what was cut off and how much was heard, a spoken turn's latencies, and its details (ADR 102); `matches` (a search) marks its words. */
 export function Transcript({ turns, matches }: { turns: readonly TConversationTurn[]; matches?: TConversationDetail['matches'] }) {
   const marked = new Map((matches ?? []).map((m) => [m.turn, m.parts]));
   if (turns.length === 0) {
@@ -85,7 +86,7 @@ export function Transcript({ turns, matches }: { turns: readonly TConversationTu
               <Typography variant="body1">{parts ? <Marked parts={parts} /> : t.text}</Typography>
               {t.interrupted ? (
                 <Typography variant="body2" color="warning.dark" sx={{ mt: 0.5, fontStyle: 'italic' }}>
-                  Interrupted: the visitor heard only this much.
+                  {heardLabel(t.detail, t.text.length)}
                 </Typography>
               ) : null}
             </Box>
@@ -96,6 +97,7 @@ export function Transcript({ turns, matches }: { turns: readonly TConversationTu
                 ))}
               </Box>
             ) : null}
+            <TurnDetails detail={t.detail} align={isVisitor ? 'flex-end' : 'flex-start'} />
           </Box>
         );
       })}
