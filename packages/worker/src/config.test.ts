@@ -70,6 +70,12 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...env, WORKER_NOISE_SUPPRESSION: 'maybe' }, flags)).toThrow('WORKER_NOISE_SUPPRESSION must be on or off');
   });
 
+  it("cancels the avatar's echo in the visitors' audio unless WORKER_ECHO_CANCELLATION is off (ADR 103)", () => {
+    expect(loadWorkerConfig(env, flags).echoCancellation).toBe(true);
+    expect(loadWorkerConfig({ ...env, WORKER_ECHO_CANCELLATION: ' Off' }, flags).echoCancellation).toBe(false);
+    expect(() => loadWorkerConfig({ ...env, WORKER_ECHO_CANCELLATION: 'no' }, flags)).toThrow('WORKER_ECHO_CANCELLATION must be on or off');
+  });
+
   it("reads the product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*: the portal's names), and refuses a half-configured one", () => {
     expect(loadWorkerConfig(env, flags)).toMatchObject({ platformTts: null, platformStt: null });
     const config = loadWorkerConfig(

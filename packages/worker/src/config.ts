@@ -52,6 +52,8 @@ const ZWorkerEnv = z.object({
   sttProcesses: z.coerce.number({ error: 'WORKER_STT_PROCESSES must be a number' }).int('WORKER_STT_PROCESSES must be a whole number').min(1, 'WORKER_STT_PROCESSES must be at least 1').max(64).optional(),
   /** Noise suppression (RNNoise) of the visitors' audio before the VAD and the STT, on unless `off` (ADR 096). */
   noiseSuppression: z.enum(['on', 'off'], { error: 'WORKER_NOISE_SUPPRESSION must be on or off' }).default('on').transform((v) => v === 'on'),
+  /** Cancellation of the avatar's own voice in the visitors' audio, before the denoiser, on unless `off` (ADR 103). */
+  echoCancellation: z.enum(['on', 'off'], { error: 'WORKER_ECHO_CANCELLATION must be on or off' }).default('on').transform((v) => v === 'on'),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -87,6 +89,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     drainSeconds: flags.drainSeconds ?? env.WORKER_DRAIN_SECONDS,
     sttProcesses: env.WORKER_STT_PROCESSES?.trim() || undefined,
     noiseSuppression: env.WORKER_NOISE_SUPPRESSION?.trim().toLowerCase() || undefined,
+    echoCancellation: env.WORKER_ECHO_CANCELLATION?.trim().toLowerCase() || undefined,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

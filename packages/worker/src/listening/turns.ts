@@ -1,5 +1,6 @@
 import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
 import type { Denoiser } from './denoise.js';
+import type { EchoCanceller } from './echo-cancel.js';
 import { createRoomGate, levelDb, ROOM_MIN_SPEECH_MS, type RoomGate } from './room-gate.js';
 import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
@@ -73,6 +74,8 @@ export interface ListenerOptions {
   stt: SttEngine;
   /** Noise suppression of the mic audio before the VAD and the STT (ADR 096); none: raw audio. */
   denoiser?: Denoiser;
+  /** The avatar's own voice taken out of the mic audio, before the denoiser (ADR 103). */
+  echo?: EchoCanceller;
   /** Languages, model, phrases… as the STT engine takes them. */
   sttLanguages?: string[];
   sttModel?: string;
@@ -87,6 +90,11 @@ export interface ConversationListening {
   vad: VadStream;
   /** This session's noise suppressor (ADR 096); none: the VAD and the STT hear the raw mic. */
   denoiser?: Denoiser;
+  /**
+   * Cancel the avatar's own voice in the mic (ADR 103): the conversation makes the session's
+   * canceller from the audio it sends and the page's playback reports. Off: left to the echo rules.
+   */
+  echoCancel?: boolean;
   options: TurnOptions;
   languages?: string[];
   model?: string;
@@ -206,8 +214,10 @@ export class Listener {
   }
 
   /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
-  push(pcm: Int16Array): Promise<void> {
+  push(mic: Int16Array): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
+    // The avatar's echo out first (ADR 103): it needs the audio as the mic heard it, in time.
+    const pcm = this.opts.echo ? this.opts.echo.process(mic) : mic;
     const denoiser = this.opts.denoiser;
     if (!denoiser) return this.hear(pcm);
     // Noise suppression first (ADR 096): the pieces come back in order and are heard as they come.

@@ -18,6 +18,8 @@ import {
   type TWorkerFrame,
 } from '@persona/contract';
 import { Listener, realClock, type ListenTurnMetrics } from '../listening/turns.js';
+import { EchoCanceller } from '../listening/echo-cancel.js';
+import { bytesToSamples } from '../core/audio.js';
 import { Fillers, type FillerCounts, type FillerRun } from './filler.js';
 import type { Brain, BrainEvent } from '../brains/types.js';
 import { speechFrame, type SpeechEvent, type SpeechTurn } from '../speech/pipeline.js';
@@ -97,6 +99,8 @@ export class Conversation {
   private finished = false;
   private started = false;
   private readonly listener: Listener | null = null;
+  /** The avatar's voice taken out of the mic (ADR 103): fed with the audio sent, placed by the page's playback reports. */
+  private readonly echoCanceller: EchoCanceller | null = null;
   private realtime: RealtimeSession | null = null;
   /** The avatar utterance the visitor hears now, and how much of it was heard. */
   private readonly speaking: SpeakingTracker;
@@ -171,8 +175,10 @@ export class Conversation {
     const l = opts.listening;
     if (l) {
       const { options, vad, denoiser, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
+      const echo = l.echoCancel ? new EchoCanceller(() => this.speaking.playingNow()) : undefined;
+      this.echoCanceller = echo ?? null;
       this.listener = new Listener({
-        options, vad, denoiser, stt, clock, sttLanguages, sttModel, sttPhrases,
+        options, vad, denoiser, echo, stt, clock, sttLanguages, sttModel, sttPhrases,
         events: {
           transcript: (text, final) => {
             if (final) return;
@@ -704,6 +710,8 @@ export class Conversation {
     if (ev.type === 'error') return this.logProviderError(ev.error, 'speech');
     if (!this.realtime && ev.type === 'audio' && ev.pcm.byteLength > 0 && !this.firstAudioAt.has(ev.utt)) this.firstAudioAt.set(ev.utt, this.now());
     this.speaking.track(ev, rate);
+    // What the page will play: the echo canceller's reference.
+    if (ev.type === 'audio' && ev.pcm.byteLength > 1) this.echoCanceller?.reference(ev.utt, bytesToSamples(ev.pcm), rate);
     const frame = speechFrame(ev);
     if (!frame || !this.socket?.isOpen) return;
     if ('binary' in frame) this.socket.sendBinary?.(frame.binary);

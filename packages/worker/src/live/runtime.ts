@@ -65,8 +65,9 @@ export interface LiveRuntimeOptions {
    * — default one per core, at most 4; null: none). `false` turns listening off. `denoise`: the
    * noise suppressor of the visitors' audio (default: RNNoise, loaded when a mic first turns on;
    * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
+   * `echo`: cancelling the avatar's own voice in the mic (default on; `false`: WORKER_ECHO_CANCELLATION=off; ADR 103).
    */
-  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel> };
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel>; echo?: false };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
   /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
@@ -229,6 +230,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       stt,
       vad: lazyVadStream(vad),
       denoiser: denoise ? lazyDenoiser(denoise, (err) => log.warn('the noise suppressor could not load: the mic is heard unfiltered', { error: String(err) })) : undefined,
+      echoCancel: listenOpts.echo !== false,
       options: turnOptionsFrom(config.speech.turns),
       languages: settings?.languages ?? [],
       model: choice.kind === 'network' ? settings?.model : undefined,

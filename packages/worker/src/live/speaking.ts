@@ -68,6 +68,13 @@ export class SpeakingTracker {
     else if (this.speaking.ended) this.armEnd();
   }
 
+  /** Where the page plays now (its last report carried on to now), for the echo canceller; null: nothing plays. */
+  playingNow(): { utt: number; playedMs: number; paused: boolean } | null {
+    const sp = this.speaking;
+    if (!sp) return null;
+    return { utt: sp.utt, playedMs: this.heardMs(sp.utt), paused: sp.pausedAt !== null };
+  }
+
   /** ms of utterance `utt` the visitor has heard: the page's report, carried on to now. */
   heardMs(utt: number): number {
     const sp = this.speaking?.utt === utt ? this.speaking : null;

@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { resample } from '../core/audio.js';
+import { ECHO_BLOCK, EchoCanceller, EchoFilter, estimateDelay, type PlayingNow } from './echo-cancel.js';
+
+/**
+ * Echo cancellation on synthetic signals (ADR 103): espeak-ng's speech as the avatar's voice, its
+ * echo in the mic at −10 dB, 50 ms late, through a little low-pass filtering (a laptop's speaker
+ * and room) over a quiet room's noise; the visitor (another espeak voice) talking over it.
+ */
+function espeak(text: string, voice = 'en-us', wpm = 160): Int16Array {
+  const wav = execFileSync('espeak-ng', ['-v', voice, '-s', String(wpm), '--stdout', text]);
+  const rate = wav.readUInt32LE(24);
+  const at = wav.indexOf('data', 12) + 8;
+  const bytes = wav.subarray(at, at + ((wav.length - at) & ~1));
+  const pcm = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  return resample(pcm, rate, 16_000);
+}
+
+const AVATAR = 'Of course. The museum opens at nine in the morning and closes at five in the evening, every day except Monday. Tickets are sold at the door.';
+const VISITOR = 'Wait, what about Sundays?';
+
+let seed = 7;
+function noise(amp: number) {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return ((seed / 0x7fffffff) * 2 - 1) * amp;
+}
+
+/** The mic hearing `far` through the speaker: delayed, `gainDb` down, low-passed, with a reflection, over noise. */
+function echoOf(far: Int16Array, { gainDb = -10, delayMs = 50, noiseAmp = 33 } = {}): Float32Array {
+  const g = 10 ** (gainDb / 20);
+  const d = Math.round(delayMs * 16);
+  const out = new Float32Array(far.length);
+  let lp = 0;
+  for (let i = 0; i < far.length; i++) {
+    const x = i - d >= 0 ? far[i - d]! : 0;
+    const refl = i - d - 80 >= 0 ? far[i - d - 80]! * 0.3 : 0; // a wall 5 ms further
+    lp = 0.6 * lp + 0.4 * (x + refl);
+    out[i] = lp * g + noise(noiseAmp);
+  }
+  return out;
+}
+
+const toPcm = (x: Float32Array) => Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+
+function energy(x: ArrayLike<number>, from = 0, to = x.length) {
+  let e = 0;
+  for (let i = from; i < to; i++) e += x[i]! * x[i]!;
+  return e;
+}
+
+/** Runs the filter in 20 ms frames; its output, moved back by its latency (10 ms), lines up with the mic. */
+function run(filter: EchoFilter, mic: Int16Array, far: Int16Array): Int16Array {
+  const out = new Int16Array(mic.length);
+  for (let at = 0; at + 320 <= mic.length; at += 320) out.set(filter.process(mic.subarray(at, at + 320), far.subarray(at, at + 320)), at);
+  const aligned = new Int16Array(mic.length);
+  aligned.set(out.subarray(filter.latency));
+  return aligned;
+}
+
+/** Sum over 10 ms blocks where `mask` says so. */
+function blockEnergy(x: ArrayLike<number>, blocks: (b: number) => boolean) {
+  let e = 0;
+  for (let b = 0; (b + 1) * ECHO_BLOCK <= x.length; b++) if (blocks(b)) e += energy(x, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK);
+  return e;
+}
+
+const farSpeech = espeak(AVATAR);
+
+describe('the echo path delay', () => {
+  it.each([0, 50, 120, 380])('is found by cross-correlation over the first speech (%i ms)', (delayMs) => {
+    const mic = echoOf(farSpeech, { delayMs });
+    const n = 6400;
+    const maxLag = 6400;
+    const start = 8000; // half a second in: speech
+    const far = Float32Array.from(farSpeech.subarray(start - maxLag, start + n));
+    const est = estimateDelay(mic.subarray(start, start + n), far, maxLag);
+    expect(est).not.toBeNull();
+    // The low-pass and the reflection put the peak within a millisecond of the direct path.
+    expect(Math.abs(est!.delay - delayMs * 16)).toBeLessThanOrEqual(16);
+    expect(est!.corr).toBeGreaterThan(0.5);
+  });
+
+  it("is found again when the path drifts (the page's playback re-synced)", () => {
+    const filter = new EchoFilter();
+    const first = echoOf(farSpeech, { delayMs: 50 });
+    const half = 64_000;
+    run(filter, toPcm(first).subarray(0, half), farSpeech.subarray(0, half));
+    expect(filter.stats.delayMs).toBeCloseTo(50, -1);
+    const moved = echoOf(farSpeech, { delayMs: 150 });
+    filter.realign();
+    run(filter, toPcm(moved).subarray(half), farSpeech.subarray(half, farSpeech.length - ((farSpeech.length - half) % 320)));
+    expect(Math.abs(filter.stats.delayMs! - 150)).toBeLessThanOrEqual(2);
+    expect(filter.stats.delayFound).toBe(2);
+  });
+});
+
+describe('cancellation', () => {
+  it('takes the echo down (ERLE) and gates what is left', () => {
+    const filter = new EchoFilter();
+    const mic = toPcm(echoOf(farSpeech));
+    const out = run(filter, mic, farSpeech);
+    // After the first second (the delay found, the filter adapted), blocks where the avatar speaks.
+    const loud = (b: number) => b >= 100 && energy(mic, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK) > ECHO_BLOCK * 300 * 300;
+    const erle = 10 * Math.log10(blockEnergy(mic, loud) / blockEnergy(out, loud));
+    // Linear cancellation alone, gate off.
+    const linear = new EchoFilter({ gateGain: 1 });
+    const lin = run(linear, mic, farSpeech);
+    const erleLinear = 10 * Math.log10(blockEnergy(mic, loud) / blockEnergy(lin, loud));
+    console.info(`ERLE: linear ${erleLinear.toFixed(1)} dB, with the gate ${erle.toFixed(1)} dB; echo blocks ${filter.stats.echoBlocks}/${filter.stats.activeBlocks}`);
+    expect(erleLinear).toBeGreaterThan(12);
+    expect(erle).toBeGreaterThan(25);
+    expect(filter.stats.delayMs).toBeCloseTo(50, -1);
+  });
+
+  it('keeps the visitor talking over it (double talk)', () => {
+    const filter = new EchoFilter();
+    const echo = echoOf(farSpeech);
+    const visitor = espeak(VISITOR, 'en-gb+f3');
+    // The visitor starts 4 s in, about as loud in the mic as the echo plus 6 dB (nearer than the speaker).
+    const at = 64_000;
+    const mic = new Float32Array(echo);
+    for (let i = 0; i < visitor.length && at + i < mic.length; i++) mic[at + i]! += visitor[i]! * 0.6;
+    const pcm = toPcm(mic);
+    const out = run(filter, pcm, farSpeech);
+    // The visitor's blocks come through nearly whole; the echo-only ones before them do not.
+    const vStart = at / ECHO_BLOCK;
+    const vEnd = (at + visitor.length) / ECHO_BLOCK;
+    const vLoud = (b: number) => b >= vStart && b < vEnd && energy(visitor, b * ECHO_BLOCK - at, (b + 1) * ECHO_BLOCK - at) * 0.36 > ECHO_BLOCK * 1000 * 1000;
+    const kept = blockEnergy(out, vLoud) / blockEnergy(Float32Array.from(pcm), vLoud);
+    const before = (b: number) => b >= 100 && b < vStart;
+    const left = blockEnergy(out, before) / blockEnergy(Float32Array.from(pcm), before);
+    console.info(`double talk: visitor's loud blocks kept ${(10 * Math.log10(kept)).toFixed(1)} dB, echo before ${(10 * Math.log10(left)).toFixed(1)} dB`);
+    expect(10 * Math.log10(kept)).toBeGreaterThan(-3);
+    expect(10 * Math.log10(left)).toBeLessThan(-20);
+  });
+
+  it("with headphones (none of the avatar's voice in the mic), the visitor talking while it speaks comes through as heard", () => {
+    const filter = new EchoFilter();
+    // Six seconds of the visitor's own speech (two voices, nothing of the avatar's) over its quiet room.
+    const said = [espeak(VISITOR, 'en-gb+f3'), espeak('Mm-hm. Yeah. Okay, and what about the gardens?', 'en-us+m3'), espeak(VISITOR, 'en-us')];
+    const mic = new Int16Array(farSpeech.length);
+    let at = 8000;
+    for (const v of said) {
+      for (let i = 0; i < v.length && at + i < mic.length; i++) mic[at + i] = Math.round(v[i]! * 0.6 + noise(33));
+      at += v.length + 4000;
+    }
+    const out = run(filter, mic, farSpeech);
+    const end = mic.length - 320;
+    // Nothing added, nothing taken: the output is the mic, 10 ms late.
+    let diff = 0;
+    for (let i = 0; i < end; i++) diff += (out[i]! - mic[i]!) ** 2;
+    const db = 10 * Math.log10(diff / energy(mic, 0, end) + 1e-12);
+    console.info(`no echo in the mic: output − mic ${db.toFixed(1)} dB, delay ${filter.stats.delayMs}, found ${filter.stats.delayFound}, forgotten ${filter.stats.delayLost}`);
+    expect(db).toBeLessThan(-30);
+  });
+
+  it('leaves the mic untouched while the avatar is silent', () => {
+    const filter = new EchoFilter();
+    const mic = toPcm(Float32Array.from({ length: 16_000 }, () => noise(3000)));
+    const out = run(filter, mic, new Int16Array(mic.length));
+    expect(out.subarray(0, 15_840)).toEqual(mic.subarray(0, 15_840));
+    expect(filter.stats.activeBlocks).toBe(0);
+  });
+});
+
+describe('EchoCanceller: the reference the worker sent, where the page plays it', () => {
+  it("lines the audio sent up with the page's position and cancels its echo", () => {
+    let played = 0;
+    const canceller = new EchoCanceller((): PlayingNow | null => (played > 0 && played < farSpeech.length + 16_000 ? { utt: 3, playedMs: played / 16, paused: false } : null));
+    // The avatar's voice sent at 24 kHz in 100 ms pieces, ahead of the playback.
+    const sent = resample(farSpeech, 16_000, 24_000);
+    for (let at = 0; at < sent.length; at += 2400) canceller.reference(3, sent.subarray(at, at + 2400), 24_000);
+    const echo = toPcm(echoOf(farSpeech));
+    const out = new Int16Array(echo.length);
+    for (let at = 0; at + 320 <= echo.length; at += 320) {
+      played = at + 320;
+      out.set(canceller.process(echo.subarray(at, at + 320)), at);
+    }
+    out.copyWithin(0, canceller.filter.latency);
+    const loud = (b: number) => b >= 100 && energy(echo, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK) > ECHO_BLOCK * 300 * 300;
+    const erle = 10 * Math.log10(blockEnergy(echo, loud) / blockEnergy(out, loud));
+    expect(erle).toBeGreaterThan(25);
+    // Its cost: µs per 10 ms of audio (the figure in ADR 103).
+    const perTenMs = canceller.cost.us / (canceller.cost.audioMs / 10);
+    console.info(`EchoCanceller: ERLE ${erle.toFixed(1)} dB, ${perTenMs.toFixed(0)} µs per 10 ms while the avatar speaks`);
+    expect(perTenMs).toBeGreaterThan(0);
+  });
+});
