@@ -107,7 +107,10 @@ describe("the conversation cancels its avatar's echo (the audio sent, placed by 
     const without = await wakeUpOverSpeakers(false);
     const withIt = await wakeUpOverSpeakers(true);
     console.info(`wake-up message (${without.seconds.toFixed(1)} s) over speakers: ${without.pauses} pauses without the canceller, ${withIt.pauses} with it`);
-    expect(without.pauses).toBeGreaterThan(2);
+    // The control (15–17 pauses on a quiet machine): real-time pacing, and the VAD thread drops
+    // what waits for it over half a second on a loaded one, so only "more than with it" is asked
+    // here; listening/echo.test.ts measures the same on a fake clock.
+    expect(without.pauses).toBeGreaterThan(withIt.pauses);
     expect(withIt.pauses).toBeLessThanOrEqual(1);
     expect(withIt.interrupts).toBe(0);
   }, 120_000);
