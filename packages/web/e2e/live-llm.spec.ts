@@ -167,7 +167,11 @@ test('an LLM avatar answers from its knowledge collection and calls its approved
   expect(withPassage?.role).toBe('avatar');
   const call = stored.flatMap((t) => t.detail?.calls ?? []).find((c) => c.name === 'add_numbers' && c.ok)!;
   expect(JSON.parse(call.arguments)).toEqual({ a: 2, b: 3 });
+  // Its summary by the avatar's model (ADR 099), written at its end and shown above the transcript.
+  const summaryOf = async () => ((await callApi(`/api/get_conversation?id=${conversationId}`, undefined, session)).json.conversation as { summary: string | null }).summary;
+  await expect.poll(summaryOf, { timeout: 20_000 }).not.toBeNull();
   await page.goto(`/react/conversations/${conversationId}`);
+  await expect(page.getByRole('region', { name: 'Summary' })).toContainText((await summaryOf())!.slice(0, 40));
   const transcript = page.getByRole('list', { name: 'Transcript' });
   await transcript.getByRole('button', { name: /^1 function/ }).first().click();
   await expect(transcript.getByRole('region', { name: 'Functions' }).first()).toContainText('add_numbers');
