@@ -15,10 +15,9 @@
 //    here on the database that holds the 1 M turns.
 // PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); a scratch database
 // is created there and dropped afterwards. The machine is shared: figures vary with what else runs.
-import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { percentile, root, round, sleep, tmpDir, withScratchPostgres } from './support.mjs';
+import { percentile, root, round, sleep, tmpDir, webhookReceiver, withScratchPostgres } from './support.mjs';
 
 const dist = (p) => path.join(root, 'packages/server/dist', p);
 // BENCH_CONVERSATIONS_SESSIONS: a smaller seed to try the bench out (the figures are for 50 000).
@@ -179,25 +178,9 @@ async function pages(app, headers, base, n = PAGES) {
   return { pages: times.length, rows, ...stats(times) };
 }
 
-async function receiver() {
-  const arrivals = new Map();
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (!arrivals.has(id)) arrivals.set(id, at);
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 1;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { arrivals, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => new Promise((r) => server.close(r)) };
-}
 
 async function webhookFigures(app, database, userId) {
-  const hook = await receiver();
+  const hook = await webhookReceiver();
   try {
     const { webhook } = await app.webhooks.add(userId, { url: hook.url, avatarId: null, events: ['session.ended'], enabled: true });
     // Throughput: a backlog of ready bodies drained by one instance's sender (16 at a time).

@@ -1,6 +1,7 @@
 // Shared helpers for the benchmarks.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -357,3 +358,25 @@ export function rssMb(pids) {
   }
   return kb / 1024;
 }
+
+/**
+ * A webhook receiver on a free port: the first arrival time of each delivery's `id`
+ * (`arrivals`), answered 204 (bench conversations, bench webhooks).
+ */
+export async function webhookReceiver() {
+  const arrivals = new Map();
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (!arrivals.has(id)) arrivals.set(id, at);
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 1;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { arrivals, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => new Promise((r) => server.close(r)) };
+}
+

@@ -2,32 +2,15 @@
 // signed deliveries to a local receiver, and the lag from an event queued to its arrival with the
 // app's own loop (poll 1 s + a kick after each queued event), on PGlite and on PostgreSQL.
 // PostgreSQL: BENCH_DATABASE_URL (a scratch database is created there and dropped afterwards).
-import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { percentile, root, round, sleep, tmpDir, withScratchPostgres } from './support.mjs';
+import { percentile, root, round, sleep, tmpDir, webhookReceiver, withScratchPostgres } from './support.mjs';
 
 const dist = (p) => path.join(root, 'packages/server/dist', p);
 const BACKLOG = 2_000;
 const LAG_EVENTS = 200;
 const LAG_RATE_PER_S = 20;
 
-async function receiver() {
-  const arrivals = new Map();
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (!arrivals.has(id)) arrivals.set(id, at);
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 1;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { arrivals, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => new Promise((r) => server.close(r)) };
-}
 
 async function measure(label, openOpts, pollMs) {
   const { openDatabase } = await import(dist('db/client.js'));
@@ -39,7 +22,7 @@ async function measure(label, openOpts, pollMs) {
   const config = loadConfig({ APP_KEY: 'bench-app-key', LOG_LEVEL: 'silent', DATA_DIR: tmpDir('persona-bench-hooks-'), WEB_DIST_DIR: '/nonexistent', ALLOW_PRIVATE_URLS: 'true' });
   const app = await buildApp({ config, database, logger: false, webhookTimings: { pollMs } });
   await app.ready();
-  const hook = await receiver();
+  const hook = await webhookReceiver();
   try {
     const { webhook } = await app.webhooks.add(user.id, { url: hook.url, avatarId: null, events: ['session.ended'], enabled: true });
     const out = { label };

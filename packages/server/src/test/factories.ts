@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { LiveCode } from '@persona/contract';
+import { liveSessions } from '../db/schema/index.js';
 import type { Database } from '../db/client.js';
 import { createAuthRepository } from '../features/auth/repository.js';
 import { hashPassword } from '../lib/password.js';
@@ -63,6 +66,30 @@ export async function createAvatar(database: Database, userId: number, name = 'A
   const { avatars } = await import('../db/schema/index.js');
   const [row] = await database.db.insert(avatars).values({ userId, name }).returning();
   return row!;
+}
+
+/**
+ * A stored live session (a conversation) written straight to the table: ended a minute and a half
+ * after its start by a hang-up unless told otherwise; everything else any row needs. Returns its id.
+ */
+export async function insertLiveSession(
+  database: Database,
+  row: { avatarId: number; ownerUserId: number; workerId: number; startedAt: Date } & Partial<typeof liveSessions.$inferInsert>,
+): Promise<string> {
+  const id = row.id ?? randomUUID();
+  await database.db.insert(liveSessions).values({
+    avatarName: `Avatar ${row.avatarId}`,
+    clientIp: '203.0.113.7',
+    resumeHash: 'x',
+    ticketJti: randomUUID(),
+    history: [],
+    lastHeartbeatAt: row.startedAt,
+    endedAt: new Date(row.startedAt.getTime() + 90_000),
+    endCode: LiveCode.hangUp,
+    ...row,
+    id,
+  });
+  return id;
 }
 
 /** A multipart/form-data body for app.inject. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { ConversationPaths, LiveCode, ZListConversationsQuery, LivePaths, type TConversationDetail, type TConversationSummary, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
 import { createConversationsRepository } from './repository.js';
 import { createConversationsService } from './service.js';
@@ -38,29 +38,8 @@ async function session(values: {
   origin?: string | null;
   id?: string;
 }): Promise<string> {
-  const id = values.id ?? randomUUID();
-  await t.database.db.insert(liveSessions).values({
-    id,
-    avatarId: values.avatarId,
-    ownerUserId: values.owner,
-    avatarName: `Avatar ${values.avatarId}`,
-    workerId,
-    visitorId: values.visitorId ?? null,
-    clientIp: values.clientIp ?? '203.0.113.7',
-    origin: values.origin ?? null,
-    client: { locale: 'en-GB' },
-    resumeHash: 'x',
-    ticketJti: randomUUID(),
-    history: values.history ?? [],
-    startedAt: values.startedAt,
-    lastHeartbeatAt: values.startedAt,
-    endedAt: values.endedAt === undefined ? new Date(values.startedAt.getTime() + 90_000) : values.endedAt,
-    endCode: values.endCode === undefined ? LiveCode.hangUp : values.endCode,
-    channel: values.channel ?? null,
-    voiceTurns: values.voiceTurns ?? [],
-    voiceP50Ms: values.voiceP50Ms ?? null,
-  });
-  return id;
+  const { owner, ...row } = values;
+  return insertLiveSession(t.database, { ...row, ownerUserId: owner, workerId, client: { locale: 'en-GB' } });
 }
 
 const list = async (who: Signed, query: Record<string, string> = {}, path: string = ConversationPaths.list) =>

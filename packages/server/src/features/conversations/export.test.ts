@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { ConversationCsvColumns, ConversationLimits, ConversationPaths, LiveCode, ZExportConversationsQuery, type TLiveHistoryEntry } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
 import { csvCell } from './export.js';
 import { createConversationsService } from './service.js';
@@ -19,25 +19,18 @@ let bobAvatar: number;
 let workerId: number;
 const T0 = Date.UTC(2026, 3, 1, 8, 0, 0);
 
-async function session(v: { avatarId: number; owner: number; startedAt: Date; history?: TLiveHistoryEntry[]; open?: boolean }): Promise<string> {
-  const id = randomUUID();
-  await t.database.db.insert(liveSessions).values({
-    id,
+function session(v: { avatarId: number; owner: number; startedAt: Date; history?: TLiveHistoryEntry[]; open?: boolean }): Promise<string> {
+  return insertLiveSession(t.database, {
     avatarId: v.avatarId,
     ownerUserId: v.owner,
-    avatarName: `Avatar ${v.avatarId}`,
     workerId,
     clientIp: '203.0.113.9',
     client: {},
-    resumeHash: 'x',
-    ticketJti: randomUUID(),
-    history: v.history ?? [],
     startedAt: v.startedAt,
-    lastHeartbeatAt: v.startedAt,
+    history: v.history ?? [],
     endedAt: v.open ? null : new Date(v.startedAt.getTime() + 60_000),
     endCode: v.open ? null : LiveCode.hangUp,
   });
-  return id;
 }
 
 const HOSTILE: TLiveHistoryEntry[] = [

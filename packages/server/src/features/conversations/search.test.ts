@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { ApiKeyPaths, ConversationLimits, ConversationMessages, ConversationPaths, LiveCode, type TConversationDetail, type TConversationListItem, type TLiveHistoryEntry } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
 import { snippetParts } from './repository.js';
 
@@ -28,24 +28,9 @@ const said = (visitor: string, avatar: string, at = T0): TLiveHistoryEntry[] => 
   { role: 'assistant', text: avatar, at: at + 6_000 },
 ];
 
-async function session(values: { avatarId: number; owner: number; startedAt: Date; history: TLiveHistoryEntry[]; endCode?: string | null; endedAt?: Date | null; id?: string }) {
-  const id = values.id ?? randomUUID();
-  await t.database.db.insert(liveSessions).values({
-    id,
-    avatarId: values.avatarId,
-    ownerUserId: values.owner,
-    avatarName: `Avatar ${values.avatarId}`,
-    workerId,
-    clientIp: '203.0.113.7',
-    resumeHash: 'x',
-    ticketJti: randomUUID(),
-    history: values.history,
-    startedAt: values.startedAt,
-    lastHeartbeatAt: values.startedAt,
-    endedAt: values.endedAt === undefined ? new Date(values.startedAt.getTime() + 90_000) : values.endedAt,
-    endCode: values.endCode === undefined ? LiveCode.hangUp : values.endCode,
-  });
-  return id;
+function session(values: { avatarId: number; owner: number; startedAt: Date; history: TLiveHistoryEntry[]; endCode?: string | null; endedAt?: Date | null; id?: string }) {
+  const { owner, ...row } = values;
+  return insertLiveSession(t.database, { ...row, ownerUserId: owner, workerId });
 }
 
 type ListBody = { conversations: TConversationListItem[]; nextCursor: string | null };
