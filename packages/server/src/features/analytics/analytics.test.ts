@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { AnalyticsPaths, ConversationPaths, LiveCode, LivePaths, PageFigureLimits, type TAnalytics, type TConversationDetail, type TLiveHistoryEntry, type TLiveVoiceTurnMetrics } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
+import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
 import { hashToken } from '../../lib/tokens.js';
 import { createLiveSessionsRepository } from '../live-sessions/repository.js';
@@ -49,26 +49,20 @@ async function session(v: {
   resumeToken?: string;
   summary?: string;
 }): Promise<string> {
-  const id = randomUUID();
-  await t.database.db.insert(liveSessions).values({
-    id,
+  return insertLiveSession(t.database, {
     avatarId: v.avatarId,
     ownerUserId: v.owner,
-    avatarName: `Avatar ${v.avatarId}`,
     workerId,
     clientIp: '203.0.113.9',
     resumeHash: hashToken(v.resumeToken ?? randomUUID()),
-    ticketJti: randomUUID(),
     history: v.history ?? [],
     startedAt: v.startedAt,
-    lastHeartbeatAt: v.startedAt,
     endedAt: v.seconds === null ? null : new Date(v.startedAt.getTime() + (v.seconds ?? 60) * 1000),
     endCode: v.seconds === null ? null : (v.endCode ?? LiveCode.hangUp),
     voiceTurns: v.voiceTurns ?? [],
     summary: v.summary ?? null,
     ...(v.figures ? { pageFiguresAt: v.startedAt, ...v.figures } : {}),
   });
-  return id;
 }
 
 const getAnalytics = async (who: Signed, query: Record<string, string> = {}, path: string = AnalyticsPaths.get) =>

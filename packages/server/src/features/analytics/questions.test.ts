@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyticsPaths, LiveCode, PrivacyPaths, type TAnalytics, type TLiveHistoryEntry } from '@persona/contract';
+import { AnalyticsPaths, PrivacyPaths, type TAnalytics, type TLiveHistoryEntry } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
-import { createAvatar, createSignedInUser } from '../../test/factories.js';
-import { liveSessions, workers } from '../../db/schema/index.js';
+import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
+import { workers } from '../../db/schema/index.js';
 import { hashToken } from '../../lib/tokens.js';
 import { groupQuestions } from './questions.js';
 
@@ -57,23 +57,9 @@ let alice: Signed;
 let bob: Signed;
 let workerId: number;
 
-async function session(avatarId: number, owner: number, minutes: number, history: TLiveHistoryEntry[]) {
+function session(avatarId: number, owner: number, minutes: number, history: TLiveHistoryEntry[]) {
   const startedAt = new Date(T0 + minutes * 60_000);
-  await t.database.db.insert(liveSessions).values({
-    id: randomUUID(),
-    avatarId,
-    ownerUserId: owner,
-    avatarName: 'A',
-    workerId,
-    clientIp: '203.0.113.9',
-    resumeHash: hashToken(randomUUID()),
-    ticketJti: randomUUID(),
-    history,
-    startedAt,
-    lastHeartbeatAt: startedAt,
-    endedAt: new Date(startedAt.getTime() + 60_000),
-    endCode: LiveCode.hangUp,
-  });
+  return insertLiveSession(t.database, { avatarId, ownerUserId: owner, workerId, avatarName: 'A', clientIp: '203.0.113.9', resumeHash: hashToken(randomUUID()), history, startedAt, endedAt: new Date(startedAt.getTime() + 60_000) });
 }
 const user = (text: string): TLiveHistoryEntry => ({ role: 'user', text, at: T0 });
 const bot = (text: string): TLiveHistoryEntry => ({ role: 'assistant', text, at: T0 });
