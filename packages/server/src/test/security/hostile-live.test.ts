@@ -37,9 +37,15 @@ const onUnhandled = (err: unknown) => unhandled.push(err);
 /** The fake VAD's windows: what the worker really spent on mic audio. */
 let vadWindows = 0;
 /** A voice that speaks at once (flite is slow on a loaded machine): two seconds of tone for any text. */
+/**
+ * Two seconds of tone, made once: the fake voice runs on the portal's event loop (the embedded
+ * worker shares it), so making it per sentence (32 000 callbacks, ~50 ms on a loaded machine) was
+ * counted by the health watch as the loop held — the test's own work, not the attack's.
+ */
+const TONE = Int16Array.from({ length: 32_000 }, (_, i) => Math.round(8000 * Math.sin(i / 5)));
 const instantVoice: OfflineVoice = {
   voices: OFFLINE_VOICES,
-  synthesize: async () => ({ pcm: Int16Array.from({ length: 32_000 }, (_, i) => Math.round(8000 * Math.sin(i / 5))), sampleRate: 16_000, phones: [] }),
+  synthesize: async () => ({ pcm: TONE.slice(), sampleRate: 16_000, phones: [] }),
   warm: async () => undefined,
   close: async () => undefined,
 };
@@ -158,13 +164,23 @@ async function hostileSession(opts: { mic?: boolean; voice?: boolean } = {}) {
 }
 
 /** `ms` of mic audio as 20 ms frames of noise (loud enough that the VAD is asked). */
+/**
+ * A 364 Hz tone at −21 dBFS, ~2π·700 samples long so that its copies join almost seamlessly: frames
+ * are cut from it (a copy each) rather than computed sample by sample — a minute of frames made
+ * one sample at a time took ~50 ms of the event loop the health watch measures.
+ */
+const WAVE = Int16Array.from({ length: 4398 }, (_, s) => Math.round(Math.sin(s / 7) * 3000));
 function micFrames(ms: number, start = 0) {
   const samples = (LiveProtocol.micSampleRate * LiveProtocol.micFrameMs) / 1000;
   const frames: Uint8Array[] = [];
+  const pcm = new Int16Array(samples);
   for (let i = 0; i < ms / LiveProtocol.micFrameMs; i++) {
-    const pcm = Buffer.alloc(samples * 2);
-    for (let s = 0; s < samples; s++) pcm.writeInt16LE(Math.round(Math.sin((start + i * samples + s) / 7) * 3000), s * 2);
-    frames.push(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: start + i }, pcm));
+    for (let filled = 0, at = ((start + i) * samples) % WAVE.length; filled < samples; at = 0) {
+      const piece = WAVE.subarray(at, at + samples - filled);
+      pcm.set(piece, filled);
+      filled += piece.length;
+    }
+    frames.push(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: start + i }, new Uint8Array(pcm.buffer.slice(0))));
   }
   return frames;
 }
