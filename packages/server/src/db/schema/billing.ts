@@ -18,7 +18,6 @@ export const callRecords = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }).notNull(),
     durationSeconds: integer('duration_seconds').notNull(),
-    clientIp: text('client_ip'),
   },
   (t) => [
     index('call_records_user_started_idx').on(t.userId, t.startedAt),

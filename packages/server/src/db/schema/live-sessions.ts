@@ -48,8 +48,6 @@ export const liveSessions = pgTable(
     voiceP50Ms: integer('voice_p50_ms'),
     /** The avatar's model's summary of the session, sent with its end (ADR 093: the `session.ended` webhook). */
     summary: text('summary'),
-    /** The visitor's turns, kept when the avatar's retention removed the text (ADR 097); null while the history is there. */
-    turnsKept: integer('turns_kept'),
     /** When retention removed the history, summary and turn figures (ADR 097). */
     textRemovedAt: timestamp('text_removed_at', { withTimezone: true, mode: 'date' }),
     /**
@@ -63,7 +61,11 @@ export const liveSessions = pgTable(
     firstFrameMs: integer('first_frame_ms'),
     avOffsetMs: integer('av_offset_ms'),
     droppedFrames: integer('dropped_frames'),
-    /** The visitor's turns in `history`, kept with it (ADR 099: analytics count them without reading the history). */
+    /**
+     * The visitor's turns in `history`, written with it (ADR 099: analytics count them without
+     * reading the history) and kept when retention or erasure removes the text (ADR 097); null
+     * only on rows whose history predates migration 0018 and was never written since.
+     */
     visitorTurns: integer('visitor_turns'),
     /** The session's provider failures by provider and phase, sent with its end (ADR 099). */
     providerErrors: jsonb('provider_errors').$type<TLiveProviderErrorCount[]>().notNull().default([]),

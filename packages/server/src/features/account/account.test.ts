@@ -87,7 +87,7 @@ describe('GET /api/account_stats', () => {
     const billing = createBillingRepository(t.database.db);
     const base = Date.UTC(2026, 5, 10, 12, 0, 0);
     const call = (avatar: { id: number; name: string }, userId: number, startMs: number, seconds: number) =>
-      billing.recordCall({ userId, avatarId: avatar.id, avatarName: avatar.name, sessionId: `s-${startMs}-${seconds}`, startedAt: new Date(startMs), endedAt: new Date(startMs + seconds * 1000), clientIp: '203.0.113.9' });
+      billing.recordCall({ userId, avatarId: avatar.id, avatarName: avatar.name, sessionId: `s-${startMs}-${seconds}`, startedAt: new Date(startMs), endedAt: new Date(startMs + seconds * 1000) });
     await call(a1, me.id, base, 90);
     await call(a1, me.id, base + DAY, 30);
     await call(a1, me.id, base + 3 * DAY, 600);

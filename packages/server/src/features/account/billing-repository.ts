@@ -9,7 +9,6 @@ export interface NewCallRecord {
   sessionId: string;
   startedAt: Date;
   endedAt: Date;
-  clientIp?: string | null;
 }
 
 export interface UsageRow {
@@ -24,7 +23,8 @@ const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 const startOfUtcDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 
 /**
- * Call records and their daily roll-up. A call counts on the UTC day it started. Stats for a
+ * Call records and their daily roll-up. A record holds what billing needs and nothing of the
+ * visitor (no address: migration 0019 dropped it — it was never read, and erasure could not reach it). A call counts on the UTC day it started. Stats for a
  * range read whole days from the roll-up and the partial first/last day from the records, so
  * a year of a busy account costs a few thousand rows, not millions.
  */
@@ -33,7 +33,7 @@ export function createBillingRepository(db: Db) {
     async recordCall(call: NewCallRecord): Promise<void> {
       const durationSeconds = Math.max(0, Math.round((call.endedAt.getTime() - call.startedAt.getTime()) / 1000));
       await db.transaction(async (tx) => {
-        await tx.insert(callRecords).values({ ...call, durationSeconds, clientIp: call.clientIp ?? null });
+        await tx.insert(callRecords).values({ ...call, durationSeconds });
         await tx
           .insert(callDailyUsage)
           .values({ userId: call.userId, avatarId: call.avatarId, day: dayOf(call.startedAt), avatarName: call.avatarName, totalSeconds: durationSeconds, callCount: 1 })

@@ -56,7 +56,7 @@ const listColumns = {
   endCode: liveSessions.endCode,
   voiceP50Ms: liveSessions.voiceP50Ms,
   // A session whose text the retention removed (ADR 097) kept its count.
-  turns: sql<number>`coalesce(${liveSessions.turnsKept}, (select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int)`,
+  turns: sql<number>`coalesce(${liveSessions.visitorTurns}, (select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int)`,
   textRemovedAt: liveSessions.textRemovedAt,
 };
 

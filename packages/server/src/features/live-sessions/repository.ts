@@ -137,7 +137,6 @@ export function createLiveSessionsRepository(db: Db) {
           startedAt: row.startedAt,
           endedAt: row.endedAt,
           durationSeconds,
-          clientIp: row.clientIp,
         });
         await tx
           .insert(callDailyUsage)

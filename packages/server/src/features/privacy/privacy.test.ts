@@ -236,7 +236,7 @@ describe('retention', () => {
 
     expect(await t.app.privacy.sweep()).toBe(1);
     const gone = (await sessionRow(old))!;
-    expect(gone).toMatchObject({ history: [], summary: null, voiceTurns: [], turnsKept: 2, voiceP50Ms: 800, endCode: LiveCode.hangUp });
+    expect(gone).toMatchObject({ history: [], summary: null, voiceTurns: [], visitorTurns: 2, voiceP50Ms: 800, endCode: LiveCode.hangUp });
     expect(gone.textRemovedAt?.getTime()).toBe(clock);
     for (const id of [young, open, kept]) expect((await sessionRow(id))!.history).toHaveLength(4);
     expect((await t.database.db.select().from(avatarMemories).where(eq(avatarMemories.avatarId, avatarId))).map((m) => m.visitorId)).toEqual(['new-visitor-1']);
@@ -281,7 +281,7 @@ describe('retention', () => {
       expect(await t.app.privacy.sweep()).toBe(0);
       clock += 61_000;
       expect(await t.app.privacy.sweep()).toBe(1);
-      expect(await sessionRow(sessionId)).toMatchObject({ history: [], summary: null, turnsKept: 1 });
+      expect(await sessionRow(sessionId)).toMatchObject({ history: [], summary: null, visitorTurns: 1 });
       const bodies = await t.database.db.select({ body: webhookDeliveries.body }).from(webhookDeliveries).where(eq(webhookDeliveries.sessionId, sessionId));
       expect(bodies).toHaveLength(2);
       expect(bodies.every((b) => b.body === null)).toBe(true);

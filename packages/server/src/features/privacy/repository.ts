@@ -39,7 +39,7 @@ export function createPrivacyRepository(db: Db) {
      * Removes the text of up to SWEEP_BATCH ended sessions whose avatar's retention says so — `days`:
      * started more than its days before `at`; `counts`: ended before `countsEndedBefore` — in one
      * statement for every avatar (each avatar a range of `live_sessions_text_kept_idx`). History,
-     * summary and turn figures go; the visitor's turn count stays (`turns_kept`), and so do the row's
+     * summary and turn figures go; the visitor's turn count stays (`visitor_turns`), and so do the row's
      * facts. The bodies of those sessions' finished webhook deliveries go in the same transaction.
      */
     async removeText(at: Date, countsEndedBefore: Date): Promise<number> {
@@ -63,7 +63,7 @@ export function createPrivacyRepository(db: Db) {
         const removed = await tx
           .update(liveSessions)
           .set({
-            turnsKept: sql`(select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int`,
+            visitorTurns: sql`coalesce(${liveSessions.visitorTurns}, (select count(*) from jsonb_array_elements(${liveSessions.history}) as e where e->>'role' = 'user')::int)`,
             history: [],
             summary: null,
             voiceTurns: [],

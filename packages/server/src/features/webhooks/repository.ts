@@ -166,7 +166,7 @@ export function createWebhooksRepository(db: Db) {
           history: liveSessions.history,
           voiceTurns: liveSessions.voiceTurns,
           summary: liveSessions.summary,
-          turnsKept: liveSessions.turnsKept,
+          visitorTurns: liveSessions.visitorTurns,
         })
         .from(liveSessions)
         .where(eq(liveSessions.id, sessionId))

@@ -135,7 +135,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
           startedAt: s.startedAt.toISOString(),
           endedAt: endedAt.toISOString(),
           durationSeconds: Math.max(0, Math.round((endedAt.getTime() - s.startedAt.getTime()) / 1000)),
-          turns: s.turnsKept ?? s.history.filter((h) => h.role === 'user').length,
+          turns: s.visitorTurns ?? s.history.filter((h) => h.role === 'user').length,
           outcome: outcomeOf(s.endCode),
           endCode: s.endCode,
           summary: s.summary ?? null,
