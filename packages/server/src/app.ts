@@ -50,6 +50,7 @@ import { createConversationsRepository } from './features/conversations/reposito
 import { createConversationsService, transcript } from './features/conversations/service.js';
 import { createPrivacyRepository } from './features/privacy/repository.js';
 import { createPrivacyService, type PrivacyService } from './features/privacy/service.js';
+import { visitorPseudonym } from './features/conversations/pseudonym.js';
 import { privacyRoutes } from './features/privacy/routes.js';
 import { createWebhooksRepository } from './features/webhooks/repository.js';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/service.js';
@@ -361,7 +362,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('webhooks', webhooks);
   // Privacy (ADR 097): each avatar's redaction, applied by the live sessions before its text is stored, and retention, kept by a sweep.
-  const privacy = createPrivacyService({ repo: createPrivacyRepository(database.db), log: app.log, now: deps.now });
+  const pseudonymKey = createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest();
+  const privacy = createPrivacyService({ repo: createPrivacyRepository(database.db), log: app.log, now: deps.now, pseudonymOf: (row) => visitorPseudonym(pseudonymKey, row) });
   // Live sessions: admission, the avatar page, the embedded worker's socket, the workers' RPC.
   const live = createLiveSessionsService({
     repo: createLiveSessionsRepository(database.db),
@@ -390,7 +392,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Conversations: the stored live sessions as the customer reads them; visitors named by a keyed pseudonym (ADR 092).
   const conversations = createConversationsService({
     repo: createConversationsRepository(database.db),
-    pseudonymKey: createHmac('sha256', parseMasterKey(masterKey)).update('persona-visitor-pseudonyms-v1').digest(),
+    pseudonymKey,
     showIp: config.conversationsShowIp,
   });
   // Analytics: the account's figures, and the pages' own (ADR 099).

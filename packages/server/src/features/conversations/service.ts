@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import {
   ConversationLimits,
   ConversationMessages,
@@ -16,6 +15,7 @@ import {
   type TLiveVoiceTurnMetrics,
 } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
+import { isForgottenAddress, visitorPseudonym } from './pseudonym.js';
 import { snippetParts, type ConversationListRow, type ConversationScope, type ConversationsRepository } from './repository.js';
 
 /** A spoken turn's figures belong to the visitor's line written within this of its commit. */
@@ -24,11 +24,7 @@ const VOICE_MATCH_MS = 5_000;
 export function createConversationsService(deps: { repo: ConversationsRepository; pseudonymKey: Buffer; showIp?: boolean }) {
   const { repo } = deps;
 
-  /** The same visitor of the same account gets the same pseudonym; it cannot be turned back into an address. */
-  function pseudonym(row: Pick<ConversationListRow, 'ownerUserId' | 'visitorId' | 'clientIp'>): string {
-    const who = row.visitorId ? `v:${row.visitorId}` : `ip:${row.clientIp}`;
-    return `v-${createHmac('sha256', deps.pseudonymKey).update(`${row.ownerUserId}\n${who}`).digest('hex').slice(0, 10)}`;
-  }
+  const pseudonym = (row: Pick<ConversationListRow, 'ownerUserId' | 'visitorId' | 'clientIp'>) => visitorPseudonym(deps.pseudonymKey, row);
 
   function summary(row: ConversationListRow): TConversationSummary {
     // Rows admitted before the channel was stored (migration 0013) are told by what they kept.
@@ -46,7 +42,8 @@ export function createConversationsService(deps: { repo: ConversationsRepository
       locale: row.client.locale ?? null,
       visitor: pseudonym(row),
       // The raw address only where the operator turned it on (CONVERSATIONS_SHOW_IP).
-      ...(deps.showIp ? { clientIp: row.clientIp } : {}),
+      // An address retention forgot is not shown (it is the pseudonym).
+      ...(deps.showIp && !isForgottenAddress(row.clientIp) ? { clientIp: row.clientIp } : {}),
       turns: row.turns,
       outcome: outcomeOf(row.endCode),
       endCode: row.endCode,

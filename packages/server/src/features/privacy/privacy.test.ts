@@ -296,6 +296,43 @@ describe('retention', () => {
   });
 });
 
+describe('retention forgets addresses', () => {
+  it('replaces the address of a session whose text went by its pseudonym once the per-address limits no longer count it; the visitor keeps their name and can be erased', async () => {
+    const avatarId = await memoryAvatar(alice.id, 'Counts, addresses');
+    await setPrivacy(alice, { avatarId, retention: { mode: 'counts', days: null } });
+    const byIp = await storedSession({ avatarId, ownerUserId: alice.id, visitorId: null, clientIp: '198.51.100.77', startedAt: clock - 2 * DAY });
+    const byVisitor = await storedSession({ avatarId, ownerUserId: alice.id, visitorId: 'visitor-addr-001', clientIp: '198.51.100.78', startedAt: clock - 2 * DAY });
+    const recent = await storedSession({ avatarId, ownerUserId: alice.id, visitorId: null, clientIp: '198.51.100.79', startedAt: clock - 3_600_000 });
+    const forever = await memoryAvatar(alice.id, 'Forever, addresses');
+    const kept = await storedSession({ avatarId: forever, ownerUserId: alice.id, visitorId: null, clientIp: '198.51.100.80', startedAt: clock - 400 * DAY });
+    const names = async () => new Map(((await get(alice, ConversationPaths.list, { limit: '100' })).json().conversations as TConversationSummary[]).map((c) => [c.id, c.visitor]));
+    const before = await names();
+
+    await t.app.privacy.sweep();
+    for (const id of [byIp, byVisitor]) {
+      const row = (await sessionRow(id))!;
+      expect(row.history).toEqual([]);
+      expect(row.clientIp).toBe(before.get(id));
+      expect(row.clientIp).toMatch(/^v-[0-9a-f]{10}$/);
+    }
+    // Its text went too, but the last 24 h still count it against its address; the forever avatar keeps everything.
+    expect((await sessionRow(recent))!).toMatchObject({ history: [], clientIp: '198.51.100.79' });
+    expect((await sessionRow(kept))!.clientIp).toBe('198.51.100.80');
+    expect(await names()).toEqual(before);
+
+    clock += 25 * 3_600_000;
+    await t.app.privacy.sweep();
+    expect((await sessionRow(recent))!.clientIp).toBe(before.get(recent));
+    expect(await names()).toEqual(before);
+
+    // Erasure by the pseudonym still reaches a visitor known only by a forgotten address.
+    const res = await post(alice, PrivacyPaths.eraseVisitor, { visitor: before.get(byIp) });
+    expect(res.json()).toMatchObject({ sessions: 1, open: 0 });
+    expect(await sessionRow(byIp)).toBeUndefined();
+    expect(await sessionRow(byVisitor)).toBeDefined();
+  });
+});
+
 describe('retention of webhook bodies still being retried', () => {
   it('keeps a pending delivery’s body until it has finished, then drops it', async () => {
     const avatarId = (await createAvatar(t.database, alice.id, 'Counts, receiver down')).id;

@@ -83,6 +83,31 @@ export function createPrivacyRepository(db: Db) {
     },
 
     /**
+     * Forgets the addresses of up to SWEEP_BATCH sessions whose text retention removed and that
+     * started before `before` (the per-address limits count the last 24 h): each `client_ip`
+     * becomes the visitor's pseudonym (`pseudonymOf`, see conversations/pseudonym.ts), so the
+     * list names the visitor as before and erasure still finds them. Returns how many.
+     */
+    async forgetAddresses(before: Date, pseudonymOf: (row: { ownerUserId: number; visitorId: string | null; clientIp: string }) => string): Promise<number> {
+      const rows = await db
+        .select({ id: liveSessions.id, ownerUserId: liveSessions.ownerUserId, visitorId: liveSessions.visitorId, clientIp: liveSessions.clientIp })
+        .from(liveSessions)
+        .where(and(isNotNull(liveSessions.textRemovedAt), lt(liveSessions.startedAt, before), sql`${liveSessions.clientIp} not like 'v-%'`))
+        .limit(SWEEP_BATCH);
+      if (!rows.length) return 0;
+      const ids = rows.map((r) => r.id);
+      const pseudonyms = sql.join(
+        rows.map((r) => sql`when ${r.id} then ${pseudonymOf(r)}`),
+        sql` `,
+      );
+      await db
+        .update(liveSessions)
+        .set({ clientIp: sql`case ${liveSessions.id} ${pseudonyms} end` })
+        .where(inArray(liveSessions.id, ids));
+      return rows.length;
+    },
+
+    /**
      * Bodies of deliveries that were still being retried when their session's text went and have
      * finished since (a delivery retries for 24 h: sessions whose text went after `removedSince`).
      */

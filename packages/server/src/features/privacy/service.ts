@@ -8,6 +8,11 @@ import type { AvatarPrivacyRow, PrivacyRepository } from './repository.js';
 const SWEEP_BATCHES = 20;
 /** A delivery retries for 24 h: bodies of sessions whose text went within this are looked at again. */
 const WEBHOOK_RETRY_MARGIN_MS = 25 * 3_600_000;
+/**
+ * How long a session's address outlives its text: the per-address limits (open sessions, seconds
+ * a day: live-sessions/repository.ts) look back 24 h; an hour more of margin.
+ */
+const ADDRESS_KEPT_MS = 25 * 3_600_000;
 /** Compiled redactors kept, by their settings (a change of settings makes a new one). */
 const REDACTOR_CACHE_MAX = 500;
 
@@ -27,7 +32,13 @@ function view(avatarId: number, row: AvatarPrivacyRow | undefined): TAvatarPriva
 }
 
 /** Per-avatar redaction and retention (ADR 097). */
-export function createPrivacyService(deps: { repo: PrivacyRepository; log: PrivacyLogger; now?: () => Date }) {
+export function createPrivacyService(deps: {
+  repo: PrivacyRepository;
+  log: PrivacyLogger;
+  /** The visitor's pseudonym (conversations/pseudonym.ts), which replaces a forgotten address. */
+  pseudonymOf: (row: { ownerUserId: number; visitorId: string | null; clientIp: string }) => string;
+  now?: () => Date;
+}) {
   const { repo } = deps;
   const now = deps.now ?? (() => new Date());
   const redactors = new Map<string, Redactor | null>();
@@ -91,9 +102,17 @@ export function createPrivacyService(deps: { repo: PrivacyRepository; log: Priva
         // Requests go first between batches (with PGlite a query runs on this very thread).
         await new Promise((resolve) => setImmediate(resolve));
       }
+      // Addresses go with the text, once the per-address limits no longer count the session.
+      let addresses = 0;
+      for (let i = 0; i < SWEEP_BATCHES; i++) {
+        const n = await repo.forgetAddresses(new Date(at.getTime() - ADDRESS_KEPT_MS), deps.pseudonymOf);
+        addresses += n;
+        if (n < repo.batchSize) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const bodies = await repo.dropFinishedDeliveryBodies(new Date(at.getTime() - WEBHOOK_RETRY_MARGIN_MS));
       const memories = await repo.dropMemories(at);
-      if (removed || bodies || memories) deps.log.info({ sessions: removed, webhookBodies: bodies, memories }, 'retention removed conversation text');
+      if (removed || bodies || memories || addresses) deps.log.info({ sessions: removed, webhookBodies: bodies, memories, addresses }, 'retention removed conversation text');
       return removed;
     },
   };
