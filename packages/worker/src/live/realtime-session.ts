@@ -200,8 +200,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     this.toolsCarry = null;
     this.newVisitorTurn();
     const asked: TLiveHistoryEntry = { role: 'user', text, at: this.now() };
-    // Failures between turns go with the visitor's next turn (as in the pipeline).
-    addErrors(asked, this.takeErrors());
+    this.errorsBetweenTurns(asked);
     this.host.history.remember(asked);
     this.host.history.report();
     if (!this.connector) {
@@ -422,7 +421,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     entry.text = clean;
     const corrected = item ? corrections(item.interims, clean) : [];
     if (corrected.length) entry.detail = { ...entry.detail, interims: corrected };
-    addErrors(entry, this.takeErrors());
+    this.errorsBetweenTurns(entry);
     if (!item) this.host.history.remember(entry);
     this.host.send({ type: 'transcript', text: clean, final: true, ...(item && item.answerUtt !== null ? { beforeUtt: item.answerUtt } : {}) });
     this.host.history.report();
@@ -436,19 +435,30 @@ class OpenAiRealtimeSession implements RealtimeSession {
     else detail.call(call.name, call.args, answer?.ok === true, answer?.output);
   }
 
-  /** The visitor's next turn begins: what the last one gathered without an answer stays with its question. */
+  /**
+   * The visitor's next turn begins: what the last one gathered without an answer stays with its
+   * question (an answer still in progress takes it when it ends).
+   */
   private newVisitorTurn() {
+    if (this.current) return;
     const gathered = this.turnDetail?.detail();
     this.turnDetail = null;
-    this.keepWithQuestion(gathered);
+    this.keepWithQuestion(gathered, []);
   }
 
-  private keepWithQuestion(gathered: ReturnType<TurnDetail['detail']>) {
-    if (!gathered) return;
+  /** A turn without an answer: its detail and failures go with the visitor's last question. */
+  private keepWithQuestion(gathered: ReturnType<TurnDetail['detail']>, errors: readonly TLiveTurnError[]) {
+    if (!gathered && !errors.length) return;
     const question = this.host.history.entries.findLast((e) => e.role === 'user' && e.text);
     if (!question) return;
     mergeDetail(question, gathered);
+    addErrors(question, errors);
     this.host.history.report();
+  }
+
+  /** Failures while no answer runs go with the visitor's next turn (as in the pipeline); those of an answer in progress wait for it. */
+  private errorsBetweenTurns(entry: TLiveHistoryEntry) {
+    if (!this.current) addErrors(entry, this.takeErrors());
   }
 
   private takeErrors(): TLiveTurnError[] {
@@ -545,7 +555,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
       mergeDetail(a.entry, gathered);
       addErrors(a.entry, this.takeErrors());
       this.host.history.remember(a.entry);
-    } else this.keepWithQuestion(gathered);
+    } else this.keepWithQuestion(gathered, this.takeErrors());
     this.host.history.report();
     if (a.speechStoppedAt !== null) {
       this.host.metrics({

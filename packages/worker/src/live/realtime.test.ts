@@ -118,8 +118,22 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     await until(() => histories.at(-1)?.length === 2);
     // The visitor's words keep their place before the answer, though they were transcribed after it began.
     expect(histories.at(-1)!.map((h) => `${h.role}: ${h.text}`)).toEqual(['user: what time is the last boat', 'assistant: I heard what time is the last boat.']);
+    // A delta that the final text completes is no correction (ADR 102).
+    expect(histories.at(-1)![0]!.detail).toBeUndefined();
     expect(c.metrics).toHaveLength(1);
     expect(c.metrics[0]!.endToEndMs).not.toBeNull();
+    await c.finish(LiveCode.hangUp);
+  });
+
+  it('input transcription deltas the final text changed are the spoken turn’s corrections (ADR 102)', async () => {
+    fake.knobs = { transcripts: ['what time is the last boat'], transcriptDeltas: ['what time is the lust', ' bot'] };
+    const { c, page, histories } = openSession({ brain: brainFor({ greeting: '' }) });
+    await until(() => framesOf(page, 'state').some((f) => f.state === 'listening'));
+    sendMic(c, 400, true);
+    sendMic(c, 400, false);
+    await until(() => histories.at(-1)?.[0]?.text === 'what time is the last boat', 8000, 'the question');
+    expect(framesOf(page, 'transcript').filter((f) => !f.final).map((f) => f.text)).toEqual(['what time is the lust', 'what time is the lust bot']);
+    expect(histories.at(-1)![0]!.detail).toEqual({ interims: ['what time is the lust', 'what time is the lust bot'] });
     await c.finish(LiveCode.hangUp);
   });
 
