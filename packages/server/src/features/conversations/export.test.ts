@@ -125,6 +125,13 @@ describe('export', () => {
     expect(rows[7]![col('interrupted')]).toBe('true');
   });
 
+  it('the OpenAPI document names every CSV column, the detail’s included', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs' })).json() as { paths: Record<string, { get?: { description?: string } }> };
+    const description = doc.paths[ConversationPaths.export]!.get!.description!;
+    for (const column of ConversationCsvColumns) expect(description).toContain(column);
+    expect(description).toContain('API keys: scope `conversations:read`.');
+  });
+
   it('JSON: valid, the transcripts with the facts, newest first, only the caller’s', async () => {
     const res = await exportOf(alice, { format: 'json', limit: '5' });
     expect(res.statusCode).toBe(200);
