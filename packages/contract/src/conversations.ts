@@ -250,7 +250,7 @@ export const ZExportConversationsQuery = z
 export type TExportConversationsQuery = z.infer<typeof ZExportConversationsQuery>;
 export type TExportConversationsParams = Partial<Record<keyof TExportConversationsQuery, string>>;
 
-/** The CSV export's columns: one row per turn. */
+/** The CSV export's columns: one row per turn (ADR 094; the detail's columns ADR 102). */
 export const ConversationCsvColumns = [
   'session_id',
   'avatar_id',
@@ -269,6 +269,15 @@ export const ConversationCsvColumns = [
   'first_token_ms',
   'first_audio_ms',
   'voice_to_voice_ms',
+  // The turn's detail (ADR 102), flattened: an interrupted answer's heard ms and whole length;
+  // functions `name(arguments) → result` (or `→ FAILED: error`), passage titles, errors
+  // `provider:code (phase)` and the recogniser's corrections, each list joined with " | ".
+  'heard_ms',
+  'full_chars',
+  'functions',
+  'passages',
+  'errors',
+  'corrections',
 ] as const;
 
 /** One spoken turn's latencies (ms), as the worker measured them. */

@@ -70,7 +70,7 @@ test('an API key made in the portal reads conversations from a server, only in i
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export these conversations as CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^conversations-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = fs.readFileSync((await download.path())!, 'utf8');
-  expect(csv.split('\r\n')[0]).toBe('\uFEFFsession_id,avatar_id,avatar_name,started_at,ended_at,outcome,channel,visitor,turn_at,speaker,text,interrupted,end_of_speech_ms,stt_ms,first_token_ms,first_audio_ms,voice_to_voice_ms');
+  expect(csv.split('\r\n')[0]).toBe('\uFEFFsession_id,avatar_id,avatar_name,started_at,ended_at,outcome,channel,visitor,turn_at,speaker,text,interrupted,end_of_speech_ms,stt_ms,first_token_ms,first_audio_ms,voice_to_voice_ms,heard_ms,full_chars,functions,passages,errors,corrections');
   expect(csv).toContain(sessionId);
 
   // Revoked in the portal: the server is refused from then on.

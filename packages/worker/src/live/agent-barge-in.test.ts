@@ -61,7 +61,7 @@ const WORDS = Array.from({ length: 20 }, (_, i) => `word${i}`).join(' ');
 /** 6 s of the agent's answer at 16 kHz, in 100 ms frames. */
 const AGENT_AUDIO_MS = 6000;
 
-async function openSession(opts: { options?: Partial<TurnOptions>; heard: string[] }) {
+async function openSession(opts: { options?: Partial<TurnOptions>; heard: string[]; history?: TLiveHistoryEntry[] }) {
   const n = accepted.length;
   const agent = new WebSocket(url);
   const got: Record<string, unknown>[] = [];
@@ -76,7 +76,7 @@ async function openSession(opts: { options?: Partial<TurnOptions>; heard: string
   };
   const brain: RealtimeBrainConfig = { kind: 'agent', framework: 'custom', greeting: '' };
   const histories: TLiveHistoryEntry[][] = [];
-  const config = sessionConfig(brain, { textOnly: false, avatar: { nlpEngine: 12, setupMode: 3 } });
+  const config = sessionConfig(brain, { textOnly: false, avatar: { nlpEngine: 12, setupMode: 3 }, ...(opts.history ? { history: opts.history, resumed: true } : {}) });
   const c = new Conversation({
     config,
     brain: null,
@@ -152,6 +152,29 @@ describe('an external agent interrupted by the worker’s barge-in (hello transc
     const history = s.histories.at(-1)!;
     expect(history.find((e) => e.role === 'assistant')).toMatchObject({ text: final.text, interrupted: true });
     expect(history.find((e) => e.role === 'user')).toMatchObject({ text: 'please stop there' });
+    // The transcript's detail (ADR 102): how much of the agent's answer was heard, of how long a one.
+    expect(history.find((e) => e.role === 'assistant')!.detail).toEqual({ heardMs: cut.heardMs, fullChars: WORDS.length });
+    await s.done();
+  });
+
+  it('the transcript’s detail (ADR 102): the agent’s revised transcripts are corrections, its leaving is an error with the question; the agent never gets the detail', async () => {
+    const earlier: TLiveHistoryEntry[] = [
+      { role: 'user', text: 'hi', at: 1 },
+      { role: 'assistant', text: 'Hello.', at: 2, detail: { calls: [{ name: 'crm_lookup', arguments: '{}', ok: true, result: 'the customer’s data' }] } },
+    ];
+    const s = await openSession({ heard: [], history: earlier });
+    await until(() => s.got.some((f) => f.type === 'history'), 8000, 'the history to the agent');
+    expect(s.got.find((f) => f.type === 'history')).toEqual({ type: 'history', entries: [{ role: 'user', text: 'hi', at: 1 }, { role: 'assistant', text: 'Hello.', at: 2 }] });
+    s.json({ type: 'transcript', text: 'I want to by', final: false });
+    s.json({ type: 'transcript', text: 'I want a bye', final: false });
+    s.json({ type: 'transcript', text: 'I want a boat', final: true });
+    await until(() => s.histories.some((h) => h.some((e) => e.text === 'I want a boat')), 8000, 'the question');
+    // The page saw the revised interim too (it replaced the one before).
+    expect(framesOf(s.page, 'transcript').map((f) => f.text)).toEqual(['I want to by', 'I want a bye', 'I want a boat']);
+    expect(s.histories.at(-1)!.find((e) => e.text === 'I want a boat')!.detail).toEqual({ interims: ['I want to by', 'I want a bye'] });
+    s.agent.close();
+    await until(() => s.histories.at(-1)!.find((e) => e.text === 'I want a boat')!.detail?.errors !== undefined, 8000, 'the error');
+    expect(s.histories.at(-1)!.find((e) => e.text === 'I want a boat')!.detail!.errors).toEqual([{ provider: 'external-agent', code: 'failed', phase: 'connection' }]);
     await s.done();
   });
 

@@ -28,7 +28,7 @@ import type { RealtimeHost, RealtimeSession } from './realtime-session.js';
 import type { ConversationOptions, PageSocket } from './conversation-types.js';
 import { ConversationHistory } from './history.js';
 import { ProviderFaults } from './provider-faults.js';
-import { addErrors, corrections, markHeard, TurnDetail, withoutDetail } from './turn-detail.js';
+import { addErrors, corrections, markHeard, mergeDetail, TurnDetail, withoutDetail } from './turn-detail.js';
 import { SpeakingTracker } from './speaking.js';
 
 export type { ConversationOptions, PageSocket, PortalLink } from './conversation-types.js';
@@ -845,11 +845,7 @@ export class Conversation {
     }
     // The turn's detail goes with its answer (or with the question when nothing was said).
     if (this.turnDetail === detail) this.turnDetail = null;
-    const gathered = detail.detail();
-    if (gathered) {
-      const holder = entry ?? asked;
-      holder.detail = { ...holder.detail, ...gathered, ...(holder.detail?.errors && gathered.errors ? { errors: [...holder.detail.errors, ...gathered.errors].slice(0, LiveTurnDetailLimits.errors) } : {}) };
-    }
+    mergeDetail(entry ?? asked, detail.detail());
     this.opts.metrics?.turn(spoken ? 'voice' : 'text', failed ? 'failed' : interrupted ? 'interrupted' : 'answered');
     if (!spoken && firstTokenAt !== null) this.opts.metrics?.latencies({ llmFirstTokenMs: firstTokenAt - startedAt });
     if (spoken) this.recordMetrics(utt, spoken, startedAt, firstTokenAt);
@@ -899,6 +895,12 @@ export class Conversation {
         this.opts.metrics?.turn('realtime', figures.interrupted ? 'interrupted' : 'answered');
       },
       providerError: (err, phase) => this.logProviderError(err, phase),
+      takeErrors: () => {
+        // No turn of ours runs in this mode: every failure waits here for the session to place it.
+        const errors = this.pendingErrors;
+        this.pendingErrors = [];
+        return errors;
+      },
     };
   }
 }

@@ -99,6 +99,10 @@ export async function connectExternalAgent(joiner: AgentJoiner, onEvent: (ev: Re
       // Our sessions append interim deltas; an STT gives the hypothesis so far.
       onEvent({ type: 'user-transcript', itemId: item.id, text: text.slice(item.interim.length), final: false });
       item.interim = text;
+    } else if (text.trim() && text !== item.interim) {
+      // A revised hypothesis: it replaces the one before (kept by the transcript as a correction, ADR 102).
+      onEvent({ type: 'user-transcript', itemId: item.id, text, final: false, replace: true });
+      item.interim = text;
     }
   };
 

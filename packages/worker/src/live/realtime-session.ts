@@ -4,6 +4,7 @@ import {
   LiveProtocol,
   type TLiveHistoryEntry,
   type TLiveState,
+  type TLiveTurnError,
   type TLiveVoiceTurnMetrics,
   type TWorkerFrame,
 } from '@persona/contract';
@@ -14,7 +15,8 @@ import { Resampler, samplesToBytes } from '../core/audio.js';
 import type { SpeechEvent } from '../speech/pipeline.js';
 import type { ConversationHistory } from './history.js';
 import { realtimeConnector, type ConnectorOptions } from './realtime-connectors.js';
-import { RealtimeToolCalls, type RealtimeToolbox } from './realtime-tools.js';
+import { KNOWLEDGE_TOOL, RealtimeToolCalls, type RealtimeToolbox, type ToolAnswer } from './realtime-tools.js';
+import { addErrors, corrections, markHeard, mergeDetail, TurnDetail } from './turn-detail.js';
 import type { ToolAllowance } from '../brains/tools.js';
 
 export { realtimeSettings, type OperatorRealtime, type RealtimeBrainConfig } from './realtime-connectors.js';
@@ -36,6 +38,8 @@ export interface RealtimeHost {
   speakerOn(): boolean;
   metrics(figures: TLiveVoiceTurnMetrics): void;
   providerError(err: unknown, phase: string): void;
+  /** The failures reported so far and not yet placed with a turn, as the transcript shows them (ADR 102); taken once. */
+  takeErrors?(): TLiveTurnError[];
 }
 
 /** A SpeechToSpeech conversation's model: mic audio and typed text in, the avatar's voice and words out. */
@@ -134,10 +138,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
   private last: Answer | null = null;
   private speechStoppedAt: number | null = null;
   /** Spoken turns waiting for their transcript; `answerUtt`: the answer that followed (the page shows the turn above it). */
-  private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string; answerUtt: number | null }>();
+  private readonly userItems = new Map<string, { entry: TLiveHistoryEntry; interim: string; interims: string[]; answerUtt: number | null }>();
   private readonly tools: RealtimeToolCalls;
   /** A response that only called tools: the answer that follows with their results shares its allowance (one visitor turn). */
   private toolsCarry: ToolAllowance | null = null;
+  /** The visitor turn's functions and passages (ADR 102), kept across its responses that only called tools, for its answer's entry. */
+  private turnDetail: TurnDetail | null = null;
   /** The utterance the visitor hears now (the conversation's playback tracking). */
   private heardUtt: number | null = null;
   private closed = false;
@@ -150,10 +156,15 @@ class OpenAiRealtimeSession implements RealtimeSession {
     this.now = opts.now ?? Date.now;
     this.sampleRate = opts.textOnly ? 0 : (opts.sampleRate ?? REALTIME_SAMPLE_RATE);
     this.listening = !opts.textOnly && this.connector !== null;
-    this.tools = new RealtimeToolCalls(opts.tools ?? null, (frame) => this.host.send(frame), (answered) => {
-      // All calls stopped: nothing more comes for this turn (after results, the model's answer does).
-      if (!answered && !this.current && !this.closed) this.host.setState('listening');
-    });
+    this.tools = new RealtimeToolCalls(
+      opts.tools ?? null,
+      (frame) => this.host.send(frame),
+      (answered) => {
+        // All calls stopped: nothing more comes for this turn (after results, the model's answer does).
+        if (!answered && !this.current && !this.closed) this.host.setState('listening');
+      },
+      (call, answer) => this.callSettled(call, answer),
+    );
   }
 
   get currentUtt(): number | null {
@@ -187,7 +198,10 @@ class OpenAiRealtimeSession implements RealtimeSession {
   userText(text: string) {
     if (this.closed) return;
     this.toolsCarry = null;
-    this.host.history.remember({ role: 'user', text, at: this.now() });
+    this.newVisitorTurn();
+    const asked: TLiveHistoryEntry = { role: 'user', text, at: this.now() };
+    this.errorsBetweenTurns(asked);
+    this.host.history.remember(asked);
     this.host.history.report();
     if (!this.connector) {
       // The product's realtime without the operator's key: say so in the chat.
@@ -217,6 +231,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
     else if (a.entry) {
       a.entry.text = heardPart(a.text, a.heardMs, audioMs);
       a.entry.interrupted = true;
+      markHeard(a.entry, a.heardMs, a.text);
       // Its words were shown whole while the voice played on: the page now shows what was heard.
       this.host.send({ type: 'assistant', utt: a.utt, text: a.entry.text, final: true, interrupted: true });
       this.host.history.report();
@@ -271,8 +286,22 @@ class OpenAiRealtimeSession implements RealtimeSession {
     return conn;
   }
 
-  private fail(err: unknown, phase: string) {
+  /**
+   * A provider failure: counted, logged and told. The transcript shows it with its turn (ADR 102):
+   * with `holder` when given (the answer it cut short; null: the entry about to be stored takes it),
+   * else with the answer in progress, else with the visitor's question still unanswered, else with
+   * the visitor's next turn.
+   */
+  private fail(err: unknown, phase: string, holder?: TLiveHistoryEntry | null) {
     this.host.providerError(err, phase);
+    if (holder === undefined && !this.current) {
+      const last = this.host.history.entries.at(-1);
+      if (last?.role === 'user' && last.text) holder = last;
+    }
+    if (holder) {
+      addErrors(holder, this.takeErrors());
+      this.host.history.report();
+    }
     // A refusal the visitor should read as such (no agent connected…) is a notice of its own.
     if (err instanceof RealtimeNoticeError) this.host.send({ type: 'notice', code: err.code, message: LiveMessages[err.code] });
     else this.host.send({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
@@ -300,14 +329,15 @@ class OpenAiRealtimeSession implements RealtimeSession {
         this.host.setState('thinking');
         break;
       case 'user-item': {
+        this.newVisitorTurn();
         // Its place in the history is kept now: the transcript may come after the answer starts.
         const entry: TLiveHistoryEntry = { role: 'user', text: '', at: this.now() };
         this.host.history.remember(entry);
-        this.userItems.set(ev.itemId, { entry, interim: '', answerUtt: null });
+        this.userItems.set(ev.itemId, { entry, interim: '', interims: [], answerUtt: null });
         break;
       }
       case 'user-transcript':
-        this.onUserTranscript(ev.itemId, ev.text, ev.final);
+        this.onUserTranscript(ev.itemId, ev.text, ev.final, ev.replace === true);
         break;
       case 'user-transcript-failed': {
         const item = this.userItems.get(ev.itemId);
@@ -352,24 +382,32 @@ class OpenAiRealtimeSession implements RealtimeSession {
       case 'error':
         this.fail(ev.error, 'realtime');
         break;
-      case 'closed':
+      case 'closed': {
         this.live = null;
         this.conn = null;
         // The provider forgets its calls with the connection.
         this.tools.abortAll();
-        if (this.current) this.finishAnswer(this.current, 'incomplete', null);
-        if (ev.error) this.fail(ev.error, 'connection');
+        const cut = this.current;
+        if (cut) this.finishAnswer(cut, 'incomplete', null);
+        // A loss mid-answer is shown with the answer it cut short.
+        if (ev.error) this.fail(ev.error, 'connection', cut?.entry ?? undefined);
         this.host.setState('listening');
         break;
+      }
     }
   }
 
-  private onUserTranscript(itemId: string, text: string, final: boolean) {
+  private onUserTranscript(itemId: string, text: string, final: boolean, replace: boolean) {
     const item = this.userItems.get(itemId);
     this.host.userActivity();
     if (!final) {
-      const interim = `${item?.interim ?? ''}${text}`;
-      if (item) item.interim = interim;
+      const interim = replace ? text : `${item?.interim ?? ''}${text}`;
+      if (item) {
+        item.interim = interim;
+        // Each version heard so far: those the final text does not merely complete are its corrections (ADR 102).
+        item.interims.push(interim.slice(0, 2000));
+        if (item.interims.length > 20) item.interims.shift();
+      }
       if (interim.trim()) this.host.send({ type: 'transcript', text: interim.trim().slice(0, 2000), final: false });
       return;
     }
@@ -379,10 +417,52 @@ class OpenAiRealtimeSession implements RealtimeSession {
       if (item) this.host.history.forget(item.entry);
       return;
     }
-    if (item) item.entry.text = clean;
-    else this.host.history.remember({ role: 'user', text: clean, at: this.now() });
+    const entry = item?.entry ?? { role: 'user', text: clean, at: this.now() };
+    entry.text = clean;
+    const corrected = item ? corrections(item.interims, clean) : [];
+    if (corrected.length) entry.detail = { ...entry.detail, interims: corrected };
+    this.errorsBetweenTurns(entry);
+    if (!item) this.host.history.remember(entry);
     this.host.send({ type: 'transcript', text: clean, final: true, ...(item && item.answerUtt !== null ? { beforeUtt: item.answerUtt } : {}) });
     this.host.history.report();
+  }
+
+  /** A function call settled: its name, arguments and result (or, for the knowledge search, its passages) for the turn's detail. */
+  private callSettled(call: { name: string; args: string }, answer: ToolAnswer | null) {
+    const detail = (this.turnDetail ??= new TurnDetail());
+    if (call.name === KNOWLEDGE_TOOL && answer?.passages) detail.addPassages(answer.passages);
+    // A call stopped before its result (barge-in, a lost connection) shows as failed, without a result.
+    else detail.call(call.name, call.args, answer?.ok === true, answer?.output);
+  }
+
+  /**
+   * The visitor's next turn begins: what the last one gathered without an answer stays with its
+   * question (an answer still in progress takes it when it ends).
+   */
+  private newVisitorTurn() {
+    if (this.current) return;
+    const gathered = this.turnDetail?.detail();
+    this.turnDetail = null;
+    this.keepWithQuestion(gathered, []);
+  }
+
+  /** A turn without an answer: its detail and failures go with the visitor's last question. */
+  private keepWithQuestion(gathered: ReturnType<TurnDetail['detail']>, errors: readonly TLiveTurnError[]) {
+    if (!gathered && !errors.length) return;
+    const question = this.host.history.entries.findLast((e) => e.role === 'user' && e.text);
+    if (!question) return;
+    mergeDetail(question, gathered);
+    addErrors(question, errors);
+    this.host.history.report();
+  }
+
+  /** Failures while no answer runs go with the visitor's next turn (as in the pipeline); those of an answer in progress wait for it. */
+  private errorsBetweenTurns(entry: TLiveHistoryEntry) {
+    if (!this.current) addErrors(entry, this.takeErrors());
+  }
+
+  private takeErrors(): TLiveTurnError[] {
+    return this.host.takeErrors?.() ?? [];
   }
 
   private newAnswer(responseId: string): Answer {
@@ -462,14 +542,20 @@ class OpenAiRealtimeSession implements RealtimeSession {
     }
     let text = interrupted ? heardPart(a.text, a.heardMs!, (a.samples * 1000) / a.rate) : a.text;
     if (error) {
-      this.fail(error, 'reply');
+      this.fail(error, 'reply', null);
       if (!text) text = LiveMessages['provider-error'];
     }
     this.host.send({ type: 'assistant', utt: a.utt, text, final: true, ...(interrupted || status === 'cancelled' ? { interrupted: true } : {}) });
+    // The turn's detail (ADR 102) goes with its answer, or with the visitor's question when nothing was said.
+    const gathered = this.turnDetail?.detail();
+    this.turnDetail = null;
     if (text) {
       a.entry = { role: 'assistant', text, at: this.now(), ...(interrupted ? { interrupted: true } : {}) };
+      if (interrupted) markHeard(a.entry, a.heardMs!, a.text);
+      mergeDetail(a.entry, gathered);
+      addErrors(a.entry, this.takeErrors());
       this.host.history.remember(a.entry);
-    }
+    } else this.keepWithQuestion(gathered, this.takeErrors());
     this.host.history.report();
     if (a.speechStoppedAt !== null) {
       this.host.metrics({

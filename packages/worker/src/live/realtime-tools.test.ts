@@ -100,6 +100,12 @@ describe('realtime tools: linked functions', () => {
     expect(eventIndex(types, 'response.create', outputAt)).toBeGreaterThan(outputAt);
     await until(() => histories.at(-1)?.length === 2);
     expect(histories.at(-1)!.map((h) => `${h.role}: ${h.text}`)).toEqual(['user: when is high tide in Brest', 'assistant: The result is {"harbour":"Brest","high":"14:05"}.']);
+    // The transcript's detail (ADR 102): the call with its arguments and result, on the answer made from it.
+    expect(histories.at(-1)!.map((h) => h.detail)).toEqual([undefined, { calls: [{ name: 'get_tide', arguments: '{"harbour":"Brest"}', ok: true, result: '{"harbour":"Brest","high":"14:05"}' }] }]);
+    // Never to the page: a resume's `ready` carries the history without it.
+    const resumed = fakePage();
+    c.attach(resumed);
+    expect(framesOf(resumed, 'ready')[0]!.history).toEqual(histories.at(-1)!.map(({ detail: _detail, ...e }) => e));
     await c.finish(LiveCode.hangUp);
   });
 
@@ -156,7 +162,7 @@ describe('realtime tools: linked functions', () => {
             ]
           : undefined,
     };
-    const { c, page } = openSession({ functions: [fn(1, 'get_tide')], tools });
+    const { c, page, histories } = openSession({ functions: [fn(1, 'get_tide')], tools });
     await ready(page);
     const conn = fake.connections.at(-1)!;
     c.onMessage(JSON.stringify({ type: 'text', text: 'tide and rocket please' }));
@@ -171,6 +177,12 @@ describe('realtime tools: linked functions', () => {
     expect(types.lastIndexOf('response.create')).toBeGreaterThan(lastOutput);
     expect(finals(page)[0]!.text).toContain('There is no function named launch_rocket.');
     expect(framesOf(page, 'error')).toEqual([]);
+    await until(() => histories.at(-1)?.length === 2);
+    const calls = histories.at(-1)![1]!.detail!.calls!;
+    expect([...calls].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'get_tide', arguments: '{}', ok: false, result: JSON.stringify({ error: 'the tide table is unavailable' }) },
+      { name: 'launch_rocket', arguments: '{"to":"moon"}', ok: false, result: JSON.stringify({ error: 'There is no function named launch_rocket.' }) },
+    ]);
     expect(c.isFinished).toBe(false);
     await c.finish(LiveCode.hangUp);
   });
@@ -185,7 +197,7 @@ describe('realtime tools: linked functions', () => {
       },
     };
     fake.knobs = { toolCalls: (a) => (a.kind === 'text' ? [{ name: 'find_berth', arguments: '{}' }] : undefined), transcripts: ['never mind'] };
-    const { c, page } = openSession({ functions: [fn(1, 'find_berth')], tools: slow });
+    const { c, page, histories } = openSession({ functions: [fn(1, 'find_berth')], tools: slow });
     await ready(page);
     const conn = fake.connections.at(-1)!;
     c.onMessage(JSON.stringify({ type: 'text', text: 'find me a berth' }));
@@ -203,6 +215,10 @@ describe('realtime tools: linked functions', () => {
     expect(conn.events.some((e) => e.type === 'conversation.item.create' && (e.item as { type?: string }).type === 'function_call_output')).toBe(false);
     // The text's response.create only: the spoken turn's answer is the provider's own (server VAD).
     expect(conn.events.filter((e) => e.type === 'response.create')).toHaveLength(1);
+    // The stopped call stays with the question it was for (no answer of its own), failed without a result.
+    await until(() => histories.at(-1)?.some((e) => e.text === 'I heard never mind.') === true);
+    expect(histories.at(-1)!.find((e) => e.text === 'find me a berth')!.detail).toEqual({ calls: [{ name: 'find_berth', arguments: '{}', ok: false, result: null }] });
+    expect(histories.at(-1)!.find((e) => e.text === 'I heard never mind.')!.detail).toBeUndefined();
     await c.finish(LiveCode.hangUp);
   });
 
@@ -275,7 +291,7 @@ describe('realtime tools: the knowledge search', () => {
   it('offers search_knowledge when the avatar has knowledge; the model gets the passages with their sources', async () => {
     const passages: TLivePassage[] = [{ text: 'The ferry to Ushant leaves at 9:30 from quay 2.', source: 'Timetable 2026.pdf', collectionId: 1, itemId: 3 }];
     fake.knobs = { toolCalls: (a) => (a.kind === 'text' ? [{ name: KNOWLEDGE_TOOL, arguments: '{"query":"ferry to Ushant"}' }] : undefined), answer: (a) => (a.kind === 'tool' ? 'According to the timetable it leaves at 9:30.' : undefined) };
-    const { c, page, deps } = openSession({ passages });
+    const { c, page, deps, histories } = openSession({ passages });
     await ready(page);
     const conn = fake.connections.at(-1)!;
     expect((conn.session!.tools as { name: string }[]).map((t) => t.name)).toEqual([KNOWLEDGE_TOOL]);
@@ -285,6 +301,9 @@ describe('realtime tools: the knowledge search', () => {
     expect(JSON.parse(conn.items.find((i) => i.role === 'tool')!.text)).toEqual({ passages: [{ source: 'Timetable 2026.pdf', text: 'The ferry to Ushant leaves at 9:30 from quay 2.' }] });
     expect(toolFrames(page)).toEqual([`${KNOWLEDGE_TOOL}:started`, `${KNOWLEDGE_TOOL}:ok`]);
     expect(finals(page)[0]).toMatchObject({ text: 'According to the timetable it leaves at 9:30.' });
+    // The transcript shows the passages the answer was given (ADR 102), the search not as a function.
+    await until(() => histories.at(-1)?.length === 2);
+    expect(histories.at(-1)![1]!.detail).toEqual({ passages: [{ title: 'Timetable 2026.pdf', snippet: 'The ferry to Ushant leaves at 9:30 from quay 2.' }] });
     await c.finish(LiveCode.hangUp);
   });
 

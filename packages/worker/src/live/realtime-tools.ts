@@ -32,6 +32,8 @@ export interface ToolAnswer {
   ok: boolean;
   /** What the model is given: the result, or `{"error": …}`. */
   output: string;
+  /** A knowledge search's passages (the transcript shows them, ADR 102). */
+  passages?: readonly TLivePassage[];
 }
 
 /** What a realtime session offers its model and how it runs a call. */
@@ -88,7 +90,7 @@ async function searchKnowledge(deps: BrainDeps, argsJson: string, k: number, sig
   if (!query) return { ok: false, output: JSON.stringify({ error: 'Give a query: what to look for in the knowledge base.' }) };
   // As the LLM brain's retrieval: a failing search is logged and finds nothing.
   const passages = await retrievePassages(deps, query.slice(0, 2000), k, signal);
-  return { ok: true, output: passagesOutput(passages) };
+  return { ok: true, output: passagesOutput(passages), passages };
 }
 
 /** The passages for the model (each with its source), within the LLM brain's budget. */
@@ -122,6 +124,8 @@ export class RealtimeToolCalls {
     private readonly send: (frame: TWorkerFrame) => void,
     /** Every call has settled; `answered`: the last one gave its result (the model answers next). */
     private readonly onIdle: (answered: boolean) => void,
+    /** One call settled with its answer (null: stopped, no result) — for the transcript's detail (ADR 102). */
+    private readonly onSettled?: (call: { name: string; args: string }, answer: ToolAnswer | null) => void,
   ) {}
 
   /** The tools to offer on a new connection; a toolbox that fails offers none. */
@@ -165,6 +169,7 @@ export class RealtimeToolCalls {
       settled = true;
       this.running.delete(call.callId);
       this.send({ type: 'tool', name: call.name, status: answer?.ok ? 'ok' : 'error' });
+      this.onSettled?.(call, answer);
       if (answer) conn.toolResult(call.callId, call.name, answer.output);
       if (this.running.size === 0) this.onIdle(answer !== null);
     };

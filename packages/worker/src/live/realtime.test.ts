@@ -118,8 +118,22 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     await until(() => histories.at(-1)?.length === 2);
     // The visitor's words keep their place before the answer, though they were transcribed after it began.
     expect(histories.at(-1)!.map((h) => `${h.role}: ${h.text}`)).toEqual(['user: what time is the last boat', 'assistant: I heard what time is the last boat.']);
+    // A delta that the final text completes is no correction (ADR 102).
+    expect(histories.at(-1)![0]!.detail).toBeUndefined();
     expect(c.metrics).toHaveLength(1);
     expect(c.metrics[0]!.endToEndMs).not.toBeNull();
+    await c.finish(LiveCode.hangUp);
+  });
+
+  it('input transcription deltas the final text changed are the spoken turn’s corrections (ADR 102)', async () => {
+    fake.knobs = { transcripts: ['what time is the last boat'], transcriptDeltas: ['what time is the lust', ' bot'] };
+    const { c, page, histories } = openSession({ brain: brainFor({ greeting: '' }) });
+    await until(() => framesOf(page, 'state').some((f) => f.state === 'listening'));
+    sendMic(c, 400, true);
+    sendMic(c, 400, false);
+    await until(() => histories.at(-1)?.[0]?.text === 'what time is the last boat', 8000, 'the question');
+    expect(framesOf(page, 'transcript').filter((f) => !f.final).map((f) => f.text)).toEqual(['what time is the lust', 'what time is the lust bot']);
+    expect(histories.at(-1)![0]!.detail).toEqual({ interims: ['what time is the lust', 'what time is the lust bot'] });
     await c.finish(LiveCode.hangUp);
   });
 
@@ -153,6 +167,11 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     expect(page.audio.length).toBe(sentAfter);
     await until(() => histories.some((h) => h.some((e) => e.interrupted)));
     expect(histories.at(-1)!.at(-1)).toMatchObject({ role: 'assistant', text: final.text, interrupted: true });
+    // The transcript's detail (ADR 102): how much was heard, of how long an answer (what had come of it).
+    const detail = histories.at(-1)!.at(-1)!.detail!;
+    expect(detail.heardMs).toBe(interrupted.heardMs);
+    expect(detail.fullChars).toBeGreaterThan(final.text!.length);
+    expect(detail.fullChars).toBeLessThanOrEqual(long.length);
     await c.finish(LiveCode.hangUp);
   });
 
@@ -176,16 +195,21 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     expect(corrected.text).toMatch(/^word0 word1( word2)?$/);
     await until(() => histories.some((h) => h.some((e) => e.interrupted)));
     expect(histories.at(-1)!.at(-1)).toMatchObject({ role: 'assistant', text: corrected.text, interrupted: true });
+    expect(histories.at(-1)!.at(-1)!.detail).toEqual({ heardMs: framesOf(page, 'interrupted')[0]!.heardMs, fullChars: long.length });
     await c.finish(LiveCode.hangUp);
   });
 
   it('a provider error: the apology and a non-fatal error frame, the conversation goes on (beta event names accepted)', async () => {
     fake.knobs = { failNextAnswer: { code: 'server_error', message: 'The server had an error while processing your request.' }, betaNames: true };
-    const { c, page, warnings } = openSession({ brain: brainFor({ greeting: '' }) });
+    const { c, page, warnings, histories } = openSession({ brain: brainFor({ greeting: '' }) });
     await until(() => framesOf(page, 'state').some((f) => f.state === 'listening'));
     c.onMessage(JSON.stringify({ type: 'text', text: 'hello' }));
     await until(() => finals(page).length === 1);
     expect(finals(page)[0]).toMatchObject({ text: LiveMessages['provider-error'] });
+    // The transcript shows the failure with its answer: the provider and a code, never the message (ADR 102).
+    await until(() => histories.at(-1)?.length === 2);
+    expect(histories.at(-1)!.map((e) => e.detail)).toEqual([undefined, { errors: [{ provider: 'openai-realtime', code: 'failed', phase: 'reply' }] }]);
+    expect(JSON.stringify(histories.at(-1))).not.toContain('server_error');
     expect(framesOf(page, 'error')).toEqual([{ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false }]);
     expect(warnings[0]?.data).toMatchObject({ provider: 'openai-realtime', phase: 'reply', error: expect.stringContaining('server_error') });
     c.onMessage(JSON.stringify({ type: 'text', text: 'again' }));
@@ -197,7 +221,7 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
 
   it('a disconnect mid-answer: the utterance ends with what was sent, an error frame; the next message reconnects with the history', async () => {
     fake.knobs = { dropAfterDeltas: 4 };
-    const { c, page } = openSession({ brain: brainFor({ greeting: '' }) });
+    const { c, page, histories } = openSession({ brain: brainFor({ greeting: '' }) });
     await until(() => framesOf(page, 'state').some((f) => f.state === 'listening'));
     const before = fake.connections.length;
     c.onMessage(JSON.stringify({ type: 'text', text: 'tell me about the lighthouse' }));
@@ -208,6 +232,9 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
     // Four 100 ms deltas: "You" (300 ms) and the start of "said".
     expect(samplesOf(page, utt)).toBe(9_600);
     expect(finals(page)[0]).toMatchObject({ utt, text: 'You said' });
+    // The loss is shown with the answer it cut short.
+    await until(() => histories.at(-1)?.at(-1)?.detail !== undefined, 8000, 'the answer’s detail');
+    expect(histories.at(-1)!.at(-1)).toMatchObject({ role: 'assistant', text: 'You said', detail: { errors: [{ provider: 'openai-realtime', code: 'failed', phase: 'connection' }] } });
     c.onMessage(JSON.stringify({ type: 'text', text: 'are you there' }));
     await until(() => finals(page).length === 2, 8000, 'answer after reconnect');
     expect(fake.connections.length).toBe(before + 1);
@@ -217,13 +244,17 @@ describe('SpeechToSpeech with OpenAI Realtime (local fake of its WebSocket proto
   });
 
   it('the wrong key: the provider’s refusal reaches the page as an error frame, the session stays up', async () => {
-    const { c, page, warnings } = openSession({ brain: brainFor({ apiKey: 'sk-wrong-key' }) });
+    const { c, page, warnings, histories } = openSession({ brain: brainFor({ apiKey: 'sk-wrong-key' }) });
     await until(() => framesOf(page, 'error').length === 1);
     expect(framesOf(page, 'error')[0]).toEqual({ type: 'error', code: LiveCode.providerError, message: LiveMessages['provider-error'], fatal: false });
     expect(warnings[0]?.data).toMatchObject({ provider: 'openai-realtime', status: 401, phase: 'connect', error: expect.stringContaining('invalid_api_key') });
     expect(c.isFinished).toBe(false);
     c.onMessage(JSON.stringify({ type: 'text', text: 'hello?' }));
     await until(() => framesOf(page, 'error').length === 2);
+    // Both refusals go with the visitor's unanswered question: the one before it (between turns) and its own.
+    const refused = { provider: 'openai-realtime', code: 'http-401', phase: 'connect' };
+    await until(() => histories.at(-1)?.[0]?.detail?.errors?.length === 2, 8000, 'the question’s errors');
+    expect(histories.at(-1)).toEqual([{ role: 'user', text: 'hello?', at: expect.any(Number), detail: { errors: [refused, refused] } }]);
     c.onMessage(JSON.stringify({ type: 'ping', t: 1 }));
     expect(page.frames.at(-1)).toEqual({ type: 'pong', t: 1 });
     await c.finish(LiveCode.hangUp);

@@ -6,7 +6,7 @@ import { sessionConfig } from '../test/brain-deps.js';
 import { until } from '../test/until.js';
 import { Conversation, type PageSocket } from './conversation.js';
 import { boundDetails } from './history.js';
-import { corrections, TurnDetail, turnError, withoutDetail } from './turn-detail.js';
+import { corrections, mergeDetail, TurnDetail, turnError, withoutDetail } from './turn-detail.js';
 
 // The transcript's detail (ADR 102), gathered by the worker for each turn.
 
@@ -54,6 +54,23 @@ describe('a turn’s detail', () => {
     expect(detail.passages![0]!.snippet.startsWith('word word')).toBe(true);
     expect(detail.errors).toHaveLength(LiveTurnDetailLimits.errors);
     expect(new TurnDetail().detail()).toBeUndefined();
+  });
+
+  it('adds the passages of several searches (realtime search_knowledge) each once, up to the bound; merges a turn’s detail into its entry', () => {
+    const d = new TurnDetail();
+    const p = (i: number) => ({ text: `passage ${i}`, source: `doc${i}.pdf`, collectionId: 1, itemId: i });
+    d.addPassages([p(1), p(2)]);
+    d.addPassages([p(2), p(3)]);
+    expect(d.detail()!.passages!.map((x) => x.title)).toEqual(['doc1.pdf', 'doc2.pdf', 'doc3.pdf']);
+    d.addPassages(Array.from({ length: 9 }, (_, i) => p(10 + i)));
+    expect(d.detail()!.passages).toHaveLength(LiveTurnDetailLimits.passages);
+    const entry: TLiveHistoryEntry = { role: 'assistant', text: 'x', at: 1, detail: { heardMs: 5, fullChars: 9, errors: [{ provider: 'a', code: 'failed' }] } };
+    mergeDetail(entry, { calls: [{ name: 'f', arguments: '{}', ok: true, result: '1' }], errors: Array.from({ length: 9 }, () => ({ provider: 'b', code: 'timeout' })) });
+    expect(entry.detail!.heardMs).toBe(5);
+    expect(entry.detail!.calls).toHaveLength(1);
+    expect(entry.detail!.errors!.map((e) => e.provider)).toEqual(['a', ...Array.from({ length: LiveTurnDetailLimits.errors - 1 }, () => 'b')]);
+    mergeDetail(entry, undefined);
+    expect(ZLiveTurnDetail.safeParse(entry.detail).success).toBe(true);
   });
 
   it('names a failure by provider and code, never by its message', () => {

@@ -54,6 +54,19 @@ export class TurnDetail {
     this.passages = passages.slice(0, L.passages).map((p) => ({ title: clip(p.source.trim() || 'Untitled', L.titleChars), snippet: clip(p.text.replace(/\s+/g, ' ').trim(), L.snippetChars) }));
   }
 
+  /** Passages found by a search the model asked for (realtime `search_knowledge`): added to those of the turn, each once. */
+  addPassages(passages: readonly TLivePassage[]) {
+    const seen = new Set(this.passages.map((p) => `${p.title}\n${p.snippet}`));
+    for (const p of passages) {
+      if (this.passages.length >= L.passages) break;
+      const kept = { title: clip(p.source.trim() || 'Untitled', L.titleChars), snippet: clip(p.text.replace(/\s+/g, ' ').trim(), L.snippetChars) };
+      const key = `${kept.title}\n${kept.snippet}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.passages.push(kept);
+    }
+  }
+
   error(e: TLiveTurnError) {
     if (this.errors.length < L.errors) this.errors.push(e);
   }
@@ -77,6 +90,13 @@ export function addErrors(entry: TLiveHistoryEntry, errors: readonly TLiveTurnEr
   if (!errors.length) return;
   const all = [...(entry.detail?.errors ?? []), ...errors].slice(0, L.errors);
   entry.detail = { ...entry.detail, errors: all };
+}
+
+/** Puts a turn's gathered detail on its entry; errors are added to those it has (at most `L.errors`). */
+export function mergeDetail(entry: TLiveHistoryEntry, gathered: TLiveTurnDetail | undefined) {
+  if (!gathered) return;
+  const errors = entry.detail?.errors && gathered.errors ? { errors: [...entry.detail.errors, ...gathered.errors].slice(0, L.errors) } : {};
+  entry.detail = { ...entry.detail, ...gathered, ...errors };
 }
 
 /** The history as the page and an own agent get it: without the transcript's detail. */

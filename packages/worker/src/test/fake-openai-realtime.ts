@@ -50,6 +50,8 @@ export interface FakeRealtimeKnobs {
   toolCalls?: (asked: FakeAsked) => { name: string; arguments: string }[] | undefined;
   /** Transcripts of the visitor's spoken turns, in order. */
   transcripts?: string[];
+  /** The next spoken turn's transcription deltas (default: the first half of its transcript), as a recogniser that changes its mind sends them. */
+  transcriptDeltas?: string[];
   /** Audio per word (ms, default 300) and per delta (ms, default 100); pause between deltas (ms, default 5). */
   msPerWord?: number;
   /** Each word's voice (24 kHz PCM16; default a tone of msPerWord): real speech for lip-sync measurements. */
@@ -249,9 +251,10 @@ export async function startFakeOpenAiRealtime(): Promise<FakeOpenAiRealtime> {
       conn.items.push({ id: item, role: 'user', text: transcript });
       if (td.create_response !== false) void respond({ kind: 'audio', text: transcript });
       // Whisper is slower than the model: the transcript arrives after the answer has started.
+      const deltas = self.knobs.transcriptDeltas ?? [transcript.slice(0, Math.ceil(transcript.length / 2))];
+      self.knobs.transcriptDeltas = undefined;
       setTimeout(() => {
-        const half = transcript.slice(0, Math.ceil(transcript.length / 2));
-        if (half) send({ type: 'conversation.item.input_audio_transcription.delta', item_id: item, content_index: 0, delta: half });
+        for (const delta of deltas) if (delta) send({ type: 'conversation.item.input_audio_transcription.delta', item_id: item, content_index: 0, delta });
         send({ type: 'conversation.item.input_audio_transcription.completed', item_id: item, content_index: 0, transcript });
       }, 30);
     }

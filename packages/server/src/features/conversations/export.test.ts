@@ -5,7 +5,8 @@ import { ConversationCsvColumns, ConversationLimits, ConversationPaths, LiveCode
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createAvatar, createSignedInUser, insertLiveSession } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
-import { csvCell } from './export.js';
+import { parseCsv } from '../../test/csv.js';
+import { csvCell, detailCells } from './export.js';
 import { createConversationsService } from './service.js';
 import type { ConversationsRepository } from './repository.js';
 
@@ -66,44 +67,6 @@ afterAll(async () => {
 
 const exportOf = (who: Signed, query: Record<string, string>) => t.app.inject({ method: 'GET', url: ConversationPaths.export, query, headers: who.headers });
 
-/** A strict RFC 4180 reader: fields, quoted fields with doubled quotes and line breaks inside. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let i = 0;
-  let quoted = false;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i += 2;
-        continue;
-      }
-      if (ch === '"') quoted = false;
-      else cell += ch;
-      i += 1;
-      continue;
-    }
-    if (ch === '"' && cell === '') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i += 1;
-    } else if (ch === '"' || ch === '\n' || ch === '\r') throw new Error(`bare ${JSON.stringify(ch)} at ${i}`);
-    else cell += ch;
-    i += 1;
-  }
-  if (cell !== '' || row.length) throw new Error('last line without CRLF');
-  return rows;
-}
-
 describe('CSV cells', () => {
   it('quotes quotes, commas and line breaks, and defuses formulas', () => {
     expect(csvCell('plain')).toBe('plain');
@@ -114,6 +77,28 @@ describe('CSV cells', () => {
     expect(csvCell(-5)).toBe('-5');
     expect(csvCell(null)).toBe('');
     expect(csvCell(true)).toBe('true');
+  });
+});
+
+describe('CSV detail cells (ADR 102)', () => {
+  it('flatten a turn’s detail: lists joined, failures named, formulas still defused', () => {
+    expect(detailCells(undefined)).toEqual([null, null, null, null, null, null]);
+    const cells = detailCells({
+      heardMs: 2_350,
+      fullChars: 118,
+      calls: [
+        { name: 'add_numbers', arguments: '{"a":2,"b":3}', ok: true, result: '5' },
+        { name: 'lookup', arguments: '{}', ok: false, result: '{"error":"timeout"}' },
+        { name: 'stopped', arguments: '{}', ok: false, result: null },
+      ],
+      passages: [{ title: 'Prices', snippet: 'x' }, { title: 'Hours', snippet: 'y' }],
+      errors: [{ provider: 'openai', code: 'http-429', phase: 'reply' }, { provider: 'deepgram', code: 'timeout' }],
+      interims: ['I want to by', 'I want a bye'],
+    });
+    expect(cells).toEqual([2_350, 118, 'add_numbers({"a":2,"b":3}) \u2192 5 | lookup({}) \u2192 FAILED: {"error":"timeout"} | stopped({}) \u2192 FAILED', 'Prices | Hours', 'openai:http-429 (reply) | deepgram:timeout', 'I want to by | I want a bye']);
+    const [, , functions, passages] = detailCells({ calls: [{ name: '=cmd', arguments: '', ok: true, result: null }], passages: [{ title: '@SUM(A1)', snippet: '' }] });
+    expect(csvCell(functions!)).toBe("'=cmd() \u2192 OK");
+    expect(csvCell(passages!)).toBe("'@SUM(A1)");
   });
 });
 
@@ -138,6 +123,13 @@ describe('export', () => {
     }
     expect(rows[1]![col('speaker')]).toBe('visitor');
     expect(rows[7]![col('interrupted')]).toBe('true');
+  });
+
+  it('the OpenAPI document names every CSV column, the detail’s included', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/docs' })).json() as { paths: Record<string, { get?: { description?: string } }> };
+    const description = doc.paths[ConversationPaths.export]!.get!.description!;
+    for (const column of ConversationCsvColumns) expect(description).toContain(column);
+    expect(description).toContain('API keys: scope `conversations:read`.');
   });
 
   it('JSON: valid, the transcripts with the facts, newest first, only the caller’s', async () => {

@@ -15,7 +15,7 @@ import {
 } from '@persona/contract';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import type { ConversationsService } from './service.js';
-import { exportFileName, exportStream } from './export.js';
+import { EXPORT_DESCRIPTION, exportFileName, exportStream } from './export.js';
 
 /**
  * Conversations (ADR 092): the signed-in account's live sessions, their transcripts and delete;
@@ -48,7 +48,7 @@ export function conversationRoutes(deps: { conversations: ConversationsService; 
         onRequest: guards.session,
         // Each export reads up to ConversationLimits.exportMax transcripts: only so many a minute per address.
         config: { ...read, rateLimit: { max: 30, timeWindow: '1 minute' } },
-        schema: { tags: ['conversations'], querystring: ZExportConversationsQuery, produces: ['application/json', 'text/csv'] },
+        schema: { tags: ['conversations'], description: EXPORT_DESCRIPTION, querystring: ZExportConversationsQuery, produces: ['application/json', 'text/csv'] },
       },
       async (req, reply) => {
         const scope = { ownerUserId: requireAuth(req).userId };

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { ConversationPaths, LiveCode, LivePaths, LiveTurnDetailLimits, PrivacyPaths, type TLiveHistoryEntry } from '@persona/contract';
+import { ConversationCsvColumns, ConversationPaths, LiveCode, LivePaths, LiveTurnDetailLimits, PrivacyPaths, type TLiveHistoryEntry } from '@persona/contract';
 import { createTestApp, type TestContext } from '../../test/build-app.js';
 import { createAvatar, createSignedInUser } from '../../test/factories.js';
 import { liveSessions, workers } from '../../db/schema/index.js';
+import { parseCsv } from '../../test/csv.js';
 
 // Issue 30, the transcript's detail (ADR 102): corrections, how much of an interrupted answer was
 // heard, function calls with arguments and results, knowledge passages, provider errors — stored
 // through the workers' RPC redacted like the text (ADR 097), answered by get_conversation and in the
-// JSON export, bounded by the contract, never indexed for search. PGlite and PostgreSQL alike.
+// JSON and CSV exports, bounded by the contract, never indexed for search. PGlite and PostgreSQL alike.
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 let clock = T0;
@@ -63,13 +64,13 @@ afterAll(async () => {
 });
 
 describe('a turn’s detail', () => {
-  it('is stored redacted like the text — corrections, arguments, results, passages —, answered and exported as JSON; the control keeps it', async () => {
+  it('is stored redacted like the text — corrections, arguments, results, passages —, answered and exported as JSON and CSV; the control keeps it', async () => {
     const redacting = (await createAvatar(t.database, alice.id, 'Redacting')).id;
     const plain = (await createAvatar(t.database, alice.id, 'Plain')).id;
     const set = await t.app.inject({ method: 'POST', url: PrivacyPaths.set, headers: alice.headers, payload: { avatarId: redacting, redaction: { email: true, phone: true, card: true, iban: true, patterns: ['ORD-[0-9]{6}'] }, retention: { mode: 'forever' } } });
     expect(set.statusCode, set.body).toBe(200);
 
-    const seen: Record<string, { stored: string; answered: string; exported: string }> = {};
+    const seen: Record<string, { stored: string; answered: string; exported: string; csv: string }> = {};
     for (const [name, avatarId] of [['redacting', redacting], ['plain', plain]] as const) {
       const { sessionId, stored } = await converse(avatarId, historyWithDetail());
       expect(stored).toEqual({ ok: true, result: {} });
@@ -80,7 +81,29 @@ describe('a turn’s detail', () => {
       expect(answered.statusCode, answered.body).toBe(200);
       const exported = await get(alice, ConversationPaths.export, { id: sessionId, format: 'json' });
       expect(exported.statusCode).toBe(200);
-      seen[name] = { stored: JSON.stringify(row!.history), answered: answered.body, exported: exported.body };
+      const csv = await get(alice, ConversationPaths.export, { id: sessionId, format: 'csv' });
+      expect(csv.statusCode).toBe(200);
+      seen[name] = { stored: JSON.stringify(row!.history), answered: answered.body, exported: exported.body, csv: csv.body };
+
+      // The CSV: the detail flattened into its last columns, one row per turn, redacted as stored.
+      const [header, ...rows] = parseCsv(csv.body.slice(1));
+      expect(header).toEqual([...ConversationCsvColumns]);
+      const cell = (turn: number, column: (typeof ConversationCsvColumns)[number]) => rows[turn]![ConversationCsvColumns.indexOf(column)];
+      expect(rows).toHaveLength(3);
+      expect(ConversationCsvColumns.slice(-6).map((c) => cell(0, c))).toEqual(['', '', '', '', '', '']);
+      expect(cell(1, 'errors')).toBe('deepgram:http-503 (listening)');
+      expect(cell(2, 'heard_ms')).toBe('1250');
+      expect(cell(2, 'full_chars')).toBe('80');
+      expect(cell(2, 'errors')).toBe('openai-compatible:http-429 (reply)');
+      if (name === 'redacting') {
+        expect(cell(1, 'corrections')).toBe('Where is my order [redacted] [email]');
+        expect(cell(2, 'functions')).toBe('lookup_order({"order":"[redacted]","email":"[email]"}) \u2192 {"card":"[card]","phone":"[phone]"}');
+        expect(cell(2, 'passages')).toBe('Orders of [email]');
+      } else {
+        expect(cell(1, 'corrections')).toBe('Where is my order ORD-123456 jane.doe@example.com');
+        expect(cell(2, 'functions')).toBe('lookup_order({"order":"ORD-123456","email":"jane.doe@example.com"}) \u2192 {"card":"4111 1111 1111 1111","phone":"+49 30 1234567"}');
+        expect(cell(2, 'passages')).toBe('Orders of jane.doe@example.com');
+      }
 
       const turns = answered.json().conversation.turnList;
       const exportedTurns = JSON.parse(exported.body).conversations[0].turnList;
@@ -98,7 +121,7 @@ describe('a turn’s detail', () => {
         expect(turns[2].detail).toEqual(historyWithDetail()[2]!.detail);
       }
     }
-    for (const where of ['stored', 'answered', 'exported'] as const) {
+    for (const where of ['stored', 'answered', 'exported', 'csv'] as const) {
       for (const secret of secrets) {
         expect(seen.redacting![where], `${where}: ${secret}`).not.toContain(secret);
         expect(seen.plain![where], `control ${where}: ${secret}`).toContain(secret);

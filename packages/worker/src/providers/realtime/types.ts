@@ -20,7 +20,12 @@ export type RealtimeEvent =
   | { type: 'speech-stopped' }
   /** The visitor's audio became a conversation item (its transcript follows). */
   | { type: 'user-item'; itemId: string }
-  | { type: 'user-transcript'; itemId: string; text: string; final: boolean }
+  /**
+   * The visitor's words: a final text, or an interim delta added to those before it — or, with
+   * `replace`, a revised interim in place of those before it (a recogniser that changed its mind:
+   * the transcript keeps the earlier version as a correction, ADR 102).
+   */
+  | { type: 'user-transcript'; itemId: string; text: string; final: boolean; replace?: boolean }
   /** A transcription failed: the item keeps no text. */
   | { type: 'user-transcript-failed'; itemId: string }
   | { type: 'response-start'; responseId: string }
