@@ -23,7 +23,9 @@
 // 2. The offline path (bench/conversation.mjs's measurement: the offline voice speaking 5 lines as
 //    20 ms mic frames in real time into a live Conversation — Silero VAD, pocketsphinx, echo
 //    brain, the offline voice): last voiced sample → first avatar audio frame at the "page",
-//    before and after, same run. BENCH_TURNS=transcripts skips it.
+//    before and after, same run. BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
+//    the over-the-avatar part of 1. (ADR 104: each decision, and the batch recogniser at 227 ms and
+//    at 1000 ms — a loaded machine's pocketsphinx, ADR 100).
 import { IN_DOMAIN, GENERAL } from './wer.mjs';
 import { percentile, round, workerDist as dist } from './support.mjs';
 
@@ -31,7 +33,7 @@ const stats = (v) => (v.length ? { n: v.length, p50: round(percentile(v, 50)), p
 const WORD_MS = 290;
 /** The fake recognisers' answer time (ms). */
 const STT = { batch: 227, stream: 50 };
-const sttLatency = (mode) => STT[mode];
+const sttLatency = (mode, ms) => ms ?? STT[mode];
 const TARGETS = { falseCutOffPct: 5, offlineFirstAudioP50Ms: 450, backchannelPct: 95, interruptionPct: 95, reactMs: 300 };
 
 /** A clock the bench moves: timers fire as time passes. */
@@ -80,7 +82,7 @@ function windowOf(prob, chunk = 0, index = 0) {
 }
 
 /** The fake recogniser: which chunk each window is, the words said so far of it. */
-function fakeStt(mode, clock, chunks) {
+function fakeStt(mode, clock, chunks, latencyMs) {
   const heard = new Map(); // chunk id → windows of it heard
   const engine = {
     provider: 'bench',
@@ -114,7 +116,7 @@ function fakeStt(mode, clock, chunks) {
             clock.setTimeout(() => {
               events.onResult({ text: t, final: true });
               resolve();
-            }, sttLatency(mode)),
+            }, sttLatency(mode, latencyMs)),
           );
         },
         reset() {
@@ -129,7 +131,7 @@ function fakeStt(mode, clock, chunks) {
 }
 
 /** Runs one utterance script through a Listener; commits, previews, avatar events with their times. */
-async function runScript(mods, options, mode, script, avatar = null) {
+async function runScript(mods, options, mode, script, avatar = null, latencyMs = undefined) {
   const clock = new FakeClock();
   const chunks = script.chunks.map((c) => ({ text: c.text, windows: Math.max(1, Math.round((c.ms ?? Math.max(1, words(c.text).length) * WORD_MS) / 32)) }));
   const ev = { commits: [], previews: [], pause: [], resume: [], interrupt: [] };
@@ -138,7 +140,7 @@ async function runScript(mods, options, mode, script, avatar = null) {
   const l = new mods.Listener({
     options,
     vad,
-    stt: fakeStt(mode, clock, chunks),
+    stt: fakeStt(mode, clock, chunks, latencyMs),
     clock,
     events: {
       transcript() {},
@@ -304,29 +306,91 @@ async function transcripts(mods) {
     sweep.push({ floorMs: floor, falseCutOffPct: round((100 * cuts) / PAUSED.length, 1), shortPauseCutsOf6: innerCuts, completeEndToCommitMs: stats(delays) });
   }
   out.floorSweepStream = sweep;
-  // Over the avatar.
-  for (const mode of ['batch', 'stream']) {
-    const options = { ...mods.TURN_DEFAULTS };
-    const bc = [];
-    for (const [text, ms] of BACKCHANNELS) {
-      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
-      const resumedAfterMs = r.ev.resume.length ? r.ev.resume[0] - r.end : null;
-      const ok = r.ev.interrupt.length === 0 && (r.ev.pause.length === 0 || (resumedAfterMs !== null && resumedAfterMs <= TARGETS.reactMs));
-      bc.push({ text: text || '(cough/laugh, no words)', ok, interrupted: r.ev.interrupt.length > 0, resumedAfterMs });
+  Object.assign(out, await overAvatar(mods));
+  return out;
+}
+
+/**
+ * Over the avatar (ADR 095, ADR 104): backchannels must not stop it (goes on: never held, or resumed
+ * within 300 ms of the end of the sound), real interruptions must (held within 300 ms of their start,
+ * interrupted, never resumed in between). Per recogniser mode and answer time, per decision:
+ * `recogniser` (held until the recogniser has answered: the rule before ADR 104) and the early
+ * decisions (a short burst resumes before the recogniser; its verdict may still stop the avatar).
+ */
+const DECISIONS = {
+  'recogniser (before)': { overlapDecision: 'recogniser' },
+  'early, burst ≤ 350 ms': { overlapDecision: 'early', shortBurstMs: 350 },
+  'early, burst ≤ 450 ms': { overlapDecision: 'early', shortBurstMs: 450 },
+  'early, burst ≤ 650 ms': { overlapDecision: 'early', shortBurstMs: 650 },
+  'not held for 250 ms, then early ≤ 450 ms': { overlapDecision: 'early', shortBurstMs: 450, holdAfterMs: 250 },
+  'not held for 500 ms (LiveKit min_interruption_duration)': { overlapDecision: 'early', shortBurstMs: 0, holdAfterMs: 500 },
+};
+async function overAvatar(mods) {
+  const out = {};
+  const runs = [['batch', STT.batch], ['batch', 1000], ['stream', STT.stream]];
+  for (const [mode, latencyMs] of runs) {
+    for (const [name, decision] of Object.entries(DECISIONS)) {
+      if (mode === 'stream' && name !== 'recogniser (before)' && name !== 'early, burst ≤ 450 ms') continue;
+      const options = { ...mods.TURN_DEFAULTS, ...decision };
+      const bc = [];
+      for (const [text, ms] of BACKCHANNELS) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS, latencyMs);
+        const resumedAfterMs = r.ev.resume.length ? r.ev.resume.at(-1) - r.end : null;
+        const ok = r.ev.interrupt.length === 0 && (r.ev.pause.length === 0 || (resumedAfterMs !== null && resumedAfterMs <= TARGETS.reactMs));
+        bc.push({ text: text || '(cough/laugh, no words)', ms, ok, held: r.ev.pause.length > 0, interrupted: r.ev.interrupt.length > 0, resumedAfterMs });
+      }
+      const ints = [];
+      for (const [text, ms] of INTERRUPTIONS) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS, latencyMs);
+        const heldAfterMs = r.ev.pause.length ? r.ev.pause[0] - r.startedAt : null;
+        const stoppedAt = r.ev.interrupt[0] ?? null;
+        const stoppedAfterEndMs = stoppedAt !== null ? stoppedAt - r.end : null;
+        // Stopped: its playback held within 300 ms of the words' start, and never resumed (the interruption confirmed).
+        const ok = heldAfterMs !== null && heldAfterMs <= TARGETS.reactMs && stoppedAfterEndMs !== null && r.ev.resume.length === 0;
+        // What an early resume (or not holding) costs a real interruption: the avatar's voice heard
+        // after the words' start, until it stopped for good (held intervals excluded).
+        let playingMs = null;
+        if (stoppedAt !== null) {
+          const marks = [...r.ev.pause.map((t) => [t, 'pause']), ...r.ev.resume.map((t) => [t, 'resume'])].sort((a, b) => a[0] - b[0]);
+          let playing = true;
+          let from = r.startedAt;
+          playingMs = 0;
+          for (const [t, kind] of marks) {
+            if (t > stoppedAt) break;
+            if (kind === 'pause' && playing) {
+              playingMs += t - from;
+              playing = false;
+            } else if (kind === 'resume' && !playing) {
+              from = t;
+              playing = true;
+            }
+          }
+          if (playing) playingMs += stoppedAt - from;
+        }
+        ints.push({ text, ms, ok, stopped: stoppedAt !== null, heldAfterStartMs: heldAfterMs, interruptedAfterEndMs: stoppedAfterEndMs, resumed: r.ev.resume.length > 0, voiceAfterStartMs: playingMs });
+      }
+      const pct = (xs, f) => round((100 * xs.filter(f).length) / xs.length, 1);
+      out[`overAvatar:${mode}:${latencyMs}ms:${name}`] = {
+        backchannels: {
+          n: bc.length,
+          goesOnPct: pct(bc, (x) => x.ok),
+          neverHeldPct: pct(bc, (x) => !x.held),
+          interrupted: bc.filter((x) => x.interrupted).length,
+          resumedAfterEndMs: stats(bc.map((x) => x.resumedAfterMs).filter((x) => x !== null)),
+          misses: bc.filter((x) => !x.ok).map((x) => `${x.text} (${x.ms} ms): ${x.interrupted ? 'interrupted' : x.resumedAfterMs === null ? 'never resumed' : `resumed ${x.resumedAfterMs} ms after`}`),
+        },
+        interruptions: {
+          n: ints.length,
+          stopsPct: pct(ints, (x) => x.ok),
+          stoppedInTheEndPct: pct(ints, (x) => x.stopped),
+          resumedBeforeStopped: ints.filter((x) => x.resumed && x.stopped).length,
+          heldAfterStartMs: stats(ints.map((x) => x.heldAfterStartMs).filter((x) => x !== null)),
+          interruptedAfterEndMs: stats(ints.map((x) => x.interruptedAfterEndMs).filter((x) => x !== null)),
+          voiceAfterStartMs: stats(ints.map((x) => x.voiceAfterStartMs).filter((x) => x !== null)),
+          misses: ints.filter((x) => !x.ok).map((x) => `${x.text} (${x.ms} ms): ${!x.stopped ? 'never stopped' : x.resumed ? `resumed, stopped ${x.interruptedAfterEndMs} ms after its end, voice ${x.voiceAfterStartMs} ms after its start` : `held ${x.heldAfterStartMs} ms after its start`}`),
+        },
+      };
     }
-    const ints = [];
-    for (const [text, ms] of INTERRUPTIONS) {
-      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
-      const heldAfterMs = r.ev.pause.length ? r.ev.pause[0] - r.startedAt : null;
-      const stoppedAfterEndMs = r.ev.interrupt.length ? r.ev.interrupt[0] - r.end : null;
-      // Stopped: its playback held within 300 ms of the words' start, and never resumed (the interruption confirmed).
-      const ok = heldAfterMs !== null && heldAfterMs <= TARGETS.reactMs && stoppedAfterEndMs !== null && r.ev.resume.length === 0;
-      ints.push({ text, ok, heldAfterStartMs: heldAfterMs, interruptedAfterEndMs: stoppedAfterEndMs, resumed: r.ev.resume.length > 0 });
-    }
-    out[`overAvatar:${mode}`] = {
-      backchannels: { n: bc.length, goesOnPct: round((100 * bc.filter((x) => x.ok).length) / bc.length, 1), resumedAfterEndMs: stats(bc.map((x) => x.resumedAfterMs).filter((x) => x !== null)), misses: bc.filter((x) => !x.ok) },
-      interruptions: { n: ints.length, stopsPct: round((100 * ints.filter((x) => x.ok).length) / ints.length, 1), heldAfterStartMs: stats(ints.map((x) => x.heldAfterStartMs).filter((x) => x !== null)), interruptedAfterEndMs: stats(ints.map((x) => x.interruptedAfterEndMs).filter((x) => x !== null)), misses: ints.filter((x) => !x.ok) },
-    };
   }
   return out;
 }
@@ -374,6 +438,8 @@ async function measureOfflineStt() {
 
 export async function run() {
   const mods = { ...(await import(dist('listening/turns.js'))), ...(await import(dist('listening/options.js'))) };
+  // BENCH_TURNS=over-avatar: only the backchannels and interruptions over the avatar (fake clock, no audio, no recogniser).
+  if (process.env.BENCH_TURNS === 'over-avatar') return { turns: { targets: TARGETS, sttMs: STT, wordMs: WORD_MS, overAvatar: await overAvatar(mods) } };
   // Measured for the record only: on a shared machine its figures swing with the load, so the fake keeps ADR 068's 227 ms.
   const offlineStt = await measureOfflineStt();
   const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, transcripts: await transcripts(mods) };

@@ -25,6 +25,17 @@ export interface TurnOptions extends TLiveTurns {
    * at the next tables is speech to the VAD); 0 turns the gate off. Open in a quiet room.
    */
   roomGateDb: number;
+  /**
+   * Speech over the avatar with a batch recogniser (ADR 104): `early` — a short burst that stops
+   * (under `shortBurstMs` of voice, not a shout) resumes the avatar at once, the recogniser's
+   * verdict may still stop it; `recogniser` — held until the recogniser has answered (the rule
+   * before; the bench's "before"). A worker option, not stored.
+   */
+  overlapDecision: 'early' | 'recogniser';
+  /** The longest burst of voice over the avatar resumed before the recogniser's verdict (ms of speech). */
+  shortBurstMs: number;
+  /** With the early decision: speech over the avatar holds its playback only once it has lasted this long (ms; 0: at once). */
+  holdAfterMs: number;
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
@@ -35,6 +46,9 @@ export const TURN_DEFAULTS: TurnOptions = {
   endOfTurn: 'rules',
   completeFloorMs: 250,
   roomGateDb: 12,
+  overlapDecision: 'early',
+  shortBurstMs: 450,
+  holdAfterMs: 0,
 };
 
 export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {
