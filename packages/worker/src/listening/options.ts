@@ -36,6 +36,17 @@ export interface TurnOptions extends TLiveTurns {
   shortBurstMs: number;
   /** With the early decision: speech over the avatar holds its playback only once it has lasted this long (ms; 0: at once). */
   holdAfterMs: number;
+  /**
+   * With the early decision: the pause after a short burst that ends it (ms of silence; the
+   * recogniser is asked at HELD_TRANSCRIPT_MS, so a longer wait lets a fast one decide first).
+   */
+  resumeAfterMs: number;
+  /**
+   * With the early decision: a recogniser whose last answer came within this pause (asked at
+   * HELD_TRANSCRIPT_MS + its answer time) is waited for up to it — its verdict, a "wait" included,
+   * comes before the avatar is resumed; a slower one is not (`resumeAfterMs`). 0: never waited for.
+   */
+  verdictBudgetMs: number;
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
@@ -49,6 +60,8 @@ export const TURN_DEFAULTS: TurnOptions = {
   overlapDecision: 'early',
   shortBurstMs: 450,
   holdAfterMs: 0,
+  resumeAfterMs: 96,
+  verdictBudgetMs: 224,
 };
 
 export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {

@@ -616,6 +616,51 @@ describe('over the avatar, decided before the recogniser (issue 29, ADR 104)', (
     expect(eventsOf(t.log).slice(-2)).toEqual(['pause:5', 'resume:5']);
   });
 
+  it('resumeAfterMs: a recogniser that answers within it decides first (a "wait" is never resumed)', async () => {
+    const t = setup({ resumeAfterMs: 224 }, fakeStt('batch', ['wait']));
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(288), ...t.silence(320)]);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'interrupt:4']);
+    // A slow one does not: resumed at 224 ms of pause.
+    const { t: slow } = await over(288, { resumeAfterMs: 224 });
+    expect(eventsOf(slow.log)).toEqual(['pause:4', 'resume:4']);
+    // Also when min_silence_duration has ended the segment before it.
+    const { t: short } = await over(288, { resumeAfterMs: 224, minSilenceMs: 128 });
+    expect(eventsOf(short.log)).toEqual(['pause:4', 'resume:4']);
+  });
+
+  it('verdictBudgetMs: a recogniser whose last answer came in time is waited for up to it; a slow one is not', async () => {
+    const afterTurn = async (answerMs: number) => {
+      const stt = gatedStt();
+      const t = setup({ verdictBudgetMs: 300 }, stt);
+      // The visitor's question: the recogniser answers `answerMs` after it was asked.
+      await t.feed([...t.speech(320), ...t.silence(224)]);
+      await t.clock.advance(answerMs);
+      stt.answers.shift()!('hello there');
+      await t.feed(t.silence(640));
+      t.listener.setAgentSpeaking(4, AVATAR);
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(288), ...t.silence(160)]);
+      return { t, stt };
+    };
+    // Fast (answered in ~100 ms): not resumed at 96 or 160 ms of pause; its "wait" stops it, never resumed.
+    const fast = await afterTurn(100);
+    expect(eventsOf(fast.t.log)).toEqual(['commit:hello there', 'pause:4']);
+    fast.stt.answers.shift()!('wait');
+    await fast.t.feed(fast.t.silence(640));
+    expect(eventsOf(fast.t.log)).toEqual(['commit:hello there', 'pause:4', 'interrupt:4', 'commit:wait']);
+    // Fast before, silent now: resumed at the budget.
+    const late = await afterTurn(100);
+    await late.t.feed(late.t.silence(96));
+    expect(eventsOf(late.t.log)).toEqual(['commit:hello there', 'pause:4']);
+    await late.t.feed(late.t.silence(64));
+    expect(eventsOf(late.t.log)).toEqual(['commit:hello there', 'pause:4', 'resume:4']);
+    // Slow (answered in 600 ms): resumed at 96 ms of pause, before its verdict.
+    const slow = await afterTurn(600);
+    expect(eventsOf(slow.t.log)).toEqual(['commit:hello there', 'pause:4', 'resume:4']);
+  });
+
   it('speech again after an early resume holds the avatar again at once', async () => {
     const stt = gatedStt();
     const t = setup({}, stt);

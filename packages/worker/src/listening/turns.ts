@@ -354,6 +354,8 @@ export class Listener {
     } else {
       this.silenceRunMs += VAD_WINDOW_MS;
       this.speechRunMs = 0;
+      // A short burst over the avatar has stopped (in its segment, or after it ended): ADR 104.
+      if (this.paused !== null && this.held && this.silenceRunMs >= this.resumeAfter()) this.resumeEarly();
     }
     if (!this.speaking) {
       this.prefix.push(pcm);
@@ -388,7 +390,6 @@ export class Listener {
       this.earlyDone = true;
       this.flush();
     }
-    if (this.paused !== null && this.held && this.silenceRunMs >= HELD_TRANSCRIPT_MS) this.resumeEarly();
     this.pauseInSpeech();
   }
 
@@ -416,7 +417,7 @@ export class Listener {
   }
 
   /**
-   * Speech over the avatar that stopped (a pause of HELD_TRANSCRIPT_MS) while still short — under
+   * Speech over the avatar that stopped (a pause of `resumeAfterMs`) while still short — under
    * `shortBurstMs` of voice, and not a shout — is taken for a backchannel, a cough or a laugh: the
    * avatar goes on now, from where it was held, without waiting for the recogniser. Its verdict
    * still comes (`decidePause`, `checkInterruption`): a stop request, or words enough to interrupt,
@@ -428,6 +429,15 @@ export class Listener {
     this.held = false;
     this.holdAt = 0;
     this.ev.resume(utt);
+  }
+
+  /**
+   * The pause after a short burst before it resumes the avatar: `verdictBudgetMs` when the
+   * recogniser's last answer would fit in it (its verdict will come first), else `resumeAfterMs`.
+   */
+  private resumeAfter(): number {
+    const budget = this.o.verdictBudgetMs;
+    return budget > 0 && this.lastSttMs !== null && HELD_TRANSCRIPT_MS + this.lastSttMs <= budget ? Math.max(budget, this.o.resumeAfterMs) : this.o.resumeAfterMs;
   }
 
   /** The burst over the avatar is clearly louder than the visitor speaks (a shouted "stop!"). */
