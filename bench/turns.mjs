@@ -26,6 +26,7 @@
 //    before and after, same run. BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
 //    the over-the-avatar part of 1. (ADR 104: each decision, and the batch recogniser at 227 ms and
 //    at 1000 ms — a loaded machine's pocketsphinx, ADR 100).
+import { execFileSync } from 'node:child_process';
 import { IN_DOMAIN, GENERAL } from './wer.mjs';
 import { percentile, round, workerDist as dist } from './support.mjs';
 
@@ -402,6 +403,105 @@ async function overAvatar(mods) {
   return out;
 }
 
+/** espeak-ng's speech of `text` at 16 kHz (its 22050 Hz resampled linearly), or null without espeak-ng. */
+function espeak16k(text, wordsPerMinute) {
+  let wav;
+  try {
+    wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', String(wordsPerMinute), '--stdout', text]);
+  } catch {
+    return null;
+  }
+  const rate = wav.readUInt32LE(24);
+  const at = wav.indexOf('data', 12) + 8;
+  const bytes = wav.subarray(at, at + ((wav.length - at) & ~1));
+  return resample16k(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)), rate);
+}
+function resample16k(pcm, rate) {
+  if (rate === 16_000) return pcm;
+  const n = Math.floor((pcm.length * 16_000) / rate);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = (i * rate) / 16_000;
+    const j = Math.floor(x);
+    const f = x - j;
+    out[i] = Math.round((pcm[j] ?? 0) * (1 - f) + (pcm[j + 1] ?? pcm[j] ?? 0) * f);
+  }
+  return out;
+}
+/** ms between the first and the last 10 ms of the sound above −40 dBFS (what a level meter calls the sound). */
+function soundMs(pcm) {
+  const step = 160;
+  let first = -1;
+  let last = -1;
+  for (let at = 0; at + step <= pcm.length; at += step) {
+    let sum = 0;
+    for (let i = at; i < at + step; i++) sum += pcm[i] * pcm[i];
+    if (Math.sqrt(sum / step) / 32768 > 0.01) {
+      if (first < 0) first = at;
+      last = at + step;
+    }
+  }
+  return first < 0 ? 0 : round(((last - first) * 1000) / 16_000);
+}
+
+/**
+ * The same words said by synthetic voices (espeak-ng as the e2e says them; the offline voice), through
+ * Silero and the built Listener over the avatar (a recogniser that never answers): the voice the
+ * Listener counts for each (`speechMsSoFar`, the unit of `shortBurstMs`) against the sound's length,
+ * and whether the early decision resumed the avatar before the recogniser. Calibrates the scripted
+ * durations above (which have no VAD tail); no denoiser (RNNoise may shorten or lengthen them).
+ */
+async function syntheticVoiced(mods) {
+  const vadModel = await mods.loadSileroVad();
+  let voice = null;
+  try {
+    voice = mods.createOfflineVoice ? mods.createOfflineVoice() : null;
+    await voice?.warm();
+  } catch {
+    voice = null;
+  }
+  const out = {};
+  try {
+    const words = [...BACKCHANNELS.filter(([t]) => t).map(([t]) => ['backchannel', t]), ...INTERRUPTIONS.map(([t]) => ['stop', t])];
+    const voices = {
+      'espeak-ng 160 wpm': (t) => espeak16k(t, 160),
+      'espeak-ng 240 wpm': (t) => espeak16k(t, 240),
+      ...(voice ? { 'offline voice': async (t) => { const s = await voice.synthesize(t); return resample16k(s.pcm, s.sampleRate); } } : {}),
+    };
+    for (const [vname, say] of Object.entries(voices)) {
+      const rows = [];
+      for (const [kind, text] of words) {
+        const pcm = await say(text);
+        if (!pcm) continue;
+        const clock = new FakeClock();
+        const ev = { pause: 0, resume: 0 };
+        const never = { provider: 'never', mode: 'batch', async open() { return { push() {}, finalize: () => new Promise(() => {}), reset() {}, close() {} }; } };
+        const stream = vadModel.stream();
+        const l = new mods.Listener({ options: mods.TURN_DEFAULTS, vad: stream, stt: never, clock, events: { transcript() {}, commit() {}, pause: () => ev.pause++, resume: () => ev.resume++, interrupt() {} } });
+        l.setAgentSpeaking(1, AVATAR_SAYS);
+        clock.t += 1000;
+        await l.push(new Int16Array(4800));
+        await l.push(pcm);
+        await l.push(new Int16Array(9600));
+        rows.push({ kind, text, soundMs: soundMs(pcm), voicedMs: round(l.speechMsSoFar), held: ev.pause > 0, resumedEarly: ev.resume > 0 });
+        l.close();
+      }
+      const of = (kind) => rows.filter((r) => r.kind === kind && r.held);
+      const bc = of('backchannel');
+      const st = of('stop');
+      out[vname] = {
+        backchannels: { n: bc.length, resumedEarlyPct: bc.length ? round((100 * bc.filter((r) => r.resumedEarly).length) / bc.length, 1) : null, voicedMs: stats(bc.map((r) => r.voicedMs)), soundMs: stats(bc.map((r) => r.soundMs)) },
+        stops: { n: st.length, resumedEarlyPct: st.length ? round((100 * st.filter((r) => r.resumedEarly).length) / st.length, 1) : null, voicedMs: stats(st.map((r) => r.voicedMs)), soundMs: stats(st.map((r) => r.soundMs)) },
+        rows: rows.map((r) => `${r.kind} "${r.text}": sound ${r.soundMs} ms, voiced ${r.voicedMs} ms, ${!r.held ? 'not held' : r.resumedEarly ? 'resumed early' : 'held for the recogniser'}`),
+      };
+    }
+  } finally {
+    await voice?.close();
+    await vadModel.close();
+  }
+  return out;
+}
+
 /** bench/conversation.mjs's offline path (real audio, Silero, pocketsphinx, the offline voice), per rule. */
 async function offlinePath() {
   const conv = await import('./conversation.mjs');
@@ -446,7 +546,10 @@ async function measureOfflineStt() {
 export async function run() {
   const mods = { ...(await import(dist('listening/turns.js'))), ...(await import(dist('listening/options.js'))) };
   // BENCH_TURNS=over-avatar: only the backchannels and interruptions over the avatar (fake clock, no audio, no recogniser).
-  if (process.env.BENCH_TURNS === 'over-avatar') return { turns: { targets: TARGETS, sttMs: STT, wordMs: WORD_MS, overAvatar: await overAvatar(mods) } };
+  if (process.env.BENCH_TURNS === 'over-avatar') {
+    const voiceMods = { ...mods, ...(await import(dist('listening/vad.js'))), ...(await import(dist('speech/offline-voice.js'))) };
+    return { turns: { targets: TARGETS, sttMs: STT, wordMs: WORD_MS, overAvatar: await overAvatar(mods), overAvatarSyntheticVoices: await syntheticVoiced(voiceMods) } };
+  }
   // Measured for the record only: on a shared machine its figures swing with the load, so the fake keeps ADR 068's 227 ms.
   const offlineStt = await measureOfflineStt();
   const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, transcripts: await transcripts(mods) };
