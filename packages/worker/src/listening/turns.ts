@@ -237,11 +237,12 @@ export class Listener {
     return this.turnSpeechMs;
   }
 
-  /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
-  push(mic: Int16Array): Promise<void> {
+  /** Mic frames (16 kHz PCM16 mono, any length; `seq`: the page's number of a 20 ms frame). Resolves when they have been through the VAD. */
+  push(mic: Int16Array, seq?: number): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
-    // The avatar's echo out first (ADR 103): it needs the audio as the mic heard it, in time.
-    const pcm = this.opts.echo ? this.opts.echo.process(mic) : mic;
+    // The avatar's echo out first (ADR 103): it needs the audio as the mic heard it, in time (the
+    // page's frame number places it exactly).
+    const pcm = this.opts.echo ? this.opts.echo.process(mic, seq) : mic;
     const denoiser = this.opts.denoiser;
     if (!denoiser) return this.hear(pcm);
     // Noise suppression first (ADR 096): the pieces come back in order and are heard as they come.
