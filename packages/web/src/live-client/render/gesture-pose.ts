@@ -63,3 +63,18 @@ export function armPoseOf(face: Pick<FaceState, 'gesture' | 'gestureProgress' | 
   const t = smooth(face.gestureBlend);
   return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t };
 }
+
+/**
+ * The arms' life at rest (added to whatever pose `armPoseOf` gives): hanging a little away from
+ * the body and bent a little at the elbow, they swing back as the body shifts its weight (a
+ * pendulum lagging the lean) and open a touch as the chest breathes — so a full body standing
+ * and listening is not a mannequin with its arms glued to its sides.
+ */
+export function idleArm(face: Pick<FaceState, 'breath' | 'lean'>, side: number): ArmPose {
+  const breath = Math.max(-1, Math.min(1, face.breath));
+  return {
+    upper: [-0.05 - 0.015 * breath, 0, side * (0.07 + 0.02 * breath) - face.lean * 0.35],
+    fore: [-0.16 - 0.03 * breath, 0, side * 0.03],
+    lift: 0.002 * breath,
+  };
+}
