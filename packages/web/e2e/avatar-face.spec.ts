@@ -151,7 +151,7 @@ for (const [id, name, skin, bg, least] of [
     const open = await hold({ viseme: 'aa', blink: 0, still: true });
     const aa = await mouthCoverage(page, open, rest, skin, bg);
     console.log(`${name}: ${JSON.stringify(aa)}`);
-    // (The full body is framed as a medium shot, ADR 089: its face measured ≈ 11,900 skin pixels here.)
+    // (The full body is framed as a medium shot, ADR 089: its face measured ≈ 11,200 skin pixels here.)
     expect(aa.face, 'the face is on the stage').toBeGreaterThan(id === 2 ? 8000 : 6000);
     expect(aa.share, 'the open mouth covers a share of the face').toBeGreaterThan(least);
     expect(aa.box.height, 'the open mouth is tall, not a bracket').toBeGreaterThan(id === 2 ? 12 : 10);
@@ -190,7 +190,7 @@ test('full body: a medium shot by default (the head ≥ 100 px tall at 640×480)
   expect(medium.skin, 'skin drawn where the head is projected').toBeGreaterThan(0.3);
   const whole = await measure(7);
   expect(whole.l.shot).toBe('full');
-  expect(whole.l.head.height, JSON.stringify(whole.l)).toBeLessThan(medium.l.head.height / 1.8);
+  expect(whole.l.head.height, JSON.stringify(whole.l)).toBeLessThan(medium.l.head.height / 1.6);
   expect(whole.skin).toBeGreaterThan(0.2);
   // At 390 px (a phone held upright) the medium shot keeps the head large.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -4,7 +4,7 @@
  *
  * - `medium` (the default): a medium shot like HeyGen's and Tavus's presenters — from just over the
  *   hair to the hips (the page's control bar lies over the bottom of the frame), so the face reads
- *   (its head ≈ a quarter of the frame's height, not the ≈ 50 px of the whole figure at 640×480).
+ *   (its head ≈ a quarter of the frame's height: 115 px at 640×480, against 64 px for the whole figure).
  * - `full`: the whole figure, floor to hair (asked for with `Scene.framing: "full"`).
  *
  * A frame narrower than the body (a phone held upright) steps the camera back until the
@@ -18,7 +18,7 @@ export interface FullBodyFrame {
 }
 
 /** Medium shot: the frame's bottom edge at this share of the height from the floor (the hips). */
-export const MEDIUM_BOTTOM = 0.5;
+export const MEDIUM_BOTTOM = 0.44;
 /** Space over the hair, as a share of the frame's height. */
 export const HEADROOM = 0.07;
 /** What must fit across a medium shot (shoulders and arms at rest), metres per metre of height. */
