@@ -35,7 +35,7 @@ test.beforeAll(async () => {
     '/test/arkit.json': json({ ParentConfig: '/catalog/avatar-configs/base-upper-body.json', Avatar: { modelURL: '/test/arkit.glb' } }),
     '/test/vrm.json': json({ ParentConfig: '/catalog/avatar-configs/base-full-body.json', Avatar: { modelURL: '/test/persona.vrm', format: 'vrm' } }),
     '/test/transparent.json': json({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', Scene: { background: 'transparent: true' }, panel: { Enable: false } }),
-    '/test/leo-whole.json': json({ ParentConfig: '/catalog/avatar-configs/leo-full.json', Scene: { framing: 'full' } }),
+    '/test/leo-whole.json': json({ ParentConfig: '/catalog/avatar-configs/leo-full.json', Camera: { shot: 'full' } }),
   };
   const avatars: Record<string, { name: string; dhType: number; avatarConfigUrl: string }> = {
     1: { name: 'Maya (photo)', dhType: 1, avatarConfigUrl: '/catalog/avatar-configs/maya-image.json' },
@@ -164,7 +164,7 @@ for (const [id, name, skin, bg, least] of [
 
 // Full body (issue 28): the whole figure at 640×480 made the face ≈ 50 px tall. The default is a
 // medium shot (hair to hips, ADR 089 "Framing per kind"); the whole figure only when the config
-// asks (Scene.framing "full"). The head's height is the projection of its skin's box
+// asks (Camera.shot "full"). The head's height is the projection of its skin's box
 // (`__personaThreeLayout`), checked against the frame: skin is drawn inside that box.
 test('full body: a medium shot by default (the head ≥ 100 px tall at 640×480), the whole figure when the config asks', async ({ page }) => {
   type Layout = { stage: { width: number; height: number }; shot: string; head: { x: number; y: number; width: number; height: number } };

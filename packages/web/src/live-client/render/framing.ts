@@ -5,7 +5,7 @@
  * - `medium` (the default): a medium shot like HeyGen's and Tavus's presenters — from just over the
  *   hair to the hips (the page's control bar lies over the bottom of the frame), so the face reads
  *   (its head ≈ a quarter of the frame's height: 115 px at 640×480, against 64 px for the whole figure).
- * - `full`: the whole figure, floor to hair (asked for with `Scene.framing: "full"`).
+ * - `full`: the whole figure, floor to hair (asked for with `Camera.shot: "full"` in the avatar config).
  *
  * A frame narrower than the body (a phone held upright) steps the camera back until the
  * shoulders and hands fit across, the hair's top kept where it was; more of the legs shows below.

@@ -73,8 +73,10 @@ describe('readStageConfig', () => {
 
   it('a full body is framed as a medium shot unless the whole figure is asked for', () => {
     expect(readStageConfig({}, 3, BASE).framing).toBe('medium');
-    expect(readStageConfig({ Scene: { framing: 'full' } }, 3, BASE).framing).toBe('full');
-    expect(readStageConfig({ Scene: { framing: 'wide' } }, 3, BASE).framing).toBe('medium');
+    expect(readStageConfig({ Camera: { framing: 'full-body', shot: 'full' } }, 3, BASE).framing).toBe('full');
+    // The catalogue's configs name the kind in Camera.framing: that is not a request for the whole figure.
+    expect(readStageConfig({ Camera: { framing: 'full-body' } }, 3, BASE).framing).toBe('medium');
+    expect(readStageConfig({ Camera: { shot: 'wide' } }, 3, BASE).framing).toBe('medium');
   });
 
   it('an image avatar is a layered portrait, or a talking photo with its landmarks', () => {

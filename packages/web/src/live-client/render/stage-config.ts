@@ -35,7 +35,7 @@ export interface StageConfig {
   lights: { preset: string; intensity: number };
   environment: { url: string; position: [number, number, number]; rotation: [number, number, number]; scale: [number, number, number]; shadow: boolean } | null;
   subtitles: boolean;
-  /** A full body's camera: a medium shot (hair to mid-thigh, the default) or the whole figure (`Scene.framing: "full"`). */
+  /** A full body's camera: a medium shot (hair to hips, the default) or the whole figure (`Camera.shot: "full"`; `Camera.framing` names the kind). */
   framing: 'medium' | 'full';
 }
 
@@ -160,6 +160,6 @@ export function readStageConfig(doc: Doc, dhType: number, base: string, photoUrl
       ? { url: envUrl, position: vec3(env.position, 0), rotation: vec3(env.rotation, 0), scale: vec3(env.scale, 1), shadow: env.shadow !== false }
       : null,
     subtitles: subtitle.Enabled !== false,
-    framing: scene.framing === 'full' ? 'full' : 'medium',
+    framing: isRecord(doc.Camera) && doc.Camera.shot === 'full' ? 'full' : 'medium',
   };
 }
