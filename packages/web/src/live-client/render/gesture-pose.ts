@@ -30,9 +30,10 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
   switch (gesture) {
     case 'wave': {
       if (!right) return REST;
-      // The arm up and out, the forearm up; the hand swings from the elbow, three times.
+      // The arm out, the forearm up, the hand by the head (inside a medium shot's frame, not over
+      // it); the hand swings from the elbow, three times.
       const swing = Math.sin(Math.min(1, Math.max(0, (u - 0.2) / 0.6)) * Math.PI * 6) * 0.35 * smooth((u - 0.15) / 0.1);
-      return { upper: [-0.25 * e, 0, side * 1.35 * e], fore: [0, 0, side * (1.3 * e + swing)], lift: 0.008 * e };
+      return { upper: [-0.25 * e, 0, side * 0.95 * e], fore: [0, 0, side * (1.65 * e + swing)], lift: 0.008 * e };
     }
     case 'point': {
       if (!right) return REST;
