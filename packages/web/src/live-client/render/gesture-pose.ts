@@ -79,3 +79,21 @@ export function idleArm(face: Pick<FaceState, 'breath' | 'lean'>, side: number):
     lift: 0.002 * breath,
   };
 }
+
+/**
+ * A full body's arms at rest as a presenter holds them: the hands loosely together in front of
+ * the waist (elbows by the sides, forearms forward and in), breathing with the chest. Faded out
+ * by `weight` while a gesture moves the arms.
+ */
+export function presenterArm(face: Pick<FaceState, 'breath' | 'lean'>, side: number, weight: number): ArmPose {
+  const breath = Math.max(-1, Math.min(1, face.breath));
+  const k = Math.max(0, Math.min(1, weight));
+  return {
+    upper: [k * (-0.12 - 0.012 * breath), 0, k * side * 0.06 - face.lean * 0.35],
+    fore: [k * (-0.68 - 0.02 * breath), 0, -k * side * 0.6],
+    lift: 0.002 * breath,
+  };
+}
+
+/** How far a gesture has the arm away from rest (0 at rest … 1 well into a gesture): what fades a rest pose out. */
+export const armAway = (p: ArmPose) => Math.min(1, (Math.abs(p.upper[0]) + Math.abs(p.upper[2]) + Math.abs(p.fore[0]) + Math.abs(p.fore[2])) / 0.5);

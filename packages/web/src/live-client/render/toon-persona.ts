@@ -25,7 +25,7 @@ import {
   type Texture,
 } from 'three';
 import type { FaceState } from './face-driver';
-import { armPoseOf, idleArm } from './gesture-pose';
+import { armAway, armPoseOf, idleArm, presenterArm } from './gesture-pose';
 import type { ToonRecipe } from './toon-recipe';
 import { VISEMES, type Viseme } from './visemes';
 
@@ -1008,7 +1008,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       // Arms: at rest, or where a gesture puts them.
       for (const arm of arms) {
         const pose = armPoseOf(face, arm.side);
-        const idle = idleArm(face, arm.side);
+        // A full body rests as a presenter (hands together in front), fading out while a gesture moves the arm.
+        const idle = full ? presenterArm(face, arm.side, 1 - armAway(pose)) : idleArm(face, arm.side);
         arm.upper.rotation.set(pose.upper[0] + idle.upper[0], pose.upper[1] + idle.upper[1], pose.upper[2] + idle.upper[2]);
         arm.fore.rotation.set(pose.fore[0] + idle.fore[0], pose.fore[1] + idle.fore[1], pose.fore[2] + idle.fore[2]);
         arm.upper.position.y = arm.shoulderY + pose.lift + idle.lift;
