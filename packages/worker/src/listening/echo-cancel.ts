@@ -398,9 +398,15 @@ export interface PlayingNow {
 export const RESYNC_MS = 120;
 /** Samples of one page mic frame (`seq` counts them): 20 ms at 16 kHz. */
 const MIC_FRAME_SAMPLES = 320;
-/** How far from its report (mic samples) an anchor places the far end: beyond, the report is too old (a hold, a mic restarted). */
+/**
+ * How far from its report (mic samples) an anchor places the far end. The page reports every
+ * ~500 ms, and its playback and its mic run on the same audio clock, so mic samples carry the
+ * position on exactly between reports (time the worker held the voice is not counted): 10 s
+ * covers reports lost or late; a mic frame a second older than the report is of a mic that
+ * restarted its count.
+ */
 const ANCHOR_BEFORE = ECHO_RATE;
-const ANCHOR_AFTER = (ECHO_RATE * 3) / 10;
+const ANCHOR_AFTER = ECHO_RATE * 10;
 
 /**
  * One session's canceller: the avatar's audio as sent (`reference`), the page's playback position
@@ -471,6 +477,8 @@ export class EchoCanceller {
     const started = performance.now();
     const far = new Int16Array(mic.length);
     const p = this.position();
+    // Held by the listener: the page's playback does not move while the mic goes on.
+    if (p?.paused && this.anchored?.utt === p.utt) this.anchored.micSample += mic.length;
     if (p && !p.paused) {
       const target = this.targetOf(p, mic.length, seq);
       if (this.cur?.utt !== p.utt) this.cur = { utt: p.utt, cursor: Math.max(0, target - mic.length) };
