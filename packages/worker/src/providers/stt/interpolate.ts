@@ -12,11 +12,12 @@ import { findSorted, type TrieModel } from './trie-model.js';
  * avatar's phrases made likelier.
  *
  * Deterministic: the same models and weight give the same arrays. Long (a second or two for
- * Debian's 3.7 M n-grams): `pause` is awaited between slices so a caller can yield the event loop.
+ * Debian's 3.7 M n-grams): `pause` is awaited after every `slice` bigrams (with their trigrams) so a
+ * caller can yield the event loop.
  */
-export async function interpolate(generic: TrieModel, avatar: Ngrams, lambda: number, pause: () => Promise<void> = async () => undefined): Promise<TrieModel> {
+export async function interpolate(generic: TrieModel, avatar: Ngrams, lambda: number, pause: () => Promise<void> = async () => undefined, slice = 20_000): Promise<TrieModel> {
   if (!(lambda >= 0 && lambda < 1)) throw new Error('interpolate: λ is from 0 to less than 1');
-  const SLICE = 20_000;
+  const SLICE = Math.max(1, slice);
   let done = 0;
   const g = generic;
   const n1g = g.words.length;
