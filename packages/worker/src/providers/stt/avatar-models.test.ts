@@ -95,6 +95,23 @@ describe('the model cache', () => {
     expect(builds).toEqual(['A', 'B', 'C']);
   });
 
+  it('builds one model at a time', async () => {
+    const events: string[] = [];
+    const cache = createModelCache({
+      install,
+      dir: path.join(dir, 'models'),
+      build: async (_i, v) => {
+        events.push(`start ${v.name}`);
+        // Long enough (file system round trips) for the other avatar's lookup to reach its build.
+        for (let i = 0; i < 10; i++) await readdir(dir);
+        events.push(`end ${v.name}`);
+        return new Uint8Array([1]);
+      },
+    });
+    await Promise.all([cache.get({ name: 'A' }), cache.get({ name: 'B' })]);
+    expect(events).toEqual(['start A', 'end A', 'start B', 'end B']);
+  });
+
   it('a failed build leaves no file and is tried again next time', async () => {
     let fail = true;
     const cache = createModelCache({

@@ -99,12 +99,20 @@ export interface ModelCache {
 
 /**
  * Models on disk in `dir`, named by key: written to a temporary name and renamed (a reader never
- * sees half a file); at most `maxFiles` kept, the least recently used removed first.
+ * sees half a file); at most `maxFiles` kept, the least recently used removed first; one build at
+ * a time.
  */
 export function createModelCache(opts: { install: PocketsphinxInstall; dir: string; maxFiles?: number; build?: typeof buildAvatarModel }): ModelCache {
   const maxFiles = Math.max(1, opts.maxFiles ?? 8);
   const build = opts.build ?? buildAvatarModel;
   const building = new Map<string, Promise<string>>();
+  /** One build at a time per worker: each holds ~150 MB of arrays and a core for seconds. */
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(run: () => Promise<T>): Promise<T> => {
+    const next = queue.then(run, run);
+    queue = next.catch(() => undefined);
+    return next;
+  };
   const prune = async (keep: string) => {
     const names = (await readdir(opts.dir)).filter((n) => n.endsWith('.lm.bin'));
     if (names.length <= maxFiles) return;
@@ -127,7 +135,7 @@ export function createModelCache(opts: { install: PocketsphinxInstall; dir: stri
           // Not cached: built below.
         }
         await mkdir(opts.dir, { recursive: true });
-        const bytes = await build(opts.install, v);
+        const bytes = await oneAtATime(() => build(opts.install, v));
         const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
         try {
           await writeFile(tmp, bytes);
