@@ -1,0 +1,224 @@
+import fs from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { FACE_ARGS, readProbe, waitForFrames } from './support/avatar-face';
+import { visitorWav } from './support/espeak';
+import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
+
+/**
+ * The avatar on a laptop's speakers without headphones (issue 29, ADR 103): whatever the page
+ * plays comes back into its microphone 50 ms later at −10 dB. Chromium's fake microphone plays a
+ * file from when the page opens it, so it cannot put the echo after the page's real playback; this
+ * spec builds the room in the page instead. An init script taps the avatar's player (the gain node
+ * the page connects to its output) into a "room" AudioContext — a 50 ms delay, a −10 dB gain — and
+ * answers `getUserMedia` with the room's stream, into which it also plays the visitor's questions
+ * (espeak-ng) when the test says. No browser echo cancellation applies to such a stream: the
+ * worker's canceller is all there is.
+ *
+ * A two-minute conversation — the greeting, a question, a ~55 s answer, a second question, a
+ * ~35 s answer — must have no pause or interruption of the avatar by its own voice, and no turn
+ * made of its own words: exactly the visitor's two questions reach the model.
+ */
+const FIRST = [
+  'The harbour was dug by hand in the spring of eighteen twelve, when the first fishing boats came up the river.',
+  'Its granite walls were raised over the next forty years, stone by stone, by the families who lived along the quay.',
+  'The lighthouse followed in eighteen fifty four, and its lamp has guided the ferries every night since then.',
+  'In the summer the market fills the square with fish, bread and flowers, and the boats leave at dawn.',
+  'In winter the storms close the harbour for days, and the town waits for the sea to calm down again.',
+  'The old customs house by the bridge is a museum now, with maps, ropes and ship models from every century.',
+  'On the first Sunday of August the whole town sails out to the island for the regatta and comes back at dusk.',
+  'Children learn to row in the inner basin, where the water is calm even when the wind blows from the west.',
+  'And that is the whole story of the harbour.',
+].join(' ');
+const SECOND = [
+  'The ferry to the island leaves from the north pier every hour from seven in the morning.',
+  'Tickets are sold on board, and bicycles travel free of charge on weekdays.',
+  'The crossing takes twenty minutes when the sea is calm and a little longer in a westerly wind.',
+  'On the island there is a cafe by the landing stage, a small beach and a path along the cliffs.',
+  'The last boat back leaves at nine in the evening in summer and at six in winter.',
+].join(' ');
+const QUESTIONS = [visitorWav([300, 'Hello, tell me about the harbour.', 600]), visitorWav([300, 'And how do I get to the island?', 600])];
+
+/** Runs in the page before its scripts: the room, and getUserMedia answered by it. */
+function roomScript({ delayMs, gainDb }: { delayMs: number; gainDb: number }) {
+  type Room = { ctx: AudioContext; mic: MediaStreamAudioDestinationNode; meter: AnalyserNode };
+  let room: Room | null = null;
+  const connect = AudioNode.prototype.connect as (this: AudioNode, target: AudioNode | AudioParam, ...rest: number[]) => AudioNode | void;
+  const open = (): Room => {
+    if (room) return room;
+    const ctx = new AudioContext({ sampleRate: 48_000 });
+    const mic = ctx.createMediaStreamDestination();
+    const meter = ctx.createAnalyser();
+    meter.fftSize = 2048;
+    // An analyser is only run when something pulls it: a silent path to the room's output does.
+    const sink = ctx.createGain();
+    sink.gain.value = 0;
+    connect.call(meter, sink);
+    connect.call(sink, ctx.destination);
+    room = { ctx, mic, meter };
+    return room;
+  };
+  /** The room brings `stream` back into the microphone: `delayMs` later, `gainDb` down. */
+  const echoOf = (stream: MediaStream) => {
+    const r = open();
+    const source = r.ctx.createMediaStreamSource(stream);
+    const delay = r.ctx.createDelay(1);
+    delay.delayTime.value = delayMs / 1000;
+    const gain = r.ctx.createGain();
+    gain.gain.value = 10 ** (gainDb / 20);
+    connect.call(source, delay);
+    connect.call(delay, gain);
+    connect.call(gain, r.mic);
+    connect.call(gain, r.meter);
+    w.__room.taps++;
+  };
+  // What the visitor hears is what the room brings back: the page's player straight to the
+  // speakers until its loopback (ADR 085: the voice through an RTCPeerConnection into an audio
+  // element, so that the browser's echo canceller sees it) takes over, then that element's stream.
+  const direct = new Map<AudioNode, MediaStreamAudioDestinationNode>();
+  AudioNode.prototype.connect = function (this: AudioNode, target: AudioNode | AudioParam, ...rest: number[]) {
+    const out = connect.call(this, target, ...rest);
+    if (target === this.context.destination && this instanceof GainNode && !direct.has(this) && this.context !== room?.ctx) {
+      const tap = (this.context as AudioContext).createMediaStreamDestination();
+      connect.call(this, tap);
+      direct.set(this, tap);
+      echoOf(tap.stream);
+    }
+    return out as AudioNode;
+  } as typeof AudioNode.prototype.connect;
+  const disconnect = AudioNode.prototype.disconnect as (this: AudioNode, ...args: unknown[]) => void;
+  AudioNode.prototype.disconnect = function (this: AudioNode, ...args: unknown[]) {
+    disconnect.apply(this, args);
+    const tap = direct.get(this);
+    if (tap && (args.length === 0 || args[0] === this.context.destination)) {
+      disconnect.call(this, tap);
+      direct.delete(this);
+    }
+  } as typeof AudioNode.prototype.disconnect;
+  const srcObject = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'srcObject')!;
+  Object.defineProperty(HTMLMediaElement.prototype, 'srcObject', {
+    ...srcObject,
+    set(this: HTMLMediaElement, value: MediaProvider | null) {
+      srcObject.set!.call(this, value);
+      if (value instanceof MediaStream && value.getAudioTracks().length > 0) echoOf(value);
+    },
+  });
+  const w = window as unknown as { __room: { say(n: number): Promise<void>; echoLevel(): number; micOpened: boolean; taps: number; state(): string } };
+  w.__room = {
+    micOpened: false,
+    taps: 0,
+    state: () => `${room?.ctx.state ?? 'none'} at ${room?.ctx.currentTime.toFixed(1) ?? '-'} s`,
+    async say(n: number) {
+      const r = open();
+      const data = await (await fetch(`/__e2e/question-${n}.wav`)).arrayBuffer();
+      const buffer = await r.ctx.decodeAudioData(data);
+      const voice = r.ctx.createBufferSource();
+      voice.buffer = buffer;
+      connect.call(voice, r.mic);
+      await new Promise<void>((resolve) => {
+        voice.onended = () => resolve();
+        voice.start();
+      });
+    },
+    /** The echo's RMS now (what the room brings back of the avatar, before the visitor's voice). */
+    echoLevel() {
+      const r = open();
+      const buf = new Float32Array(r.meter.fftSize);
+      r.meter.getFloatTimeDomainData(buf);
+      let sum = 0;
+      for (const x of buf) sum += x * x;
+      return Math.sqrt(sum / buf.length);
+    },
+  };
+  navigator.mediaDevices.getUserMedia = async () => {
+    const r = open();
+    if (r.ctx.state === 'suspended') await r.ctx.resume();
+    w.__room.micOpened = true;
+    return r.mic.stream;
+  };
+}
+
+test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off' });
+
+// Not yet (ADR 103, amendment of stop 37): on this machine the avatar still hears itself here —
+// the canceller finds the rig's echo 200–370 ms after the page's reported position, and the delay
+// it finds moves between searches, so the filter keeps re-learning and the avatar pauses (and is
+// interrupted by its own words). The test stays, marked, so that the next engineer runs it as it
+// is (`npx playwright test … listening-echo.spec.ts` after removing `.fixme`): it prints the mic's
+// rate and the worker's pauses, interruptions and transcripts.
+test.fixme('on speakers, its own voice back in the microphone (50 ms, −10 dB): two minutes with no pause, no interruption and no turn of its own words', async ({ page }) => {
+  test.setTimeout(300_000);
+  const { id, llm } = await longAnswerAvatar('echo', (turn) => (turn === 0 ? FIRST : SECOND));
+  const frames = recordWorkerFrames(page);
+  // The page's mic frames (20 ms each) as they leave: a starved page sends fewer than real time.
+  const mic = { first: 0, count: 0 };
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/avatar-ws')) return;
+    ws.on('framesent', ({ payload }) => {
+      if (typeof payload === 'string') return;
+      mic.first ||= Date.now();
+      mic.count++;
+    });
+  });
+  try {
+    for (const [n, file] of QUESTIONS.entries()) {
+      await page.route(`**/__e2e/question-${n}.wav`, (route) => route.fulfill({ contentType: 'audio/wav', body: fs.readFileSync(file) }));
+    }
+    await page.addInitScript(roomScript, { delayMs: 50, gainDb: -10 });
+    await page.goto(`/avatar/${id}?autoConnect=true&chatOpen=true`);
+    await waitForFrames(page);
+    await page.evaluate(() => (window as unknown as { __personaAvatar?: { probe?: () => void } }).__personaAvatar?.probe?.());
+    await expect(page.getByRole('button', { name: 'Turn microphone off' })).toBeVisible({ timeout: 20_000 });
+    expect(await page.evaluate(() => (window as unknown as { __room: { micOpened: boolean } }).__room.micOpened)).toBe(true);
+    const log = page.getByRole('log', { name: 'Conversation' });
+    const say = (n: number) => page.evaluate((k) => (window as unknown as { __room: { say(n: number): Promise<void> } }).__room.say(k), n);
+    const echoLevel = () => page.evaluate(() => (window as unknown as { __room: { echoLevel(): number } }).__room.echoLevel());
+
+    /** Waits until an answer's utterance has played to its end in the page (the probe's history). */
+    const played = async (starts: string) => {
+      await expect.poll(() => frames.find((f) => f.type === 'assistant' && (f.text ?? f.delta ?? '').startsWith(starts))?.utt, { message: `"${starts}" is said`, timeout: 60_000 }).not.toBeUndefined();
+      const utt = frames.find((f) => f.type === 'assistant' && (f.text ?? f.delta ?? '').startsWith(starts))!.utt!;
+      // While it plays, the room brings it back: the echo is really in the microphone.
+      let loudest = 0;
+      await expect
+        .poll(
+          async () => {
+            loudest = Math.max(loudest, await echoLevel());
+            return frames.some((f) => f.type === 'utterance' && f.utt === utt && (f as { phase?: string }).phase === 'end');
+          },
+          { message: `"${starts}" is sent to its end`, timeout: 150_000, intervals: [250] },
+        )
+        .toBe(true);
+      await expect.poll(async () => (await readProbe(page))!.history.at(-1)?.utt ?? null, { message: 'it has played out', timeout: 60_000 }).not.toBe(utt & 0xffff);
+      return { utt, loudest };
+    };
+
+    // The greeting, then the first question; the long answer plays over its own echo.
+    await expect(log.locator('.ps-assistant').first()).toBeVisible({ timeout: 30_000 });
+    await say(0);
+    await expect(log.locator('.ps-user')).toHaveCount(1, { timeout: 60_000 });
+    const first = await played('The harbour was dug by hand');
+    await say(1);
+    await expect(log.locator('.ps-user')).toHaveCount(2, { timeout: 60_000 });
+    const second = await played('The ferry to the island');
+
+    console.log(`room: ${JSON.stringify(await page.evaluate(() => { const r = (window as unknown as { __room: { taps: number; state(): string } }).__room; return { taps: r.taps, state: r.state() }; }))}; echo peaks ${first.loudest.toFixed(4)} / ${second.loudest.toFixed(4)}; frames: ${frames.filter((f) => ['pause', 'resume', 'interrupted', 'transcript'].includes(f.type) && (f.type !== 'transcript' || f.final)).map((f) => `${f.type}${f.text ? ` "${f.text}"` : ''}`).join(', ')}`);
+    // The echo was there (−10 dB of a voice is ~−30 dBFS: far above the room's silence)...
+    expect(first.loudest).toBeGreaterThan(0.01);
+    expect(second.loudest).toBeGreaterThan(0.01);
+    // ...and the avatar never heard itself: no pause, no interruption, only the two questions.
+    expect(frames.filter((f) => f.type === 'pause' || f.type === 'interrupted').map((f) => `${f.type} ${f.utt}`)).toEqual([]);
+    await expect(log.locator('.ps-user')).toHaveCount(2);
+    expect(llm.chatBodies()).toHaveLength(2);
+    const userTurns = (llm.chatBodies()[1]!.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'user').map((m) => String(m.content));
+    expect(userTurns).toHaveLength(2);
+    for (const answerWords of ['harbour was dug', 'granite', 'lighthouse', 'ferry', 'island for the regatta']) {
+      for (const said of userTurns) expect(said.toLowerCase()).not.toContain(answerWords);
+    }
+    await expect(log.locator('.ps-assistant').filter({ hasText: 'And that is the whole story of the harbour.' })).toHaveCount(1);
+    await expect(log.locator('[data-interrupted="true"]')).toHaveCount(0);
+  } finally {
+    // For the record (and a failure's reader): how the page kept up, and what the worker did.
+    console.log(`mic: ${mic.count} frames of 20 ms in ${((Date.now() - mic.first) / 1000).toFixed(1)} s (${((mic.count * 2000) / Math.max(1, Date.now() - mic.first)).toFixed(0)} % of real time); worker: ${frames.filter((f) => ['pause', 'resume', 'interrupted'].includes(f.type) || (f.type === 'transcript' && f.final)).map((f) => `${f.type}${f.text ? ` "${f.text}"` : ''}`).join(', ')}`);
+    await llm.close();
+  }
+});
