@@ -31,7 +31,8 @@ import { lazyDenoiser, sharedRnnoise, type DenoiseModel } from '../listening/den
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
-import { createOfflineRecognizer, createRecognizerPool, findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
+import type { OfflineRecognizer } from '../providers/stt/offline.js';
+import { createWorkerOfflineRecognizer } from '../providers/stt/offline-stream.js';
 
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
@@ -202,9 +203,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
         ? listenOpts.offline
-        : findPocketsphinx()
-          ? createRecognizerPool(() => createOfflineRecognizer(), listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()))
-          : null;
+        : createWorkerOfflineRecognizer(listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()));
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;
