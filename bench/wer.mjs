@@ -228,6 +228,11 @@ const BASE = ['quiet-40dB', 'pink-10dB'];
 // 9× shorter run with every voice and rate still present — the per-speaker rows then rest on ~7
 // sentences each; the per-half and overall figures on all 60. Default: every speaker says every sentence.
 const ROTATE = process.env.WER_MODE === 'rotate';
+// WER_STREAM=1 adds the streaming recogniser (ADR 106); WER_MODELS=generic,generic-stream keeps
+// only these models; WER_CONDITIONS=quiet-40dB,pink-10dB only these noise conditions.
+const STREAM = process.env.WER_STREAM === '1';
+const MODELS = process.env.WER_MODELS ? process.env.WER_MODELS.split(',') : null;
+const ONLY_CONDITIONS = process.env.WER_CONDITIONS ? process.env.WER_CONDITIONS.split(',') : null;
 
 export async function run() {
   const audio = await import(workerDist('core/audio.js'));
@@ -288,6 +293,25 @@ export async function run() {
   fs.writeFileSync(lmFile, built.arpa);
   console.log(`avatar model: ${built.vocabulary} words, n-grams ${built.ngrams.join('/')}, out of the dictionary: ${built.outOfVocabulary.join(' ') || 'none'}`);
   const recognizers = { generic: createOfflineRecognizer(), avatar: createOfflineRecognizer({ install: { ...install, lm: lmFile } }), 'best-of': null };
+  // WER_STREAM=1: the streaming recogniser too (python3-pocketsphinx, ADR 106), same models and
+  // dither, each utterance fed in 32 ms windows as the VAD passes them: generic-stream, avatar-stream.
+  if (STREAM) {
+    const { createStreamingRecognizer, findStreamingPocketsphinx } = await import(workerDist('providers/stt/offline-stream.js'));
+    const streamInstall = findStreamingPocketsphinx();
+    if (!streamInstall) throw new Error('WER_STREAM=1 but python3-pocketsphinx is not importable (apt-get install python3-pocketsphinx)');
+    const streamed = (lm) => {
+      const r = createStreamingRecognizer({ install: streamInstall });
+      const transcribeScored = async (pcm) => {
+        const u = r.begin(lm ? { lm } : {});
+        for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
+        return u.end();
+      };
+      return { ...r, transcribeScored, transcribe: async (pcm) => (await transcribeScored(pcm)).text };
+    };
+    recognizers['generic-stream'] = streamed(null);
+    recognizers['avatar-stream'] = streamed(lmFile);
+  }
+  for (const m of Object.keys(recognizers)) if (MODELS && !MODELS.includes(m)) delete recognizers[m];
   // The recogniser's process and pipes are unref'd (the worker's server keeps it alive): so does this.
   const keepAlive = setInterval(() => undefined, 1000);
   for (const r of Object.values(recognizers).filter(Boolean)) {
@@ -318,7 +342,7 @@ export async function run() {
     d.close();
     return out.subarray(WARM);
   };
-  const conditions = CONDITIONS.filter((c) => !c.kind || rooms[c.kind]);
+  const conditions = CONDITIONS.filter((c) => (!c.kind || rooms[c.kind]) && (!ONLY_CONDITIONS || ONLY_CONDITIONS.includes(c.id)));
 
   const rows = [];
   const utterances = [];
@@ -338,6 +362,7 @@ export async function run() {
             const acc = accs[model];
             const t0 = performance.now();
             let hyp;
+            if (model === 'best-of' && !(scored.generic && scored.avatar)) continue;
             if (model === 'best-of') {
               // Both models' hypotheses, the one with the better path score (the time is both decodes'). A
               // heuristic: the scores of two language models are not on one scale.
@@ -421,7 +446,7 @@ export async function run() {
   const rise = Object.fromEntries(
     Object.entries(overall).map(([m, o]) => [
       m,
-      Object.fromEntries(NOISES.filter((n) => n.id !== 'quiet-40dB' && o[n.id]).map((n) => [n.id, { without: round((o[n.id].wer - o['quiet-40dB'].wer) * 100, 1), with: round((o[`${n.id}+rnnoise`].wer - o['quiet-40dB'].wer) * 100, 1) }])),
+      Object.fromEntries(NOISES.filter((n) => n.id !== 'quiet-40dB' && o[n.id] && o[`${n.id}+rnnoise`] && o['quiet-40dB']).map((n) => [n.id, { without: round((o[n.id].wer - o['quiet-40dB'].wer) * 100, 1), with: round((o[`${n.id}+rnnoise`].wer - o['quiet-40dB'].wer) * 100, 1) }])),
     ]),
   );
   for (const r of rows) delete r._acc;
