@@ -1,5 +1,4 @@
 import http from 'node:http';
-import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { LiveCode, LiveMessages, LivePaths, LiveProtocol, SetupMode, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
@@ -62,8 +61,9 @@ export interface LiveRuntimeOptions {
   stt?: { operator?: OperatorStt; baseUrls?: SttBaseUrls };
   /**
    * Listening: the VAD model (default: Silero, loaded on first use) and the offline
-   * recogniser (default: pocketsphinx when installed, up to `offlineProcesses` resident processes
-   * — default one per core, at most 4; null: none). `false` turns listening off. `denoise`: the
+   * recogniser (default: pocketsphinx when installed — streaming through python3-pocketsphinx
+   * when it imports, ADR 106 — up to `offlineProcesses` resident processes, default one per core
+   * at most 4 for batch, two per core at most 6 for streaming; null: none). `false` turns listening off. `denoise`: the
    * noise suppressor of the visitors' audio (default: RNNoise, loaded when a mic first turns on;
    * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
    * `echo`: cancelling the avatar's own voice in the mic (default on; `false`: WORKER_ECHO_CANCELLATION=off; ADR 103).
@@ -203,7 +203,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
         ? listenOpts.offline
-        : createWorkerOfflineRecognizer(listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()));
+        : createWorkerOfflineRecognizer(listenOpts.offlineProcesses);
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;

@@ -3,7 +3,8 @@
 // `heard <samples> from <first sample>` — enough to check framing, order and isolation.
 // Flags: --ready-delay MS, --no-ready (exits at once), --crash-on V (exits when an audio sample
 // equals V), --hang-on V (never answers the end of an utterance whose first sample is V),
-// --stall-ms MS (stops reading stdin for MS after the first audio frame: a process far behind).
+// --stall-ms MS (stops reading stdin for MS after the first audio frame: a process far behind),
+// --say-pid (the hypothesis ends with ` on <pid>`: which process decoded it).
 const args = process.argv.slice(2);
 const flag = (name) => {
   const i = args.indexOf(name);
@@ -39,7 +40,7 @@ const handle = (kind, id, payload) => {
     const u = current;
     current = null;
     if (hangOn !== null && u.first === hangOn) return;
-    say({ id, final: true, text: `heard ${u.samples} from ${u.first}${u.lm ? ` with ${u.lm}` : ''}`, score: -u.samples, decodeMs: 0 });
+    say({ id, final: true, text: `heard ${u.samples} from ${u.first}${u.lm ? ` with ${u.lm}` : ''}${args.includes('--say-pid') ? ` on ${process.pid}` : ''}`, score: -u.samples, decodeMs: 0 });
   } else if (kind === 'X') current = null;
 };
 process.stdin.on('data', (chunk) => {

@@ -76,6 +76,27 @@ describe('streaming offline recogniser: a pool of decoder processes (fake decode
     expect(r.stats().processes).toBe(2);
   });
 
+  it("sends a session's next utterance to the process that decoded its last one (its cepstral mean), when idle", async () => {
+    const r = fake(['--say-pid'], { size: 2 });
+    const [alice, bob] = [{}, {}];
+    const said = async (who: object) => {
+      const u = r.begin({ affinity: who });
+      u.push(tone(1, 320));
+      return (await u.end()).text.split(' on ')[1];
+    };
+    const a1 = r.begin({ affinity: alice });
+    a1.push(tone(1, 320));
+    const b1 = r.begin({ affinity: bob });
+    b1.push(tone(1, 320));
+    // Alice still speaking while Bob's is decoded: a second process.
+    const pb = (await b1.end()).text.split(' on ')[1];
+    const pa = (await a1.end()).text.split(' on ')[1];
+    expect(pa).not.toBe(pb);
+    // Both idle now: each goes back to its own.
+    expect(await said(bob)).toBe(pb);
+    expect(await said(alice)).toBe(pa);
+  });
+
   it('queues an utterance while every process is busy, and decodes it when one is free', async () => {
     const r = fake([], { size: 1 });
     await r.warm();

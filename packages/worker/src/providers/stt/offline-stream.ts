@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import { pocketsphinxEnv, type PocketsphinxEnv } from '../../config.js';
 import { createOfflineRecognizer, createRecognizerPool, DITHER_DBFS, findPocketsphinx, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
 import { STREAM_DECODER_PY } from './offline-stream-decoder.js';
@@ -57,6 +58,12 @@ export interface StreamUtteranceOptions {
   lm?: string;
   /** Partial hypotheses while it is being decoded (reported to `onPartial`). */
   onPartial?: (text: string) => void;
+  /**
+   * Whose utterance this is (one listening session): it goes, when idle, to the process that
+   * decoded that session's last one — pocketsphinx's live cepstral mean carries over from one
+   * utterance to the next in a process, better from the same voice and microphone.
+   */
+  affinity?: object;
 }
 
 /** One utterance being decoded as it comes. */
@@ -89,6 +96,9 @@ export interface StreamingRecognizerOptions {
   ditherDbfs?: number | null;
   /** Starts failing in a row after which the pool gives up (default 3). */
   maxStartFailures?: number;
+  /** Experimental: the first `primeMs` of each utterance fed `primeReps` times as features only before it is decoded (the live cepstral mean adapts); 0: off. */
+  primeMs?: number;
+  primeReps?: number;
 }
 
 /**
@@ -131,6 +141,8 @@ interface Proc {
   dead: boolean;
   /** Killed (stuck): takes no utterance while it exits. */
   retired: boolean;
+  /** The affinity of the last utterance it decoded. */
+  last: WeakRef<object> | null;
 }
 
 interface Utt {
@@ -234,7 +246,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   const startProc = () => {
     if (!command) throw new Error('python3-pocketsphinx is not installed (apt-get install python3-pocketsphinx pocketsphinx-en-us)');
     const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'ignore'] });
-    const p: Proc = { child, ready: false, utt: null, blocked: false, out: '', dead: false, retired: false };
+    const p: Proc = { child, ready: false, utt: null, blocked: false, out: '', dead: false, retired: false, last: null };
     procs.add(p);
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => {
@@ -274,11 +286,14 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   function assign() {
     if (closed || broken) return;
     while (waiting.length) {
-      const idle = [...procs].find((p) => p.ready && !p.utt && !p.dead && !p.retired);
-      if (!idle) break;
+      const idle = [...procs].filter((p) => p.ready && !p.utt && !p.dead && !p.retired);
+      if (!idle.length) break;
       const u = waiting.shift()!;
-      u.proc = idle;
-      idle.utt = u;
+      const key = u.opts.affinity;
+      const p = (key && idle.find((x) => x.last?.deref() === key)) || idle.find((x) => !x.last?.deref()) || idle[0]!;
+      u.proc = p;
+      p.utt = u;
+      if (key) p.last = new WeakRef(key);
       pump(u);
     }
     const starting = [...procs].filter((p) => !p.ready).length;
@@ -296,7 +311,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       // A process is told of an utterance with its first audio.
       if (u.chunks.length === 0) return;
       u.started = true;
-      write(encodeFrame('S', u.id, Buffer.from(JSON.stringify({ lm: u.opts.lm, partial: Boolean(u.opts.onPartial) }))));
+      write(encodeFrame('S', u.id, Buffer.from(JSON.stringify({ lm: u.opts.lm, partial: Boolean(u.opts.onPartial), primeMs: opts.primeMs ?? 0, primeReps: opts.primeReps ?? 0 }))));
     }
     while (u.chunks.length && !p.blocked) {
       const chunk = u.chunks.shift()!;
@@ -436,13 +451,17 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
 /**
  * The worker's offline recogniser: the streaming one when python3-pocketsphinx imports here (and
  * WORKER_STT_STREAMING is not 'off'), else the batch pool of offline.ts; null when pocketsphinx is
- * not installed. `size`: resident processes at most.
+ * not installed. `size`: resident processes at most (WORKER_STT_PROCESSES). By default the batch
+ * pool has one per core (at most 4: a process is busy only while it decodes); the streaming one
+ * two per core (at most 6): a process is held while a visitor speaks, mostly waiting for audio,
+ * so it is memory (~110 MB each, started only when utterances overlap) that bounds it, not CPU.
  */
-export function createWorkerOfflineRecognizer(size: number, env: PocketsphinxEnv = pocketsphinxEnv()): OfflineRecognizer | null {
+export function createWorkerOfflineRecognizer(size?: number, env: PocketsphinxEnv = pocketsphinxEnv()): OfflineRecognizer | null {
+  const cores = os.availableParallelism();
   const streaming = findStreamingPocketsphinx(env);
-  if (streaming) return createStreamingRecognizer({ install: streaming, size });
+  if (streaming) return createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores) });
   const install = findPocketsphinx(env);
-  return install ? createRecognizerPool(() => createOfflineRecognizer({ install }), size) : null;
+  return install ? createRecognizerPool(() => createOfflineRecognizer({ install }), size ?? Math.min(4, cores)) : null;
 }
 
 export function isStreamingRecognizer(r: OfflineRecognizer): r is StreamingRecognizer {
@@ -462,13 +481,14 @@ export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts:
     async open(options: SttOptions, events: SttEvents): Promise<SttSession> {
       let utt: StreamUtterance | null = null;
       let samples = 0;
+      const affinity = {};
       let startMs = 0;
       let closed = false;
       options.signal.addEventListener('abort', () => utt?.cancel(), { once: true });
       return {
         push(pcm) {
           if (closed || options.signal.aborted || pcm.length === 0) return;
-          utt ??= recognizer.begin(uttOpts);
+          utt ??= recognizer.begin({ ...uttOpts, affinity });
           utt.push(pcm);
           samples += pcm.length;
         },
