@@ -299,8 +299,8 @@ export async function run() {
     const { createStreamingRecognizer, findStreamingPocketsphinx } = await import(workerDist('providers/stt/offline-stream.js'));
     const streamInstall = findStreamingPocketsphinx();
     if (!streamInstall) throw new Error('WER_STREAM=1 but python3-pocketsphinx is not importable (apt-get install python3-pocketsphinx)');
-    const streamed = (lm, extra = {}) => {
-      const r = createStreamingRecognizer({ install: streamInstall, ...extra });
+    const streamed = (lm) => {
+      const r = createStreamingRecognizer({ install: streamInstall });
       const transcribeScored = async (pcm) => {
         const u = r.begin(lm ? { lm } : {});
         for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
@@ -310,11 +310,6 @@ export async function run() {
     };
     recognizers['generic-stream'] = streamed(null);
     recognizers['avatar-stream'] = streamed(lmFile);
-    // WER_PRIME=ms,reps: also the streaming recogniser with its live cepstral mean primed (experimental).
-    if (process.env.WER_PRIME) {
-      const [primeMs, primeReps] = process.env.WER_PRIME.split(',').map(Number);
-      recognizers['generic-primed'] = streamed(null, { primeMs, primeReps });
-    }
   }
   for (const m of Object.keys(recognizers)) if (MODELS && !MODELS.includes(m)) delete recognizers[m];
   // The recogniser's process and pipes are unref'd (the worker's server keeps it alive): so does this.

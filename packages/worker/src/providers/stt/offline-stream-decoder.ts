@@ -19,15 +19,6 @@ export const STREAM_DECODER_PY = String.raw`
 import json, struct, sys, time
 from pocketsphinx import Decoder
 
-def prime(decoder, pcm, reps):
-    # The live cepstral mean moves only at the end of an utterance: utterances of features only
-    # (no search) over the first audio pull it towards this visitor's before the real one starts.
-    for _ in range(reps):
-        decoder.start_utt()
-        decoder.process_raw(pcm, True, False)
-        decoder.end_utt()
-    decoder.start_utt()
-
 def main(argv):
     config = Decoder.default_config()
     i = 0
@@ -88,22 +79,10 @@ def main(argv):
                 partial = bool(opts.get('partial'))
                 last_partial = ''
                 since_partial = 0
-                prime_bytes = int(opts.get('primeMs') or 0) * 32
-                prime_reps = int(opts.get('primeReps') or 0)
-                primed = b''
-                if prime_bytes <= 0 or prime_reps <= 0:
-                    decoder.start_utt()
-                    prime_bytes = 0
+                decoder.start_utt()
                 current = uid
             elif current != uid:
                 continue
-            elif kind == b'A' and prime_bytes > 0:
-                primed += payload
-                if len(primed) >= prime_bytes:
-                    prime(decoder, primed, prime_reps)
-                    prime_bytes = 0
-                    decoder.process_raw(primed, False, False)
-                    primed = b''
             elif kind == b'A':
                 decoder.process_raw(payload, False, False)
                 if partial:
@@ -117,11 +96,6 @@ def main(argv):
                             say({'id': uid, 'partial': text})
             elif kind == b'E':
                 t0 = time.perf_counter()
-                if prime_bytes > 0:
-                    prime(decoder, primed, prime_reps)
-                    prime_bytes = 0
-                    decoder.process_raw(primed, False, False)
-                    primed = b''
                 decoder.end_utt()
                 current = None
                 hyp = decoder.hyp()

@@ -96,9 +96,6 @@ export interface StreamingRecognizerOptions {
   ditherDbfs?: number | null;
   /** Starts failing in a row after which the pool gives up (default 3). */
   maxStartFailures?: number;
-  /** Experimental: the first `primeMs` of each utterance fed `primeReps` times as features only before it is decoded (the live cepstral mean adapts); 0: off. */
-  primeMs?: number;
-  primeReps?: number;
 }
 
 /**
@@ -311,7 +308,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       // A process is told of an utterance with its first audio.
       if (u.chunks.length === 0) return;
       u.started = true;
-      write(encodeFrame('S', u.id, Buffer.from(JSON.stringify({ lm: u.opts.lm, partial: Boolean(u.opts.onPartial), primeMs: opts.primeMs ?? 0, primeReps: opts.primeReps ?? 0 }))));
+      write(encodeFrame('S', u.id, Buffer.from(JSON.stringify({ lm: u.opts.lm, partial: Boolean(u.opts.onPartial) }))));
     }
     while (u.chunks.length && !p.blocked) {
       const chunk = u.chunks.shift()!;
