@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
 import { withDither } from './offline.js';
-import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, encodeFrame, findStreamingPocketsphinx, type StreamingRecognizer } from './offline-stream.js';
+import { createSttEngine } from './choose.js';
+import { findPocketsphinx } from './offline.js';
+import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, type StreamingRecognizer } from './offline-stream.js';
 import type { SttResult } from './types.js';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../test/fake-stream-decoder.mjs');
@@ -218,6 +220,34 @@ describe('streaming offline recogniser as an STT engine', () => {
     session.push(tone(666, 320));
     await session.finalize();
     expect(errors.map((e) => e.message)).toEqual(['the offline recogniser stopped']);
+  });
+});
+
+describe("the worker's choice of offline recogniser", () => {
+  it('listens through the streaming engine when the recogniser streams', async () => {
+    const r = fake();
+    const engine = createSttEngine({ kind: 'offline', reason: '', settings: { languages: ['en-US'] } }, { offline: r, fetch: (() => Promise.reject(new Error('no network'))) as never })!;
+    const results: SttResult[] = [];
+    const session = await engine.open({ languages: ['en-US'], interim: true, sampleRate: 16_000, signal: new AbortController().signal }, { onResult: (x) => results.push(x), onError: () => undefined });
+    session.push(tone(8, 320));
+    await session.finalize();
+    expect(results[0]?.text).toBe('heard 320 from 8');
+  });
+
+  it('is the batch pool when streaming is switched off or its python cannot import pocketsphinx', async () => {
+    const env = { PATH: process.env.PATH };
+    const installed = findPocketsphinx(env) !== null;
+    for (const off of [{ ...env, WORKER_STT_STREAMING: 'off' }, { ...env, POCKETSPHINX_PYTHON: '/nonexistent/python3' }]) {
+      const r = createWorkerOfflineRecognizer(1, off);
+      expect(r === null ? null : isStreamingRecognizer(r)).toBe(installed ? false : null);
+      await r?.close();
+    }
+    // Where python3-pocketsphinx imports (CI installs it), the default is the streaming one.
+    const streams = findStreamingPocketsphinx(env) !== null;
+    const byDefault = createWorkerOfflineRecognizer(1, env);
+    expect(byDefault === null ? null : isStreamingRecognizer(byDefault)).toBe(installed ? streams : null);
+    await byDefault?.close();
+    expect(findStreamingPocketsphinx({ PATH: '/nonexistent', POCKETSPHINX_MODEL_DIR: '/nonexistent' })).toBeNull();
   });
 });
 
