@@ -140,6 +140,16 @@ describe('streaming offline recogniser: a pool of decoder processes (fake decode
     expect((await next.end()).text).toBe('heard 320 from 1');
   });
 
+  it('times out an ended utterance whose process stopped reading its audio', async () => {
+    const r = fake(['--stall-ms', '60000'], { timeoutMs: 300 });
+    const u = r.begin();
+    // Far more than the pipe holds: the end frame cannot even be written.
+    for (let i = 0; i < 100; i++) u.push(tone(1, 16_000));
+    expect(r.stats().queuedSamples).toBeGreaterThan(0);
+    await expect(u.end()).rejects.toThrow('timed out');
+    expect(r.stats().queuedSamples).toBe(0);
+  });
+
   it('holds back audio while a process is behind (its pipe full), bounded by maxSeconds', async () => {
     const r = fake(['--stall-ms', '1500'], { maxSeconds: 10 });
     await r.warm();

@@ -318,13 +318,19 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     if (u.ended && !u.endSent && u.chunks.length === 0) {
       u.endSent = true;
       write(encodeFrame('E', u.id));
-      u.timer = setTimeout(() => {
-        // A stuck process: killed; its utterance fails on exit, the next one starts a new process.
-        fail(u, new Error('the offline recogniser timed out'));
-        kill(p);
-      }, timeoutMs);
-      u.timer.unref();
     }
+  }
+
+  /** Ended: answered within timeoutMs of now, or its process (stuck, or not reading its pipe) is killed. */
+  function armTimeout(u: Utt) {
+    u.timer = setTimeout(() => {
+      const p = u.proc;
+      fail(u, new Error('the offline recogniser timed out'));
+      // Its process is killed (the next utterance gets a new one); one still waiting just fails.
+      if (p) kill(p);
+      assign();
+    }, timeoutMs);
+    u.timer.unref();
   }
 
   const recognizer: StreamingRecognizer = {
@@ -381,7 +387,10 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
               finish(u);
               u.resolve({ text: '', score: 0 });
               assign();
-            } else pump(u);
+            } else {
+              armTimeout(u);
+              pump(u);
+            }
             result = u.result;
           }
           if (!signal) return result;
