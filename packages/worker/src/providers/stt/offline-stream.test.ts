@@ -3,10 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
-import { withDither } from './offline.js';
+import { findPocketsphinx, withDither, type OfflineRecognizer } from './offline.js';
 import { createSttEngine } from './choose.js';
-import { findPocketsphinx } from './offline.js';
-import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, type StreamingRecognizer } from './offline-stream.js';
+import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, withBatchFallback, type StreamingRecognizer } from './offline-stream.js';
 import type { SttResult } from './types.js';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../test/fake-stream-decoder.mjs');
@@ -184,6 +183,24 @@ describe('streaming offline recogniser: a pool of decoder processes (fake decode
     await expect(u.end()).rejects.toThrow('could not start');
     await expect(r.warm()).rejects.toThrow('could not start');
     await expect(r.transcribe(tone(1, 320))).rejects.toThrow('could not start');
+  });
+
+  it('falls back to the batch recogniser once its processes will not start (the worker keeps listening)', async () => {
+    const heard: number[] = [];
+    const batch: OfflineRecognizer = { transcribe: async (pcm) => (heard.push(pcm.length), `batch heard ${pcm.length}`), warm: async () => undefined, close: async () => undefined };
+    const r = withBatchFallback(fake(['--no-ready'], { maxStartFailures: 1 }), () => batch);
+    await r.warm();
+    expect(r.stats().broken).toBe(true);
+    const u = r.begin();
+    u.push(tone(1, 320));
+    u.push(tone(2, 480));
+    expect(await u.end()).toEqual({ text: 'batch heard 800', score: 0 });
+    expect(await r.transcribe(tone(1, 160))).toBe('batch heard 160');
+    expect(heard).toEqual([800, 160]);
+    // A working streaming recogniser is used as it is.
+    const ok = withBatchFallback(fake(), () => batch);
+    expect(await ok.transcribe(tone(3, 320))).toBe('heard 320 from 3');
+    await ok.close();
   });
 
   it('refuses after close, and close fails what was in flight', async () => {

@@ -78,8 +78,8 @@ export interface StreamUtterance {
 
 export interface StreamingRecognizer extends OfflineRecognizer {
   begin(opts?: StreamUtteranceOptions): StreamUtterance;
-  /** Processes (started, decoding an utterance), utterances waiting for one, and audio queued in this process (samples). */
-  stats(): { processes: number; busy: number; waiting: number; queuedSamples: number };
+  /** Processes (started, decoding an utterance), utterances waiting for one, audio queued in this process (samples), and whether it gave up (its processes would not start). */
+  stats(): { processes: number; busy: number; waiting: number; queuedSamples: number; broken: boolean };
 }
 
 export interface StreamingRecognizerOptions {
@@ -415,7 +415,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     stats() {
       const all = [...procs];
       const queued = [...waiting, ...all.map((p) => p.utt).filter((u): u is Utt => u !== null)].reduce((n, u) => n + u.samples, 0);
-      return { processes: all.length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued };
+      return { processes: all.length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued, broken: broken !== null };
     },
     async transcribe(pcm, signal) {
       return (await recognizer.transcribeScored!(pcm, signal)).text;
@@ -465,9 +465,78 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
 export function createWorkerOfflineRecognizer(size?: number, env: PocketsphinxEnv = pocketsphinxEnv()): OfflineRecognizer | null {
   const cores = os.availableParallelism();
   const streaming = findStreamingPocketsphinx(env);
-  if (streaming) return createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores) });
   const install = findPocketsphinx(env);
-  return install ? createRecognizerPool(() => createOfflineRecognizer({ install }), size ?? Math.min(4, cores)) : null;
+  const batch = () => createRecognizerPool(() => createOfflineRecognizer({ install: install! }), size ?? Math.min(4, cores));
+  if (streaming) return withBatchFallback(createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores) }), batch);
+  return install ? batch() : null;
+}
+
+/**
+ * The streaming recogniser, or the batch one once the streaming one has given up (its python
+ * processes would not start: a broken python3-pocketsphinx) — the worker keeps listening. An
+ * utterance begun on a broken recogniser is buffered and transcribed whole at its end.
+ */
+export function withBatchFallback(stream: StreamingRecognizer, makeBatch: () => OfflineRecognizer): StreamingRecognizer {
+  let batch: OfflineRecognizer | null = null;
+  const fallback = () => (batch ??= makeBatch());
+  const usable = () => !stream.stats().broken;
+  return {
+    begin(opts) {
+      if (usable()) return stream.begin(opts);
+      return bufferedUtterance(fallback());
+    },
+    stats: () => stream.stats(),
+    transcribe: (pcm, signal) => (usable() ? stream.transcribe(pcm, signal) : fallback().transcribe(pcm, signal)),
+    transcribeScored: async (pcm, signal) => {
+      if (usable()) return stream.transcribeScored!(pcm, signal);
+      const b = fallback();
+      return b.transcribeScored ? b.transcribeScored(pcm, signal) : { text: await b.transcribe(pcm, signal), score: 0 };
+    },
+    async warm() {
+      try {
+        await stream.warm();
+      } catch (err) {
+        if (usable()) throw err;
+        await fallback().warm();
+      }
+    },
+    async close() {
+      await stream.close();
+      await batch?.close();
+    },
+  };
+}
+
+/** One utterance for a batch recogniser: its audio kept (at most 60 s) and transcribed at its end. */
+function bufferedUtterance(batch: OfflineRecognizer): StreamUtterance {
+  const max = 60 * 16_000;
+  let chunks: Int16Array[] = [];
+  let samples = 0;
+  let cancelled = false;
+  return {
+    push(pcm) {
+      if (cancelled || samples >= max) return;
+      const take = pcm.subarray(0, max - samples);
+      chunks.push(take.slice());
+      samples += take.length;
+    },
+    async end(signal) {
+      if (cancelled) throw new Error('cancelled');
+      const pcm = new Int16Array(samples);
+      let at = 0;
+      for (const c of chunks) {
+        pcm.set(c, at);
+        at += c.length;
+      }
+      chunks = [];
+      if (pcm.length === 0) return { text: '', score: 0 };
+      return batch.transcribeScored ? batch.transcribeScored(pcm, signal) : { text: await batch.transcribe(pcm, signal), score: 0 };
+    },
+    cancel() {
+      cancelled = true;
+      chunks = [];
+    },
+  };
 }
 
 export function isStreamingRecognizer(r: OfflineRecognizer): r is StreamingRecognizer {
