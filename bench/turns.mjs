@@ -24,10 +24,13 @@
 //    20 ms mic frames in real time into a live Conversation — Silero VAD, pocketsphinx, echo
 //    brain, the offline voice): last voiced sample → first avatar audio frame at the "page",
 //    before and after, same run; and the rules again listening with the streaming recogniser
-//    (python3-pocketsphinx, ADR 106). BENCH_TURNS=transcripts skips it.
+//    (python3-pocketsphinx, ADR 106). BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
+//    the over-the-avatar part of 1. (ADR 104: each decision, and the batch recogniser at 227 ms and
+//    at 1000 ms — a loaded machine's pocketsphinx, ADR 100).
 // 3. Batch against streaming recogniser on the same 12 sentences (compareRecognisers): end of the
 //    utterance → final text, WER, resident memory and CPU per audio second. BENCH_TURNS=stream
 //    runs only 2 (rules, batch and streaming) and 3.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { IN_DOMAIN, GENERAL } from './wer.mjs';
 import { percentile, round, workerDist as dist } from './support.mjs';
@@ -38,7 +41,7 @@ const WORD_MS = 290;
 // BENCH_TURNS_BATCH_STT_MS: another answer time for the batch fake — the streaming offline
 // recogniser (ADR 106) is a batch engine to the listener that answers ~25 ms after the flush.
 const STT = { batch: Number(process.env.BENCH_TURNS_BATCH_STT_MS) || 227, stream: 50 };
-const sttLatency = (mode) => STT[mode];
+const sttLatency = (mode, ms) => ms ?? STT[mode];
 const TARGETS = { falseCutOffPct: 5, offlineFirstAudioP50Ms: 450, backchannelPct: 95, interruptionPct: 95, reactMs: 300 };
 
 /** A clock the bench moves: timers fire as time passes. */
@@ -87,7 +90,7 @@ function windowOf(prob, chunk = 0, index = 0) {
 }
 
 /** The fake recogniser: which chunk each window is, the words said so far of it. */
-function fakeStt(mode, clock, chunks) {
+function fakeStt(mode, clock, chunks, latencyMs) {
   const heard = new Map(); // chunk id → windows of it heard
   const engine = {
     provider: 'bench',
@@ -121,7 +124,7 @@ function fakeStt(mode, clock, chunks) {
             clock.setTimeout(() => {
               events.onResult({ text: t, final: true });
               resolve();
-            }, sttLatency(mode)),
+            }, sttLatency(mode, latencyMs)),
           );
         },
         reset() {
@@ -136,7 +139,7 @@ function fakeStt(mode, clock, chunks) {
 }
 
 /** Runs one utterance script through a Listener; commits, previews, avatar events with their times. */
-async function runScript(mods, options, mode, script, avatar = null) {
+async function runScript(mods, options, mode, script, avatar = null, latencyMs = undefined) {
   const clock = new FakeClock();
   const chunks = script.chunks.map((c) => ({ text: c.text, windows: Math.max(1, Math.round((c.ms ?? Math.max(1, words(c.text).length) * WORD_MS) / 32)) }));
   const ev = { commits: [], previews: [], pause: [], resume: [], interrupt: [] };
@@ -145,7 +148,7 @@ async function runScript(mods, options, mode, script, avatar = null) {
   const l = new mods.Listener({
     options,
     vad,
-    stt: fakeStt(mode, clock, chunks),
+    stt: fakeStt(mode, clock, chunks, latencyMs),
     clock,
     events: {
       transcript() {},
@@ -164,6 +167,10 @@ async function runScript(mods, options, mode, script, avatar = null) {
   };
   await feed(0.05, 10);
   if (avatar) {
+    // The visitor spoke before the avatar answered (a sound the fake hears no word in): the
+    // recogniser's answer time is known when the avatar speaks, as in a conversation.
+    await feed(0.9, 10);
+    await feed(0.05, Math.round(((options.maxEndpointingMs ?? 6000) + 1500) / 32));
     l.setAgentSpeaking(1, avatar);
     await feed(0.05, 32);
   }
@@ -311,29 +318,193 @@ async function transcripts(mods) {
     sweep.push({ floorMs: floor, falseCutOffPct: round((100 * cuts) / PAUSED.length, 1), shortPauseCutsOf6: innerCuts, completeEndToCommitMs: stats(delays) });
   }
   out.floorSweepStream = sweep;
-  // Over the avatar.
-  for (const mode of ['batch', 'stream']) {
-    const options = { ...mods.TURN_DEFAULTS };
-    const bc = [];
-    for (const [text, ms] of BACKCHANNELS) {
-      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
-      const resumedAfterMs = r.ev.resume.length ? r.ev.resume[0] - r.end : null;
-      const ok = r.ev.interrupt.length === 0 && (r.ev.pause.length === 0 || (resumedAfterMs !== null && resumedAfterMs <= TARGETS.reactMs));
-      bc.push({ text: text || '(cough/laugh, no words)', ok, interrupted: r.ev.interrupt.length > 0, resumedAfterMs });
+  Object.assign(out, await overAvatar(mods));
+  return out;
+}
+
+/**
+ * Over the avatar (ADR 095, ADR 104): backchannels must not stop it (goes on: never held, or resumed
+ * within 300 ms of the end of the sound), real interruptions must (held within 300 ms of their start,
+ * interrupted, never resumed in between). Per recogniser mode and answer time, per decision:
+ * `recogniser` (held until the recogniser has answered: the rule before ADR 104) and the early
+ * decisions (a short burst resumes before the recogniser; its verdict may still stop the avatar).
+ */
+const DECISIONS = {
+  'recogniser (before)': { overlapDecision: 'recogniser' },
+  'early, burst ≤ 350 ms': { overlapDecision: 'early', shortBurstMs: 350, verdictBudgetMs: 0 },
+  'early, burst ≤ 450 ms': { overlapDecision: 'early', shortBurstMs: 450, verdictBudgetMs: 0 },
+  'early, burst ≤ 650 ms': { overlapDecision: 'early', shortBurstMs: 650, verdictBudgetMs: 0 },
+  'early, burst ≤ 450 ms, resumed after 224 ms of pause': { overlapDecision: 'early', shortBurstMs: 450, resumeAfterMs: 224, verdictBudgetMs: 0 },
+  'early, burst ≤ 450 ms, a fast recogniser waited for up to 224 ms (after)': { overlapDecision: 'early', shortBurstMs: 450, verdictBudgetMs: 224 },
+  'not held for 250 ms, then early ≤ 450 ms': { overlapDecision: 'early', shortBurstMs: 450, holdAfterMs: 250, verdictBudgetMs: 0 },
+  'not held for 500 ms (LiveKit min_interruption_duration)': { overlapDecision: 'early', shortBurstMs: 0, holdAfterMs: 500, verdictBudgetMs: 0 },
+};
+async function overAvatar(mods) {
+  const out = {};
+  // The batch recogniser idle on a short sound (a guess: not measured, ADR 104), as ADR 068 measured it on a sentence, and loaded (ADR 100).
+  const runs = [['batch', 100], ['batch', STT.batch], ['batch', 1000], ['stream', STT.stream]];
+  for (const [mode, latencyMs] of runs) {
+    for (const [name, decision] of Object.entries(DECISIONS)) {
+      if (mode === 'stream' && !name.endsWith('(before)') && !name.endsWith('(after)')) continue;
+      const options = { ...mods.TURN_DEFAULTS, ...decision };
+      const bc = [];
+      for (const [text, ms] of BACKCHANNELS) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS, latencyMs);
+        const resumedAfterMs = r.ev.resume.length ? r.ev.resume.at(-1) - r.end : null;
+        const ok = r.ev.interrupt.length === 0 && (r.ev.pause.length === 0 || (resumedAfterMs !== null && resumedAfterMs <= TARGETS.reactMs));
+        bc.push({ text: text || '(cough/laugh, no words)', ms, ok, held: r.ev.pause.length > 0, interrupted: r.ev.interrupt.length > 0, resumedAfterMs });
+      }
+      const ints = [];
+      for (const [text, ms] of INTERRUPTIONS) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS, latencyMs);
+        const heldAfterMs = r.ev.pause.length ? r.ev.pause[0] - r.startedAt : null;
+        const stoppedAt = r.ev.interrupt[0] ?? null;
+        const stoppedAfterEndMs = stoppedAt !== null ? stoppedAt - r.end : null;
+        // Stopped: its playback held within 300 ms of the words' start, and never resumed (the interruption confirmed).
+        const ok = heldAfterMs !== null && heldAfterMs <= TARGETS.reactMs && stoppedAfterEndMs !== null && r.ev.resume.length === 0;
+        // What an early resume (or not holding) costs a real interruption: the avatar's voice heard
+        // after the words' start, until it stopped for good (held intervals excluded).
+        let playingMs = null;
+        if (stoppedAt !== null) {
+          const marks = [...r.ev.pause.map((t) => [t, 'pause']), ...r.ev.resume.map((t) => [t, 'resume'])].sort((a, b) => a[0] - b[0]);
+          let playing = true;
+          let from = r.startedAt;
+          playingMs = 0;
+          for (const [t, kind] of marks) {
+            if (t > stoppedAt) break;
+            if (kind === 'pause' && playing) {
+              playingMs += t - from;
+              playing = false;
+            } else if (kind === 'resume' && !playing) {
+              from = t;
+              playing = true;
+            }
+          }
+          if (playing) playingMs += stoppedAt - from;
+        }
+        ints.push({ text, ms, ok, stopped: stoppedAt !== null, heldAfterStartMs: heldAfterMs, interruptedAfterEndMs: stoppedAfterEndMs, resumed: r.ev.resume.length > 0, voiceAfterStartMs: playingMs });
+      }
+      const pct = (xs, f) => round((100 * xs.filter(f).length) / xs.length, 1);
+      out[`overAvatar:${mode}:${latencyMs}ms:${name}`] = {
+        backchannels: {
+          n: bc.length,
+          goesOnPct: pct(bc, (x) => x.ok),
+          neverHeldPct: pct(bc, (x) => !x.held),
+          interrupted: bc.filter((x) => x.interrupted).length,
+          resumedAfterEndMs: stats(bc.map((x) => x.resumedAfterMs).filter((x) => x !== null)),
+          misses: bc.filter((x) => !x.ok).map((x) => `${x.text} (${x.ms} ms): ${x.interrupted ? 'interrupted' : x.resumedAfterMs === null ? 'never resumed' : `resumed ${x.resumedAfterMs} ms after`}`),
+        },
+        interruptions: {
+          n: ints.length,
+          stopsPct: pct(ints, (x) => x.ok),
+          stoppedInTheEndPct: pct(ints, (x) => x.stopped),
+          resumedBeforeStopped: ints.filter((x) => x.resumed && x.stopped).length,
+          heldAfterStartMs: stats(ints.map((x) => x.heldAfterStartMs).filter((x) => x !== null)),
+          interruptedAfterEndMs: stats(ints.map((x) => x.interruptedAfterEndMs).filter((x) => x !== null)),
+          voiceAfterStartMs: stats(ints.map((x) => x.voiceAfterStartMs).filter((x) => x !== null)),
+          misses: ints.filter((x) => !x.ok).map((x) => `${x.text} (${x.ms} ms): ${!x.stopped ? 'never stopped' : x.resumed ? `resumed, stopped ${x.interruptedAfterEndMs} ms after its end, voice ${x.voiceAfterStartMs} ms after its start` : `held ${x.heldAfterStartMs} ms after its start`}`),
+        },
+      };
     }
-    const ints = [];
-    for (const [text, ms] of INTERRUPTIONS) {
-      const r = await runScript(mods, options, mode, { chunks: [{ text, ms }], pauses: [] }, AVATAR_SAYS);
-      const heldAfterMs = r.ev.pause.length ? r.ev.pause[0] - r.startedAt : null;
-      const stoppedAfterEndMs = r.ev.interrupt.length ? r.ev.interrupt[0] - r.end : null;
-      // Stopped: its playback held within 300 ms of the words' start, and never resumed (the interruption confirmed).
-      const ok = heldAfterMs !== null && heldAfterMs <= TARGETS.reactMs && stoppedAfterEndMs !== null && r.ev.resume.length === 0;
-      ints.push({ text, ok, heldAfterStartMs: heldAfterMs, interruptedAfterEndMs: stoppedAfterEndMs, resumed: r.ev.resume.length > 0 });
+  }
+  return out;
+}
+
+/** espeak-ng's speech of `text` at 16 kHz (its 22050 Hz resampled linearly), or null without espeak-ng. */
+function espeak16k(text, wordsPerMinute) {
+  let wav;
+  try {
+    wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', String(wordsPerMinute), '--stdout', text]);
+  } catch {
+    return null;
+  }
+  const rate = wav.readUInt32LE(24);
+  const at = wav.indexOf('data', 12) + 8;
+  const bytes = wav.subarray(at, at + ((wav.length - at) & ~1));
+  return resample16k(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)), rate);
+}
+function resample16k(pcm, rate) {
+  if (rate === 16_000) return pcm;
+  const n = Math.floor((pcm.length * 16_000) / rate);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = (i * rate) / 16_000;
+    const j = Math.floor(x);
+    const f = x - j;
+    out[i] = Math.round((pcm[j] ?? 0) * (1 - f) + (pcm[j + 1] ?? pcm[j] ?? 0) * f);
+  }
+  return out;
+}
+/** ms between the first and the last 10 ms of the sound above −40 dBFS (what a level meter calls the sound). */
+function soundMs(pcm) {
+  const step = 160;
+  let first = -1;
+  let last = -1;
+  for (let at = 0; at + step <= pcm.length; at += step) {
+    let sum = 0;
+    for (let i = at; i < at + step; i++) sum += pcm[i] * pcm[i];
+    if (Math.sqrt(sum / step) / 32768 > 0.01) {
+      if (first < 0) first = at;
+      last = at + step;
     }
-    out[`overAvatar:${mode}`] = {
-      backchannels: { n: bc.length, goesOnPct: round((100 * bc.filter((x) => x.ok).length) / bc.length, 1), resumedAfterEndMs: stats(bc.map((x) => x.resumedAfterMs).filter((x) => x !== null)), misses: bc.filter((x) => !x.ok) },
-      interruptions: { n: ints.length, stopsPct: round((100 * ints.filter((x) => x.ok).length) / ints.length, 1), heldAfterStartMs: stats(ints.map((x) => x.heldAfterStartMs).filter((x) => x !== null)), interruptedAfterEndMs: stats(ints.map((x) => x.interruptedAfterEndMs).filter((x) => x !== null)), misses: ints.filter((x) => !x.ok) },
+  }
+  return first < 0 ? 0 : round(((last - first) * 1000) / 16_000);
+}
+
+/**
+ * The same words said by synthetic voices (espeak-ng as the e2e says them; the offline voice), through
+ * Silero and the built Listener over the avatar (a recogniser that never answers): the voice the
+ * Listener counts for each (`speechMsSoFar`, the unit of `shortBurstMs`) against the sound's length,
+ * and whether the early decision resumed the avatar before the recogniser. Calibrates the scripted
+ * durations above (which have no VAD tail); no denoiser (RNNoise may shorten or lengthen them).
+ */
+async function syntheticVoiced(mods) {
+  const vadModel = await mods.loadSileroVad();
+  let voice = null;
+  try {
+    voice = mods.createOfflineVoice ? mods.createOfflineVoice() : null;
+    await voice?.warm();
+  } catch {
+    voice = null;
+  }
+  const out = {};
+  try {
+    const words = [...BACKCHANNELS.filter(([t]) => t).map(([t]) => ['backchannel', t]), ...INTERRUPTIONS.map(([t]) => ['stop', t])];
+    const voices = {
+      'espeak-ng 160 wpm': (t) => espeak16k(t, 160),
+      'espeak-ng 240 wpm': (t) => espeak16k(t, 240),
+      ...(voice ? { 'offline voice': async (t) => { const s = await voice.synthesize(t); return resample16k(s.pcm, s.sampleRate); } } : {}),
     };
+    for (const [vname, say] of Object.entries(voices)) {
+      const rows = [];
+      for (const [kind, text] of words) {
+        const pcm = await say(text);
+        if (!pcm) continue;
+        const clock = new FakeClock();
+        const ev = { pause: 0, resume: 0 };
+        const never = { provider: 'never', mode: 'batch', async open() { return { push() {}, finalize: () => new Promise(() => {}), reset() {}, close() {} }; } };
+        const stream = vadModel.stream();
+        const l = new mods.Listener({ options: mods.TURN_DEFAULTS, vad: stream, stt: never, clock, events: { transcript() {}, commit() {}, pause: () => ev.pause++, resume: () => ev.resume++, interrupt() {} } });
+        l.setAgentSpeaking(1, AVATAR_SAYS);
+        clock.t += 1000;
+        await l.push(new Int16Array(4800));
+        await l.push(pcm);
+        await l.push(new Int16Array(9600));
+        rows.push({ kind, text, soundMs: soundMs(pcm), voicedMs: round(l.speechMsSoFar), held: ev.pause > 0, resumedEarly: ev.resume > 0 });
+        l.close();
+      }
+      const of = (kind) => rows.filter((r) => r.kind === kind && r.held);
+      const bc = of('backchannel');
+      const st = of('stop');
+      out[vname] = {
+        backchannels: { n: bc.length, resumedEarlyPct: bc.length ? round((100 * bc.filter((r) => r.resumedEarly).length) / bc.length, 1) : null, voicedMs: stats(bc.map((r) => r.voicedMs)), soundMs: stats(bc.map((r) => r.soundMs)) },
+        stops: { n: st.length, resumedEarlyPct: st.length ? round((100 * st.filter((r) => r.resumedEarly).length) / st.length, 1) : null, voicedMs: stats(st.map((r) => r.voicedMs)), soundMs: stats(st.map((r) => r.soundMs)) },
+        rows: rows.map((r) => `${r.kind} "${r.text}": sound ${r.soundMs} ms, voiced ${r.voicedMs} ms, ${!r.held ? 'not held' : r.resumedEarly ? 'resumed early' : 'held for the recogniser'}`),
+      };
+    }
+  } finally {
+    await voice?.close();
+    await vadModel.close();
   }
   return out;
 }
@@ -494,6 +665,11 @@ async function measureOfflineStt() {
 
 export async function run() {
   const mods = { ...(await import(dist('listening/turns.js'))), ...(await import(dist('listening/options.js'))) };
+  // BENCH_TURNS=over-avatar: only the backchannels and interruptions over the avatar (fake clock, no audio, no recogniser).
+  if (process.env.BENCH_TURNS === 'over-avatar') {
+    const voiceMods = { ...mods, ...(await import(dist('listening/vad.js'))), ...(await import(dist('speech/offline-voice.js'))) };
+    return { turns: { targets: TARGETS, sttMs: STT, wordMs: WORD_MS, overAvatar: await overAvatar(mods), overAvatarSyntheticVoices: await syntheticVoiced(voiceMods) } };
+  }
   // Measured for the record only: on a shared machine its figures swing with the load, so the fake keeps ADR 068's 227 ms.
   const offlineStt = await measureOfflineStt();
   const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, ...(process.env.BENCH_TURNS === 'stream' ? {} : { transcripts: await transcripts(mods) }) };

@@ -228,11 +228,11 @@ const BASE = ['quiet-40dB', 'pink-10dB'];
 // 9× shorter run with every voice and rate still present — the per-speaker rows then rest on ~7
 // sentences each; the per-half and overall figures on all 60. Default: every speaker says every sentence.
 const ROTATE = process.env.WER_MODE === 'rotate';
-// WER_STREAM=1 adds the streaming recogniser (ADR 106); WER_MODELS=generic,generic-stream keeps
-// only these models; WER_CONDITIONS=quiet-40dB,pink-10dB only these noise conditions.
+// WER_CONDITIONS=quiet-40dB,pink-10dB: only these conditions (the shared machine's time); default all.
+const ONLY_CONDITIONS = process.env.WER_CONDITIONS?.split(',').filter(Boolean);
+// WER_STREAM=1 adds the streaming recogniser (ADR 106): generic-stream and adapted-stream, the same
+// models and dither, each utterance fed in 32 ms windows as the VAD passes them.
 const STREAM = process.env.WER_STREAM === '1';
-const MODELS = process.env.WER_MODELS ? process.env.WER_MODELS.split(',') : null;
-const ONLY_CONDITIONS = process.env.WER_CONDITIONS ? process.env.WER_CONDITIONS.split(',') : null;
 
 export async function run() {
   const audio = await import(workerDist('core/audio.js'));
@@ -292,26 +292,44 @@ export async function run() {
   const lmFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wer-lm-')), 'avatar.lm');
   fs.writeFileSync(lmFile, built.arpa);
   console.log(`avatar model: ${built.vocabulary} words, n-grams ${built.ngrams.join('/')}, out of the dictionary: ${built.outOfVocabulary.join(' ') || 'none'}`);
-  const recognizers = { generic: createOfflineRecognizer(), avatar: createOfflineRecognizer({ install: { ...install, lm: lmFile } }), 'best-of': null };
-  // WER_STREAM=1: the streaming recogniser too (python3-pocketsphinx, ADR 106), same models and
-  // dither, each utterance fed in 32 ms windows as the VAD passes them: generic-stream, avatar-stream.
+  // The worker's own avatar model (ADR 105): the avatar's texts interpolated into the generic model,
+  // built by the worker's code — with the fixture's knowledge base, and without it (the worker's
+  // session config has no knowledge text today).
+  const { buildAvatarModel } = await import(workerDist('providers/stt/avatar-models.js'));
+  const vocabulary = { name: avatar.name, wakeUpMessage: avatar.wakeUpMessage, instructions: avatar.instructions, functions: avatar.functions, knowledge: avatar.knowledge };
+  const adaptedFile = path.join(path.dirname(lmFile), 'adapted.lm.bin');
+  const adaptedNoKbFile = path.join(path.dirname(lmFile), 'adapted-no-kb.lm.bin');
+  const built0 = performance.now();
+  fs.writeFileSync(adaptedFile, await buildAvatarModel(install, vocabulary));
+  const buildMs = performance.now() - built0;
+  fs.writeFileSync(adaptedNoKbFile, await buildAvatarModel(install, { ...vocabulary, knowledge: [] }));
+  console.log(`adapted model (generic + avatar interpolated): built in ${Math.round(buildMs)} ms, ${fs.statSync(adaptedFile).size} bytes; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const all = {
+    generic: () => createOfflineRecognizer(),
+    avatar: () => createOfflineRecognizer({ install: { ...install, lm: lmFile } }),
+    'best-of': () => null,
+    adapted: () => createOfflineRecognizer({ install: { ...install, lm: adaptedFile } }),
+    'adapted-no-kb': () => createOfflineRecognizer({ install: { ...install, lm: adaptedNoKbFile } }),
+  };
   if (STREAM) {
     const { createStreamingRecognizer, findStreamingPocketsphinx } = await import(workerDist('providers/stt/offline-stream.js'));
     const streamInstall = findStreamingPocketsphinx();
     if (!streamInstall) throw new Error('WER_STREAM=1 but python3-pocketsphinx is not importable (apt-get install python3-pocketsphinx)');
     const streamed = (lm) => {
-      const r = createStreamingRecognizer({ install: streamInstall });
+      const r = createStreamingRecognizer({ install: { ...streamInstall, lm } });
       const transcribeScored = async (pcm) => {
-        const u = r.begin(lm ? { lm } : {});
+        const u = r.begin();
         for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
         return u.end();
       };
       return { ...r, transcribeScored, transcribe: async (pcm) => (await transcribeScored(pcm)).text };
     };
-    recognizers['generic-stream'] = streamed(null);
-    recognizers['avatar-stream'] = streamed(lmFile);
+    all['generic-stream'] = () => streamed(install.lm);
+    all['adapted-stream'] = () => streamed(adaptedFile);
   }
-  for (const m of Object.keys(recognizers)) if (MODELS && !MODELS.includes(m)) delete recognizers[m];
+  // WER_MODELS=generic,adapted: only these (best-of needs generic and avatar).
+  const only = process.env.WER_MODELS?.split(',').filter(Boolean);
+  const recognizers = Object.fromEntries(Object.entries(all).filter(([m]) => !only || only.includes(m)).map(([m, make]) => [m, make()]));
   // The recogniser's process and pipes are unref'd (the worker's server keeps it alive): so does this.
   const keepAlive = setInterval(() => undefined, 1000);
   for (const r of Object.values(recognizers).filter(Boolean)) {
@@ -320,7 +338,7 @@ export async function run() {
   }
 
   // The rooms (bench/noise.mjs), two minutes of each, and the worker's noise suppressor.
-  const rooms = await noiseKinds(120);
+  const rooms = CONDITIONS.some((c) => c.kind && (!ONLY_CONDITIONS || ONLY_CONDITIONS.includes(c.id))) ? await noiseKinds(120) : {};
   const { loadRnnoise } = await import(workerDist('listening/denoise.js'));
   const rnnoise = await loadRnnoise();
   const WARM = 16_000;
@@ -362,8 +380,8 @@ export async function run() {
             const acc = accs[model];
             const t0 = performance.now();
             let hyp;
-            if (model === 'best-of' && !(scored.generic && scored.avatar)) continue;
             if (model === 'best-of') {
+              if (!scored.generic || !scored.avatar) continue;
               // Both models' hypotheses, the one with the better path score (the time is both decodes'). A
               // heuristic: the scores of two language models are not on one scale.
               hyp = (scored.generic.score >= scored.avatar.score ? scored.generic : scored.avatar).text;
@@ -451,7 +469,7 @@ export async function run() {
   );
   for (const r of rows) delete r._acc;
 
-  console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us, as the worker runs it), avatar (built for the bench avatar), best-of (both, better path score)');
+  console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us), avatar (built for the bench avatar alone), best-of (both, better path score), adapted (the worker\'s: avatar interpolated into generic, ADR 105), adapted-no-kb (the same without the knowledge base)');
   console.log('voice                         rate     noise      in-domain  general  all     RTF');
   for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
   for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
@@ -461,7 +479,7 @@ export async function run() {
   if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
 
   return {
-    recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with three models: generic = the en-us model as the worker runs it; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus (language-model.ts); best-of = both decodes, the hypothesis with the better path score',
+    recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with these models: generic = the en-us model; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus alone (language-model.ts); best-of = generic and avatar decodes, the hypothesis with the better path score; adapted = the worker\'s avatar model (avatar-models.ts buildAvatarModel: the avatar\'s texts and the corpus interpolated into the generic model, ADR 105); adapted-no-kb = the same without the knowledge base (what the worker\'s session config has today)',
     cloud: CLOUD_NOTE,
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
     method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',

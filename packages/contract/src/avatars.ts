@@ -570,8 +570,9 @@ const ZPoint = z.tuple([z.number().finite().min(0).max(20_000), z.number().finit
 
 /**
  * A talking photo's face, found once when the admin attaches it (dlib's 68-point layout): the
- * image size the points refer to, the jaw line (0-16), each eye (36-41, 42-47) and the outer and
- * inner lips (48-67). The avatar page animates the mouth region from them.
+ * image size the points refer to, the jaw line (0-16), each eye (36-41, 42-47), the outer and
+ * inner lips (48-67) and, when found, the brows (17-26) and nose (27-35). The avatar page animates
+ * the face from them.
  */
 export const ZPhotoLandmarks = z.object({
   width: z.number().int().min(1).max(20_000),
@@ -580,6 +581,10 @@ export const ZPhotoLandmarks = z.object({
   leftEye: z.array(ZPoint).length(6),
   rightEye: z.array(ZPoint).length(6),
   mouth: z.array(ZPoint).length(20),
+  /** Each brow (17-21, 22-26) and the nose (bridge 27-30, base 31-35): optional, absent on photos attached before they were kept. */
+  leftBrow: z.array(ZPoint).length(5).optional(),
+  rightBrow: z.array(ZPoint).length(5).optional(),
+  nose: z.array(ZPoint).length(9).optional(),
 });
 export type TPhotoLandmarks = z.infer<typeof ZPhotoLandmarks>;
 

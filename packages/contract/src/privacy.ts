@@ -13,6 +13,11 @@ export const PrivacyPaths = {
   set: '/api/set_avatar_privacy',
   /** POST ZEraseVisitorRequest → ZEraseVisitorResponse: every conversation and the avatars' memory of one visitor. */
   eraseVisitor: '/api/erase_visitor',
+  /**
+   * POST ZRedactStoredRequest → ZRedactStoredResponse: the avatar's redaction applied to its
+   * conversations stored before (a page of them a call; the caller goes on with `nextCursor`).
+   */
+  redactStored: '/api/redact_stored_conversations',
 } as const;
 
 export const PrivacyLimits = {
@@ -22,11 +27,14 @@ export const PrivacyLimits = {
   retentionDaysMax: 3650,
   /** "Keep nothing but counts": the text is dropped this long after the session's end (its webhooks' bodies are made first). */
   countsOnlyGraceMs: 60_000,
+  /** Stored conversations one call of redactStored looks at, at most. */
+  redactStoredPage: 200,
+  redactStoredCursorMax: 200,
 } as const;
 
 export const PrivacyMessages = {
   title: 'Privacy',
-  intro: 'What is kept of the conversations with this avatar. Redaction applies to conversations from now on; retention also to those already stored.',
+  intro: 'What is kept of the conversations with this avatar. Redaction applies to conversations from now on (and, when you ask, to those already stored); retention also to those already stored.',
   loadFailed: 'Failed to fetch the privacy settings.',
   saveFailed: 'Failed to save the privacy settings.',
   saved: 'Privacy settings saved.',
@@ -61,6 +69,16 @@ export const PrivacyMessages = {
   visitorNotFound: 'No conversation of this visitor is stored.',
   badVisitor: 'visitor must be a visitor pseudonym (v- and 10 hex digits).',
   textRemoved: 'The text of this conversation was removed by the avatar\u2019s retention setting.',
+  redactStored: 'Apply to stored conversations',
+  redactStoredHelp: 'Redacts the conversations stored before, with the settings saved above: their transcripts, summaries, search index, the avatar\u2019s memories of visitors and the stored webhook bodies. It cannot be undone.',
+  redactStoredConfirm: 'Redact every stored conversation of this avatar with the saved settings? The replaced text cannot be brought back.',
+  redactStoredSaveFirst: 'Save the settings first: stored conversations are redacted with the saved ones.',
+  redactStoredOff: 'Redaction is off for this avatar: turn something on and save first.',
+  redactStoredRunning: (looked: number) => `Redacting\u2026 ${looked} conversation${looked === 1 ? '' : 's'} looked at.`,
+  redactStoredDone: (looked: number, changed: number) =>
+    `Done: ${changed} of ${looked} stored conversation${looked === 1 ? '' : 's'} had text to redact.`,
+  redactStoredFailed: 'Failed to redact the stored conversations.',
+  badCursor: 'after must be the nextCursor of the previous answer.',
 } as const;
 
 /** What is redacted: the four kinds of numbers and addresses, and the customer's own patterns. */
@@ -118,3 +136,23 @@ export const ZEraseVisitorRequest = z.object({ visitor: ZVisitorPseudonym }).str
 export type TEraseVisitorRequest = z.infer<typeof ZEraseVisitorRequest>;
 export const ZEraseVisitorResponse = z.object({ status: ZStatus, visitor: z.string(), sessions: z.number().int(), memories: z.number().int(), open: z.number().int() });
 export type TEraseVisitorResponse = z.infer<typeof ZEraseVisitorResponse>;
+
+export const ZRedactStoredRequest = z
+  .object({
+    avatarId: ZId,
+    /** The previous answer's `nextCursor`; none for the first call. */
+    after: z.string({ error: PrivacyMessages.badCursor }).min(1, { error: PrivacyMessages.badCursor }).max(PrivacyLimits.redactStoredCursorMax, { error: PrivacyMessages.badCursor }).optional(),
+  })
+  .strict();
+export type TRedactStoredRequest = z.infer<typeof ZRedactStoredRequest>;
+export const ZRedactStoredResponse = z.object({
+  status: ZStatus,
+  /** What this call looked at: conversations first, then the avatar's memories of visitors. */
+  phase: z.enum(['conversations', 'memories']),
+  /** How many it looked at, and of them changed. */
+  looked: z.number().int(),
+  changed: z.number().int(),
+  /** Where the next call goes on; null when everything stored has been redacted. */
+  nextCursor: z.string().nullable(),
+});
+export type TRedactStoredResponse = z.infer<typeof ZRedactStoredResponse>;

@@ -71,6 +71,14 @@ for (const kind of ['image', 'upperBody', 'fullBody'] as const) {
         await page.goto(`${server.url}/avatar/${item.id}?hideChatHistory=true`);
         await waitForFrames(page, 3);
         expect((await readProbe(page))?.error ?? null, item.name).toBeNull();
+        if (kind === 'fullBody') {
+          // A full body is framed as a medium shot (ADR 089): its head (crown to chin, projected)
+          // is a fifth of the stage's height or more, not the whole figure's 64 px at 640×480.
+          const l = await page.evaluate(() => (window as unknown as { __personaThreeLayout?: { stage: { height: number }; head: { y: number; height: number } } }).__personaThreeLayout ?? null);
+          expect(l, item.name).not.toBeNull();
+          expect(l!.head.height, `${item.name} at ${width} px: ${JSON.stringify(l)}`).toBeGreaterThan(l!.stage.height * (width > 760 ? 0.2 : 0.15));
+          expect(l!.head.y, item.name).toBeGreaterThan(0);
+        }
         await page.screenshot({ path: path.join(shots, `${item.name}-${width}.png`) });
       }
     }

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { personaGlb } from '../../../scripts/make-personas.mjs';
-import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, pixelsChanged, readProbe, waitForFrames } from './support/avatar-face';
+import { averageColour, distinctColours, FACE_ARGS, mouthBySegment, mouthCoverage, mouthLevelAgreement, pixelsChanged, readProbe, skinShare, waitForFrames } from './support/avatar-face';
 import { startFakeLive } from './support/fake-live-server.mjs';
 
 // The avatar page's face and voice (issue 13), against a fake portal and worker that speak the
@@ -35,6 +35,7 @@ test.beforeAll(async () => {
     '/test/arkit.json': json({ ParentConfig: '/catalog/avatar-configs/base-upper-body.json', Avatar: { modelURL: '/test/arkit.glb' } }),
     '/test/vrm.json': json({ ParentConfig: '/catalog/avatar-configs/base-full-body.json', Avatar: { modelURL: '/test/persona.vrm', format: 'vrm' } }),
     '/test/transparent.json': json({ ParentConfig: '/catalog/avatar-configs/maya-upper.json', Scene: { background: 'transparent: true' }, panel: { Enable: false } }),
+    '/test/leo-whole.json': json({ ParentConfig: '/catalog/avatar-configs/leo-full.json', Camera: { shot: 'full' } }),
   };
   const avatars: Record<string, { name: string; dhType: number; avatarConfigUrl: string }> = {
     1: { name: 'Maya (photo)', dhType: 1, avatarConfigUrl: '/catalog/avatar-configs/maya-image.json' },
@@ -43,6 +44,7 @@ test.beforeAll(async () => {
     4: { name: 'VRM', dhType: 3, avatarConfigUrl: '/test/vrm.json' },
     5: { name: 'ARKit GLB', dhType: 2, avatarConfigUrl: '/test/arkit.json' },
     6: { name: 'Transparent', dhType: 2, avatarConfigUrl: '/test/transparent.json' },
+    7: { name: 'Leo (whole figure)', dhType: 3, avatarConfigUrl: '/test/leo-whole.json' },
   };
   server = await startFakeLive({ avatars, files });
   files['/test/host.html'] = {
@@ -134,7 +136,7 @@ for (const [id, kind, renderer] of [
 // personas — measured as what turned interior-coloured from a held still at rest; inside the mouth nothing is background (no hole).
 for (const [id, name, skin, bg, least] of [
   [2, 'Maya (upper body)', '#f1c9a5', '#E0E7FF', 0.015],
-  [3, 'Leo (full body)', '#c68642', '#CCFBF1', 0.006],
+  [3, 'Leo (full body)', '#c68642', '#CCFBF1', 0.01],
 ] as const) {
   test(`${name}: on "aa" the mouth opens onto a dark interior that covers a measured share of the face, with no background inside`, async ({ page }) => {
     await page.goto(`${server.url}/avatar/${id}?hideChatHistory=true&hideChatInput=true`);
@@ -149,15 +151,55 @@ for (const [id, name, skin, bg, least] of [
     const open = await hold({ viseme: 'aa', blink: 0, still: true });
     const aa = await mouthCoverage(page, open, rest, skin, bg);
     console.log(`${name}: ${JSON.stringify(aa)}`);
-    expect(aa.face, 'the face is on the stage').toBeGreaterThan(id === 2 ? 8000 : 600);
+    // (The full body is framed as a medium shot, ADR 089: its face measured ≈ 11,200 skin pixels here.)
+    expect(aa.face, 'the face is on the stage').toBeGreaterThan(id === 2 ? 8000 : 6000);
     expect(aa.share, 'the open mouth covers a share of the face').toBeGreaterThan(least);
-    expect(aa.box.height, 'the open mouth is tall, not a bracket').toBeGreaterThan(id === 2 ? 12 : 3);
-    expect(aa.box.width, 'and narrower than the face').toBeLessThan(id === 2 ? 120 : 30);
-    // Teeth show at this size on the upper body (the full body's mouth is a few pixels wide here).
-    if (id === 2) expect(aa.teeth, 'teeth show').toBeGreaterThan(20);
+    expect(aa.box.height, 'the open mouth is tall, not a bracket').toBeGreaterThan(id === 2 ? 12 : 10);
+    expect(aa.box.width, 'and narrower than the face').toBeLessThan(id === 2 ? 120 : 60);
+    // Teeth show at this size (the full body's mouth is smaller, in its medium shot).
+    expect(aa.teeth, 'teeth show').toBeGreaterThan(id === 2 ? 20 : 15);
     expect(aa.background, 'no background inside the mouth').toBe(0);
   });
 }
+
+// Full body (issue 28): the whole figure at 640×480 made the face ≈ 50 px tall. The default is a
+// medium shot (hair to hips, ADR 089 "Framing per kind"); the whole figure only when the config
+// asks (Camera.shot "full"). The head's height is the projection of its skin's box
+// (`__personaThreeLayout`), checked against the frame: skin is drawn inside that box.
+test('full body: a medium shot by default (the head ≥ 100 px tall at 640×480), the whole figure when the config asks', async ({ page }) => {
+  type Layout = { stage: { width: number; height: number }; shot: string; head: { x: number; y: number; width: number; height: number } };
+  const measure = async (id: number) => {
+    await page.goto(`${server.url}/avatar/${id}?hideChatHistory=true&hideChatInput=true`);
+    await waitForFrames(page);
+    const frames = (await readProbe(page))!.frames;
+    await page.evaluate(() => (window as unknown as { __personaAvatar: { hold: (h: unknown) => void } }).__personaAvatar.hold({ viseme: 'sil', blink: 0, still: true }));
+    await page.waitForFunction((n) => (window as unknown as { __personaAvatar: { frames: number } }).__personaAvatar.frames > n + 2, frames);
+    const l = (await page.evaluate(() => (window as unknown as { __personaThreeLayout?: unknown }).__personaThreeLayout ?? null)) as Layout | null;
+    expect(l).not.toBeNull();
+    const canvas = (await page.locator('.ps-canvas').boundingBox())!;
+    const png = await page.screenshot({ clip: { x: canvas.x + l!.head.x, y: canvas.y + l!.head.y, width: Math.max(1, l!.head.width), height: Math.max(1, l!.head.height) } });
+    return { l: l!, skin: await skinShare(page, png, '#c68642') };
+  };
+  const medium = await measure(3);
+  expect(medium.l.shot).toBe('medium');
+  expect(medium.l.stage).toEqual({ width: 640, height: 480 });
+  expect(medium.l.head.height, JSON.stringify(medium.l)).toBeGreaterThanOrEqual(100);
+  // The head in the upper half of the frame, not cut at the top.
+  expect(medium.l.head.y).toBeGreaterThan(0);
+  expect(medium.l.head.y + medium.l.head.height).toBeLessThan(480 * 0.5);
+  expect(medium.skin, 'skin drawn where the head is projected').toBeGreaterThan(0.3);
+  const whole = await measure(7);
+  expect(whole.l.shot).toBe('full');
+  expect(whole.l.head.height, JSON.stringify(whole.l)).toBeLessThan(medium.l.head.height / 1.6);
+  expect(whole.skin).toBeGreaterThan(0.2);
+  // At 390 px (a phone held upright) the medium shot keeps the head large.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const phone = await measure(3);
+  expect(phone.l.head.height, JSON.stringify(phone.l)).toBeGreaterThanOrEqual(100);
+  expect(phone.l.head.x).toBeGreaterThan(0);
+  expect(phone.l.head.x + phone.l.head.width).toBeLessThan(390);
+  console.log(`[avatar-face] full body head height: medium ${medium.l.head.height} px (skin ${medium.skin.toFixed(2)}), whole figure ${whole.l.head.height} px (skin ${whole.skin.toFixed(2)}), 390×844 ${phone.l.head.height} px`);
+});
 
 test('talked over: the voice holds where it is with the mouth at rest, then goes on without losing a word', async ({ page }) => {
   await page.goto(`${server.url}/avatar/1`);

@@ -8,8 +8,9 @@ import { startFakeLive } from './support/fake-live-server.mjs';
 // Talking photos (issue 28, ADR 091): a real public-domain portrait (Debian's python3-skimage
 // ships NASA's photo of Eileen Collins; see e2e/fixtures/portraits/README.md), its landmarks
 // found in the page by the same face-api models the admin's browser uses, made a custom image
-// avatar, and looked at: framing at three screen sizes, the open mouth's inside, a blink, and a
-// contact sheet of rest, mid-word and each viseme group in the test output.
+// avatar, and looked at: framing at three screen sizes, the open mouth's inside, a blink, brows
+// that lift with a mood and a nose that leads a turn, and a contact sheet of rest, mid-word, each
+// viseme group and the brows in the test output.
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 640, height: 480 }, reducedMotion: 'no-preference' });
 test.describe.configure({ mode: 'default' });
 
@@ -31,6 +32,8 @@ type Layout = {
   mouth: { x: number; y: number; width: number };
   eyeWidth: number;
   faceWidth: number;
+  brows: [[number, number], [number, number]];
+  nose: [number, number];
 };
 const files: Record<string, { type: string; body: string | Buffer }> = {};
 const json = (body: unknown) => ({ type: 'application/json', body: JSON.stringify(body) });
@@ -77,7 +80,7 @@ test.beforeAll(async ({ browser }) => {
       if (!r) return null;
       const pts = r.landmarks.positions;
       const pick = (a: number, b: number) => pts.slice(a, b + 1).map((q) => [Math.round(q.x * 10) / 10, Math.round(q.y * 10) / 10]);
-      return { width: c.width, height: c.height, jaw: pick(0, 16), leftEye: pick(36, 41), rightEye: pick(42, 47), mouth: pick(48, 67) };
+      return { width: c.width, height: c.height, jaw: pick(0, 16), leftEye: pick(36, 41), rightEye: pick(42, 47), mouth: pick(48, 67), leftBrow: pick(17, 21), rightBrow: pick(22, 26), nose: pick(27, 35) };
     }, `/test/${p.name}.png`);
     expect(landmarks, `a face in ${p.name}`).not.toBeNull();
     files[`/test/${p.name}.json`] = json({ ParentConfig: '/catalog/avatar-configs/base-image.json', Avatar: { image: `/test/${p.name}.png`, landmarks } });
@@ -116,7 +119,32 @@ const GROUPS: [string, Record<string, unknown>][] = [
   ['closed (PP)', still({ visemes: { PP: 1 } })],
   ['blink', still({ visemes: { sil: 1 }, blink: 1 })],
   ['look and turn', still({ visemes: { sil: 1 }, eyeYaw: 0.25, headYaw: 0.08, headRoll: 0.06 })],
+  ['brows up', still({ visemes: { sil: 1 }, brow: 1 })],
+  ['brows: sad', still({ visemes: { sil: 1 }, browInner: 1 })],
+  ['turn, talking', still({ visemes: { aa: 0.7 }, headYaw: 0.15, headPitch: -0.05, brow: 0.4 })],
 ];
+
+/** Pixel statistics of the stage canvas in a box (CSS px): dark share, opaque share and the raw grey values. */
+const sample = (page: Page, box: { x: number; y: number; w: number; h: number }) =>
+  page.evaluate((b) => {
+    const c = document.querySelector<HTMLCanvasElement>('.ps-canvas')!;
+    const k = c.width / c.getBoundingClientRect().width;
+    const x = Math.max(0, Math.round(b.x * k));
+    const y = Math.max(0, Math.round(b.y * k));
+    const data = c.getContext('2d')!.getImageData(x, y, Math.max(1, Math.round(b.w * k)), Math.max(1, Math.round(b.h * k))).data;
+    let dark = 0;
+    let opaque = 0;
+    const grey: number[] = [];
+    for (let i = 0; i < data.length; i += 4) {
+      const l = 0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!;
+      grey.push(l);
+      if (l < 70) dark++;
+      if (data[i + 3] === 255) opaque++;
+    }
+    const n = data.length / 4;
+    return { dark: dark / n, opaque: opaque / n, n, grey };
+  }, box);
+const greyChange = (a: { grey: number[] }, b: { grey: number[] }) => b.grey.reduce((s, g, j) => s + Math.abs(g - a.grey[j]!), 0) / b.grey.length;
 
 for (const [i, portrait] of PORTRAITS.entries()) {
   const id = i + 1;
@@ -164,6 +192,60 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     await expect.poll(async () => (await readProbe(page))!.targetPeaks.blink ?? 0, { timeout: 10_000 }).toBeGreaterThan(0.5);
   });
 
+  test(`talking photo (${portrait.name}): the brows lift with a mood (from the photo's own brow landmarks), the nose leads a turn`, async ({ page }, info) => {
+    test.skip(!fs.existsSync(portrait.file), `${portrait.file} (apt-get install python3-skimage)`);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/avatar/${id}?hideChatHistory=true&hideChatInput=true`);
+    await waitForFrames(page);
+    expect((await readProbe(page))?.renderer).toBe('photo');
+    // Through the face driver (no held photo pose): a held mood, as the brain's <trl-anim> would set it.
+    const mood = async (m: string) => {
+      const frames = (await readProbe(page))!.frames;
+      await page.evaluate((x) => (window as unknown as { __personaAvatar: { hold: (h: unknown) => void } }).__personaAvatar.hold({ viseme: 'sil', blink: 0, still: true, mood: x }), m);
+      await page.waitForFunction((n) => (window as unknown as { __personaAvatar: { frames: number } }).__personaAvatar.frames > n + 3, frames);
+      return (await layout(page))!;
+    };
+    const neutral = await mood('neutral');
+    const eyeDist = Math.hypot(neutral.eyes[1][0] - neutral.eyes[0][0], neutral.eyes[1][1] - neutral.eyes[0][1]);
+    const w = neutral.eyeWidth;
+    const browBoxes = neutral.brows.map(([x, y]) => ({ x: x - w * 0.8, y: y - w * 0.5, w: w * 1.6, h: w * 0.9 }));
+    const restBrows = await Promise.all(browBoxes.map((b) => sample(page, b)));
+    const surprised = await mood('surprised');
+    const raisedBrows = await Promise.all(browBoxes.map((b) => sample(page, b)));
+    const rise = neutral.brows.map((b, k) => b[1] - surprised.brows[k]![1]);
+    const change = raisedBrows.map((b, k) => greyChange(restBrows[k]!, b));
+    info.annotations.push({ type: 'brows', description: `rise ${rise.map((r) => r.toFixed(1)).join(', ')} px (eyes ${eyeDist.toFixed(0)} px apart); brow boxes change ${change.map((c) => c.toFixed(1)).join(', ')} grey levels` });
+    // Each brow rises by a tenth of the distance between the eyes (visible at this size), the eyes stay.
+    for (const r of rise) expect(r).toBeGreaterThan(eyeDist * 0.1);
+    expect(surprised.eyes).toEqual(neutral.eyes);
+    // …and that is drawn: the pixels round each brow change.
+    for (const c of change) expect(c).toBeGreaterThan(3);
+    const sad = await mood('sad');
+    for (const [k, b] of sad.brows.entries()) expect(neutral.brows[k]![1] - b[1]).toBeGreaterThan(0.5);
+
+    // The nose: a turn moves its tip further than the eyes (it stands out of the face); an open
+    // mouth leaves the nose where it was but for the lip's pull (no stretch, no tear: every pixel drawn).
+    await hold(page, still({ visemes: { sil: 1 } }));
+    const front = (await layout(page))!;
+    const noseBox = { x: front.nose[0] - w * 0.9, y: front.nose[1] - w * 1.1, w: w * 1.8, h: w * 1.5 };
+    const noseRest = await sample(page, noseBox);
+    await hold(page, still({ visemes: { aa: 1 } }));
+    const noseOpen = await sample(page, noseBox);
+    const noseChange = greyChange(noseRest, noseOpen);
+    expect(noseOpen.opaque).toBe(1);
+    expect(noseChange).toBeLessThan(8);
+    await hold(page, still({ visemes: { aa: 1 }, headYaw: 0.2 }));
+    const turned = (await layout(page))!;
+    // (The layout's eyes are where the photo has them; the brows as drawn move with the head.)
+    const headShift = (turned.brows[0][0] + turned.brows[1][0] - front.brows[0][0] - front.brows[1][0]) / 2;
+    const noseShift = turned.nose[0] - front.nose[0];
+    info.annotations.push({ type: 'nose', description: `open mouth changes the nose box by ${noseChange.toFixed(1)} grey levels; a turn moves the brows ${headShift.toFixed(1)} px, the nose tip ${noseShift.toFixed(1)} px` });
+    expect(headShift).toBeGreaterThan(0);
+    expect(noseShift - headShift).toBeGreaterThan(eyeDist * 0.04);
+    console.log(`photo ${portrait.name}: ${info.annotations.map((a) => `${a.type} ${a.description}`).join('; ')}`);
+    expect((await readProbe(page))?.error ?? null).toBeNull();
+  });
+
   test(`talking photo (${portrait.name}): the open mouth shows its inside, the blink closes the lids; contact sheet`, async ({ page }, info) => {
     test.skip(!fs.existsSync(portrait.file), `${portrait.file} (apt-get install python3-skimage)`);
     await page.goto(`${server.url}/avatar/${id}`);
@@ -176,36 +258,17 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     // machine drew the cameraman at 13 fps), not a bar a test run on a shared machine can hold.
     expect(fps).toBeGreaterThan(4);
 
-    /** Pixel statistics of the stage canvas in a box (CSS px): dark share, opaque share, mean colour, and the raw grey values. */
-    const sample = (box: { x: number; y: number; w: number; h: number }) =>
-      page.evaluate((b) => {
-        const c = document.querySelector<HTMLCanvasElement>('.ps-canvas')!;
-        const k = c.width / c.getBoundingClientRect().width;
-        const x = Math.max(0, Math.round(b.x * k));
-        const y = Math.max(0, Math.round(b.y * k));
-        const data = c.getContext('2d')!.getImageData(x, y, Math.max(1, Math.round(b.w * k)), Math.max(1, Math.round(b.h * k))).data;
-        let dark = 0;
-        let opaque = 0;
-        const grey: number[] = [];
-        for (let i = 0; i < data.length; i += 4) {
-          const l = 0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!;
-          grey.push(l);
-          if (l < 70) dark++;
-          if (data[i + 3] === 255) opaque++;
-        }
-        const n = data.length / 4;
-        return { dark: dark / n, opaque: opaque / n, n, grey };
-      }, box);
+    const sampleBox = (box: { x: number; y: number; w: number; h: number }) => sample(page, box);
     await hold(page, still({ visemes: { sil: 1 } }));
     const l = (await layout(page))!;
     const mw = l.mouth.width;
     const mouthBox = { x: l.mouth.x - mw * 0.6, y: l.mouth.y - mw * 0.3, w: mw * 1.2, h: mw * 0.9 };
     const faceArea = l.faceWidth * (l.chin[1] - l.top[1]);
     const eyeBoxes = l.eyes.map(([x, y]) => ({ x: x - l.eyeWidth * 0.7, y: y - l.eyeWidth * 0.45, w: l.eyeWidth * 1.4, h: l.eyeWidth * 0.9 }));
-    const rest = await sample(mouthBox);
-    const restEyes = await Promise.all(eyeBoxes.map(sample));
+    const rest = await sampleBox(mouthBox);
+    const restEyes = await Promise.all(eyeBoxes.map(sampleBox));
     await hold(page, still({ visemes: { aa: 1 } }));
-    const open = await sample(mouthBox);
+    const open = await sampleBox(mouthBox);
     // The inside of an open mouth is drawn (dark, a real share of the face), and nothing shows through it.
     const darkShare = ((open.dark - rest.dark) * open.n) / (faceArea * (open.n / (mouthBox.w * mouthBox.h)));
     info.annotations.push({ type: 'mouth', description: `dark in mouth box ${rest.dark.toFixed(3)} → ${open.dark.toFixed(3)}; of the face ${darkShare.toFixed(4)}` });
@@ -213,7 +276,7 @@ for (const [i, portrait] of PORTRAITS.entries()) {
     expect(darkShare).toBeGreaterThan(0.006);
     expect(open.opaque).toBe(1);
     await hold(page, still({ visemes: { sil: 1 }, blink: 1 }));
-    const blinkEyes = await Promise.all(eyeBoxes.map(sample));
+    const blinkEyes = await Promise.all(eyeBoxes.map(sampleBox));
     // The blink changes each eye's region (the lid covers it).
     blinkEyes.forEach((b, k) => {
       const before = restEyes[k]!.grey;

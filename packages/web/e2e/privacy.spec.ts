@@ -71,3 +71,52 @@ test('redaction set on the Privacy page keeps the secrets out of the transcript;
   await expect(page.getByText(/Visitor erased: 1 conversation and 0 memories removed\./)).toBeVisible();
   await expect(page.getByText('No conversations yet')).toBeVisible();
 });
+
+// A conversation stored before redaction was on: "Apply to stored conversations" redacts it.
+test('redaction applied to a conversation stored before it was turned on', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const { id, account } = await createEchoAvatar('privacy-later', { name: 'Echo Remy', wakeUpMessage: 'Hello! Type something and I will say it back.' });
+  const session = await apiLogin(account.email, account.password);
+
+  const avatarPage = await context.newPage();
+  await avatarPage.goto(`/avatar/${id}?chatOpen=true`);
+  const log = avatarPage.getByRole('log', { name: 'Conversation' });
+  await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
+  await avatarPage.getByRole('textbox', { name: 'Message' }).fill('My address is remy@example.org');
+  await avatarPage.getByRole('button', { name: 'Send' }).click();
+  await expect(log.getByText('My address is remy@example.org')).toHaveCount(2, { timeout: 15_000 });
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
+    .toBe(1);
+  await avatarPage.getByRole('button', { name: 'End conversation' }).click();
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { outcome: string }[])[0]?.outcome, { timeout: 15_000 })
+    .toBe('hang-up');
+  await avatarPage.close();
+
+  await page.goto('/react/login');
+  await signIn(page, account.email, account.password);
+  await expect(page).toHaveURL(/\/react\/avatars$/);
+  await page.goto(`/react/privacy?avatarId=${id}`);
+  const apply = page.getByRole('button', { name: 'Apply to stored conversations' });
+  await expect(apply).toBeDisabled();
+  await page.getByRole('checkbox', { name: /E-mail addresses/ }).check();
+  await expect(page.getByText('Save the settings first: stored conversations are redacted with the saved ones.')).toBeVisible();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Privacy settings saved.')).toBeVisible();
+  await apply.click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Redact' }).click();
+  await expect(page.getByText('Done: 1 of 1 stored conversation had text to redact.')).toBeVisible({ timeout: 20_000 });
+  for (const width of WIDTHS) {
+    await useWidth(page, width);
+    await shot(page, 'privacy-redact-stored');
+    await expectAccessible(page, `privacy-redact-stored-${width}`);
+  }
+  await useWidth(page, 1280);
+
+  await page.goto(`/react/conversations?avatarId=${id}`);
+  await page.getByRole('table', { name: 'Conversations' }).getByRole('link', { name: /^Transcript of the conversation/ }).click();
+  const transcript = page.getByRole('list', { name: 'Transcript' });
+  await expect(transcript.getByText('My address is [email]')).toHaveCount(2);
+  await expect(transcript).not.toContainText('remy@example.org');
+});

@@ -76,6 +76,12 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...env, WORKER_ECHO_CANCELLATION: 'no' }, flags)).toThrow('WORKER_ECHO_CANCELLATION must be on or off');
   });
 
+  it('gives each avatar its own offline language model unless WORKER_STT_AVATAR_MODELS is off, cached in WORKER_STT_MODEL_DIR (ADR 105)', () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ sttAvatarModels: true, sttModelDir: undefined });
+    expect(loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'OFF', WORKER_STT_MODEL_DIR: ' /var/cache/stt ' }, flags)).toMatchObject({ sttAvatarModels: false, sttModelDir: '/var/cache/stt' });
+    expect(() => loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'yes' }, flags)).toThrow('WORKER_STT_AVATAR_MODELS must be on or off');
+  });
+
   it("reads the product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*: the portal's names), and refuses a half-configured one", () => {
     expect(loadWorkerConfig(env, flags)).toMatchObject({ platformTts: null, platformStt: null });
     const config = loadWorkerConfig(

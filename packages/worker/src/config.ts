@@ -54,6 +54,9 @@ const ZWorkerEnv = z.object({
   noiseSuppression: z.enum(['on', 'off'], { error: 'WORKER_NOISE_SUPPRESSION must be on or off' }).default('on').transform((v) => v === 'on'),
   /** Cancellation of the avatar's own voice in the visitors' audio, before the denoiser, on unless `off` (ADR 103). */
   echoCancellation: z.enum(['on', 'off'], { error: 'WORKER_ECHO_CANCELLATION must be on or off' }).default('on').transform((v) => v === 'on'),
+  /** Each avatar's own language model for the offline recogniser, on unless `off` (ADR 105); WORKER_STT_MODEL_DIR: where they are cached. */
+  sttAvatarModels: z.enum(['on', 'off'], { error: 'WORKER_STT_AVATAR_MODELS must be on or off' }).default('on').transform((v) => v === 'on'),
+  sttModelDir: z.string().min(1).optional(),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -90,6 +93,8 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     sttProcesses: env.WORKER_STT_PROCESSES?.trim() || undefined,
     noiseSuppression: env.WORKER_NOISE_SUPPRESSION?.trim().toLowerCase() || undefined,
     echoCancellation: env.WORKER_ECHO_CANCELLATION?.trim().toLowerCase() || undefined,
+    sttAvatarModels: env.WORKER_STT_AVATAR_MODELS?.trim().toLowerCase() || undefined,
+    sttModelDir: env.WORKER_STT_MODEL_DIR?.trim() || undefined,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

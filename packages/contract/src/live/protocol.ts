@@ -188,6 +188,12 @@ export const ZPagePlayback = z.object({
   utt: z.number(),
   state: z.enum(['started', 'progress', 'ended']),
   playedMs: z.number(),
+  /**
+   * The mic frames the page had sent when it made this report (its next mic `seq`): the worker's
+   * echo canceller places the avatar's voice in the mic's own time with it, whatever the network
+   * or the worker's load did to when the frames arrive (ADR 103). Optional: older pages.
+   */
+  micSeq: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(0xffffffff))),
 });
 export const ZPagePing = z.object({ type: z.literal('ping'), t: z.number() });
 export const ZPageBye = z.object({ type: z.literal('bye') });

@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { PrivacyLimits, PrivacyMessages, type TRedactionSettings } from '@persona/contract';
+import { PrivacyLimits, PrivacyMessages, type TLiveHistoryEntry, type TRedactionSettings } from '@persona/contract';
 
 /*
  * Redaction at rest (ADR 097): e-mail addresses, phone numbers, card numbers (Luhn), IBANs
@@ -179,5 +179,26 @@ export function createRedactor(settings: TRedactionSettings): Redactor | null {
     const out = redact(text);
     remember(key, out);
     return out;
+  };
+}
+
+/**
+ * One history entry with every text it carries redacted (ADR 097, 102): the turn's text and its
+ * detail — the recogniser's corrections, the functions' arguments and results, the passages' titles
+ * and snippets; a provider and its code are the worker's words but pass too (nothing is stored unread).
+ */
+export function redactEntry(h: TLiveHistoryEntry, redact: (s: string) => string): TLiveHistoryEntry {
+  const d = h.detail;
+  if (!d) return { ...h, text: redact(h.text) };
+  return {
+    ...h,
+    text: redact(h.text),
+    detail: {
+      ...d,
+      ...(d.interims ? { interims: d.interims.map(redact) } : {}),
+      ...(d.calls ? { calls: d.calls.map((c) => ({ ...c, name: redact(c.name), arguments: redact(c.arguments), result: c.result === null ? null : redact(c.result) })) } : {}),
+      ...(d.passages ? { passages: d.passages.map((p) => ({ title: redact(p.title), snippet: redact(p.snippet) })) } : {}),
+      ...(d.errors ? { errors: d.errors.map((e) => ({ ...e, provider: redact(e.provider), code: redact(e.code) })) } : {}),
+    },
   };
 }

@@ -260,3 +260,16 @@ export async function pixelsChanged(page: Page, a: Buffer, b: Buffer): Promise<n
     [a.toString('base64'), b.toString('base64')] as const,
   );
 }
+
+/** The share of a PNG's pixels that are skin (lit, or in the toon shade) of this colour: is a head really drawn where the layout says? */
+export async function skinShare(page: Page, png: Buffer, skinHex: string) {
+  const { d } = await pixels(page, png);
+  const skin = hexRgb(skinHex);
+  const shaded = [skin[0] * 0.895, skin[1] * 0.745, skin[2] * 0.76];
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const px = [d[i]!, d[i + 1]!, d[i + 2]!] as const;
+    if (Math.min(dist(px, skin), dist(px, shaded)) < 40) n++;
+  }
+  return n / (d.length / 4);
+}

@@ -383,7 +383,7 @@ export class LiveSession {
 
   /** Tells the worker how far the visitor has heard an utterance (started, progress, ended). */
   playback(utt: number, state: 'started' | 'progress' | 'ended', playedMs: number) {
-    this.sendFrame({ type: 'playback', utt, state, playedMs: Math.max(0, Math.round(playedMs)) });
+    this.sendFrame({ type: 'playback', utt, state, playedMs: Math.max(0, Math.round(playedMs)), micSeq: this.micSeq });
     if (state === 'started') {
       if (this.speakingUtt !== utt) this.startSpeaking(utt);
     } else if (state === 'ended') {

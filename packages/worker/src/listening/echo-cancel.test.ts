@@ -187,3 +187,97 @@ describe('EchoCanceller: the reference the worker sent, where the page plays it'
     expect(perTenMs).toBeGreaterThan(0);
   });
 });
+
+describe("EchoCanceller: the far end placed by the page's mic frame numbers (ADR 103 amended)", () => {
+  /**
+   * A loaded worker gets the page's frames in bursts: frame k is processed `lag(k)` after the page
+   * captured it (0 → 380 ms and back, every 20 frames), while the page plays in real time and
+   * reports every 20 ms — each report stamped with the mic frames it had sent, and itself arriving
+   * three frames late. Placed by the worker's clock, the far end moves with the lag; placed by the
+   * frames' numbers, it does not.
+   */
+  function bursty(useSeq: boolean) {
+    let workerPlayedMs = 0;
+    const canceller = new EchoCanceller((): PlayingNow | null => ({ utt: 3, playedMs: workerPlayedMs, paused: false }));
+    canceller.reference(3, farSpeech, 16_000);
+    const echo = toPcm(echoOf(farSpeech));
+    const out = new Int16Array(echo.length);
+    let realigns = 0;
+    const realign = canceller.filter.realign.bind(canceller.filter);
+    canceller.filter.realign = () => {
+      realigns++;
+      realign();
+    };
+    for (let k = 0; (k + 1) * 320 <= echo.length; k++) {
+      const lagMs = (k % 20) * 20;
+      // What the worker's clock says the page has played when it gets to frame k.
+      workerPlayedMs = ((k + 1) * 320) / 16 + lagMs;
+      // The page reports every 500 ms (25 frames); each report reaches the worker three frames late.
+      const report = k - 3;
+      if (useSeq && report >= 0 && report % 25 === 0) canceller.anchor(3, ((report + 1) * 320) / 16, report + 1, false);
+      out.set(canceller.process(echo.subarray(k * 320, (k + 1) * 320), useSeq ? k : undefined), k * 320);
+    }
+    out.copyWithin(0, canceller.filter.latency);
+    const loud = (b: number) => b >= 100 && energy(echo, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK) > ECHO_BLOCK * 300 * 300;
+    return { erle: 10 * Math.log10(blockEnergy(echo, loud) / blockEnergy(out, loud)), realigns };
+  }
+
+  it('keeps the echo cancelled when the frames arrive in bursts; by the worker’s clock it resyncs and leaks (the control)', () => {
+    const bySeq = bursty(true);
+    const byClock = bursty(false);
+    console.info(`bursty frames: by frame number ERLE ${bySeq.erle.toFixed(1)} dB, ${bySeq.realigns} resyncs; by the worker's clock ERLE ${byClock.erle.toFixed(1)} dB, ${byClock.realigns} resyncs`);
+    expect(bySeq.realigns).toBe(0);
+    expect(bySeq.erle).toBeGreaterThan(25);
+    expect(byClock.realigns).toBeGreaterThan(10);
+    expect(byClock.erle).toBeLessThan(bySeq.erle - 10);
+  });
+
+  it('falls back to the report carried on to now without an anchor that fits (an old page, another utterance, a restarted mic)', () => {
+    let played = 0;
+    const canceller = new EchoCanceller((): PlayingNow | null => (played > 0 ? { utt: 3, playedMs: played / 16, paused: false } : null));
+    canceller.reference(3, farSpeech, 16_000);
+    // An anchor of another utterance, and one of a mic whose count restarted since: neither places the far end.
+    canceller.anchor(2, 100, 0, false);
+    const echo = toPcm(echoOf(farSpeech));
+    const out = new Int16Array(echo.length);
+    for (let k = 0; (k + 1) * 320 <= echo.length; k++) {
+      played = (k + 1) * 320;
+      if (k === 300) canceller.anchor(3, 0, 100_000, false);
+      out.set(canceller.process(echo.subarray(k * 320, (k + 1) * 320), k), k * 320);
+    }
+    out.copyWithin(0, canceller.filter.latency);
+    const loud = (b: number) => b >= 100 && energy(echo, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK) > ECHO_BLOCK * 300 * 300;
+    expect(10 * Math.log10(blockEnergy(echo, loud) / blockEnergy(out, loud))).toBeGreaterThan(25);
+  });
+
+  it('does not count the time the voice was held: after a hold the anchor still places the far end', () => {
+    let paused = false;
+    let playedSamples = 0;
+    // The worker's clock is off by 300 ms (a loaded worker): only the anchor can place the far end.
+    const canceller = new EchoCanceller((): PlayingNow | null => ({ utt: 3, playedMs: playedSamples / 16 + 300, paused }));
+    canceller.reference(3, farSpeech, 16_000);
+    const echo = toPcm(echoOf(farSpeech));
+    const holdFrames = 40;
+    const mic = new Int16Array(echo.length + holdFrames * 320);
+    // 0.8 s held from frame 150: the room is silent, then the voice goes on where it stopped.
+    mic.set(echo.subarray(0, 150 * 320), 0);
+    mic.set(echo.subarray(150 * 320), (150 + holdFrames) * 320);
+    const out = new Int16Array(mic.length);
+    let realigns = 0;
+    const realign = canceller.filter.realign.bind(canceller.filter);
+    canceller.filter.realign = () => {
+      realigns++;
+      realign();
+    };
+    canceller.anchor(3, 0, 0, false);
+    for (let k = 0; (k + 1) * 320 <= mic.length; k++) {
+      paused = k >= 150 && k < 150 + holdFrames;
+      if (!paused) playedSamples += 320;
+      out.set(canceller.process(mic.subarray(k * 320, (k + 1) * 320), k), k * 320);
+    }
+    out.copyWithin(0, canceller.filter.latency);
+    const loud = (b: number) => b >= (150 + holdFrames + 20) * 2 && energy(mic, b * ECHO_BLOCK, (b + 1) * ECHO_BLOCK) > ECHO_BLOCK * 300 * 300;
+    expect(realigns).toBe(0);
+    expect(10 * Math.log10(blockEnergy(mic, loud) / blockEnergy(out, loud))).toBeGreaterThan(25);
+  });
+});

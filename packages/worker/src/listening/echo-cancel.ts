@@ -396,6 +396,17 @@ export interface PlayingNow {
 
 /** A jump between the far end's own count and the page's position larger than this resyncs it (ms). */
 export const RESYNC_MS = 120;
+/** Samples of one page mic frame (`seq` counts them): 20 ms at 16 kHz. */
+const MIC_FRAME_SAMPLES = 320;
+/**
+ * How far from its report (mic samples) an anchor places the far end. The page reports every
+ * ~500 ms, and its playback and its mic run on the same audio clock, so mic samples carry the
+ * position on exactly between reports (time the worker held the voice is not counted): 10 s
+ * covers reports lost or late; a mic frame a second older than the report is of a mic that
+ * restarted its count.
+ */
+const ANCHOR_BEFORE = ECHO_RATE;
+const ANCHOR_AFTER = ECHO_RATE * 10;
 
 /**
  * One session's canceller: the avatar's audio as sent (`reference`), the page's playback position
@@ -405,6 +416,8 @@ export class EchoCanceller {
   readonly filter: EchoFilter;
   private readonly sent = new Map<number, { chunks: Int16Array[]; at: number[]; length: number; resampler: Resampler | null; rate: number }>();
   private cur: { utt: number; cursor: number } | null = null;
+  /** The page's latest playback report stamped with its mic frames (ADR 103 amended): the far end in mic time. */
+  private anchored: { utt: number; playedSamples: number; micSample: number; ended: boolean } | null = null;
   /** Processing time (µs) and audio (ms) processed, for the cost figure. */
   readonly cost = { us: 0, audioMs: 0 };
 
@@ -437,13 +450,37 @@ export class EchoCanceller {
     }
   }
 
-  /** Mic audio (16 kHz PCM16) → the same without the avatar's echo. */
-  process(mic: Int16Array): Int16Array {
+  /**
+   * A playback report made when the page had sent `micSeq` mic frames: `playedMs` of `utt` had
+   * played by the mic's sample `micSeq × 320`. Mic frames then place the far end by their own
+   * number, not by when the worker gets to them — a loaded worker (or network) delivers them in
+   * bursts, and placing them by the worker's clock moved the far end by hundreds of ms, each move
+   * a resync that cost the filter what it had learnt (an e2e on speakers heard the avatar's words).
+   */
+  anchor(utt: number, playedMs: number, micSeq: number, ended: boolean) {
+    if (!Number.isFinite(playedMs) || playedMs < 0) return;
+    this.anchored = { utt, playedSamples: Math.round((playedMs * ECHO_RATE) / 1000), micSample: micSeq * MIC_FRAME_SAMPLES, ended };
+  }
+
+  /** Where the page is in `p.utt` at the end of this mic audio (samples): by the mic's frame number when an anchor allows, else by the report carried on to now. */
+  private targetOf(p: PlayingNow, length: number, seq: number | undefined): number {
+    const a = this.anchored;
+    if (seq !== undefined && a && a.utt === p.utt) {
+      const since = seq * MIC_FRAME_SAMPLES + length - a.micSample;
+      if (since >= -ANCHOR_BEFORE && since <= ANCHOR_AFTER) return Math.max(0, a.ended ? a.playedSamples : a.playedSamples + since);
+    }
+    return Math.round((p.playedMs * ECHO_RATE) / 1000);
+  }
+
+  /** Mic audio (16 kHz PCM16; `seq`: the page's frame number) → the same without the avatar's echo. */
+  process(mic: Int16Array, seq?: number): Int16Array {
     const started = performance.now();
     const far = new Int16Array(mic.length);
     const p = this.position();
+    // Held by the listener: the page's playback does not move while the mic goes on.
+    if (p?.paused && this.anchored?.utt === p.utt) this.anchored.micSample += mic.length;
     if (p && !p.paused) {
-      const target = Math.round((p.playedMs * ECHO_RATE) / 1000);
+      const target = this.targetOf(p, mic.length, seq);
       if (this.cur?.utt !== p.utt) this.cur = { utt: p.utt, cursor: Math.max(0, target - mic.length) };
       else if (Math.abs(this.cur.cursor + mic.length - target) > (RESYNC_MS * ECHO_RATE) / 1000) {
         this.cur.cursor = Math.max(0, target - mic.length);

@@ -25,6 +25,28 @@ export interface TurnOptions extends TLiveTurns {
    * at the next tables is speech to the VAD); 0 turns the gate off. Open in a quiet room.
    */
   roomGateDb: number;
+  /**
+   * Speech over the avatar with a batch recogniser (ADR 104): `early` — a short burst that stops
+   * (under `shortBurstMs` of voice, not a shout) resumes the avatar at once, the recogniser's
+   * verdict may still stop it; `recogniser` — held until the recogniser has answered (the rule
+   * before; the bench's "before"). A worker option, not stored.
+   */
+  overlapDecision: 'early' | 'recogniser';
+  /** The longest burst of voice over the avatar resumed before the recogniser's verdict (ms of speech). */
+  shortBurstMs: number;
+  /** With the early decision: speech over the avatar holds its playback only once it has lasted this long (ms; 0: at once). */
+  holdAfterMs: number;
+  /**
+   * With the early decision: the pause after a short burst that ends it (ms of silence; the
+   * recogniser is asked at HELD_TRANSCRIPT_MS, so a longer wait lets a fast one decide first).
+   */
+  resumeAfterMs: number;
+  /**
+   * With the early decision: a recogniser whose last answer came within this pause (asked at
+   * HELD_TRANSCRIPT_MS + its answer time) is waited for up to it — its verdict, a "wait" included,
+   * comes before the avatar is resumed; a slower one is not (`resumeAfterMs`). 0: never waited for.
+   */
+  verdictBudgetMs: number;
 }
 
 export const TURN_DEFAULTS: TurnOptions = {
@@ -35,6 +57,11 @@ export const TURN_DEFAULTS: TurnOptions = {
   endOfTurn: 'rules',
   completeFloorMs: 250,
   roomGateDb: 12,
+  overlapDecision: 'early',
+  shortBurstMs: 450,
+  holdAfterMs: 0,
+  resumeAfterMs: 96,
+  verdictBudgetMs: 224,
 };
 
 export function turnOptionsFrom(turns: TLiveTurns, overrides: Partial<TurnOptions> = {}): TurnOptions {

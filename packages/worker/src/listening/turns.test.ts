@@ -474,12 +474,18 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
       await t.feed(t.speech(128));
       expect(t.log).toContain('pause:8');
     }
+    // A short "wait": resumed early as a short burst (ADR 104), stopped as soon as the recogniser heard it.
     const s = setup({}, fakeStt('batch', ['wait']));
     s.listener.setAgentSpeaking(7, 'The museum opens at nine.');
     await s.clock.advance(1000);
     await s.feed([...s.speech(288), ...s.silence(160)]);
-    expect(s.log).toContain('interrupt:7');
-    expect(s.log).not.toContain('resume:7');
+    expect(s.log.filter((l) => /pause|resume|interrupt/.test(l))).toEqual(['pause:7', 'resume:7', 'interrupt:7']);
+    // The rule before (held until the recogniser has answered): never resumed.
+    const r = setup({ overlapDecision: 'recogniser' }, fakeStt('batch', ['wait']));
+    r.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+    await r.clock.advance(1000);
+    await r.feed([...r.speech(288), ...r.silence(160)]);
+    expect(r.log.filter((l) => /pause|resume|interrupt/.test(l))).toEqual(['pause:7', 'interrupt:7']);
   });
 
   it('the text given before the utterance is heard (a wake-up line, an answer ahead of its voice) is still its text when it starts: "yes" after its question takes the turn', async () => {
@@ -508,6 +514,201 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     expect(await over('two tickets', 800)).toBe('stopped');
     expect(await over('stop', 800)).toBe('stopped');
     expect(await over('two', 800, 'How many tickets would you like?')).toBe('stopped');
+  });
+});
+
+describe('over the avatar, decided before the recogniser (issue 29, ADR 104)', () => {
+  /** A batch recogniser that answers only when the test says (pocketsphinx on a busy machine: 0.5–2 s). */
+  const gatedStt = () => {
+    const answers: ((text: string) => void)[] = [];
+    const engine: SttEngine = {
+      provider: 'gated',
+      mode: 'batch',
+      async open(_o, events) {
+        return {
+          push: () => undefined,
+          finalize: () => new Promise<void>((resolve) => answers.push((text) => (events.onResult({ text, final: true }), resolve()))),
+          reset: () => undefined,
+          close: () => undefined,
+        };
+      },
+    };
+    return { engine, state: { pushed: 0, finalized: 0, resets: 0, events: null, delayMs: 0 }, answers };
+  };
+  const AVATAR = 'The museum opens at nine and closes at five.';
+  /** A burst of speech over the avatar and 320 ms of silence after it (still in the VAD's segment). */
+  const over = async (speechMs: number, opts: Partial<TurnOptions> = {}) => {
+    const stt = gatedStt();
+    const t = setup(opts, stt);
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(speechMs), ...t.silence(320)]);
+    return { t, stt };
+  };
+  const eventsOf = (log: string[]) => log.filter((l) => /pause|resume|interrupt|commit/.test(l));
+
+  it('a short burst that stops resumes the avatar within 300 ms of its end, the recogniser not having answered', async () => {
+    const stt = gatedStt();
+    const t = setup({}, stt);
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed(t.speech(320));
+    expect(eventsOf(t.log)).toEqual(['pause:4']);
+    const end = t.clock.now();
+    let resumedAt: number | null = null;
+    while (resumedAt === null && t.clock.now() - end < 1000) {
+      await t.feed(t.silence(32));
+      if (t.log.includes('resume:4')) resumedAt = t.clock.now();
+    }
+    expect(resumedAt).not.toBeNull();
+    expect(resumedAt! - end).toBeLessThanOrEqual(128);
+    // The recogniser was asked but has not answered: the decision did not wait for it.
+    expect(stt.answers.length).toBe(1);
+    expect(t.listener.isPaused).toBe(false);
+    // Its verdict, a backchannel: nothing more (no second resume, no turn).
+    stt.answers.shift()!('mm-hm');
+    await t.feed(t.silence(640));
+    await t.clock.advance(3000);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'resume:4']);
+  });
+
+  it('the recogniser still corrects it: a short "stop" stops the avatar when heard, and is the visitor\'s turn', async () => {
+    const { t, stt } = await over(320);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'resume:4']);
+    stt.answers.shift()!('stop');
+    await t.feed(t.silence(640));
+    await t.clock.advance(1500);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'resume:4', 'interrupt:4', 'commit:stop']);
+  });
+
+  it('longer than shortBurstMs, or a shout louder than the visitor speaks: held until the recogniser has answered', async () => {
+    const long = await over(608);
+    await long.t.clock.advance(100);
+    expect(eventsOf(long.t.log)).toEqual(['pause:4']);
+    long.stt.answers.shift()!('');
+    await long.t.clock.advance(100);
+    expect(eventsOf(long.t.log)).toEqual(['pause:4', 'resume:4']);
+
+    // The visitor's own turn at their level first, then a 10 dB louder burst over the avatar.
+    const stt = gatedStt();
+    const t = setup({}, stt);
+    const at = async (marker: number, probs: number[]) => {
+      for (const p of probs) {
+        await t.clock.advance(32);
+        await t.listener.push(windowOf(p, marker));
+      }
+    };
+    await at(1000, [...t.speech(640), ...t.silence(700)]);
+    stt.answers.shift()!('hello there');
+    await t.clock.advance(1000);
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await at(3200, [...t.speech(320), ...t.silence(320)]);
+    expect(eventsOf(t.log)).toEqual(['commit:hello there', 'pause:4']);
+    await at(1, t.silence(320));
+    // At the visitor's own level, the same burst resumes early.
+    t.listener.setAgentSpeaking(null);
+    stt.answers.shift()!('');
+    await t.clock.advance(2500);
+    t.listener.setAgentSpeaking(5, AVATAR);
+    await t.clock.advance(1000);
+    await at(1000, [...t.speech(320), ...t.silence(320)]);
+    expect(eventsOf(t.log).slice(-2)).toEqual(['pause:5', 'resume:5']);
+  });
+
+  it('resumeAfterMs: a recogniser that answers within it decides first (a "wait" is never resumed)', async () => {
+    const t = setup({ resumeAfterMs: 224 }, fakeStt('batch', ['wait']));
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(288), ...t.silence(320)]);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'interrupt:4']);
+    // A slow one does not: resumed at 224 ms of pause.
+    const { t: slow } = await over(288, { resumeAfterMs: 224 });
+    expect(eventsOf(slow.log)).toEqual(['pause:4', 'resume:4']);
+    // Also when min_silence_duration has ended the segment before it.
+    const { t: short } = await over(288, { resumeAfterMs: 224, minSilenceMs: 128 });
+    expect(eventsOf(short.log)).toEqual(['pause:4', 'resume:4']);
+  });
+
+  it('verdictBudgetMs: a recogniser whose last answer came in time is waited for up to it; a slow one is not', async () => {
+    const afterTurn = async (answerMs: number) => {
+      const stt = gatedStt();
+      const t = setup({ verdictBudgetMs: 300 }, stt);
+      // The visitor's question: the recogniser answers `answerMs` after it was asked.
+      await t.feed([...t.speech(320), ...t.silence(224)]);
+      await t.clock.advance(answerMs);
+      stt.answers.shift()!('hello there');
+      await t.feed(t.silence(640));
+      t.listener.setAgentSpeaking(4, AVATAR);
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(288), ...t.silence(160)]);
+      return { t, stt };
+    };
+    // Fast (answered in ~100 ms): not resumed at 96 or 160 ms of pause; its "wait" stops it, never resumed.
+    const fast = await afterTurn(100);
+    expect(eventsOf(fast.t.log)).toEqual(['commit:hello there', 'pause:4']);
+    fast.stt.answers.shift()!('wait');
+    await fast.t.feed(fast.t.silence(640));
+    expect(eventsOf(fast.t.log)).toEqual(['commit:hello there', 'pause:4', 'interrupt:4', 'commit:wait']);
+    // Fast before, silent now: resumed at the budget.
+    const late = await afterTurn(100);
+    await late.t.feed(late.t.silence(96));
+    expect(eventsOf(late.t.log)).toEqual(['commit:hello there', 'pause:4']);
+    await late.t.feed(late.t.silence(64));
+    expect(eventsOf(late.t.log)).toEqual(['commit:hello there', 'pause:4', 'resume:4']);
+    // Slow (answered in 600 ms): resumed at 96 ms of pause, before its verdict.
+    const slow = await afterTurn(600);
+    expect(eventsOf(slow.t.log)).toEqual(['commit:hello there', 'pause:4', 'resume:4']);
+  });
+
+  it('speech again after an early resume holds the avatar again at once', async () => {
+    const stt = gatedStt();
+    const t = setup({}, stt);
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(256), ...t.silence(160), ...t.speech(96)]);
+    expect(eventsOf(t.log)).toEqual(['pause:4', 'resume:4', 'pause:4']);
+  });
+
+  it('the utterance heard to its end before the verdict: a backchannel is no turn, a stop request is the visitor\'s turn (nothing left to stop)', async () => {
+    for (const [heard, expected] of [['mm-hm', []], ['wait', ['commit:wait']]] as const) {
+      const { t, stt } = await over(320);
+      t.listener.setAgentSpeaking(null);
+      stt.answers.shift()!(heard);
+      await t.feed(t.silence(640));
+      await t.clock.advance(2500);
+      expect(eventsOf(t.log).slice(2), heard).toEqual(expected);
+    }
+  });
+
+  it('holdAfterMs: a burst shorter than it never holds the avatar; a longer one is held once it has lasted that long', async () => {
+    const short = await over(192, { holdAfterMs: 250 });
+    expect(eventsOf(short.t.log)).toEqual([]);
+    short.stt.answers.shift()!('mm-hm');
+    await short.t.clock.advance(2500);
+    expect(eventsOf(short.t.log)).toEqual([]);
+    const stt = gatedStt();
+    const t = setup({ holdAfterMs: 250 }, stt);
+    t.listener.setAgentSpeaking(4, AVATAR);
+    await t.clock.advance(1000);
+    await t.feed(t.speech(224));
+    expect(eventsOf(t.log)).toEqual([]);
+    await t.feed(t.speech(32));
+    expect(eventsOf(t.log)).toEqual(['pause:4']);
+  });
+
+  it('a streaming recogniser, or overlapDecision "recogniser": held until the words are known', async () => {
+    const r = await over(320, { overlapDecision: 'recogniser' });
+    await r.t.clock.advance(1000);
+    expect(eventsOf(r.t.log)).toEqual(['pause:4']);
+    const s = setup({}, fakeStt('stream'));
+    s.listener.setAgentSpeaking(4, AVATAR);
+    await s.clock.advance(1000);
+    await s.feed([...s.speech(320), ...s.silence(64)]);
+    expect(eventsOf(s.log)).toEqual(['pause:4']);
+    s.stt.state.events!.onResult({ text: 'mm-hm', final: false });
+    await s.feed(s.silence(96));
+    expect(eventsOf(s.log)).toEqual(['pause:4', 'resume:4']);
   });
 });
 

@@ -122,6 +122,11 @@ export const PREVIEW_STABLE_MS = 96;
 export const HELD_TRANSCRIPT_MS = 96;
 /** One word from a sound this short over the avatar is taken for a misheard backchannel (ADR 100). */
 export const MISHEARD_BACKCHANNEL_MS = 1000;
+/**
+ * Over the avatar, a burst at least this much louder (dB) than the visitor's own speech is not
+ * resumed before the recogniser has answered (ADR 104): a shouted "stop!", not an "mm-hm".
+ */
+export const LOUD_BURST_DB = 6;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -182,7 +187,25 @@ export class Listener {
   private agentText = '';
   /** The last text given for an utterance (`setAgentText`), kept for when it starts being heard. */
   private textFor: { utt: number; text: string } | null = null;
+  /**
+   * Speech over this utterance of the avatar waits for its verdict (a backchannel or no words: it
+   * goes on; an interruption: it stops). Whether its playback is held meanwhile is `held`.
+   */
   private paused: number | null = null;
+  /**
+   * The page holds the utterance's playback (`pause` sent, no `resume` since). An early decision
+   * (ADR 104) resumes it — or never holds it — before the verdict, which may still stop it.
+   */
+  private held = false;
+  /** The utterance ended (was heard to its end) while a verdict on speech over it was pending unheld. */
+  private pendingEnded = false;
+  /** Speech in the turn over the avatar at which its playback is held (0: at once; `holdAfterMs` at the start of a segment). */
+  private holdAt = 0;
+  /** The visitor's level when they speak to the avatar (dBFS, an average of their voiced windows); null until heard. */
+  private visitorDb: number | null = null;
+  /** Voiced windows of the speech over the avatar waiting for its verdict: their level summed, their count. */
+  private burstDb = 0;
+  private burstWindows = 0;
   private resumeTimer: unknown = null;
   private micOn = true;
   private closed = false;
@@ -205,19 +228,21 @@ export class Listener {
   get isSpeaking(): boolean {
     return this.speaking;
   }
+  /** The avatar's playback is held for speech over it (a verdict pending, nothing decided early). */
   get isPaused(): boolean {
-    return this.paused !== null;
+    return this.paused !== null && this.held;
   }
   /** Speech in the turn being heard so far, ms of audio. */
   get speechMsSoFar(): number {
     return this.turnSpeechMs;
   }
 
-  /** Mic frames (16 kHz PCM16 mono, any length). Resolves when they have been through the VAD. */
-  push(mic: Int16Array): Promise<void> {
+  /** Mic frames (16 kHz PCM16 mono, any length; `seq`: the page's number of a 20 ms frame). Resolves when they have been through the VAD. */
+  push(mic: Int16Array, seq?: number): Promise<void> {
     if (this.closed || !this.micOn) return this.chain;
-    // The avatar's echo out first (ADR 103): it needs the audio as the mic heard it, in time.
-    const pcm = this.opts.echo ? this.opts.echo.process(mic) : mic;
+    // The avatar's echo out first (ADR 103): it needs the audio as the mic heard it, in time (the
+    // page's frame number places it exactly).
+    const pcm = this.opts.echo ? this.opts.echo.process(mic, seq) : mic;
     const denoiser = this.opts.denoiser;
     if (!denoiser) return this.hear(pcm);
     // Noise suppression first (ADR 096): the pieces come back in order and are heard as they come.
@@ -267,11 +292,12 @@ export class Listener {
         }
         // The visitor's speech is louder than the room's (babble at the next tables is speech too).
         const wasTalking = this.room.talking();
-        const visitor = this.room.hear(levelDb(w), p > this.o.activationThreshold);
+        const db = levelDb(w);
+        const visitor = this.room.hear(db, p > this.o.activationThreshold);
         // The room started talking inside an open segment: a second of it at the room's level was
         // the room's (babble as the session starts), not the visitor's.
         if (!wasTalking && this.room.talking() && this.speaking && this.role === 'turn') this.discardSegment();
-        this.window(visitor ? p : Math.min(p, this.o.activationThreshold), w);
+        this.window(visitor ? p : Math.min(p, this.o.activationThreshold), w, db);
       });
     }
     return this.chain;
@@ -287,7 +313,10 @@ export class Listener {
   /** The avatar started an utterance (its first audio went out) / stopped being heard (null). */
   setAgentSpeaking(utt: number | null, text = '') {
     if (utt === null) {
-      if (this.paused !== null) this.doResume();
+      // Heard to its end while a verdict on speech over it was pending, unheld (ADR 104): the
+      // verdict still decides whether those words are a turn (nothing is left to stop).
+      if (this.paused !== null && !this.held) this.pendingEnded = true;
+      else if (this.paused !== null) this.doResume();
       this.agentUtt = null;
       this.agentText = '';
       return;
@@ -318,7 +347,7 @@ export class Listener {
   // ─── segmenter ───
 
   /** One 32 ms window and its speech probability (LiveKit's Silero stream semantics). */
-  private window(prob: number, pcm: Int16Array) {
+  private window(prob: number, pcm: Int16Array, db: number) {
     const isSpeech = prob > this.o.activationThreshold;
     if (isSpeech) {
       this.speechRunMs += VAD_WINDOW_MS;
@@ -326,6 +355,8 @@ export class Listener {
     } else {
       this.silenceRunMs += VAD_WINDOW_MS;
       this.speechRunMs = 0;
+      // A short burst over the avatar has stopped (in its segment, or after it ended): ADR 104.
+      if (this.paused !== null && this.held && this.silenceRunMs >= this.resumeAfter()) this.resumeEarly();
     }
     if (!this.speaking) {
       this.prefix.push(pcm);
@@ -341,7 +372,9 @@ export class Listener {
       this.turnSpeechMs += VAD_WINDOW_MS;
       this.speechSinceFlush = true;
       this.earlyDone = false;
+      this.hearLevel(db);
       this.speechResumed();
+      this.holdIfLonger();
       this.checkInterruption();
       return;
     }
@@ -359,6 +392,58 @@ export class Listener {
       this.flush();
     }
     this.pauseInSpeech();
+  }
+
+  // ─── speech over the avatar, decided early (ADR 104) ───
+
+  /** The early decision applies: English rules, a batch recogniser (a streaming one's words come in time), and it is on. */
+  private get decidesEarly(): boolean {
+    return this.o.overlapDecision === 'early' && this.englishRules && this.opts.stt.mode === 'batch';
+  }
+
+  /** A voiced window's level: the visitor's own level from their turns, the burst's over the avatar. */
+  private hearLevel(db: number) {
+    if (this.role !== 'turn') return;
+    if (this.paused !== null) {
+      this.burstDb += db;
+      this.burstWindows++;
+    } else if (this.agentUtt === null) this.visitorDb = this.visitorDb === null ? db : this.visitorDb + (db - this.visitorDb) * 0.05;
+  }
+
+  /** Speech over the avatar not held yet (holdAfterMs), or again after an early resume: held once long enough. */
+  private holdIfLonger() {
+    if (this.paused === null || this.held || this.pendingEnded || this.role !== 'turn' || this.turnSpeechMs < this.holdAt) return;
+    this.held = true;
+    this.ev.pause(this.paused);
+  }
+
+  /**
+   * Speech over the avatar that stopped (a pause of `resumeAfterMs`) while still short — under
+   * `shortBurstMs` of voice, and not a shout — is taken for a backchannel, a cough or a laugh: the
+   * avatar goes on now, from where it was held, without waiting for the recogniser. Its verdict
+   * still comes (`decidePause`, `checkInterruption`): a stop request, or words enough to interrupt,
+   * stop it then; more speech holds it again at once.
+   */
+  private resumeEarly() {
+    if (!this.decidesEarly || this.role !== 'turn' || this.turnSpeechMs > this.o.shortBurstMs || this.loudBurst()) return;
+    const utt = this.paused!;
+    this.held = false;
+    this.holdAt = 0;
+    this.ev.resume(utt);
+  }
+
+  /**
+   * The pause after a short burst before it resumes the avatar: `verdictBudgetMs` when the
+   * recogniser's last answer would fit in it (its verdict will come first), else `resumeAfterMs`.
+   */
+  private resumeAfter(): number {
+    const budget = this.o.verdictBudgetMs;
+    return budget > 0 && this.lastSttMs !== null && HELD_TRANSCRIPT_MS + this.lastSttMs <= budget ? Math.max(budget, this.o.resumeAfterMs) : this.o.resumeAfterMs;
+  }
+
+  /** The burst over the avatar is clearly louder than the visitor speaks (a shouted "stop!"). */
+  private loudBurst(): boolean {
+    return this.visitorDb !== null && this.burstWindows > 0 && this.burstDb / this.burstWindows >= this.visitorDb + LOUD_BURST_DB;
   }
 
   /** Speech again in the same segment: a commit armed in the pause, and its preview, are off. */
@@ -447,8 +532,14 @@ export class Listener {
     }
     if (agent !== null && this.paused === null) {
       this.paused = agent;
-      this.ev.pause(agent);
+      this.held = false;
+      this.pendingEnded = false;
+      this.burstDb = 0;
+      this.burstWindows = 0;
+      // Held at once, or (holdAfterMs, with the early decision) only once it has lasted that long.
+      this.holdAt = this.decidesEarly ? this.o.holdAfterMs : 0;
     }
+    this.holdIfLonger();
     for (const w of audio) this.addAudio(w);
     this.checkInterruption();
   }
@@ -771,7 +862,11 @@ export class Listener {
     }
     this.agentUtt = null;
     this.agentText = '';
-    this.ev.interrupt(utt);
+    const ended = this.pendingEnded;
+    this.held = false;
+    this.pendingEnded = false;
+    // Heard to its end meanwhile: nothing left to stop; the words are the visitor's turn.
+    if (!ended) this.ev.interrupt(utt);
   }
 
   /** No words after the pause: the avatar goes on after falseInterruptionMs. */
@@ -813,7 +908,11 @@ export class Listener {
       this.clock.clearTimeout(this.resumeTimer);
       this.resumeTimer = null;
     }
-    this.ev.resume(utt);
+    const held = this.held;
+    this.held = false;
+    this.pendingEnded = false;
+    // Resumed early (or never held): the page plays it already.
+    if (held) this.ev.resume(utt);
   }
 
   private clearTimers() {

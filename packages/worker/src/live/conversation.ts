@@ -296,6 +296,7 @@ export class Conversation {
         break;
       case 'playback':
         this.speaking.onPlayback(frame);
+        if (frame.micSeq !== undefined) this.echoCanceller?.anchor(frame.utt, frame.playedMs, frame.micSeq, frame.state === 'ended');
         break;
       case 'speaker':
         // Muted: what is being said stops, and nothing more is synthesised until it is back on.
@@ -334,7 +335,7 @@ export class Conversation {
     const pcm = new Int16Array(frame.pcm.byteLength / 2);
     new Uint8Array(pcm.buffer).set(frame.pcm);
     if (this.realtime) this.realtime.pushMic(pcm);
-    else void this.listener?.push(pcm);
+    else void this.listener?.push(pcm, frame.header.seq);
   }
 
   /**

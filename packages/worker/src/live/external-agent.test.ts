@@ -100,7 +100,9 @@ describe('an external agent as a realtime connection', () => {
     };
     const speech = (ms: number) => [...Array.from({ length: ms / 20 }, () => tone(20)), ...Array.from({ length: 20 }, () => new Int16Array(320))];
     conn.avatarHeard!(7, 'the ferry leaves at nine');
-    await push(speech(400));
+    // 600 ms: longer than a backchannel, so the avatar stays paused for the recogniser's words (a
+    // shorter sound resumes it before they come: ADR 104).
+    await push(speech(600));
     await until(() => events.some((e) => e.type === 'speech-started'));
     const barge = events.filter((e) => e.type.startsWith('speech-'));
     expect(barge).toEqual([{ type: 'speech-paused', utt: 7 }, { type: 'speech-started' }]);

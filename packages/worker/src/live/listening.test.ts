@@ -161,6 +161,67 @@ describe('listening in a conversation (scripted VAD and STT)', () => {
     expect((s.frames.find((f) => f.type === 'assistant' && f.final) as { text: string; interrupted?: boolean }).interrupted).toBeUndefined();
     await c.finish('hang-up');
   });
+
+  it('a short burst over the avatar resumes it before the recogniser has answered, from where it was held; the recogniser\'s "stop" then stops it (ADR 104)', async () => {
+    // A batch recogniser that answers the question at once and the burst only when the test says.
+    const pending: ((text: string) => void)[] = [];
+    let asked = 0;
+    const stt: SttEngine = {
+      provider: 'gated',
+      mode: 'batch',
+      async open(_o, events) {
+        let samples = 0;
+        return {
+          push: (pcm) => void (samples += pcm.length),
+          finalize() {
+            if (!samples) return Promise.resolve();
+            samples = 0;
+            if (asked++ === 0) return Promise.resolve(events.onResult({ text: 'tell me', final: true }));
+            return new Promise<void>((resolve) => pending.push((text) => (events.onResult({ text, final: true }), resolve())));
+          },
+          reset: () => void (samples = 0),
+          close: () => undefined,
+        };
+      },
+    };
+    const c = new Conversation({
+      config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' }, textOnly: false }),
+      brain: brain(longAnswer),
+      speech: createSpeechPipeline({ tts: scriptedTts({ chunks: 4, chunkDelayMs: 30 }) }),
+      portal: portal().link,
+      log,
+      listening: { stt, vad: levelVad, options: { ...options, falseInterruptionMs: 2000 } },
+      micOn: true,
+    });
+    const s = fakeSocket();
+    c.attach(s);
+    await sendMic(c, tone(400));
+    await sendMic(c, silence(400));
+    await until(() => s.frames.some((f) => f.type === 'utterance' && f.phase === 'start'));
+    const utt = (s.frames.find((f) => f.type === 'utterance') as { utt: number }).utt;
+    await until(() => s.audio.reduce((n, a) => n + (a.bytes - 8) / 32, 0) >= 3000);
+    c.onMessage(JSON.stringify({ type: 'playback', utt, state: 'progress', playedMs: 1000 }));
+    const reportedAt = performance.now();
+    // 200 ms of voice and a pause: a short burst (an "mm-hm", a "stop"…), the words not known yet.
+    // (The recogniser answered the question at once: it is waited for up to verdictBudgetMs.)
+    await sendMic(c, tone(200));
+    await sendMic(c, silence(320));
+    await until(() => s.frames.some((f) => f.type === 'resume'));
+    expect(pending.length).toBe(1);
+    const held = s.frames.filter((f) => f.type === 'pause' || f.type === 'resume');
+    expect(held.map((f) => [f.type, (f as { utt: number }).utt])).toEqual([['pause', utt], ['resume', utt]]);
+    const pausedMs = held[1]!.at - held[0]!.at;
+    // The recogniser heard "stop": the avatar stops then, what was heard counted without the hold.
+    pending.shift()!('stop');
+    await until(() => s.frames.some((f) => f.type === 'interrupted'));
+    const stoppedAt = performance.now();
+    const interrupted = s.frames.find((f) => f.type === 'interrupted') as { utt: number; heardMs: number };
+    expect(interrupted.utt).toBe(utt);
+    expect(interrupted.heardMs).toBeGreaterThanOrEqual(1000);
+    expect(interrupted.heardMs).toBeLessThanOrEqual(1000 + (stoppedAt - reportedAt) - pausedMs + 50);
+    expect(s.frames.filter((f) => f.type === 'pause' || f.type === 'resume').length).toBe(2);
+    await c.finish('hang-up');
+  });
 });
 
 const install = findPocketsphinx();

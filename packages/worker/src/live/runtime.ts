@@ -1,4 +1,6 @@
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { LiveCode, LiveMessages, LivePaths, LiveProtocol, SetupMode, ZPageHello, type TLiveCode, type TLiveSessionConfig, type TWorkerFrame } from '@persona/contract';
@@ -30,8 +32,9 @@ import { lazyDenoiser, sharedRnnoise, type DenoiseModel } from '../listening/den
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
-import type { OfflineRecognizer } from '../providers/stt/offline.js';
+import { findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
 import { createWorkerOfflineRecognizer } from '../providers/stt/offline-stream.js';
+import { createWorkerRecognizers, vocabularyOf } from '../providers/stt/avatar-models.js';
 
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
@@ -68,7 +71,7 @@ export interface LiveRuntimeOptions {
    * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
    * `echo`: cancelling the avatar's own voice in the mic (default on; `false`: WORKER_ECHO_CANCELLATION=off; ADR 103).
    */
-  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel>; echo?: false };
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel>; echo?: false; avatarModels?: false | { dir?: string; maxFiles?: number; maxResident?: number } };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
   /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
@@ -201,9 +204,16 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   // while utterances overlap.
   const listenOpts = opts.listening === false ? null : (opts.listening ?? {});
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
+  // Each avatar's own language model (ADR 105) when the worker runs pocketsphinx itself.
+  const install = ownsRecognizer ? findPocketsphinx() : null;
+  const avatarModels = listenOpts && install && listenOpts.avatarModels !== false
+    ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), makePool: (lm) => createWorkerOfflineRecognizer(listenOpts.offlineProcesses, undefined, lm)!, dir: listenOpts.avatarModels?.dir ?? path.join(os.tmpdir(), 'persona-stt-models'), maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
+    : null;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
         ? listenOpts.offline
-        : createWorkerOfflineRecognizer(listenOpts.offlineProcesses);
+        : avatarModels
+          ? avatarModels.generic
+          : createWorkerOfflineRecognizer(listenOpts.offlineProcesses);
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;
@@ -213,8 +223,9 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
     if (!listenOpts) return null;
     const choice = chooseStt({ setupMode: config.avatar.setupMode, stt: config.speech.stt }, opts.stt?.operator ?? {});
+    const offlineView = choice.kind === 'offline' && avatarModels ? avatarModels.forAvatar(vocabularyOf(config)) : recognizer;
     const stt = createSttEngine(choice, {
-      offline: recognizer,
+      offline: offlineView,
       fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
       operatorFetch,
       baseUrls: opts.stt?.baseUrls,
@@ -238,7 +249,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       warm: () => {
         void vad().catch((err: unknown) => log.warn('the VAD model could not load', { error: String(err) }));
         void denoise?.().catch(() => undefined);
-        if (stt.provider === 'offline') void recognizer?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
+        if (stt.provider === 'offline') void offlineView?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
       },
     };
   }
@@ -482,7 +493,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       for (const ws of sockets) ws.close(LiveProtocol.close.goingAway, 'worker shutting down');
       await pool?.close();
       if (ownsOffline) await offline?.close();
-      if (ownsRecognizer) await recognizer?.close();
+      if (ownsRecognizer) await Promise.all([recognizer?.close(), avatarModels?.close()]);
     },
   };
 }

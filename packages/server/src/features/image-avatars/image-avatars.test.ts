@@ -58,12 +58,13 @@ describe('image avatars', () => {
     const ask = async () =>
       (await send(user.headers, '/api/image_avatar_requests', { name: 'Talking', permissionConfirmed: 'true' }, [{ field: 'photo', filename: 'face.jpg', data: sampleFiles.jpeg() }])).json().request;
     const pts = (n: number, x: number) => Array.from({ length: n }, (_, i) => [x + i, 100 + i]);
-    const landmarks = { width: 640, height: 800, jaw: pts(17, 100), leftEye: pts(6, 200), rightEye: pts(6, 300), mouth: pts(20, 250) };
+    // With the brows and nose (kept since the talking photo's brows and nose move; optional for older ones).
+    const landmarks = { width: 640, height: 800, jaw: pts(17, 100), leftEye: pts(6, 200), rightEye: pts(6, 300), mouth: pts(20, 250), leftBrow: pts(5, 190), rightBrow: pts(5, 290), nose: pts(9, 260) };
     const decide = (requestId: number, value: string) =>
       send(admin.headers, '/api/admin/image_avatar_requests/decide', { requestId: String(requestId), decision: 'complete', landmarks: value }, [{ field: 'thumbnail', filename: 't.png', data: sampleFiles.png() }]);
 
     const first = await ask();
-    for (const bad of ['{not json', JSON.stringify({ ...landmarks, mouth: pts(19, 250) }), JSON.stringify({ ...landmarks, width: -1 }), JSON.stringify({ ...landmarks, jaw: [[1, 'x'], ...pts(16, 1)] })]) {
+    for (const bad of ['{not json', JSON.stringify({ ...landmarks, mouth: pts(19, 250) }), JSON.stringify({ ...landmarks, width: -1 }), JSON.stringify({ ...landmarks, jaw: [[1, 'x'], ...pts(16, 1)] }), JSON.stringify({ ...landmarks, nose: pts(8, 260) })]) {
       const refused = await decide(first.id, bad);
       expect(refused.statusCode).toBe(400);
       expect(refused.json().errors).toEqual([ImageAvatarMessages.landmarksInvalid]);

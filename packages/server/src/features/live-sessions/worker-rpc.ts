@@ -1,4 +1,5 @@
 import { LiveCode, LiveLimits, LiveRpc, functionUsesNetwork, readAvatarAccess, readAvatarConfig, type TLiveCode, type TLiveRpcMethod, type TLiveProviderErrorCount, type TLiveSessionConfig, type TLiveVoiceTurnMetrics } from '@persona/contract';
+import { redactEntry } from '../../lib/redaction.js';
 import type { LiveContext } from './context.js';
 import type { LiveSessionRow } from './repository.js';
 import { toLiveSessionConfig } from './session-config.js';
@@ -17,29 +18,6 @@ export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
     llmFirstTokenMs: stat('llmFirstTokenMs'),
     ttsFirstByteMs: stat('ttsFirstByteMs'),
     endToEndMs: stat('endToEndMs'),
-  };
-}
-
-type TEntry = TLiveSessionConfig['history'][number];
-
-/**
- * One history entry with every text it carries redacted (ADR 097, 102): the turn's text and its
- * detail — the recogniser's corrections, the functions' arguments and results, the passages' titles
- * and snippets; a provider and its code are the worker's words but pass too (nothing is stored unread).
- */
-export function redactEntry(h: TEntry, redact: (s: string) => string): TEntry {
-  const d = h.detail;
-  if (!d) return { ...h, text: redact(h.text) };
-  return {
-    ...h,
-    text: redact(h.text),
-    detail: {
-      ...d,
-      ...(d.interims ? { interims: d.interims.map(redact) } : {}),
-      ...(d.calls ? { calls: d.calls.map((c) => ({ ...c, name: redact(c.name), arguments: redact(c.arguments), result: c.result === null ? null : redact(c.result) })) } : {}),
-      ...(d.passages ? { passages: d.passages.map((p) => ({ title: redact(p.title), snippet: redact(p.snippet) })) } : {}),
-      ...(d.errors ? { errors: d.errors.map((e) => ({ ...e, provider: redact(e.provider), code: redact(e.code) })) } : {}),
-    },
   };
 }
 

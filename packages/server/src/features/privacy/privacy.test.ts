@@ -296,6 +296,80 @@ describe('retention', () => {
   });
 });
 
+describe('apply to stored conversations', () => {
+  it('redacts what was stored before, page by page: transcripts with their details, summaries, the search index, webhook bodies and memories; the owner only, redaction on only', async () => {
+    const avatarId = await memoryAvatar(alice.id, 'Redact later');
+    const control = await memoryAvatar(alice.id, 'Never redacted');
+    // 205 conversations stored before redaction was on: more than a page (PrivacyLimits.redactStoredPage).
+    const secret = 'jane.doe@example.com';
+    const rows = Array.from({ length: 205 }, (_, i) => ({
+      id: randomUUID(),
+      avatarId,
+      ownerUserId: alice.id,
+      avatarName: 'A',
+      workerId,
+      visitorId: `visitor-r-${i}`,
+      clientIp: '203.0.113.7',
+      resumeHash: 'x',
+      ticketJti: randomUUID(),
+      history: [
+        { role: 'user' as const, text: i % 2 ? `write to ${secret} please` : 'hello there', at: clock - DAY + i },
+        { role: 'assistant' as const, text: 'Done.', at: clock - DAY + i + 1, detail: { calls: [{ name: 'send_mail', arguments: `{"to":"${secret}"}`, ok: true, result: `sent to ${secret}` }] } },
+      ],
+      summary: `The visitor asked to write to ${secret}.`,
+      startedAt: new Date(clock - DAY + i * 1000),
+      lastHeartbeatAt: new Date(clock - DAY + i * 1000),
+      endedAt: new Date(clock - DAY + i * 1000 + 60_000),
+      endCode: LiveCode.hangUp,
+    }));
+    await t.database.db.insert(liveSessions).values(rows);
+    const kept = await storedSession({ avatarId: control, ownerUserId: alice.id, startedAt: clock - DAY });
+    await t.database.db.insert(avatarMemories).values([
+      { avatarId, visitorId: 'visitor-r-1', summary: `Writes from ${secret}.`, updatedAt: at() },
+      { avatarId: control, visitorId: 'visitor-r-1', summary: 'Kept: jane@example.com', updatedAt: at() },
+    ]);
+    const hook = await post(alice, WebhookPaths.add, { url: 'http://127.0.0.1:9/r', avatarId: null, events: ['transcript.ready'] });
+    await t.database.db.insert(webhookDeliveries).values({ endpointId: hook.json().webhook.id, eventId: 'evt_r', eventType: 'transcript.ready', sessionId: rows[1]!.id, body: JSON.stringify({ version: 1, turns: [{ text: `write to ${secret}` }] }), status: 'delivered', createdAt: at() });
+    const found = async (q: string) => ((await get(alice, ConversationPaths.list, { q, limit: '100', avatarId: String(avatarId) })).json().conversations as unknown[]).length;
+    expect(await found(secret)).toBeGreaterThan(0);
+
+    // Redaction off: nothing to apply. Another account's avatar: not found. A forged cursor: refused.
+    const redact = (who: Signed, body: object) => post(who, PrivacyPaths.redactStored, body);
+    expect((await redact(alice, { avatarId })).statusCode).toBe(409);
+    await setPrivacy(alice, { avatarId, redaction: { email: true }, retention: { mode: 'forever', days: null } });
+    expect((await redact(bob, { avatarId })).statusCode).toBe(404);
+    for (const after of ['s:abc:x', 'x:1', 'm:***', '', 's:1:' + 'a'.repeat(70)]) expect((await redact(alice, { avatarId, after })).statusCode, after).toBe(400);
+
+    const calls: { phase: string; looked: number; changed: number; nextCursor: string | null }[] = [];
+    let after: string | undefined;
+    do {
+      const res = await redact(alice, { avatarId, ...(after ? { after } : {}) });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      calls.push(body);
+      after = body.nextCursor ?? undefined;
+    } while (after);
+    expect(calls.map((c) => [c.phase, c.looked, c.changed])).toEqual([
+      ['conversations', 200, 200],
+      ['conversations', 5, 5],
+      ['memories', 1, 1],
+    ]);
+
+    const dump = JSON.stringify(await t.database.db.select().from(liveSessions).where(eq(liveSessions.avatarId, avatarId)));
+    expect(dump).not.toContain(secret);
+    expect(dump).toContain('[email]');
+    expect(JSON.stringify(await t.database.db.select().from(avatarMemories).where(eq(avatarMemories.avatarId, avatarId)))).not.toContain(secret);
+    const [delivery] = await t.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.sessionId, rows[1]!.id));
+    expect(JSON.parse(delivery!.body!)).toEqual({ version: 1, turns: [{ text: 'write to [email]' }] });
+    expect(await found(secret)).toBe(0);
+    // The other avatar keeps its text; a second pass changes nothing.
+    expect(JSON.stringify(await sessionRow(kept))).toContain('jane@example.com');
+    expect((await t.database.db.select().from(avatarMemories).where(eq(avatarMemories.avatarId, control)))[0]!.summary).toContain('jane@example.com');
+    expect((await redact(alice, { avatarId })).json()).toMatchObject({ looked: 200, changed: 0 });
+    await post(alice, WebhookPaths.delete, { id: hook.json().webhook.id });
+  });
+});
+
 describe('retention forgets addresses', () => {
   it('replaces the address of a session whose text went by its pseudonym once the per-address limits no longer count it; the visitor keeps their name and can be erased', async () => {
     const avatarId = await memoryAvatar(alice.id, 'Counts, addresses');
@@ -305,7 +379,10 @@ describe('retention forgets addresses', () => {
     const recent = await storedSession({ avatarId, ownerUserId: alice.id, visitorId: null, clientIp: '198.51.100.79', startedAt: clock - 3_600_000 });
     const forever = await memoryAvatar(alice.id, 'Forever, addresses');
     const kept = await storedSession({ avatarId: forever, ownerUserId: alice.id, visitorId: null, clientIp: '198.51.100.80', startedAt: clock - 400 * DAY });
-    const names = async () => new Map(((await get(alice, ConversationPaths.list, { limit: '100' })).json().conversations as TConversationSummary[]).map((c) => [c.id, c.visitor]));
+    const names = async () => {
+      const of = async (a: number) => (await get(alice, ConversationPaths.list, { limit: '100', avatarId: String(a) })).json().conversations as TConversationSummary[];
+      return new Map([...(await of(avatarId)), ...(await of(forever))].map((c) => [c.id, c.visitor]));
+    };
     const before = await names();
 
     await t.app.privacy.sweep();

@@ -1,5 +1,5 @@
-import { and, eq, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
-import type { TRedactionSettings, TRetentionMode } from '@persona/contract';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import type { TLiveHistoryEntry, TRedactionSettings, TRetentionMode } from '@persona/contract';
 import type { Db } from '../../db/client.js';
 import { avatarMemories, avatarPrivacy, avatars, liveSessions, webhookDeliveries } from '../../db/schema/index.js';
 
@@ -105,6 +105,61 @@ export function createPrivacyRepository(db: Db) {
         .set({ clientIp: sql`case ${liveSessions.id} ${pseudonyms} end` })
         .where(inArray(liveSessions.id, ids));
       return rows.length;
+    },
+
+    /**
+     * A page of the avatar's ended conversations whose text is stored, in (start, id) order after
+     * `after` — what "apply to stored conversations" redacts.
+     */
+    async storedSessions(avatarId: number, after: { startedAt: Date; id: string } | null, limit: number) {
+      return db
+        .select({ id: liveSessions.id, startedAt: liveSessions.startedAt, history: liveSessions.history, summary: liveSessions.summary })
+        .from(liveSessions)
+        .where(
+          and(
+            eq(liveSessions.avatarId, avatarId),
+            isNotNull(liveSessions.endedAt),
+            isNull(liveSessions.textRemovedAt),
+            after ? sql`(${liveSessions.startedAt}, ${liveSessions.id}) > (${after.startedAt.toISOString()}::timestamptz, ${after.id})` : undefined,
+          ),
+        )
+        .orderBy(asc(liveSessions.startedAt), asc(liveSessions.id))
+        .limit(limit);
+    },
+
+    /**
+     * Writes the redacted text of those sessions (the search index follows by its trigger) and
+     * passes every string of their stored webhook bodies through `redact`, in one transaction.
+     */
+    async rewriteSessions(rows: { id: string; history: TLiveHistoryEntry[]; summary: string | null }[], sessionIds: string[], redactBody: (body: string) => string): Promise<void> {
+      await db.transaction(async (tx) => {
+        for (const r of rows) await tx.update(liveSessions).set({ history: r.history, summary: r.summary }).where(eq(liveSessions.id, r.id));
+        if (!sessionIds.length) return;
+        const bodies = await tx
+          .select({ id: webhookDeliveries.id, body: webhookDeliveries.body })
+          .from(webhookDeliveries)
+          .where(and(inArray(webhookDeliveries.sessionId, sessionIds), isNotNull(webhookDeliveries.body)));
+        for (const b of bodies) {
+          const body = redactBody(b.body!);
+          if (body !== b.body) await tx.update(webhookDeliveries).set({ body }).where(eq(webhookDeliveries.id, b.id));
+        }
+      });
+    },
+
+    /** A page of the avatar's memories of visitors, in visitor order after `afterVisitor`. */
+    async storedMemories(avatarId: number, afterVisitor: string | null, limit: number) {
+      return db
+        .select({ visitorId: avatarMemories.visitorId, summary: avatarMemories.summary })
+        .from(avatarMemories)
+        .where(and(eq(avatarMemories.avatarId, avatarId), afterVisitor !== null ? gt(avatarMemories.visitorId, afterVisitor) : undefined))
+        .orderBy(asc(avatarMemories.visitorId))
+        .limit(limit);
+    },
+
+    async rewriteMemories(avatarId: number, rows: { visitorId: string; summary: string }[]): Promise<void> {
+      await db.transaction(async (tx) => {
+        for (const r of rows) await tx.update(avatarMemories).set({ summary: r.summary }).where(and(eq(avatarMemories.avatarId, avatarId), eq(avatarMemories.visitorId, r.visitorId)));
+      });
     },
 
     /**

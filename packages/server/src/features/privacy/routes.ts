@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { PrivacyPaths, ZAvatarPrivacy, ZAvatarPrivacyResponse, ZGetAvatarPrivacyQuery } from '@persona/contract';
+import { PrivacyPaths, ZAvatarPrivacy, ZAvatarPrivacyResponse, ZGetAvatarPrivacyQuery, ZRedactStoredRequest, ZRedactStoredResponse } from '@persona/contract';
 import { requireAuth, type AuthGuards } from '../../plugins/auth.js';
 import type { PrivacyService } from './service.js';
 
@@ -22,6 +22,13 @@ export function privacyRoutes(deps: { privacy: PrivacyService; guards: AuthGuard
       PrivacyPaths.set,
       { onRequest: guards.session, config: { apiKeyScope: 'avatars:write' }, schema: { tags, body: ZAvatarPrivacy, response: { 200: ZAvatarPrivacyResponse } } },
       async (req) => ({ status: 'OK' as const, privacy: await privacy.set(requireAuth(req).userId, req.body) }),
+    );
+
+    // Rewriting stored text is a kind of deleting it: the scope that erases conversations.
+    app.post(
+      PrivacyPaths.redactStored,
+      { onRequest: guards.session, config: { apiKeyScope: 'conversations:delete' }, schema: { tags, body: ZRedactStoredRequest, response: { 200: ZRedactStoredResponse } } },
+      async (req) => ({ status: 'OK' as const, ...(await privacy.redactStored(requireAuth(req).userId, req.body)) }),
     );
   };
 }

@@ -1,7 +1,7 @@
-import { DefaultRedaction, DefaultRetention, PrivacyLimits, PrivacyMessages, type TAvatarPrivacy, type TRetentionMode } from '@persona/contract';
+import { DefaultRedaction, DefaultRetention, PrivacyLimits, PrivacyMessages, type TAvatarPrivacy, type TRedactStoredRequest, type TRedactStoredResponse, type TRetentionMode } from '@persona/contract';
 import { AvatarMessages } from '@persona/contract';
 import { AppError } from '../../lib/app-error.js';
-import { checkPattern, createRedactor, type Redactor } from '../../lib/redaction.js';
+import { checkPattern, createRedactor, redactEntry, type Redactor } from '../../lib/redaction.js';
 import type { AvatarPrivacyRow, PrivacyRepository } from './repository.js';
 
 /** Batches of the repository's size one sweep removes at most (the next sweep goes on). */
@@ -24,6 +24,37 @@ export interface PrivacyLogger {
 export interface AvatarTextRules {
   redact: Redactor | null;
   retention: TRetentionMode;
+}
+
+/**
+ * Where "apply to stored conversations" goes on: conversations after a start and id
+ * (`s:<ms>:<id>`), then memories after a visitor (`m:<base64url>`, `m:` for the first).
+ */
+type RedactCursor = { phase: 'sessions'; after: { startedAt: Date; id: string } | null } | { phase: 'memories'; after: string | null };
+
+function readCursor(raw: string | undefined): RedactCursor {
+  if (raw === undefined) return { phase: 'sessions', after: null };
+  const s = /^s:(\d{1,15}):([0-9a-zA-Z-]{1,64})$/.exec(raw);
+  if (s) return { phase: 'sessions', after: { startedAt: new Date(Number(s[1])), id: s[2]! } };
+  const m = /^m:([A-Za-z0-9_-]*)$/.exec(raw);
+  if (m) return { phase: 'memories', after: m[1] ? Buffer.from(m[1], 'base64url').toString('utf8') : null };
+  throw AppError.badRequest(PrivacyMessages.badCursor);
+}
+
+/** Every string value of a JSON text through `redact` (a webhook body: its ids and times have none of what is redacted). */
+function redactJson(text: string, redact: Redactor): string {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  try {
+    const out = JSON.stringify(walk(JSON.parse(text)));
+    return out === JSON.stringify(JSON.parse(text)) ? text : out;
+  } catch {
+    return redact(text);
+  }
 }
 
 function view(avatarId: number, row: AvatarPrivacyRow | undefined): TAvatarPrivacy {
@@ -78,6 +109,41 @@ export function createPrivacyService(deps: {
         updatedAt: now(),
       });
       return view(input.avatarId, row);
+    },
+
+    /**
+     * "Apply to stored conversations": the avatar's saved redaction over what was stored before it
+     * (or before its last change) — each conversation's history with its details and its summary
+     * (the search index follows by its trigger), the stored webhook bodies of those conversations,
+     * then the avatar's memories of visitors. A page a call, so that no request holds the database
+     * for long; the caller goes on with `nextCursor` until it is null. Redacting is idempotent:
+     * a placeholder does not match again, so a page looked at twice changes nothing.
+     */
+    async redactStored(userId: number, req: TRedactStoredRequest): Promise<Omit<TRedactStoredResponse, 'status'>> {
+      await owned(userId, req.avatarId);
+      const cursor = readCursor(req.after);
+      const redact = redactorOf(view(req.avatarId, await repo.find(req.avatarId)).redaction);
+      if (!redact) throw AppError.conflict(PrivacyMessages.redactStoredOff);
+      const limit = PrivacyLimits.redactStoredPage;
+      if (cursor.phase === 'sessions') {
+        const rows = await repo.storedSessions(req.avatarId, cursor.after, limit);
+        const changed = rows.flatMap((r) => {
+          const history = r.history.map((h) => redactEntry(h, redact));
+          const summary = r.summary === null ? null : redact(r.summary);
+          return JSON.stringify(history) !== JSON.stringify(r.history) || summary !== r.summary ? [{ id: r.id, history, summary }] : [];
+        });
+        await repo.rewriteSessions(changed, rows.map((r) => r.id), (body) => redactJson(body, redact));
+        const last = rows.at(-1);
+        return { phase: 'conversations', looked: rows.length, changed: changed.length, nextCursor: rows.length < limit || !last ? 'm:' : `s:${last.startedAt.getTime()}:${last.id}` };
+      }
+      const rows = await repo.storedMemories(req.avatarId, cursor.after, limit);
+      const changed = rows.flatMap((r) => {
+        const summary = redact(r.summary);
+        return summary !== r.summary ? [{ visitorId: r.visitorId, summary }] : [];
+      });
+      await repo.rewriteMemories(req.avatarId, changed);
+      const last = rows.at(-1);
+      return { phase: 'memories', looked: rows.length, changed: changed.length, nextCursor: rows.length < limit || !last ? null : `m:${Buffer.from(last.visitorId, 'utf8').toString('base64url')}` };
     },
 
     /** The live sessions' question before they store an avatar's text (one read by primary key). */

@@ -30,9 +30,10 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
   switch (gesture) {
     case 'wave': {
       if (!right) return REST;
-      // The arm up and out, the forearm up; the hand swings from the elbow, three times.
+      // The arm out, the forearm up, the hand by the head (inside a medium shot's frame, not over
+      // it); the hand swings from the elbow, three times.
       const swing = Math.sin(Math.min(1, Math.max(0, (u - 0.2) / 0.6)) * Math.PI * 6) * 0.35 * smooth((u - 0.15) / 0.1);
-      return { upper: [-0.25 * e, 0, side * 1.35 * e], fore: [0, 0, side * (1.3 * e + swing)], lift: 0.008 * e };
+      return { upper: [-0.25 * e, 0, side * 0.95 * e], fore: [0, 0, side * (1.65 * e + swing)], lift: 0.008 * e };
     }
     case 'point': {
       if (!right) return REST;
@@ -63,3 +64,36 @@ export function armPoseOf(face: Pick<FaceState, 'gesture' | 'gestureProgress' | 
   const t = smooth(face.gestureBlend);
   return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t };
 }
+
+/**
+ * The arms' life at rest (added to whatever pose `armPoseOf` gives): hanging a little away from
+ * the body and bent a little at the elbow, they swing back as the body shifts its weight (a
+ * pendulum lagging the lean) and open a touch as the chest breathes — so a full body standing
+ * and listening is not a mannequin with its arms glued to its sides.
+ */
+export function idleArm(face: Pick<FaceState, 'breath' | 'lean'>, side: number): ArmPose {
+  const breath = Math.max(-1, Math.min(1, face.breath));
+  return {
+    upper: [-0.05 - 0.015 * breath, 0, side * (0.07 + 0.02 * breath) - face.lean * 0.35],
+    fore: [-0.16 - 0.03 * breath, 0, side * 0.03],
+    lift: 0.002 * breath,
+  };
+}
+
+/**
+ * A full body's arms at rest as a presenter holds them: the hands loosely together in front of
+ * the waist (elbows by the sides, forearms forward and in), breathing with the chest. Faded out
+ * by `weight` while a gesture moves the arms.
+ */
+export function presenterArm(face: Pick<FaceState, 'breath' | 'lean'>, side: number, weight: number): ArmPose {
+  const breath = Math.max(-1, Math.min(1, face.breath));
+  const k = Math.max(0, Math.min(1, weight));
+  return {
+    upper: [k * (-0.12 - 0.012 * breath), 0, k * side * 0.06 - face.lean * 0.35],
+    fore: [k * (-0.68 - 0.02 * breath), 0, -k * side * 0.6],
+    lift: 0.002 * breath,
+  };
+}
+
+/** How far a gesture has the arm away from rest (0 at rest … 1 well into a gesture): what fades a rest pose out. */
+export const armAway = (p: ArmPose) => Math.min(1, (Math.abs(p.upper[0]) + Math.abs(p.upper[2]) + Math.abs(p.fore[0]) + Math.abs(p.fore[2])) / 0.5);

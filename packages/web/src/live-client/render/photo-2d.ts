@@ -22,6 +22,10 @@ export interface PhotoHold {
   headYaw?: number;
   headPitch?: number;
   headRoll?: number;
+  /** Brows raised (0–1), their inner ends up (0–1) and smile (0–1): 0 unless given. */
+  brow?: number;
+  browInner?: number;
+  smile?: number;
 }
 /** Where the face is on the canvas (CSS px), published each frame as `window.__personaPhotoLayout`. */
 export interface PhotoLayout {
@@ -32,6 +36,9 @@ export interface PhotoLayout {
   mouth: { x: number; y: number; width: number };
   eyeWidth: number;
   faceWidth: number;
+  /** The middle of each brow and the nose's tip as drawn this frame (they move). */
+  brows: [Pt, Pt];
+  nose: Pt;
 }
 
 type Win = { __personaPhotoHold?: PhotoHold | null; __personaPhotoLayout?: PhotoLayout };
@@ -59,8 +66,10 @@ export function meshPose(face: FaceState, hold: PhotoHold | null = null): MeshPo
     yaw: hold?.headYaw ?? face.headYaw,
     pitch: hold?.headPitch ?? face.headPitch,
     roll: (hold?.headRoll ?? face.headRoll) * 0.6,
-    brow: hold ? 0 : face.browUp,
-    smile: hold ? 0 : Math.max(0, face.smile - 0.2) * 0.5,
+    brow: hold ? (hold.brow ?? 0) : face.browUp,
+    // Sad and concerned lift the brows' inner ends (as the toon people's brows do).
+    browInner: hold ? (hold.browInner ?? 0) : (face.mood === 'sad' ? 1 : face.mood === 'concerned' ? 0.7 : 0) * face.moodWeight,
+    smile: Math.max(0, (hold ? (hold.smile ?? 0) : face.smile) - 0.2) * 0.5,
   };
 }
 
@@ -515,6 +524,8 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
         mouth: { x: toStage(mesh.features.mouth)[0], y: toStage(mesh.features.mouth)[1], width: mesh.features.mouthWidth * t.scale },
         eyeWidth: mesh.eyes[0].width * t.scale,
         faceWidth: mesh.features.faceWidth * t.scale,
+        brows: mesh.eyes.map((eye) => toStage(meanAt(pos, eye.brow))) as [Pt, Pt],
+        nose: toStage(meanAt(pos, mesh.nose.tip)),
       };
     },
     dispose() {
@@ -525,3 +536,13 @@ export async function createPhotoRenderer(url: string, landmarks: PhotoLandmarks
 
 const add2 = (a: Pt, b: Pt): Pt => [a[0] + b[0], a[1] + b[1]];
 const mul2 = (a: Pt, k: number): Pt => [a[0] * k, a[1] * k];
+/** The mean of some vertices' positions. */
+const meanAt = (pos: Float32Array, idx: number[]): Pt => {
+  let x = 0;
+  let y = 0;
+  for (const i of idx) {
+    x += pos[i * 2]!;
+    y += pos[i * 2 + 1]!;
+  }
+  return [x / Math.max(1, idx.length), y / Math.max(1, idx.length)];
+};

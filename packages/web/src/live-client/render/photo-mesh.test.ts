@@ -13,7 +13,13 @@ function closedMouth(): PhotoLandmarks {
   mouth[18] = [...mouth[14]!];
   mouth[19] = [...mouth[13]!];
   const shift = ([x, y]: [number, number]): [number, number] => [x - 150, y - 60];
-  return { ...lm, mouth: mouth.map(shift), jaw: lm.jaw.map(shift), leftEye: lm.leftEye.map(shift), rightEye: lm.rightEye.map(shift) };
+  return { ...lm, mouth: mouth.map(shift), jaw: lm.jaw.map(shift), leftEye: lm.leftEye.map(shift), rightEye: lm.rightEye.map(shift), leftBrow: lm.leftBrow!.map(shift), rightBrow: lm.rightBrow!.map(shift), nose: lm.nose!.map(shift) };
+}
+
+/** The astronaut as stored before brows and nose were kept (photos attached earlier). */
+function withoutBrowsAndNose(): PhotoLandmarks {
+  const { leftBrow: _l, rightBrow: _r, nose: _n, ...rest } = lm;
+  return rest;
 }
 
 const at = (pos: Float32Array, i: number): Pt => [pos[i * 2]!, pos[i * 2 + 1]!];
@@ -66,6 +72,7 @@ it('keeps every point but the corners inside an inset (the faded edge of the pho
 describe.each([
   ['astronaut (open smile, 512×512)', lm, 512, 512],
   ['a closed mouth near the corner of a small photo', closedMouth(), 300, 260],
+  ['astronaut without stored brows and nose', withoutBrowsAndNose(), 512, 512],
 ])('photo mesh: %s', (_name, landmarks, w, h) => {
   const mesh = buildPhotoMesh(landmarks, w, h);
 
@@ -102,6 +109,10 @@ describe.each([
       { ...REST_POSE, press: 1 },
       { ...REST_POSE, blinkLeft: 1, blinkRight: 1, eyeYaw: 0.2 },
       { ...REST_POSE, yaw: 0.1, pitch: -0.08, roll: 0.05, open: 0.7 },
+      { ...REST_POSE, brow: 1, open: 1, smile: 0.4 },
+      { ...REST_POSE, brow: 1, blinkLeft: 1, blinkRight: 1, yaw: -0.2, pitch: 0.1, teeth: 1 },
+      { ...REST_POSE, brow: 1, smile: 0.5, yaw: 0.3, pitch: -0.3, roll: -0.1, open: 1, wide: 1 },
+      { ...REST_POSE, browInner: 1, brow: 0.5, round: 1, open: 0.5 },
     ];
     for (const pose of poses) {
       const pos = deformMesh(mesh, pose);
@@ -138,5 +149,78 @@ describe.each([
         expect(closedGap).toBeLessThan(openGap * 0.2);
       }
     }
+  });
+});
+
+describe('brows and nose', () => {
+  const d = (m: PhotoMesh) => m.frame.d;
+  const meanY = (pos: Float32Array, idx: number[]) => idx.reduce((s, i) => s + at(pos, i)[1], 0) / idx.length;
+  const meanX = (pos: Float32Array, idx: number[]) => idx.reduce((s, i) => s + at(pos, i)[0], 0) / idx.length;
+
+  it("uses the photo's own brows and nose when they are stored, and places them from proportions when not", () => {
+    const own = buildPhotoMesh(lm, 512, 512);
+    expect(own.fromLandmarks).toEqual({ brows: true, nose: true });
+    // The brow vertices are the landmarks (inner end last), the nose's tip is dlib's 30.
+    const left = own.eyes[0].brow.map((i) => at(own.rest, i));
+    expect(left).toHaveLength(5);
+    for (const p of lm.leftBrow!) expect(left.some((q) => Math.hypot(q[0] - p[0], q[1] - p[1]) < 1e-3)).toBe(true);
+    expect(Math.abs(at(own.rest, own.eyes[0].brow[4]!)[0] - 225)).toBeLessThan(Math.abs(at(own.rest, own.eyes[0].brow[0]!)[0] - 225));
+    expect(at(own.rest, own.nose.tip[0]!)[0]).toBeCloseTo(lm.nose![3]![0], 3);
+    expect(at(own.rest, own.nose.tip[0]!)[1]).toBeCloseTo(lm.nose![3]![1], 3);
+    const old = buildPhotoMesh(withoutBrowsAndNose(), 512, 512);
+    expect(old.fromLandmarks).toEqual({ brows: false, nose: false });
+    expect(old.eyes[0].brow).toHaveLength(3);
+    // A stored brow lying in the eye (a bad detection) is not used.
+    const bad = buildPhotoMesh({ ...lm, leftBrow: lm.leftEye.slice(0, 5) }, 512, 512);
+    expect(bad.fromLandmarks.brows).toBe(false);
+  });
+
+  it.each([
+    ['stored', lm],
+    ['placed', withoutBrowsAndNose()],
+  ])('raised brows (%s) lift the brow, less the skin above and the crease, and leave the eyes open', (_n, landmarks) => {
+    const mesh = buildPhotoMesh(landmarks, 512, 512);
+    const up = deformMesh(mesh, { ...REST_POSE, brow: 1 });
+    for (const eye of mesh.eyes) {
+      const browRise = meanY(mesh.rest, eye.brow) - meanY(up, eye.brow);
+      expect(browRise).toBeGreaterThan(d(mesh) * 0.08);
+      const aboveRise = meanY(mesh.rest, eye.aboveBrow) - meanY(up, eye.aboveBrow);
+      expect(aboveRise).toBeGreaterThan(browRise * 0.3);
+      expect(aboveRise).toBeLessThan(browRise * 0.7);
+      // The inner end rises more than the outer (surprise, concern).
+      const rise = (i: number) => at(mesh.rest, i)[1] - at(up, i)[1];
+      expect(rise(eye.brow[eye.brow.length - 1]!)).toBeGreaterThan(rise(eye.brow[0]!));
+      // The lids stay where they were (the eye is not opened or shut by a brow).
+      for (const i of [...eye.upper, ...eye.lower]) expect(at(up, i)).toEqual(at(mesh.rest, i));
+    }
+    expect(flipped(mesh, up)).toBe(0);
+    // Sad: the inner ends up, the outer ends a little down.
+    const sad = deformMesh(mesh, { ...REST_POSE, browInner: 1 });
+    for (const eye of mesh.eyes) {
+      const inner = eye.brow[eye.brow.length - 1]!;
+      expect(at(mesh.rest, inner)[1] - at(sad, inner)[1]).toBeGreaterThan(d(mesh) * 0.08);
+      expect(at(sad, eye.brow[0]!)[1]).toBeGreaterThan(at(mesh.rest, eye.brow[0]!)[1]);
+    }
+    expect(flipped(mesh, sad)).toBe(0);
+  });
+
+  it('the nose: its base rises with the upper lip and widens with a smile, its tip leads a turn; the bridge stays between the eyes', () => {
+    const mesh = buildPhotoMesh(lm, 512, 512);
+    const base = mesh.nose.base;
+    const teeth = deformMesh(mesh, { ...REST_POSE, teeth: 1 });
+    expect(meanY(mesh.rest, base) - meanY(teeth, base)).toBeGreaterThan(0.3);
+    const smile = deformMesh(mesh, { ...REST_POSE, smile: 1 });
+    const [wl, wr] = mesh.nose.wings;
+    expect(at(smile, wr)[0] - at(smile, wl)[0]).toBeGreaterThan(at(mesh.rest, wr)[0] - at(mesh.rest, wl)[0] + d(mesh) * 0.03);
+    // An open jaw moves nothing of the nose but the lip's share.
+    const open = deformMesh(mesh, { ...REST_POSE, open: 1 });
+    for (const i of [...mesh.nose.tip, ...mesh.nose.bridge]) expect(at(open, i)).toEqual(at(mesh.rest, i));
+    // Turned: the tip moves further than the face around it (the bridge's top barely more).
+    const pose = { ...REST_POSE, yaw: 0.2 };
+    const turned = deformMesh(mesh, pose);
+    const faceShift = meanX(turned, mesh.eyes.map((e) => e.corners[0])) - meanX(mesh.rest, mesh.eyes.map((e) => e.corners[0]));
+    const tipShift = meanX(turned, mesh.nose.tip) - meanX(mesh.rest, mesh.nose.tip);
+    expect(tipShift - faceShift).toBeGreaterThan(d(mesh) * 0.05);
+    expect(flipped(mesh, turned)).toBe(0);
   });
 });

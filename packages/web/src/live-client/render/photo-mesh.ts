@@ -41,11 +41,13 @@ export interface MeshPose {
   roll: number;
   /** Brows raised, 0–1. */
   brow: number;
+  /** Inner ends of the brows up, outer ends a little down (sad, concerned), 0–1. */
+  browInner: number;
   /** Smile, 0–1 (mouth corners up and out a little). */
   smile: number;
 }
 
-export const REST_POSE: MeshPose = { open: 0, wide: 0, round: 0, teeth: 0, press: 0, blinkLeft: 0, blinkRight: 0, eyeYaw: 0, eyePitch: 0, yaw: 0, pitch: 0, roll: 0, brow: 0, smile: 0 };
+export const REST_POSE: MeshPose = { open: 0, wide: 0, round: 0, teeth: 0, press: 0, blinkLeft: 0, blinkRight: 0, eyeYaw: 0, eyePitch: 0, yaw: 0, pitch: 0, roll: 0, brow: 0, browInner: 0, smile: 0 };
 
 interface Eye {
   /** Upper lid contour (2 vertices), lower lid under each (2 vertices), the corners, the centre. */
@@ -55,7 +57,10 @@ interface Eye {
   centre: number;
   /** Skin above the lid (folds down a little as the lid closes). */
   crease: number[];
+  /** The brow (the photo's own 5 points when stored, else 3 placed from the eye), inner end last. */
   brow: number[];
+  /** Forehead skin just above the brow (follows the brow half way). */
+  aboveBrow: number[];
   width: number;
 }
 
@@ -81,6 +86,10 @@ export interface PhotoMesh {
   /** Outer lip contour (12 vertices, dlib 48–59): corners are 0 and 6. */
   lips: number[];
   eyes: [Eye, Eye];
+  /** The nose: bridge (follows the turn a little), tip, and base (nostrils: lift with the upper lip, widen with a smile). */
+  nose: { bridge: number[]; tip: number[]; base: number[]; wings: [number, number] };
+  /** The brows and the nose come from the photo's landmarks (else from the face's proportions). */
+  fromLandmarks: { brows: boolean; nose: boolean };
   /** Face frame: eye midpoint, unit vectors right (u) and down (n), interocular distance. */
   frame: { origin: Pt; u: Pt; n: Pt; d: number };
   /** Eyes, chin, mouth centre and width, face width (photo px), for framing and painting. */
@@ -167,7 +176,10 @@ export function scaleLandmarks(lm: PhotoLandmarks, width: number, height: number
   const sx = width / lm.width;
   const sy = height / lm.height;
   const s = (pts: [number, number][]) => pts.map(([x, y]) => [x * sx, y * sy] as [number, number]);
-  return { width, height, mouth: s(lm.mouth), jaw: s(lm.jaw), leftEye: s(lm.leftEye), rightEye: s(lm.rightEye) };
+  const out: PhotoLandmarks = { width, height, mouth: s(lm.mouth), jaw: s(lm.jaw), leftEye: s(lm.leftEye), rightEye: s(lm.rightEye) };
+  if (lm.leftBrow && lm.rightBrow) Object.assign(out, { leftBrow: s(lm.leftBrow), rightBrow: s(lm.rightBrow) });
+  if (lm.nose) out.nose = s(lm.nose);
+  return out;
 }
 
 /**
@@ -241,8 +253,10 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
   if (openAtRest) for (const p of upperInner) addV(p, 1, 0, 0.5, 1.5);
   else for (const p of upperInner) addV(p, 1, 0, 0.5, Math.max(1.5, gap + 1));
 
-  // Eyes: contour, centre, the lid's crease above, the brow above that.
-  const eyes = [lm.leftEye, lm.rightEye].map((e) => {
+  // Eyes: contour, centre, the lid's crease above, the brow above that (the photo's own brow
+  // when its landmarks are stored: dlib 17–21 over the image-left eye, 22–26 over the other).
+  const browLm = lm.leftBrow && lm.rightBrow ? [lm.leftBrow, lm.rightBrow] : null;
+  const eyes = [lm.leftEye, lm.rightEye].map((e, side) => {
     const c = mean(e);
     const w = Math.max(2, len(sub(e[3]!, e[0]!)));
     const h = Math.max(1, (down(e[5]!) + down(e[4]!) - down(e[1]!) - down(e[2]!)) / 2);
@@ -255,20 +269,46 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
       addV(add(lerp(e[2]!, e[3]!, 0.5), mul(n, -h * 0.9)), 1, 0, 0.3),
     ];
     const bc = add(c, mul(n, -d * 0.42));
-    const brow = [addV(add(bc, mul(u, -w * 0.75)), 1, 0, 0.3), addV(bc, 1, 0, 0.35), addV(add(bc, mul(u, w * 0.75)), 1, 0, 0.3)];
+    let browPts: Pt[] = [add(bc, mul(u, -w * 0.75)), bc, add(bc, mul(u, w * 0.75))];
+    const own = browLm?.[side];
+    // A stored brow is used when it lies where a brow can be: above the eye's crease, under the forehead.
+    if (own && own.every((p) => down(p) < down(c) - h * 1.6 && down(p) > down(c) - d * 0.9)) browPts = own;
+    // Inner end last (towards the nose).
+    if (Math.abs(across(browPts[0]!)) < Math.abs(across(browPts[browPts.length - 1]!))) browPts = [...browPts].reverse();
+    const brow = browPts.map((p, k) => addV(p, 1, 0, k === 0 || k === browPts.length - 1 ? 0.3 : 0.35, d * 0.05));
+    // The forehead just above: a lifted brow folds the skin over it a little, it does not tear it.
+    const browGap = Math.max(h * 1.5, down(c) - down(mean(browPts)));
+    const aboveBrow = browPts.filter((_, k) => k % 2 === 0).map((p) => addV(add(p, mul(n, -browGap * 0.55)), 1, 0, 0.25, d * 0.1));
     // Below the eye.
     addV(add(c, mul(n, h * 1.9 + d * 0.08)), 1, 0, 0.4);
-    return { upper: [idx[1]!, idx[2]!], lower: [idx[5]!, idx[4]!], corners: [idx[0]!, idx[3]!], centre, crease, brow, width: w } as Eye;
+    return { upper: [idx[1]!, idx[2]!], lower: [idx[5]!, idx[4]!], corners: [idx[0]!, idx[3]!], centre, crease, brow, aboveBrow, width: w } as Eye;
   }) as [Eye, Eye];
 
-  // Nose: bridge, tip and wings, derived (the stored landmarks have no nose).
+  // Nose: bridge, tip and base — the photo's own (dlib 27–35) when stored and plausible, else
+  // placed from the eyes and mouth.
   const mouthTop = down(mouth[3]!);
-  const tipDown = mouthTop * 0.72;
-  addV(at(0, tipDown * 0.35), 1, 0, 0.7);
-  addV(at(0, tipDown * 0.7), 1, 0, 0.9);
-  addV(at(0, tipDown), 1, 0, 1);
-  addV(at(-d * 0.24, tipDown * 0.97), 1, 0, 0.75);
-  addV(at(d * 0.24, tipDown * 0.97), 1, 0, 0.75);
+  const ownNose = lm.nose && lm.nose.every((p) => down(p) > -d * 0.6 && down(p) < mouthTop && Math.abs(across(p)) < d * 0.8) ? lm.nose : null;
+  const tipDown = ownNose ? down(ownNose[3]!) : mouthTop * 0.72;
+  const nose: PhotoMesh['nose'] = ownNose
+    ? {
+        bridge: [addV(ownNose[1]!, 1, 0, 0.7, d * 0.05), addV(ownNose[2]!, 1, 0, 0.85, d * 0.05)],
+        tip: [addV(ownNose[3]!, 1, 0, 1, d * 0.03)],
+        base: ownNose.slice(4).map((p, k) => addV(p, 1, 0, k === 2 ? 0.9 : 0.75, d * 0.03)),
+        wings: [0, 0],
+      }
+    : {
+        bridge: [addV(at(0, tipDown * 0.35), 1, 0, 0.7), addV(at(0, tipDown * 0.7), 1, 0, 0.9)],
+        tip: [addV(at(0, tipDown), 1, 0, 1)],
+        base: [addV(at(-d * 0.24, tipDown * 0.97), 1, 0, 0.75), addV(at(d * 0.24, tipDown * 0.97), 1, 0, 0.75)],
+        wings: [0, 0],
+      };
+  nose.wings = [nose.base[0]!, nose.base[nose.base.length - 1]!];
+  // Beside the wings (the fold where the cheek starts): keeps the nose's triangles small, so a
+  // widening wing stretches only the skin next to it.
+  for (const s of [-1, 1]) {
+    const wing = verts[nose.wings[s < 0 ? 0 : 1]]!;
+    addV(add(wing, add(mul(u, s * d * 0.14), mul(n, -d * 0.1))), 1, 0, 0.5, d * 0.06);
+  }
   // Cheeks.
   for (const s of [-1, 1]) {
     const outer = s < 0 ? lm.leftEye[0]! : lm.rightEye[3]!;
@@ -304,7 +344,8 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
   // A ring inside the forehead (hairline side of the brows).
   for (let k = 1; k <= 5; k++) {
     const th = Math.PI - (k * Math.PI) / 6;
-    addV(add(jawMid, add(mul(u, half * 0.62 * Math.cos(th)), mul(n, -foreheadH * 0.62 * Math.sin(th)))), 1, 0, 0.25);
+    // (Not on a brow: a point that stays while the brow beside it lifts would dent it.)
+    addV(add(jawMid, add(mul(u, half * 0.62 * Math.cos(th)), mul(n, -foreheadH * 0.62 * Math.sin(th)))), 1, 0, 0.25, d * 0.15);
   }
   const top = add(jawMid, mul(n, -foreheadH));
   // Hair and ears: around the face, following the head most of the way.
@@ -412,6 +453,8 @@ export function buildPhotoMesh(lm: PhotoLandmarks, width: number, height: number
     cutLower,
     lips,
     eyes,
+    nose,
+    fromLandmarks: { brows: eyes.every((e) => e.brow.length === 5), nose: ownNose !== null },
     frame: { origin, u, n, d },
     features: { eyes: [eyeL, eyeR], chin, mouth: mean(mouth.slice(0, 12)), mouthWidth, faceWidth, eyeToChin, top },
     openAtRest,
@@ -431,6 +474,11 @@ export function poseFromVisemes(visemes: ArrayLike<number>, jaw: number): Pick<M
     press: clamp(w(1), 0, 1),
   };
 }
+
+/** How far the brows rise at `brow` = 1, in interocular distances. */
+export const BROW_LIFT = 0.15;
+/** How far the nose's tip leads the head's turn, in interocular distances per radian. */
+export const NOSE_LEAD = 0.35;
 
 /** How far the jaw drops at `open` = 1, in photo px. */
 /** (A face turned aside has a narrow mouth on the photo: the drop follows the face's height then.) */
@@ -483,6 +531,18 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
     }
   }
 
+  // Nose: the base (nostrils) rises with the upper lip — a third of its lift — and the wings
+  // widen and rise a touch with a smile; the tip and lower bridge lead a turn of the head a
+  // little (they stand out from the face), so the nose is not a sticker on a sliding face.
+  const baseLift = lift * 0.3 + pose.smile * d * 0.02;
+  for (const i of mesh.nose.base) move(i, mul(n, -baseLift));
+  mesh.nose.wings.forEach((i, k) => move(i, mul(u, (k === 0 ? -1 : 1) * pose.smile * d * 0.025)));
+  const lead = add(mul(u, clamp(pose.yaw, -0.3, 0.3) * d * NOSE_LEAD), mul(n, clamp(pose.pitch, -0.3, 0.3) * d * NOSE_LEAD * 0.6));
+  mesh.nose.tip.forEach((i) => move(i, lead));
+  move(mesh.nose.bridge[1]!, mul(lead, 0.6));
+  move(mesh.nose.bridge[0]!, mul(lead, 0.25));
+  for (const i of mesh.nose.base) move(i, mul(lead, 0.7));
+
   // Eyes: the upper lid slides down onto the lower, the crease follows a little; the inside shifts with the gaze.
   mesh.eyes.forEach((eye, side) => {
     const blink = clamp(side === 0 ? pose.blinkLeft : pose.blinkRight, 0, 1);
@@ -504,9 +564,16 @@ export function deformMesh(mesh: PhotoMesh, pose: MeshPose, out: Float32Array = 
     const r = (i: number): Pt => [rest[i * 2]!, rest[i * 2 + 1]!];
     const lowMid = lerp(mul(add(r(eye.lower[0]), r(eye.lower[1])), 0.5), mul(add(r(eye.upper[0]), r(eye.upper[1])), 0.5), 0.03);
     move(eye.centre, add(mul(gaze, 1 - blink), mul(sub(lowMid, r(eye.centre)), blink)));
-    // Brows lift.
-    for (const i of eye.brow) move(i, mul(n, -pose.brow * d * 0.08));
-    for (const i of eye.crease) move(i, mul(n, -pose.brow * d * 0.04));
+    // Brows lift (the inner end a little more: surprise and concern read from it), the skin
+    // above follows half way, the crease under a third.
+    const browLift = pose.brow * d * BROW_LIFT;
+    const inner = pose.browInner * d * BROW_LIFT * 0.8;
+    eye.brow.forEach((i, k) => {
+      const f = k / Math.max(1, eye.brow.length - 1);
+      move(i, mul(n, -browLift * (0.8 + 0.25 * f) - inner * (1.3 * f * f - 0.3)));
+    });
+    for (const i of eye.aboveBrow) move(i, mul(n, -browLift * 0.5));
+    for (const i of eye.crease) move(i, mul(n, -browLift * 0.35));
   });
 
   // Head: turn, nod and tilt about the neck, rigidly where the weight is 1 (the face is drawn

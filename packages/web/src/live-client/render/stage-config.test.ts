@@ -71,12 +71,29 @@ describe('readStageConfig', () => {
     expect(safeUrl('data:text/html,x', BASE)).toBeNull();
   });
 
+  it('a full body is framed as a medium shot unless the whole figure is asked for', () => {
+    expect(readStageConfig({}, 3, BASE).framing).toBe('medium');
+    expect(readStageConfig({ Camera: { framing: 'full-body', shot: 'full' } }, 3, BASE).framing).toBe('full');
+    // The catalogue's configs name the kind in Camera.framing: that is not a request for the whole figure.
+    expect(readStageConfig({ Camera: { framing: 'full-body' } }, 3, BASE).framing).toBe('medium');
+    expect(readStageConfig({ Camera: { shot: 'wide' } }, 3, BASE).framing).toBe('medium');
+  });
+
   it('an image avatar is a layered portrait, or a talking photo with its landmarks', () => {
     expect(readStageConfig({ Avatar: { portraitURL: '/catalog/portraits/maya.json' } }, 1, BASE).portrait).toBe('https://portal.test/catalog/portraits/maya.json');
     const pts = (n: number) => Array.from({ length: n }, (_, i) => [100 + i, 200]);
     const photo = readStageConfig({ Avatar: { image: '/files/p.jpg', landmarks: { width: 400, height: 500, mouth: pts(20), jaw: pts(17), leftEye: pts(6), rightEye: pts(6) } } }, 1, BASE);
     expect(photo.photo?.url).toBe('https://portal.test/files/p.jpg');
     expect(photo.photo?.landmarks?.mouth).toHaveLength(20);
+    expect(photo.photo?.landmarks?.nose).toBeUndefined();
+    const full = readStageConfig({ Avatar: { image: '/files/p.jpg', landmarks: { width: 400, height: 500, mouth: pts(20), jaw: pts(17), leftEye: pts(6), rightEye: pts(6), leftBrow: pts(5), rightBrow: pts(5), nose: pts(9) } } }, 1, BASE);
+    expect(full.photo?.landmarks?.leftBrow).toHaveLength(5);
+    expect(full.photo?.landmarks?.nose).toHaveLength(9);
+    // A brow or nose of the wrong shape is dropped, the rest of the face kept.
+    const odd = readStageConfig({ Avatar: { image: '/files/p.jpg', landmarks: { width: 400, height: 500, mouth: pts(20), jaw: pts(17), leftEye: pts(6), rightEye: pts(6), leftBrow: pts(4), rightBrow: pts(5), nose: [[1, 'x']] } } }, 1, BASE);
+    expect(odd.photo?.landmarks?.mouth).toHaveLength(20);
+    expect(odd.photo?.landmarks?.leftBrow).toBeUndefined();
+    expect(odd.photo?.landmarks?.nose).toBeUndefined();
     const bad = readStageConfig({ Avatar: { image: '/files/p.jpg', landmarks: { width: 400, height: 500, mouth: [[1, 'x']] } } }, 1, BASE);
     expect(bad.photo?.landmarks).toBeNull();
     expect(readStageConfig({ Avatar: { modelURL: '/m.vrm' } }, 3, BASE).model).toEqual({ url: 'https://portal.test/m.vrm', format: 'vrm' });

@@ -17,6 +17,10 @@ export interface PhotoLandmarks {
   jaw: [number, number][];
   leftEye: [number, number][];
   rightEye: [number, number][];
+  /** Each brow (5 points, dlib 17–21 and 22–26) and the nose (9 points: bridge 27–30, base 31–35), when stored. */
+  leftBrow?: [number, number][];
+  rightBrow?: [number, number][];
+  nose?: [number, number][];
 }
 
 export interface StageConfig {
@@ -31,6 +35,8 @@ export interface StageConfig {
   lights: { preset: string; intensity: number };
   environment: { url: string; position: [number, number, number]; rotation: [number, number, number]; scale: [number, number, number]; shadow: boolean } | null;
   subtitles: boolean;
+  /** A full body's camera: a medium shot (hair to hips, the default) or the whole figure (`Camera.shot: "full"`; `Camera.framing` names the kind). */
+  framing: 'medium' | 'full';
 }
 
 const MAX_DEPTH = 6;
@@ -109,7 +115,14 @@ export function readLandmarks(value: unknown): PhotoLandmarks | null {
   const leftEye = points(value.leftEye, 6);
   const rightEye = points(value.rightEye, 6);
   if (!mouth || !jaw || !leftEye || !rightEye) return null;
-  return { width, height, mouth, jaw, leftEye, rightEye };
+  const out: PhotoLandmarks = { width, height, mouth, jaw, leftEye, rightEye };
+  // Brows and nose are optional (photos attached before they were kept have none): kept only whole.
+  const leftBrow = points(value.leftBrow, 5);
+  const rightBrow = points(value.rightBrow, 5);
+  const nose = points(value.nose, 9);
+  if (leftBrow && rightBrow) Object.assign(out, { leftBrow, rightBrow });
+  if (nose) out.nose = nose;
+  return out;
 }
 
 const VIDEO = /\.(mp4|mov|webm|m4v)(\?|#|$)/i;
@@ -147,5 +160,6 @@ export function readStageConfig(doc: Doc, dhType: number, base: string, photoUrl
       ? { url: envUrl, position: vec3(env.position, 0), rotation: vec3(env.rotation, 0), scale: vec3(env.scale, 1), shadow: env.shadow !== false }
       : null,
     subtitles: subtitle.Enabled !== false,
+    framing: isRecord(doc.Camera) && doc.Camera.shot === 'full' ? 'full' : 'medium',
   };
 }

@@ -29,6 +29,7 @@ import { relaxArm, rigArm } from './rig-arms';
 import { detectProfile, targetWeights, type RigProfile } from './rig-map';
 import type { StageConfig } from './stage-config';
 import { fetchRecipe, isRecipeUrl } from './toon-recipe';
+import { frameFullBody } from './framing';
 
 type VRMLike = {
   scene: Object3D;
@@ -187,12 +188,41 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
   const box = new Box3().setFromObject(avatar);
   const top = box.max.y;
   const headWorld = head ? head.getWorldPosition(new Vector3()) : new Vector3(0, top - 0.25, 0);
-  if (config.kind === 'full') {
-    const floor = Math.min(box.min.y, 0);
-    const h = top - floor;
-    camera.position.set(headWorld.x, floor + h * 0.64, headWorld.z + h * 1.95);
-    camera.lookAt(headWorld.x, floor + h * 0.5, headWorld.z);
-  }
+  /** Full body: a medium shot (hair to mid-thigh) unless the whole figure is asked for (framing.ts). */
+  const floor = Math.min(box.min.y, 0);
+  const frameFull = (aspect: number) => {
+    const f = frameFullBody({ top, floor, head: [headWorld.x, headWorld.y, headWorld.z], fovDeg: camera.fov, aspect, shot: config.framing });
+    camera.position.set(...f.position);
+    camera.lookAt(...f.target);
+  };
+  if (config.kind === 'full') frameFull(4 / 3);
+
+  // Where the head (skin: crown to chin, without hair) is drawn, in CSS px, published as
+  // `window.__personaThreeLayout` for tests (as public as `__personaAvatar`).
+  const skull = toon?.head.children.find((c) => (c as Mesh).isMesh) ?? null;
+  const headBox = skull
+    ? new Box3().setFromObject(skull)
+    : new Box3(new Vector3(headWorld.x - 0.08, headWorld.y - 0.1, headWorld.z), new Vector3(headWorld.x + 0.08, Math.max(headWorld.y + 0.05, top - 0.03), headWorld.z));
+  const publishLayout = (w: number, h: number) => {
+    camera.updateMatrixWorld();
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    const v = new Vector3();
+    for (let c = 0; c < 8; c++) {
+      v.set(c & 1 ? headBox.max.x : headBox.min.x, c & 2 ? headBox.max.y : headBox.min.y, c & 4 ? headBox.max.z : headBox.min.z).project(camera);
+      x0 = Math.min(x0, ((v.x + 1) / 2) * w);
+      x1 = Math.max(x1, ((v.x + 1) / 2) * w);
+      y0 = Math.min(y0, ((1 - v.y) / 2) * h);
+      y1 = Math.max(y1, ((1 - v.y) / 2) * h);
+    }
+    (window as unknown as { __personaThreeLayout?: unknown }).__personaThreeLayout = {
+      stage: { width: w, height: h },
+      shot: config.kind === 'full' ? config.framing : 'upper',
+      head: { x: Math.round(x0), y: Math.round(y0), width: Math.round(x1 - x0), height: Math.round(y1 - y0) },
+    };
+  };
   /**
    * Upper body: head and shoulders, the hair's top about 14 % below the frame's top. A frame
    * narrower than about 2 : 3 (a phone held upright) would show only the face from ear to ear:
@@ -246,7 +276,9 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
       renderer.setSize(w, h, true);
       camera.aspect = w / Math.max(1, h);
       if (config.kind !== 'full') frameUpper(camera.aspect);
+      else frameFull(camera.aspect);
       camera.updateProjectionMatrix();
+      publishLayout(w, h);
     },
     act(action, nowMs) {
       if (action.kind === 'anim') return clips?.play(action.id, action.type ?? 'core', action.immediate ?? false) ?? false;

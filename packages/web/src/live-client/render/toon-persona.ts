@@ -25,7 +25,7 @@ import {
   type Texture,
 } from 'three';
 import type { FaceState } from './face-driver';
-import { armPoseOf } from './gesture-pose';
+import { armAway, armPoseOf, idleArm, presenterArm } from './gesture-pose';
 import type { ToonRecipe } from './toon-recipe';
 import { VISEMES, type Viseme } from './visemes';
 
@@ -1008,9 +1008,11 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       // Arms: at rest, or where a gesture puts them.
       for (const arm of arms) {
         const pose = armPoseOf(face, arm.side);
-        arm.upper.rotation.set(...pose.upper);
-        arm.fore.rotation.set(...pose.fore);
-        arm.upper.position.y = arm.shoulderY + pose.lift;
+        // A full body rests as a presenter (hands together in front), fading out while a gesture moves the arm.
+        const idle = full ? presenterArm(face, arm.side, 1 - armAway(pose)) : idleArm(face, arm.side);
+        arm.upper.rotation.set(pose.upper[0] + idle.upper[0], pose.upper[1] + idle.upper[1], pose.upper[2] + idle.upper[2]);
+        arm.fore.rotation.set(pose.fore[0] + idle.fore[0], pose.fore[1] + idle.fore[1], pose.fore[2] + idle.fore[2]);
+        arm.upper.position.y = arm.shoulderY + pose.lift + idle.lift;
       }
       neck.rotation.set(face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       headPivot.rotation.set(face.headPitch * 0.6, face.headYaw * 0.6, face.headRoll * 0.6);

@@ -76,8 +76,15 @@ const log10 = (p: number) => (p > 0 ? Math.log10(p) : -99);
 const fmt = (x: number) => (x <= -99 ? '-99' : x.toFixed(6));
 const inc = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 
-/** The model as ARPA text, and what it holds. */
-export function buildLanguageModel(source: LanguageModelSource): { arpa: string; vocabulary: number; ngrams: [number, number, number]; outOfVocabulary: string[] } {
+/** A trigram model in backoff form, log10: unigrams and bigrams [probability, backoff], trigrams probability. */
+export interface Ngrams {
+  unigrams: Map<string, [number, number]>;
+  bigrams: Map<string, [number, number]>;
+  trigrams: Map<string, number>;
+}
+
+/** The model as ARPA text, its n-grams (for interpolation: interpolate.ts), and what it holds. */
+export function buildLanguageModel(source: LanguageModelSource): { arpa: string; model: Ngrams; vocabulary: number; ngrams: [number, number, number]; outOfVocabulary: string[] } {
   const tri = new Map<string, number>();
   const oov = new Set<string>();
   /** Words that follow an unknown word: each such place is one more (unknown) word they follow. */
@@ -162,6 +169,11 @@ export function buildLanguageModel(source: LanguageModelSource): { arpa: string;
 
   const bigrams = [...p2.keys()].sort();
   const trigrams = [...p3.keys()].sort();
+  const model: Ngrams = { unigrams: new Map(), bigrams: new Map(), trigrams: new Map() };
+  model.unigrams.set(BOS, [-99, backoff(BOS, t2, d2)]);
+  for (const w of vocab) model.unigrams.set(w, [log10(p1.get(w)!), w === EOS ? 0 : backoff(w, t2, d2)]);
+  for (const k of bigrams) model.bigrams.set(k, [log10(p2.get(k)!), backoff(k, t3, d3)]);
+  for (const k of trigrams) model.trigrams.set(k, log10(p3.get(k)!));
   const lines = ['\\data\\', `ngram 1=${vocab.length + 1}`, `ngram 2=${bigrams.length}`, `ngram 3=${trigrams.length}`, '', '\\1-grams:'];
   lines.push(`-99\t${BOS}\t${fmt(backoff(BOS, t2, d2))}`);
   for (const w of vocab) lines.push(`${fmt(log10(p1.get(w)!))}\t${w}${w === EOS ? '' : `\t${fmt(backoff(w, t2, d2))}`}`);
@@ -170,5 +182,5 @@ export function buildLanguageModel(source: LanguageModelSource): { arpa: string;
   lines.push('', '\\3-grams:');
   for (const k of trigrams) lines.push(`${fmt(log10(p3.get(k)!))}\t${k}`);
   lines.push('', '\\end\\', '');
-  return { arpa: lines.join('\n'), vocabulary: vocab.length, ngrams: [vocab.length + 1, bigrams.length, trigrams.length], outOfVocabulary: [...oov].sort() };
+  return { arpa: lines.join('\n'), model, vocabulary: vocab.length, ngrams: [vocab.length + 1, bigrams.length, trigrams.length], outOfVocabulary: [...oov].sort() };
 }

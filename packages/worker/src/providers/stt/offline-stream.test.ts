@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
 import { findPocketsphinx, withDither, type OfflineRecognizer } from './offline.js';
+import { createAvatarRecognizers } from './avatar-models.js';
 import { createSttEngine } from './choose.js';
 import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, withBatchFallback, type StreamingRecognizer } from './offline-stream.js';
 import type { SttResult } from './types.js';
@@ -275,6 +276,35 @@ describe("the worker's choice of offline recogniser", () => {
     expect(byDefault === null ? null : isStreamingRecognizer(byDefault)).toBe(installed ? streams : null);
     await byDefault?.close();
     expect(findStreamingPocketsphinx({ PATH: '/nonexistent', POCKETSPHINX_MODEL_DIR: '/nonexistent' })).toBeNull();
+  });
+});
+
+describe("streaming with each avatar's own language model (ADR 105)", () => {
+  it("an avatar's view streams: the generic recogniser until its model's is loaded, then that one", async () => {
+    const generic = fake(['--say-pid']);
+    let avatar: StreamingRecognizer | null = null;
+    const models = createAvatarRecognizers({
+      generic,
+      cache: { get: async () => '/models/avatar.lm.bin' },
+      make: () => (avatar = fake(['--say-pid'])),
+    });
+    const view = models.forAvatar({ name: 'Maya', wakeUpMessage: 'Hello, I am Maya from the harbour museum.' });
+    expect(isStreamingRecognizer(view)).toBe(true);
+    const say = async () => {
+      const u = (view as unknown as StreamingRecognizer).begin();
+      u.push(tone(1, 320));
+      return (await u.end()).text.split(' on ')[1];
+    };
+    const genericPid = await say();
+    await view.warm();
+    await view.model;
+    await avatar!.warm();
+    // Loaded (its warm resolved): the avatar's own recogniser takes the next utterances.
+    await new Promise((r) => setImmediate(r));
+    const avatarPid = await say();
+    expect(avatarPid).not.toBe(genericPid);
+    expect(await say()).toBe(avatarPid);
+    await models.close();
   });
 });
 

@@ -461,11 +461,14 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
  * pool has one per core (at most 4: a process is busy only while it decodes); the streaming one
  * two per core (at most 6): a process is held while a visitor speaks, mostly waiting for audio,
  * so it is memory (~110 MB each, started only when utterances overlap) that bounds it, not CPU.
+ * `lm`: another language model (an avatar's own, avatar-models.ts) instead of the generic one.
  */
-export function createWorkerOfflineRecognizer(size?: number, env: PocketsphinxEnv = pocketsphinxEnv()): OfflineRecognizer | null {
+export function createWorkerOfflineRecognizer(size?: number, env: PocketsphinxEnv = pocketsphinxEnv(), lm?: string): OfflineRecognizer | null {
   const cores = os.availableParallelism();
-  const streaming = findStreamingPocketsphinx(env);
-  const install = findPocketsphinx(env);
+  const found = findStreamingPocketsphinx(env);
+  const streaming = found && lm ? { ...found, lm } : found;
+  const generic = findPocketsphinx(env);
+  const install = generic && lm ? { ...generic, lm } : generic;
   const batch = () => createRecognizerPool(() => createOfflineRecognizer({ install: install! }), size ?? Math.min(4, cores));
   if (streaming) return withBatchFallback(createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores) }), batch);
   return install ? batch() : null;

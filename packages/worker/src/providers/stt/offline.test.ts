@@ -1,4 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAvatarRecognizers, createModelCache } from './avatar-models.js';
 import { createOfflineVoice, type OfflineVoice } from '../../speech/offline-voice.js';
 import { spawnSync } from 'node:child_process';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
@@ -226,6 +230,42 @@ describe('dither before recognition', () => {
       expect(await dithered.transcribe(new Int16Array(16_000))).toBe('');
     } finally {
       await Promise.all([plain.close(), dithered.close()]);
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!install)('the avatar\'s own language model (ADR 105)', () => {
+  it('is built, loaded by a recogniser of its own and used for the avatar\'s utterances once loaded', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'stt-avatar-model-'));
+    const voice = createOfflineVoice({ threads: 1 });
+    const made: string[] = [];
+    let loaded = false;
+    const heardBy: string[] = [];
+    const generic = createOfflineRecognizer();
+    const set = createAvatarRecognizers({
+      generic: { ...generic, transcribe: (pcm, signal) => (heardBy.push('generic'), generic.transcribe(pcm, signal)) },
+      cache: createModelCache({ install: install!, dir }),
+      make: (lm) => {
+        made.push(lm);
+        const r = createOfflineRecognizer({ install: { ...install!, lm } });
+        return { ...r, warm: async () => (await r.warm(), await r.transcribe(new Int16Array(1600)), (loaded = true), undefined), transcribe: (pcm, signal) => (heardBy.push('avatar'), r.transcribe(pcm, signal)) };
+      },
+    });
+    try {
+      const nora = set.forAvatar({ name: 'Nora', wakeUpMessage: 'Hi, I am Nora from Brightside Outfitters.', functions: ['track_order'], knowledge: [{ title: 'Returns', text: 'You can return shoes within thirty days.' }] });
+      await nora.warm();
+      const file = await nora.model;
+      expect(file).toMatch(/\.lm\.bin$/);
+      await vi.waitFor(() => expect(loaded).toBe(true), { timeout: 60_000, interval: 50 });
+      expect(made).toEqual([file]);
+      const said = await voice.synthesize('can i return my shoes');
+      expect(await nora.transcribe(said.pcm)).toMatch(/return/);
+      expect(heardBy).toEqual(['avatar']);
+    } finally {
+      await set.close();
+      await generic.close();
+      await voice.close();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { PrivacyPaths, ZAvatarPrivacyResponse, type TAvatarPrivacy } from '@persona/contract';
+import { PrivacyPaths, ZAvatarPrivacyResponse, ZRedactStoredResponse, type TAvatarPrivacy, type TRedactStoredRequest, type TRedactStoredResponse } from '@persona/contract';
 import { apiRequest } from '../../../lib/api-client';
 
 export const privacyQueryKey = ['privacy'] as const;
@@ -28,5 +28,35 @@ export function useSaveAvatarPrivacy() {
   return useMutation({
     mutationFn: saveAvatarPrivacy,
     onSuccess: (saved) => client.setQueryData([...privacyQueryKey, saved.avatarId], saved),
+  });
+}
+
+/** POST /api/redact_stored_conversations: one page of the stored conversations (or memories) redacted with the saved settings. */
+export async function redactStoredPage(request: TRedactStoredRequest): Promise<TRedactStoredResponse> {
+  return apiRequest(PrivacyPaths.redactStored, { method: 'POST', body: request, schema: ZRedactStoredResponse });
+}
+
+/**
+ * Applies the saved redaction to everything stored of an avatar, page after page until the server
+ * says it is done; `onProgress` hears the conversations looked at so far. The answer: conversations
+ * looked at and changed.
+ */
+export function useRedactStored(onProgress: (looked: number) => void) {
+  return useMutation({
+    mutationFn: async (avatarId: number) => {
+      let looked = 0;
+      let changed = 0;
+      let after: string | undefined;
+      do {
+        const page = await redactStoredPage({ avatarId, ...(after ? { after } : {}) });
+        if (page.phase === 'conversations') {
+          looked += page.looked;
+          changed += page.changed;
+          onProgress(looked);
+        }
+        after = page.nextCursor ?? undefined;
+      } while (after);
+      return { looked, changed };
+    },
   });
 }

@@ -124,4 +124,39 @@ describe('a transcript’s privacy', () => {
     expect(await screen.findByText(PrivacyMessages.textRemoved, undefined, FIRST_LOAD)).toBeInTheDocument();
     expect(screen.queryByRole('list', { name: 'Transcript' })).not.toBeInTheDocument();
   });
+  it('applies the saved redaction to stored conversations, page after page, after asking; not while the form differs from what is saved', async () => {
+    const pages = [
+      { status: 'OK', phase: 'conversations', looked: 200, changed: 31, nextCursor: 's:1796000000000:abc' },
+      { status: 'OK', phase: 'conversations', looked: 7, changed: 2, nextCursor: 'm:' },
+      { status: 'OK', phase: 'memories', looked: 4, changed: 1, nextCursor: null },
+    ];
+    const { requests } = renderApp({ route: '/privacy?avatarId=7', session: userSession, api: api({ 'POST /api/redact_stored_conversations': () => json(pages.shift()) }) });
+    const apply = await screen.findByRole('button', { name: PrivacyMessages.redactStored }, FIRST_LOAD);
+    expect(screen.getByText(PrivacyMessages.redactStoredHelp)).toBeInTheDocument();
+
+    // An unsaved change: stored conversations would be redacted with other settings than shown.
+    const card = screen.getByRole('checkbox', { name: /Card numbers/ });
+    await userEvent.click(card);
+    expect(apply).toBeDisabled();
+    expect(screen.getByText(PrivacyMessages.redactStoredSaveFirst)).toBeInTheDocument();
+    await userEvent.click(card);
+    expect(apply).toBeEnabled();
+
+    await userEvent.click(apply);
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(PrivacyMessages.redactStoredConfirm)).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Redact' }));
+    expect(await screen.findByText(PrivacyMessages.redactStoredDone(207, 33))).toBeInTheDocument();
+    expect(requests.filter((r) => r.path === '/api/redact_stored_conversations').map((r) => r.body)).toEqual([
+      { avatarId: 7 },
+      { avatarId: 7, after: 's:1796000000000:abc' },
+      { avatarId: 7, after: 'm:' },
+    ]);
+  });
+
+  it('offers nothing to apply while redaction is off', async () => {
+    renderApp({ route: '/privacy?avatarId=7', session: userSession, api: api({ 'GET /api/get_avatar_privacy': () => json({ status: 'OK', privacy: { ...stored, redaction: { email: false, phone: false, card: false, iban: false, patterns: [] } } }) }) });
+    expect(await screen.findByRole('button', { name: PrivacyMessages.redactStored }, FIRST_LOAD)).toBeDisabled();
+    expect(screen.getByText(PrivacyMessages.redactStoredOff)).toBeInTheDocument();
+  });
 });

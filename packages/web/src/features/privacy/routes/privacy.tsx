@@ -24,7 +24,8 @@ import { errorMessages } from '../../../lib/api-client';
 import { paths } from '../../../lib/paths';
 import { showToast } from '../../../lib/toast';
 import { useDocumentTitle } from '../../../lib/use-document-title';
-import { useAvatarPrivacy, useSaveAvatarPrivacy } from '../api/avatar-privacy';
+import { useAvatarPrivacy, useRedactStored, useSaveAvatarPrivacy } from '../api/avatar-privacy';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useAvatarNames } from '../api/list-avatar-names';
 
 const KINDS = ['email', 'phone', 'card', 'iban'] as const;
@@ -110,6 +111,11 @@ function PrivacyForm({ stored }: { stored: TAvatarPrivacy }) {
   };
 
   const errors = problems.length ? problems : save.isError ? [PrivacyMessages.saveFailed, ...errorMessages(save.error)] : [];
+  // Stored conversations are redacted with the saved settings: the form must say what is saved.
+  const saved = save.data?.redaction ?? stored.redaction;
+  const draftPatterns = patterns.split('\n').map((p) => p.trim()).filter((p) => p !== '');
+  const unsaved = KINDS.some((k) => redaction[k] !== saved[k]) || draftPatterns.join('\n') !== saved.patterns.join('\n');
+  const redactionOn = KINDS.some((k) => saved[k]) || saved.patterns.length > 0;
 
   return (
     <Paper component="form" variant="outlined" noValidate onSubmit={submit} sx={{ p: { xs: 2, sm: 3 }, display: 'grid', gap: 3 }}>
@@ -137,6 +143,7 @@ function PrivacyForm({ stored }: { stored: TAvatarPrivacy }) {
           slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' } } }}
           sx={{ mt: 2 }}
         />
+        <RedactStored avatarId={stored.avatarId} blockedBy={unsaved ? PrivacyMessages.redactStoredSaveFirst : !redactionOn ? PrivacyMessages.redactStoredOff : null} />
       </FormControl>
       <FormControl component="fieldset">
         <FormLabel component="legend" sx={{ fontWeight: 600, color: 'text.primary', mb: 0.5 }}>
@@ -174,5 +181,46 @@ function PrivacyForm({ stored }: { stored: TAvatarPrivacy }) {
         </Button>
       </Box>
     </Paper>
+  );
+}
+
+/** "Apply to stored conversations": the saved redaction over what was stored before (ADR 097). */
+function RedactStored({ avatarId, blockedBy }: { avatarId: number; blockedBy: string | null }) {
+  const [asking, setAsking] = useState(false);
+  const [looked, setLooked] = useState(0);
+  const run = useRedactStored(setLooked);
+  const status = run.isPending ? PrivacyMessages.redactStoredRunning(looked) : run.isSuccess ? PrivacyMessages.redactStoredDone(run.data.looked, run.data.changed) : null;
+  return (
+    <Box sx={{ mt: 2, display: 'grid', gap: 1, justifyItems: 'start' }}>
+      <Button variant="outlined" color="warning" disabled={blockedBy !== null || run.isPending} loading={run.isPending} onClick={() => setAsking(true)}>
+        {PrivacyMessages.redactStored}
+      </Button>
+      <FormHelperText sx={{ mx: 0, mt: 0 }}>{blockedBy ?? PrivacyMessages.redactStoredHelp}</FormHelperText>
+      {status ? (
+        <Alert severity={run.isSuccess ? 'success' : 'info'} role="status" sx={{ py: 0 }}>
+          {status}
+        </Alert>
+      ) : null}
+      {run.isError ? (
+        <Alert severity="error">
+          {PrivacyMessages.redactStoredFailed} {errorMessages(run.error).join(' ')}
+        </Alert>
+      ) : null}
+      <ConfirmDialog
+        open={asking}
+        title={PrivacyMessages.redactStored}
+        confirmLabel="Redact"
+        cancelLabel="Cancel"
+        tone="error"
+        onConfirm={() => {
+          setAsking(false);
+          setLooked(0);
+          run.mutate(avatarId);
+        }}
+        onCancel={() => setAsking(false)}
+      >
+        {PrivacyMessages.redactStoredConfirm}
+      </ConfirmDialog>
+    </Box>
   );
 }

@@ -9,12 +9,22 @@ import type { TPhotoLandmarks } from '@persona/contract';
 
 type Point = { x: number; y: number };
 
-/** dlib's 68 points → what the renderer reads (jaw 0–16, eyes 36–41/42–47, mouth 48–67). */
+/** dlib's 68 points → what the renderer reads (jaw 0–16, brows 17–21/22–26, nose 27–35, eyes 36–41/42–47, mouth 48–67). */
 export function toPhotoLandmarks(points: Point[], width: number, height: number): TPhotoLandmarks | null {
   if (points.length !== 68 || !(width > 0 && height > 0)) return null;
   const clamp = (v: number, max: number) => Math.round(Math.min(Math.max(v, 0), max) * 10) / 10;
   const pick = (from: number, to: number) => points.slice(from, to + 1).map((p) => [clamp(p.x, width), clamp(p.y, height)] as [number, number]);
-  return { width: Math.round(width), height: Math.round(height), jaw: pick(0, 16), leftEye: pick(36, 41), rightEye: pick(42, 47), mouth: pick(48, 67) };
+  return {
+    width: Math.round(width),
+    height: Math.round(height),
+    jaw: pick(0, 16),
+    leftEye: pick(36, 41),
+    rightEye: pick(42, 47),
+    mouth: pick(48, 67),
+    leftBrow: pick(17, 21),
+    rightBrow: pick(22, 26),
+    nose: pick(27, 35),
+  };
 }
 
 type FaceApi = Awaited<ReturnType<typeof loadFaceApi>>;

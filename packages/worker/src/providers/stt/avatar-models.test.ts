@@ -1,0 +1,230 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { avatarTexts, buildAvatarModel, createAvatarRecognizers, createModelCache, MAX_INPUT_CHARS, modelKey, type AvatarVocabulary } from './avatar-models.js';
+import { findPocketsphinx, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
+import { readTrieModel } from './trie-model.js';
+
+const NORA: AvatarVocabulary = { name: 'Nora', wakeUpMessage: "Hi, I'm Nora. How can I help?", instructions: 'Help customers with their orders.', functions: ['track_order', 'getWeather'], phrases: ['Brightside Outfitters'] };
+
+let dir: string;
+let install: PocketsphinxInstall;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'stt-models-test-'));
+  // A stand-in install: the key reads the sizes and dates of the model and dictionary files.
+  install = { bin: '/bin/false', hmm: dir, lm: path.join(dir, 'generic.lm.bin'), dict: path.join(dir, 'words.dict') };
+  await writeFile(install.lm, 'generic');
+  await writeFile(install.dict, 'hello HH AH L OW\n');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A deferred promise. */
+function later<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+function fakeRecognizer(name: string, heard: string[], opts: { warm?: Promise<void> } = {}): OfflineRecognizer & { closed: boolean } {
+  const r = {
+    closed: false,
+    async transcribe() {
+      heard.push(name);
+      return name;
+    },
+    warm: () => opts.warm ?? Promise.resolve(),
+    async close() {
+      r.closed = true;
+    },
+  };
+  return r;
+}
+
+describe('an avatar model\'s inputs', () => {
+  it('are the avatar\'s texts (function names as words) then the conversation corpus, capped, the same every time', () => {
+    const texts = avatarTexts(NORA);
+    expect(texts.map((t) => t.text)).toEqual(expect.arrayContaining(['Nora', 'track order', 'get Weather', 'Brightside Outfitters']));
+    expect(texts.at(-1)!.text).toMatch(/How are you\?/);
+    expect(avatarTexts(NORA)).toEqual(texts);
+    const big = avatarTexts({ knowledge: Array.from({ length: 50 }, (_, i) => ({ title: `Item ${i}`, text: 'word '.repeat(2_000) })) });
+    expect(big.slice(0, -1).reduce((n, t) => n + t.text.length, 0)).toBeLessThanOrEqual(MAX_INPUT_CHARS);
+  });
+
+  it('key the cache: a changed text or generic model is a new key', async () => {
+    const a = await modelKey(install, NORA);
+    expect(await modelKey(install, { ...NORA })).toBe(a);
+    expect(await modelKey(install, { ...NORA, wakeUpMessage: 'Hello!' })).not.toBe(a);
+    await writeFile(install.lm, 'generic, a newer one');
+    expect(await modelKey(install, NORA)).not.toBe(a);
+  });
+});
+
+describe('the model cache', () => {
+  it('builds a model once, writes it whole (no temporary file left), and keeps at most maxFiles, the least recently used dropped', async () => {
+    const builds: string[] = [];
+    const cache = createModelCache({
+      install,
+      dir: path.join(dir, 'models'),
+      maxFiles: 2,
+      build: async (_i, v) => {
+        builds.push(v.name!);
+        return new TextEncoder().encode(`model of ${v.name}`);
+      },
+    });
+    // Two sessions of one avatar at once: one build.
+    const [a1, a2] = await Promise.all([cache.get({ name: 'A' }), cache.get({ name: 'A' })]);
+    expect(a1).toBe(a2);
+    expect(builds).toEqual(['A']);
+    expect(await cache.get({ name: 'A' })).toBe(a1);
+    expect(builds).toEqual(['A']);
+    const b = await cache.get({ name: 'B' });
+    await new Promise((r) => setTimeout(r, 20));
+    await cache.get({ name: 'A' }); // A used after B
+    await cache.get({ name: 'C' });
+    const files = await readdir(path.join(dir, 'models'));
+    expect(files.sort()).toEqual([path.basename(a1), path.basename(await cache.get({ name: 'C' }))].sort());
+    expect(files.some((f) => f.endsWith('.tmp'))).toBe(false);
+    expect(path.basename(b)).not.toBe(path.basename(a1));
+    expect(builds).toEqual(['A', 'B', 'C']);
+  });
+
+  it('builds one model at a time', async () => {
+    const events: string[] = [];
+    const cache = createModelCache({
+      install,
+      dir: path.join(dir, 'models'),
+      build: async (_i, v) => {
+        events.push(`start ${v.name}`);
+        // Long enough (file system round trips) for the other avatar's lookup to reach its build.
+        for (let i = 0; i < 10; i++) await readdir(dir);
+        events.push(`end ${v.name}`);
+        return new Uint8Array([1]);
+      },
+    });
+    await Promise.all([cache.get({ name: 'A' }), cache.get({ name: 'B' })]);
+    expect(events).toEqual(['start A', 'end A', 'start B', 'end B']);
+  });
+
+  it('a failed build leaves no file and is tried again next time', async () => {
+    let fail = true;
+    const cache = createModelCache({
+      install,
+      dir: path.join(dir, 'models'),
+      build: async () => {
+        if (fail) throw new Error('no room');
+        return new Uint8Array([1]);
+      },
+    });
+    await expect(cache.get(NORA)).rejects.toThrow('no room');
+    expect(await readdir(path.join(dir, 'models'))).toEqual([]);
+    fail = false;
+    expect(await cache.get(NORA)).toMatch(/\.lm\.bin$/);
+  });
+});
+
+describe('the avatar\'s recogniser', () => {
+  it('is the generic one until the avatar\'s model is built and loaded, then the avatar\'s', async () => {
+    const heard: string[] = [];
+    const built = later<string>();
+    const loaded = later<void>();
+    const made: string[] = [];
+    const set = createAvatarRecognizers({
+      generic: fakeRecognizer('generic', heard),
+      cache: { get: () => built.promise },
+      make: (file) => {
+        made.push(file);
+        return fakeRecognizer(`avatar ${file}`, heard, { warm: loaded.promise });
+      },
+    });
+    const r = set.forAvatar(NORA);
+    await r.warm();
+    expect(await r.transcribe(new Int16Array(10))).toBe('generic');
+    built.resolve('/models/nora.lm.bin');
+    expect(await r.model).toBe('/models/nora.lm.bin');
+    // Its recogniser loads its model: meanwhile the generic one answers.
+    expect(await r.transcribe(new Int16Array(10))).toBe('generic');
+    expect(made).toEqual(['/models/nora.lm.bin']);
+    loaded.resolve();
+    await new Promise((res) => setImmediate(res));
+    expect(await r.transcribe(new Int16Array(10))).toBe('avatar /models/nora.lm.bin');
+    // An avatar with nothing of its own: the generic recogniser, no model.
+    const plain = set.forAvatar({});
+    expect(await plain.model).toBeNull();
+    expect(await plain.transcribe(new Int16Array(10))).toBe('generic');
+    await set.close();
+  });
+
+  it('falls back to the generic model for good when the avatar\'s cannot be built, and says so', async () => {
+    const heard: string[] = [];
+    const warnings: string[] = [];
+    const set = createAvatarRecognizers({
+      generic: fakeRecognizer('generic', heard),
+      cache: { get: async () => Promise.reject(new Error('disk full')) },
+      make: () => fakeRecognizer('never', heard),
+      log: { info: () => undefined, warn: (msg, data) => warnings.push(`${msg} ${String(data?.error)}`) },
+    });
+    const r = set.forAvatar(NORA);
+    expect(await r.model).toBeNull();
+    expect(await r.transcribe(new Int16Array(10))).toBe('generic');
+    expect(warnings).toEqual([expect.stringMatching(/could not be built.*generic.*disk full/)]);
+  });
+
+  it('keeps at most maxResident avatar recognisers, closing the least recently used idle one', async () => {
+    const heard: string[] = [];
+    const made: (OfflineRecognizer & { closed: boolean })[] = [];
+    const set = createAvatarRecognizers({
+      generic: fakeRecognizer('generic', heard),
+      cache: { get: async (v) => `/m/${v.name}` },
+      make: (file) => {
+        const r = fakeRecognizer(file, heard);
+        made.push(r);
+        return r;
+      },
+      maxResident: 1,
+    });
+    const a = set.forAvatar({ name: 'a' });
+    const b = set.forAvatar({ name: 'b' });
+    await a.model;
+    await b.model;
+    await a.warm();
+    await new Promise((res) => setImmediate(res));
+    expect(await a.transcribe(new Int16Array(1))).toBe('/m/a');
+    await b.warm();
+    await new Promise((res) => setImmediate(res));
+    expect(made.map((m) => m.closed)).toEqual([true, false]);
+    expect(await b.transcribe(new Int16Array(1))).toBe('/m/b');
+    await set.close();
+    expect(made.every((m) => m.closed)).toBe(true);
+  });
+});
+
+const real = findPocketsphinx();
+describe.skipIf(!real)('building an avatar model from Debian\'s generic one', () => {
+  it('gives the same bytes for the same inputs, a model that reads back, and yields the event loop while it builds', async () => {
+    const knowledge = Array.from({ length: 40 }, (_, i) => ({ title: `Policy ${i}`, text: `Orders over ${i * 10} pounds ship free. Returns within thirty days are refunded to the card you paid with. `.repeat(50) }));
+    const vocabulary = { ...NORA, knowledge };
+    let longest = 0;
+    let last = performance.now();
+    const pause = async () => {
+      longest = Math.max(longest, performance.now() - last);
+      await new Promise((r) => setImmediate(r));
+      last = performance.now();
+    };
+    const started = performance.now();
+    const a = await buildAvatarModel(real!, vocabulary, pause);
+    const ms = performance.now() - started;
+    const b = await buildAvatarModel(real!, vocabulary);
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);
+    const m = await readTrieModel(a);
+    expect(m.words).toContain('nora');
+    expect(m.words.length).toBeGreaterThan(70_000);
+    console.log(`avatar model: ${avatarTexts(vocabulary).reduce((n, t) => n + t.text.length, 0)} characters of text, built in ${ms.toFixed(0)} ms, longest slice ${longest.toFixed(0)} ms, ${a.length} bytes`);
+  }, 120_000);
+});
