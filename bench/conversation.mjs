@@ -162,28 +162,42 @@ async function vadSpeechEnds(mods, vadModel, pcm, options) {
 }
 
 async function offlinePath(mods, vadModel, recognizer, voice, turnOptions = {}) {
-  const { createSpeechPipeline, createOfflineTts, createOfflineStt, TURN_DEFAULTS } = mods;
-  return measureTurns(mods, voice, vadModel, { config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt: createOfflineStt(recognizer), vad: vadModel.stream(), options: { ...TURN_DEFAULTS, ...turnOptions } } });
+  const { createSpeechPipeline, createOfflineTts, createOfflineStt, createOfflineStreamStt, isStreamingRecognizer, TURN_DEFAULTS } = mods;
+  const stt = isStreamingRecognizer(recognizer) ? createOfflineStreamStt(recognizer) : createOfflineStt(recognizer);
+  return measureTurns(mods, voice, vadModel, { config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt, vad: vadModel.stream(), options: { ...TURN_DEFAULTS, ...turnOptions } } });
 }
 
-/** The offline path (1. above) with these turn options, for bench/turns.mjs (before/after the end-of-turn rules). */
+/**
+ * The offline path (1. above) with these turn options, for bench/turns.mjs (before/after the
+ * end-of-turn rules). A variant's `recognizer: 'stream'` listens with the streaming recogniser
+ * (python3-pocketsphinx, ADR 106) instead of pocketsphinx_batch; skipped when it is not installed.
+ */
 export async function offlineFirstAudio(variants) {
   const mods = await loadMods();
   if (!mods.findPocketsphinx()) return { skipped: 'pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)' };
   const vadModel = await mods.loadSileroVad();
   const voice = mods.createOfflineVoice();
-  const recognizer = mods.createOfflineRecognizer();
+  const batch = mods.createOfflineRecognizer();
+  const streamInstall = mods.findStreamingPocketsphinx();
+  const stream = streamInstall ? mods.createStreamingRecognizer({ install: streamInstall }) : null;
   const out = {};
   try {
     await voice.warm();
-    await recognizer.warm();
-    await recognizer.transcribe((await voice.synthesize('warm up')).pcm);
-    for (const [name, turnOptions] of Object.entries(variants)) {
-      const { raw: _raw, ...r } = await offlinePath(mods, vadModel, recognizer, voice, turnOptions);
+    for (const recognizer of [batch, stream].filter(Boolean)) {
+      await recognizer.warm();
+      await recognizer.transcribe((await voice.synthesize('warm up')).pcm);
+    }
+    for (const [name, { recognizer: which, ...turnOptions }] of Object.entries(variants)) {
+      if (which === 'stream' && !stream) {
+        out[name] = { skipped: 'python3-pocketsphinx is not installed (apt-get install python3-pocketsphinx)' };
+        continue;
+      }
+      const { raw: _raw, ...r } = await offlinePath(mods, vadModel, which === 'stream' ? stream : batch, voice, turnOptions);
       out[name] = r;
     }
   } finally {
-    await recognizer.close();
+    await batch.close();
+    await stream?.close();
     await voice.close();
     await vadModel.close();
   }
@@ -361,6 +375,7 @@ async function loadMods() {
     ...(await import(dist('speech/pipeline.js'))),
     ...(await import(dist('speech/offline-voice.js'))),
     ...(await import(dist('providers/stt/offline.js'))),
+    ...(await import(dist('providers/stt/offline-stream.js'))),
     ...(await import(dist('providers/stt/openai-compatible.js'))),
     ...(await import(dist('providers/tts/openai-compatible.js'))),
     ...(await import(dist('brains/llm.js'))),

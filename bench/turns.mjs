@@ -23,17 +23,24 @@
 // 2. The offline path (bench/conversation.mjs's measurement: the offline voice speaking 5 lines as
 //    20 ms mic frames in real time into a live Conversation — Silero VAD, pocketsphinx, echo
 //    brain, the offline voice): last voiced sample → first avatar audio frame at the "page",
-//    before and after, same run. BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
+//    before and after, same run; and the rules again listening with the streaming recogniser
+//    (python3-pocketsphinx, ADR 106). BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
 //    the over-the-avatar part of 1. (ADR 104: each decision, and the batch recogniser at 227 ms and
 //    at 1000 ms — a loaded machine's pocketsphinx, ADR 100).
+// 3. Batch against streaming recogniser on the same 12 sentences (compareRecognisers): end of the
+//    utterance → final text, WER, resident memory and CPU per audio second. BENCH_TURNS=stream
+//    runs only 2 (rules, batch and streaming) and 3.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { IN_DOMAIN, GENERAL } from './wer.mjs';
 import { percentile, round, workerDist as dist } from './support.mjs';
 
 const stats = (v) => (v.length ? { n: v.length, p50: round(percentile(v, 50)), p95: round(percentile(v, 95)), max: round(Math.max(...v)) } : { n: 0 });
 const WORD_MS = 290;
 /** The fake recognisers' answer time (ms). */
-const STT = { batch: 227, stream: 50 };
+// BENCH_TURNS_BATCH_STT_MS: another answer time for the batch fake — the streaming offline
+// recogniser (ADR 106) is a batch engine to the listener that answers ~25 ms after the flush.
+const STT = { batch: Number(process.env.BENCH_TURNS_BATCH_STT_MS) || 227, stream: 50 };
 const sttLatency = (mode, ms) => ms ?? STT[mode];
 const TARGETS = { falseCutOffPct: 5, offlineFirstAudioP50Ms: 450, backchannelPct: 95, interruptionPct: 95, reactMs: 300 };
 
@@ -506,10 +513,123 @@ async function syntheticVoiced(mods) {
 async function offlinePath() {
   const conv = await import('./conversation.mjs');
   if (typeof conv.offlineFirstAudio !== 'function') return { skipped: 'conversation.mjs exports no offlineFirstAudio' };
-  const r = await conv.offlineFirstAudio({ 'hanging-words': { endOfTurn: 'hanging-words' }, rules: { endOfTurn: 'rules' } });
+  // BENCH_TURNS=stream: only the rules with each recogniser (batch, streaming), not the rule before issue 29.
+  const onlyStream = process.env.BENCH_TURNS === 'stream';
+  const r = await conv.offlineFirstAudio({ ...(onlyStream ? {} : { 'hanging-words': { endOfTurn: 'hanging-words' } }), rules: { endOfTurn: 'rules' }, 'rules-stream': { endOfTurn: 'rules', recognizer: 'stream' } });
   if (r.skipped) return r;
-  const brief = (x) => ({ lastVoicedToFirstAudioMs: x.speechEndToFirstAudioMs, vadModelEndLagMs: x.vadModelEndLagMs, worker: x.worker, missed: x.missed.length, heard: x.heard });
-  return { turnsEach: r.rules.turns, before: brief(r['hanging-words']), after: brief(r.rules), withinTarget: r.rules.speechEndToFirstAudioMs !== null && r.rules.speechEndToFirstAudioMs.p50 <= TARGETS.offlineFirstAudioP50Ms };
+  const brief = (x) => (x.skipped ? x : { lastVoicedToFirstAudioMs: x.speechEndToFirstAudioMs, vadModelEndLagMs: x.vadModelEndLagMs, worker: x.worker, missed: x.missed.length, heard: x.heard });
+  const within = (x) => !x.skipped && x.speechEndToFirstAudioMs !== null && x.speechEndToFirstAudioMs.p50 <= TARGETS.offlineFirstAudioP50Ms;
+  return {
+    turnsEach: r.rules.turns,
+    ...(onlyStream ? {} : { before: brief(r['hanging-words']) }),
+    after: brief(r.rules),
+    // The same rules, listening with the streaming recogniser (ADR 106): worker.sttMs is its flush → final text.
+    afterStreaming: brief(r['rules-stream']),
+    withinTarget: within(r.rules),
+    withinTargetStreaming: within(r['rules-stream']),
+  };
+}
+
+/** Word error rate of these hypotheses against their references (wer.mjs's normalisation, simplified: lower case, words). */
+function werOf(pairs) {
+  let errors = 0;
+  let total = 0;
+  for (const { ref, hyp } of pairs) {
+    const a = plain(ref).split(' ').filter(Boolean);
+    const b = plain(hyp).split(' ').filter(Boolean);
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    errors += d[a.length][b.length];
+    total += a.length;
+  }
+  return round((100 * errors) / total, 1);
+}
+
+/**
+ * Batch (pocketsphinx_batch) against streaming (python3-pocketsphinx, ADR 106), same run, same
+ * audio: 12 of wer.mjs's sentences (6 in-domain, 6 general) said by the offline voice, padded
+ * with 0.3 s over a faint floor. Batch: the whole utterance after its end, as the worker asks it.
+ * Streaming: fed in 32 ms windows in real time (as the VAD passes them), then ended; timed from
+ * the end. Also each decoder's resident memory and CPU seconds per audio second.
+ */
+async function compareRecognisers() {
+  const { findPocketsphinx, createOfflineRecognizer } = await import(dist('providers/stt/offline.js'));
+  const { findStreamingPocketsphinx, createStreamingRecognizer } = await import(dist('providers/stt/offline-stream.js'));
+  const { createOfflineVoice } = await import(dist('speech/offline-voice.js'));
+  const { cpuSeconds, processTree, rssMb, sleep } = await import('./support.mjs');
+  const streamInstall = findStreamingPocketsphinx();
+  if (!findPocketsphinx() || !streamInstall) return { skipped: 'pocketsphinx or python3-pocketsphinx is not installed' };
+  const voice = createOfflineVoice();
+  const batch = createOfflineRecognizer();
+  const stream = createStreamingRecognizer({ install: streamInstall });
+  const keepAlive = setInterval(() => undefined, 1000);
+  const sentences = [...IN_DOMAIN.filter((_, i) => i % 5 === 0), ...GENERAL.filter((_, i) => i % 5 === 0)];
+  const ours = (comm) => (pid, c) => c === comm && processTree(process.pid).includes(pid);
+  try {
+    await voice.warm();
+    await Promise.all([batch.warm(), stream.warm()]);
+    const said = [];
+    for (const text of sentences) {
+      const s = await voice.synthesize(text, { voice: 'slt', rate: 1 });
+      const pcm = new Int16Array(s.pcm.length + 9600);
+      pcm.set(s.pcm, 4800);
+      let x = 1;
+      for (let i = 0; i < pcm.length; i++) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        pcm[i] = Math.max(-32768, Math.min(32767, pcm[i] + ((x >>> 16) % 41) - 20));
+      }
+      said.push({ text, pcm });
+    }
+    await batch.transcribe(said[0].pcm);
+    await stream.transcribe(said[0].pcm);
+    const audioS = said.reduce((n, s) => n + s.pcm.length / 16_000, 0);
+    const out = {};
+    const batchCpu0 = cpuSeconds(ours('pocketsphinx_ba'));
+    const batchTimes = [];
+    const batchPairs = [];
+    for (const s of said) {
+      const t0 = performance.now();
+      const hyp = await batch.transcribe(s.pcm);
+      batchTimes.push(performance.now() - t0);
+      batchPairs.push({ ref: s.text, hyp });
+    }
+    const batchPids = processTree(process.pid).filter((pid) => ours('pocketsphinx_ba')(pid, readComm(pid)));
+    out.batch = { endToFinalMs: stats(batchTimes), werPct: werOf(batchPairs), cpuSecondsPerAudioSecond: round((cpuSeconds(ours('pocketsphinx_ba')) - batchCpu0) / audioS, 3), rssMbPerProcess: round(rssMb(batchPids) / Math.max(1, batchPids.length), 1), heard: batchPairs };
+    const streamCpu0 = cpuSeconds(ours('python3'));
+    const streamTimes = [];
+    const streamPairs = [];
+    for (const s of said) {
+      const u = stream.begin();
+      const t = performance.now();
+      for (let at = 0, k = 1; at < s.pcm.length; at += 512, k++) {
+        u.push(s.pcm.subarray(at, at + 512));
+        const due = t + k * 32 - performance.now();
+        if (due > 0) await sleep(due);
+      }
+      const t0 = performance.now();
+      const hyp = (await u.end()).text;
+      streamTimes.push(performance.now() - t0);
+      streamPairs.push({ ref: s.text, hyp });
+    }
+    const streamPids = processTree(process.pid).filter((pid) => ours('python3')(pid, readComm(pid)));
+    out.streaming = { endToFinalMs: stats(streamTimes), werPct: werOf(streamPairs), cpuSecondsPerAudioSecond: round((cpuSeconds(ours('python3')) - streamCpu0) / audioS, 3), rssMbPerProcess: round(rssMb(streamPids) / Math.max(1, streamPids.length), 1), heard: streamPairs };
+    return { sentences: said.length, audioSeconds: round(audioS, 1), loadAverage: (await import('node:os')).loadavg().map((v) => round(v, 1)), ...out };
+  } finally {
+    clearInterval(keepAlive);
+    await batch.close();
+    await stream.close();
+    await voice.close();
+  }
+}
+
+function readComm(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -552,7 +672,13 @@ export async function run() {
   }
   // Measured for the record only: on a shared machine its figures swing with the load, so the fake keeps ADR 068's 227 ms.
   const offlineStt = await measureOfflineStt();
-  const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, transcripts: await transcripts(mods) };
-  if (process.env.BENCH_TURNS !== 'transcripts') result.offline = await offlinePath();
+  const result = { targets: TARGETS, sttMs: STT, offlineSttMeasuredNow: offlineStt ?? 'pocketsphinx not installed', wordMs: WORD_MS, ...(process.env.BENCH_TURNS === 'stream' ? {} : { transcripts: await transcripts(mods) }) };
+  if (process.env.BENCH_TURNS !== 'transcripts') {
+    const os = await import('node:os');
+    result.loadAverageBefore = os.loadavg().map((v) => round(v, 1));
+    result.recognisers = await compareRecognisers();
+    result.offline = await offlinePath();
+    result.loadAverageAfter = os.loadavg().map((v) => round(v, 1));
+  }
   return { turns: result };
 }

@@ -230,6 +230,9 @@ const BASE = ['quiet-40dB', 'pink-10dB'];
 const ROTATE = process.env.WER_MODE === 'rotate';
 // WER_CONDITIONS=quiet-40dB,pink-10dB: only these conditions (the shared machine's time); default all.
 const ONLY_CONDITIONS = process.env.WER_CONDITIONS?.split(',').filter(Boolean);
+// WER_STREAM=1 adds the streaming recogniser (ADR 106): generic-stream and adapted-stream, the same
+// models and dither, each utterance fed in 32 ms windows as the VAD passes them.
+const STREAM = process.env.WER_STREAM === '1';
 
 export async function run() {
   const audio = await import(workerDist('core/audio.js'));
@@ -308,6 +311,22 @@ export async function run() {
     adapted: () => createOfflineRecognizer({ install: { ...install, lm: adaptedFile } }),
     'adapted-no-kb': () => createOfflineRecognizer({ install: { ...install, lm: adaptedNoKbFile } }),
   };
+  if (STREAM) {
+    const { createStreamingRecognizer, findStreamingPocketsphinx } = await import(workerDist('providers/stt/offline-stream.js'));
+    const streamInstall = findStreamingPocketsphinx();
+    if (!streamInstall) throw new Error('WER_STREAM=1 but python3-pocketsphinx is not importable (apt-get install python3-pocketsphinx)');
+    const streamed = (lm) => {
+      const r = createStreamingRecognizer({ install: { ...streamInstall, lm } });
+      const transcribeScored = async (pcm) => {
+        const u = r.begin();
+        for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
+        return u.end();
+      };
+      return { ...r, transcribeScored, transcribe: async (pcm) => (await transcribeScored(pcm)).text };
+    };
+    all['generic-stream'] = () => streamed(install.lm);
+    all['adapted-stream'] = () => streamed(adaptedFile);
+  }
   // WER_MODELS=generic,adapted: only these (best-of needs generic and avatar).
   const only = process.env.WER_MODELS?.split(',').filter(Boolean);
   const recognizers = Object.fromEntries(Object.entries(all).filter(([m]) => !only || only.includes(m)).map(([m, make]) => [m, make()]));

@@ -119,8 +119,12 @@ export function readWorkerConfig(flags: Parameters<typeof loadWorkerConfig>[1]) 
 export interface PocketsphinxEnv {
   PATH?: string;
   POCKETSPHINX_MODEL_DIR?: string;
+  /** 'off': the batch recogniser even where the streaming one runs (providers/stt/offline-stream.ts, ADR 106). */
+  WORKER_STT_STREAMING?: string;
+  /** The python3 that has Debian's python3-pocketsphinx (default /usr/bin/python3). */
+  POCKETSPHINX_PYTHON?: string;
 }
 
 export function pocketsphinxEnv(): PocketsphinxEnv {
-  return { PATH: process.env.PATH, POCKETSPHINX_MODEL_DIR: process.env.POCKETSPHINX_MODEL_DIR };
+  return { PATH: process.env.PATH, POCKETSPHINX_MODEL_DIR: process.env.POCKETSPHINX_MODEL_DIR, WORKER_STT_STREAMING: process.env.WORKER_STT_STREAMING, POCKETSPHINX_PYTHON: process.env.POCKETSPHINX_PYTHON };
 }

@@ -32,7 +32,8 @@ import { lazyDenoiser, sharedRnnoise, type DenoiseModel } from '../listening/den
 import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.js';
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
-import { createOfflineRecognizer, createRecognizerPool, findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
+import { findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
+import { createWorkerOfflineRecognizer } from '../providers/stt/offline-stream.js';
 import { createWorkerRecognizers, vocabularyOf } from '../providers/stt/avatar-models.js';
 
 export interface LiveRuntimeOptions {
@@ -63,8 +64,9 @@ export interface LiveRuntimeOptions {
   stt?: { operator?: OperatorStt; baseUrls?: SttBaseUrls };
   /**
    * Listening: the VAD model (default: Silero, loaded on first use) and the offline
-   * recogniser (default: pocketsphinx when installed, up to `offlineProcesses` resident processes
-   * — default one per core, at most 4; null: none). `false` turns listening off. `denoise`: the
+   * recogniser (default: pocketsphinx when installed — streaming through python3-pocketsphinx
+   * when it imports, ADR 106 — up to `offlineProcesses` resident processes, default one per core
+   * at most 4 for batch, two per core at most 6 for streaming; null: none). `false` turns listening off. `denoise`: the
    * noise suppressor of the visitors' audio (default: RNNoise, loaded when a mic first turns on;
    * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
    * `echo`: cancelling the avatar's own voice in the mic (default on; `false`: WORKER_ECHO_CANCELLATION=off; ADR 103).
@@ -205,15 +207,13 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   // Each avatar's own language model (ADR 105) when the worker runs pocketsphinx itself.
   const install = ownsRecognizer ? findPocketsphinx() : null;
   const avatarModels = listenOpts && install && listenOpts.avatarModels !== false
-    ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), dir: listenOpts.avatarModels?.dir ?? path.join(os.tmpdir(), 'persona-stt-models'), maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
+    ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), makePool: (lm) => createWorkerOfflineRecognizer(listenOpts.offlineProcesses, undefined, lm)!, dir: listenOpts.avatarModels?.dir ?? path.join(os.tmpdir(), 'persona-stt-models'), maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
     : null;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
         ? listenOpts.offline
         : avatarModels
           ? avatarModels.generic
-          : install
-            ? createRecognizerPool(() => createOfflineRecognizer({ install }), listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()))
-            : null;
+          : createWorkerOfflineRecognizer(listenOpts.offlineProcesses);
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;

@@ -7,6 +7,7 @@ import { interpolate } from './interpolate.js';
 import { buildLanguageModel, dictionaryWords } from './language-model.js';
 import type { TLiveSessionConfig } from '@persona/contract';
 import { createOfflineRecognizer, createRecognizerPool, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
+import { isStreamingRecognizer, type StreamUtterance, type StreamUtteranceOptions } from './offline-stream.js';
 import { readTrieModel, writeTrieModel } from './trie-model.js';
 
 /**
@@ -223,7 +224,7 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
     forAvatar(v) {
       if (!hasVocabulary(v)) {
         const g = opts.generic;
-        return { transcribe: (pcm, signal) => g.transcribe(pcm, signal), ...(g.transcribeScored ? { transcribeScored: (pcm: Int16Array, signal?: AbortSignal) => g.transcribeScored!(pcm, signal) } : {}), warm: () => g.warm(), close: async () => undefined, model: Promise.resolve(null) };
+        return { transcribe: (pcm, signal) => g.transcribe(pcm, signal), ...(g.transcribeScored ? { transcribeScored: (pcm: Int16Array, signal?: AbortSignal) => g.transcribeScored!(pcm, signal) } : {}), ...(isStreamingRecognizer(g) ? { begin: (o?: StreamUtteranceOptions) => g.begin(o), stats: () => g.stats() } : {}), warm: () => g.warm(), close: async () => undefined, model: Promise.resolve(null) };
       }
       let file: string | null = null;
       let failed = false;
@@ -259,7 +260,32 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
           if (entry) entry.inFlight--;
         }
       };
+      /** An utterance decoded as it comes (ADR 106), on the recogniser picked when it starts; counted in flight until it ends. */
+      const begin = (o?: StreamUtteranceOptions): StreamUtterance => {
+        void ensureModel();
+        const picked = pick();
+        const r = isStreamingRecognizer(picked.r) ? picked.r : opts.generic;
+        const entry = r === picked.r ? picked.entry : null;
+        const utt = (r as typeof opts.generic & { begin: (o?: StreamUtteranceOptions) => StreamUtterance }).begin(o);
+        if (!entry) return utt;
+        entry.inFlight++;
+        let done = false;
+        const release = () => {
+          if (!done) entry.inFlight--;
+          done = true;
+        };
+        return {
+          push: (pcm) => utt.push(pcm),
+          end: (signal) => utt.end(signal).finally(release),
+          cancel: () => {
+            utt.cancel();
+            release();
+          },
+        };
+      };
+      const g = opts.generic;
       return {
+        ...(isStreamingRecognizer(g) ? { begin, stats: () => g.stats() } : {}),
         transcribe: (pcm, signal) => use((r) => r.transcribe(pcm, signal)),
         transcribeScored: (pcm, signal) => use(async (r) => (r.transcribeScored ? r.transcribeScored(pcm, signal) : { text: await r.transcribe(pcm, signal), score: 0 })),
         async warm() {
@@ -306,8 +332,9 @@ export function vocabularyOf(config: TLiveSessionConfig): AvatarVocabulary {
  * The worker's offline recognisers: the generic pool, and one pool per avatar model built on disk in
  * `dir` (bounded: `maxFiles` files, `maxResident` pools).
  */
-export function createWorkerRecognizers(opts: { install: PocketsphinxInstall; processes: number; dir: string; maxFiles?: number; maxResident?: number; log?: AvatarRecognizersOptions['log'] }): AvatarRecognizers {
-  const pool = (lm: string) => createRecognizerPool(() => createOfflineRecognizer({ install: { ...opts.install, lm } }), opts.processes);
+export function createWorkerRecognizers(opts: { install: PocketsphinxInstall; processes: number; dir: string; maxFiles?: number; maxResident?: number; log?: AvatarRecognizersOptions['log']; makePool?: (lm: string) => OfflineRecognizer }): AvatarRecognizers {
+  // makePool: the recognisers for a model file (the worker's: streaming where python3-pocketsphinx is, ADR 106).
+  const pool = opts.makePool ?? ((lm: string) => createRecognizerPool(() => createOfflineRecognizer({ install: { ...opts.install, lm } }), opts.processes));
   return createAvatarRecognizers({
     generic: pool(opts.install.lm),
     cache: createModelCache({ install: opts.install, dir: opts.dir, maxFiles: opts.maxFiles }),

@@ -2,6 +2,7 @@ import { SetupMode, SttProvider, type TLiveStt } from '@persona/contract';
 import { chooseNetworkStt, createNetworkSttEngine, type NetworkSttChoice, type OperatorStt, type SttEngineDeps as NetworkSttDeps, type SttSettings } from './network.js';
 import type { OfflineRecognizer } from './offline.js';
 import { createOfflineStt } from './offline.js';
+import { createOfflineStreamStt, isStreamingRecognizer } from './offline-stream.js';
 import type { SttEngine } from './types.js';
 
 /**
@@ -38,7 +39,7 @@ export function createSttEngine(choice: SttChoice, deps: SttEngineDeps): SttEngi
     case 'none':
       return null;
     case 'offline':
-      return deps.offline ? createOfflineStt(deps.offline) : null;
+      return deps.offline ? (isStreamingRecognizer(deps.offline) ? createOfflineStreamStt(deps.offline) : createOfflineStt(deps.offline)) : null;
     case 'network':
       return createNetworkSttEngine(choice.choice, deps);
   }
