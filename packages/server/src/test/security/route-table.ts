@@ -180,6 +180,14 @@ export const ROUTE_TABLE: Record<string, RouteRule> = {
     call: async (f) => ({ url: '/api/set_avatar_privacy', payload: { avatarId: await f.avatar(), redaction: { email: true }, retention: { mode: 'forever' } } }),
   },
   'POST /api/erase_visitor': { access: 'session', apiKeyScope: 'conversations:delete', owned: true, consumes: true, call: async (f) => ({ url: '/api/erase_visitor', payload: { visitor: await f.visitor() } }) },
+  // Redacting what is stored rewrites it (a kind of deleting); 409 while the avatar's redaction is off.
+  'POST /api/redact_stored_conversations': {
+    access: 'session',
+    apiKeyScope: 'conversations:delete',
+    owned: true,
+    call: async (f) => ({ url: '/api/redact_stored_conversations', payload: { avatarId: await f.avatar() } }),
+    ok: [200, 409],
+  },
   // Analytics (ADR 099): the caller's account's figures; another account's avatar is a 404.
   'GET /api/get_analytics': { access: 'session', apiKeyScope: 'conversations:read', owned: true, call: async (f) => ({ url: `/api/get_analytics?avatarId=${await f.avatar()}` }) },
   // Webhooks (ADR 093): the caller's account's endpoints and deliveries; another account's id is a 404.
