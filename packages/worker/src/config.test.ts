@@ -76,8 +76,9 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...env, WORKER_ECHO_CANCELLATION: 'no' }, flags)).toThrow('WORKER_ECHO_CANCELLATION must be on or off');
   });
 
-  it('gives each avatar its own offline language model unless WORKER_STT_AVATAR_MODELS is off, cached in WORKER_STT_MODEL_DIR (ADR 105)', () => {
-    expect(loadWorkerConfig(env, flags)).toMatchObject({ sttAvatarModels: true, sttModelDir: undefined });
+  it('gives each avatar its own offline language model when WORKER_STT_AVATAR_MODELS is on (off by default), cached in WORKER_STT_MODEL_DIR (ADR 105)', () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ sttAvatarModels: false, sttModelDir: undefined });
+    expect(loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'on' }, flags)).toMatchObject({ sttAvatarModels: true });
     expect(loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'OFF', WORKER_STT_MODEL_DIR: ' /var/cache/stt ' }, flags)).toMatchObject({ sttAvatarModels: false, sttModelDir: '/var/cache/stt' });
     expect(() => loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'yes' }, flags)).toThrow('WORKER_STT_AVATAR_MODELS must be on or off');
   });

@@ -206,7 +206,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
   // Each avatar's own language model (ADR 105) when the worker runs pocketsphinx itself.
   const install = ownsRecognizer ? findPocketsphinx() : null;
-  const avatarModels = listenOpts && install && listenOpts.avatarModels !== false
+  // Asked for only (WORKER_STT_AVATAR_MODELS=on): off by default (ADR 105).
+  const avatarModels = listenOpts && install && listenOpts.avatarModels
     ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), makePool: (lm) => createWorkerOfflineRecognizer(listenOpts.offlineProcesses, undefined, lm)!, dir: listenOpts.avatarModels?.dir ?? path.join(os.tmpdir(), 'persona-stt-models'), maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
     : null;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined

@@ -101,6 +101,11 @@ beforeAll(async () => {
   const heard = vadWindows;
   for (const frame of micFrames(400)) warm.socket.send(frame);
   await until(() => vadWindows > heard, 20_000, 'the warm-up session to be heard');
+  // Ended, and torn down, before the watch starts (a closed socket would wait for a resume and end
+  // the session later, inside an attack).
+  const open = embedded.runtime.sessions();
+  warm.send({ type: 'bye' });
+  await until(() => embedded.runtime.sessions() < open, 20_000, 'the warm-up session to end');
   warm.close();
   watch = await healthWatch(base);
 });

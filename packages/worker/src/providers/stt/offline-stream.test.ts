@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
 import { findPocketsphinx, withDither, type OfflineRecognizer } from './offline.js';
+import { pocketsphinxEnv } from '../../config.js';
 import { createAvatarRecognizers } from './avatar-models.js';
 import { createSttEngine } from './choose.js';
 import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, withBatchFallback, type StreamingRecognizer } from './offline-stream.js';
@@ -262,15 +263,15 @@ describe("the worker's choice of offline recogniser", () => {
     expect(results[0]?.text).toBe('heard 320 from 8');
   });
 
-  it('is the batch pool when streaming is switched off or its python cannot import pocketsphinx', async () => {
-    const env = { PATH: process.env.PATH };
+  it('is the batch pool unless streaming is asked for and its python can import pocketsphinx', async () => {
+    const env = { PATH: process.env.PATH, WORKER_STT_STREAMING: 'on' };
     const installed = findPocketsphinx(env) !== null;
-    for (const off of [{ ...env, WORKER_STT_STREAMING: 'off' }, { ...env, POCKETSPHINX_PYTHON: '/nonexistent/python3' }]) {
+    for (const off of [{ PATH: process.env.PATH }, { ...env, WORKER_STT_STREAMING: 'off' }, { ...env, POCKETSPHINX_PYTHON: '/nonexistent/python3' }]) {
       const r = createWorkerOfflineRecognizer(1, off);
       expect(r === null ? null : isStreamingRecognizer(r)).toBe(installed ? false : null);
       await r?.close();
     }
-    // Where python3-pocketsphinx imports (CI installs it), the default is the streaming one.
+    // Asked for, where python3-pocketsphinx imports (CI installs it): the streaming one.
     const streams = findStreamingPocketsphinx(env) !== null;
     const byDefault = createWorkerOfflineRecognizer(1, env);
     expect(byDefault === null ? null : isStreamingRecognizer(byDefault)).toBe(installed ? streams : null);
@@ -308,7 +309,7 @@ describe("streaming with each avatar's own language model (ADR 105)", () => {
   });
 });
 
-const real = findStreamingPocketsphinx();
+const real = findStreamingPocketsphinx({ ...pocketsphinxEnv(), WORKER_STT_STREAMING: 'on' });
 if (!real) console.warn("SKIPPED: python3-pocketsphinx is not importable here (apt-get install -y python3-pocketsphinx pocketsphinx-en-us); .ci/run installs it.");
 const espeak = spawnSync('espeak-ng', ['--version']).status === 0;
 
