@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { FACE_ARGS, waitForFrames } from './support/avatar-face';
 import { fakeMicArgs, visitorWav } from './support/espeak';
-import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
+import { HARBOUR_ANSWER, longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
 
 /**
  * Backchannels and a real interruption over the talking avatar (issue 29), on the built server's
@@ -21,18 +21,7 @@ import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
  * "Mm-hm" is said at a human length (~0.5 s: espeak's default rate makes it 0.8 s, which the offline
  * recogniser has heard as "two", "damn" or "i am" — ADR 100).
  */
-const LAST = 'And that is the whole story of the harbour.';
-const ANSWER = [
-  'The harbour was dug by hand in the spring of eighteen twelve, when the first fishing boats came up the river.',
-  'Its granite walls were raised over the next forty years, stone by stone, by the families who lived along the quay.',
-  'The lighthouse followed in eighteen fifty four, and its lamp has guided the ferries every night since then.',
-  'In the summer the market fills the square with fish, bread and flowers, and the boats leave at dawn.',
-  'In winter the storms close the harbour for days, and the town waits for the sea to calm down again.',
-  'The old customs house by the bridge is a museum now, with maps, ropes and ship models from every century.',
-  'On the first Sunday of August the whole town sails out to the island for the regatta and comes back at dusk.',
-  'Children learn to row in the inner basin, where the water is calm even when the wind blows from the west.',
-  LAST,
-].join(' ');
+const ANSWER = HARBOUR_ANSWER;
 
 // The question ends ~5.5 s in; the answer is ~55 s of voice. The backchannels come 20 s and 27 s
 // after the question, "wait, stop" 34 s after it: inside the answer even when a loaded machine

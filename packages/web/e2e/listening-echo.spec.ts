@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { FACE_ARGS, readProbe, waitForFrames } from './support/avatar-face';
 import { visitorWav } from './support/espeak';
-import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
+import { HARBOUR_ANSWER, longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
 
 /**
  * The avatar on a laptop's speakers without headphones (issue 29, ADR 103): whatever the page
@@ -18,17 +18,7 @@ import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
  * ~35 s answer — must have no pause or interruption of the avatar by its own voice, and no turn
  * made of its own words: exactly the visitor's two questions reach the model.
  */
-const FIRST = [
-  'The harbour was dug by hand in the spring of eighteen twelve, when the first fishing boats came up the river.',
-  'Its granite walls were raised over the next forty years, stone by stone, by the families who lived along the quay.',
-  'The lighthouse followed in eighteen fifty four, and its lamp has guided the ferries every night since then.',
-  'In the summer the market fills the square with fish, bread and flowers, and the boats leave at dawn.',
-  'In winter the storms close the harbour for days, and the town waits for the sea to calm down again.',
-  'The old customs house by the bridge is a museum now, with maps, ropes and ship models from every century.',
-  'On the first Sunday of August the whole town sails out to the island for the regatta and comes back at dusk.',
-  'Children learn to row in the inner basin, where the water is calm even when the wind blows from the west.',
-  'And that is the whole story of the harbour.',
-].join(' ');
+const FIRST = HARBOUR_ANSWER;
 const SECOND = [
   'The ferry to the island leaves from the north pier every hour from seven in the morning.',
   'Tickets are sold on board, and bicycles travel free of charge on weekdays.',

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { FACE_ARGS, readProbe, waitForFrames } from './support/avatar-face';
 import { fakeMicArgs, visitorWav } from './support/espeak';
 import { WIDTHS } from './support/screenshots';
-import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
+import { HARBOUR_ANSWER, HARBOUR_LAST, longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
 
 /**
  * Talking over the avatar (issue 14), on the built server's embedded worker: the visitor asks, the
@@ -11,18 +11,8 @@ import { longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
  * interruption): the page's playback is flushed, the answer is marked interrupted where it was
  * cut, and the model is next given only what the visitor heard of it.
  */
-const LAST = 'And that is the whole story of the harbour.';
-const ANSWER = [
-  'The harbour was dug by hand in the spring of eighteen twelve, when the first fishing boats came up the river.',
-  'Its granite walls were raised over the next forty years, stone by stone, by the families who lived along the quay.',
-  'The lighthouse followed in eighteen fifty four, and its lamp has guided the ferries every night since then.',
-  'In the summer the market fills the square with fish, bread and flowers, and the boats leave at dawn.',
-  'In winter the storms close the harbour for days, and the town waits for the sea to calm down again.',
-  'The old customs house by the bridge is a museum now, with maps, ropes and ship models from every century.',
-  'On the first Sunday of August the whole town sails out to the island for the regatta and comes back at dusk.',
-  'Children learn to row in the inner basin, where the water is calm even when the wind blows from the west.',
-  LAST,
-].join(' ');
+const LAST = HARBOUR_LAST;
+const ANSWER = HARBOUR_ANSWER;
 
 // Made before the browser starts (its flags name the file); it plays from when the page opens the
 // microphone. The question ends ~5.5 s in and is answered with ~55 s of voice; "wait, stop" comes

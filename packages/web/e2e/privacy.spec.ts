@@ -1,9 +1,28 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type BrowserContext } from '@playwright/test';
 import { apiLogin, callApi } from './support/accounts';
 import { expectAccessible } from './support/axe';
 import { createEchoAvatar } from './support/embed';
 import { signIn } from './support/pages';
 import { WIDTHS, shot, useWidth } from './support/screenshots';
+
+/** A visitor's typed line to the echo avatar, echoed back, then the conversation ended (hang-up) and seen so in the list. */
+async function holdEchoConversation(context: BrowserContext, id: number, session: string, line: string) {
+  const avatarPage = await context.newPage();
+  await avatarPage.goto(`/avatar/${id}?chatOpen=true`);
+  const log = avatarPage.getByRole('log', { name: 'Conversation' });
+  await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
+  await avatarPage.getByRole('textbox', { name: 'Message' }).fill(line);
+  await avatarPage.getByRole('button', { name: 'Send' }).click();
+  await expect(log.getByText(line)).toHaveCount(2, { timeout: 15_000 });
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
+    .toBe(1);
+  await avatarPage.getByRole('button', { name: 'End conversation' }).click();
+  await expect
+    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { outcome: string }[])[0]?.outcome, { timeout: 15_000 })
+    .toBe('hang-up');
+  await avatarPage.close();
+}
 
 // Conversation privacy (issue 30, ADR 097), on the built server and its embedded worker: the owner
 // turns on redaction on the Privacy page, a visitor types an e-mail address and a card number to an
@@ -35,21 +54,7 @@ test('redaction set on the Privacy page keeps the secrets out of the transcript;
   expect(stored).toMatchObject({ redaction: { email: true, card: true }, retention: { mode: 'days', days: 30 } });
 
   // The visitor's side: one typed line with an address and a card number, echoed back, then hang up.
-  const avatarPage = await context.newPage();
-  await avatarPage.goto(`/avatar/${id}?chatOpen=true`);
-  const log = avatarPage.getByRole('log', { name: 'Conversation' });
-  await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
-  await avatarPage.getByRole('textbox', { name: 'Message' }).fill('Mail me at jane.doe@example.com, card 4111 1111 1111 1111');
-  await avatarPage.getByRole('button', { name: 'Send' }).click();
-  await expect(log.getByText('Mail me at jane.doe@example.com, card 4111 1111 1111 1111')).toHaveCount(2, { timeout: 15_000 });
-  await expect
-    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
-    .toBe(1);
-  await avatarPage.getByRole('button', { name: 'End conversation' }).click();
-  await expect
-    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { outcome: string }[])[0]?.outcome, { timeout: 15_000 })
-    .toBe('hang-up');
-  await avatarPage.close();
+  await holdEchoConversation(context, id, session, 'Mail me at jane.doe@example.com, card 4111 1111 1111 1111');
 
   await page.goto(`/react/conversations?avatarId=${id}`);
   await page.getByRole('table', { name: 'Conversations' }).getByRole('link', { name: /^Transcript of the conversation/ }).click();
@@ -78,21 +83,7 @@ test('redaction applied to a conversation stored before it was turned on', async
   const { id, account } = await createEchoAvatar('privacy-later', { name: 'Echo Remy', wakeUpMessage: 'Hello! Type something and I will say it back.' });
   const session = await apiLogin(account.email, account.password);
 
-  const avatarPage = await context.newPage();
-  await avatarPage.goto(`/avatar/${id}?chatOpen=true`);
-  const log = avatarPage.getByRole('log', { name: 'Conversation' });
-  await expect(log).toContainText('Hello! Type something and I will say it back.', { timeout: 20_000 });
-  await avatarPage.getByRole('textbox', { name: 'Message' }).fill('My address is remy@example.org');
-  await avatarPage.getByRole('button', { name: 'Send' }).click();
-  await expect(log.getByText('My address is remy@example.org')).toHaveCount(2, { timeout: 15_000 });
-  await expect
-    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { turns: number }[] | undefined)?.[0]?.turns ?? 0, { timeout: 30_000 })
-    .toBe(1);
-  await avatarPage.getByRole('button', { name: 'End conversation' }).click();
-  await expect
-    .poll(async () => ((await callApi(`/api/list_conversation?avatarId=${id}`, undefined, session)).json.conversations as { outcome: string }[])[0]?.outcome, { timeout: 15_000 })
-    .toBe('hang-up');
-  await avatarPage.close();
+  await holdEchoConversation(context, id, session, 'My address is remy@example.org');
 
   await page.goto('/react/login');
   await signIn(page, account.email, account.password);

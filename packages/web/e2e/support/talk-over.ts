@@ -2,6 +2,21 @@ import { expect, type Page } from '@playwright/test';
 import { startFakeOpenAi, type FakeOpenAi } from '../../../worker/src/test/fake-openai';
 import { apiLogin, baseUrl, createVerifiedAccount } from './accounts';
 
+/** The last sentence of the long answer the listening specs talk over. */
+export const HARBOUR_LAST = 'And that is the whole story of the harbour.';
+/** A long answer (~55 s of the offline voice) for the listening specs to talk over. */
+export const HARBOUR_ANSWER = [
+  'The harbour was dug by hand in the spring of eighteen twelve, when the first fishing boats came up the river.',
+  'Its granite walls were raised over the next forty years, stone by stone, by the families who lived along the quay.',
+  'The lighthouse followed in eighteen fifty four, and its lamp has guided the ferries every night since then.',
+  'In the summer the market fills the square with fish, bread and flowers, and the boats leave at dawn.',
+  'In winter the storms close the harbour for days, and the town waits for the sea to calm down again.',
+  'The old customs house by the bridge is a museum now, with maps, ropes and ship models from every century.',
+  'On the first Sunday of August the whole town sails out to the island for the regatta and comes back at dusk.',
+  'Children learn to row in the inner basin, where the water is calm even when the wind blows from the west.',
+  HARBOUR_LAST,
+].join(' ');
+
 /**
  * Listening on the real worker (issue 14): an LLM avatar whose model (a fake of this spec's own)
  * answers the nth turn with `answer(n)`, said by the offline voice; the visitor is Chromium's fake

@@ -50,8 +50,9 @@ function redactJson(text: string, redact: Redactor): string {
     return v;
   };
   try {
-    const out = JSON.stringify(walk(JSON.parse(text)));
-    return out === JSON.stringify(JSON.parse(text)) ? text : out;
+    const parsed: unknown = JSON.parse(text);
+    const out = JSON.stringify(walk(parsed));
+    return out === JSON.stringify(parsed) ? text : out;
   } catch {
     return redact(text);
   }
