@@ -121,6 +121,8 @@ export default async function globalSetup() {
       ALLOW_PRIVATE_URLS: 'true',
       PROVIDER_OPENAI_URL: `${providers.url}/openai`,
       PROVIDER_ELEVENLABS_URL: `${providers.url}/eleven`,
+      // The offline recogniser's opt-in modes (ADR 105, 106), passed on when a run asks for them.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WORKER_STT_'))),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,8 @@
 // Flags: --ready-delay MS, --no-ready (exits at once), --crash-on V (exits when an audio sample
 // equals V), --hang-on V (never answers the end of an utterance whose first sample is V),
 // --stall-ms MS (stops reading stdin for MS after the first audio frame: a process far behind),
-// --say-pid (the hypothesis ends with ` on <pid>`: which process decoded it).
+// --say-pid (the hypothesis ends with ` on <pid>`: which process decoded it), --slow-ms MS (stops
+// reading stdin for MS after every audio frame: a slow decoder on a loaded machine, still going).
 const args = process.argv.slice(2);
 const flag = (name) => {
   const i = args.indexOf(name);
@@ -14,6 +15,7 @@ if (args.includes('--no-ready')) process.exit(3);
 const crashOn = flag('--crash-on');
 const hangOn = flag('--hang-on');
 const stallMs = flag('--stall-ms');
+const slowMs = flag('--slow-ms');
 let stalled = false;
 const say = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 let buf = Buffer.alloc(0);
@@ -31,6 +33,10 @@ const handle = (kind, id, payload) => {
     if (current.first === null) current.first = pcm[0];
     current.samples += pcm.length;
     if (current.partial) say({ id, partial: `heard ${current.samples}` });
+    if (slowMs !== null) {
+      process.stdin.pause();
+      setTimeout(() => process.stdin.resume(), slowMs);
+    }
     if (stallMs !== null && !stalled) {
       stalled = true;
       process.stdin.pause();

@@ -151,6 +151,48 @@ describe('streaming offline recogniser: a pool of decoder processes (fake decode
     expect(r.stats().queuedSamples).toBe(0);
   });
 
+  it('a process still starting is not a stuck one: the wait for the answer starts once a running process has the utterance', async () => {
+    // (Before: the 300 ms ran from the end while python and the model were still loading.)
+    const r = fake(['--ready-delay', '700'], { timeoutMs: 300 });
+    const u = r.begin();
+    u.push(tone(3, 320));
+    expect((await u.end()).text).toBe('heard 320 from 3');
+  });
+
+  it('a slow process that keeps reading and answering is waited for; one that never becomes ready is killed as a failed start', async () => {
+    // 30 frames, each holding the pipe 40 ms: ~1.2 s of decoding after the end, progress all along.
+    const slow = fake(['--slow-ms', '40'], { timeoutMs: 300 });
+    await slow.warm();
+    const u = slow.begin({ onPartial: () => undefined });
+    for (let i = 0; i < 30; i++) u.push(tone(4, 16_000));
+    expect((await u.end()).text).toBe('heard 480000 from 4');
+    const never = fake(['--ready-delay', '60000'], { startTimeoutMs: 200, maxStartFailures: 1 });
+    const w = never.begin();
+    w.push(tone(1, 320));
+    await expect(w.end()).rejects.toThrow('could not start');
+  });
+
+  it('with a spare, a busy pool starts the next process before it is needed', async () => {
+    const r = fake(['--say-pid'], { size: 3, spare: true });
+    await r.warm();
+    const a = r.begin();
+    a.push(tone(1, 320));
+    // The only running process has an utterance: a second one starts now, not at the next utterance.
+    expect(r.stats()).toMatchObject({ processes: 2, busy: 1 });
+    await expect.poll(() => r.stats().ready).toBe(2);
+    const b = r.begin();
+    b.push(tone(2, 320));
+    const [ha, hb] = await Promise.all([a.end(), b.end()]);
+    expect(ha.text.split(' on ')[1]).not.toBe(hb.text.split(' on ')[1]);
+    // Without one, the pool grows only when an utterance waits.
+    const plain = fake([], { size: 3 });
+    await plain.warm();
+    const c = plain.begin();
+    c.push(tone(1, 320));
+    expect(plain.stats()).toMatchObject({ processes: 1, busy: 1 });
+    await c.end();
+  });
+
   it('holds back audio while a process is behind (its pipe full), bounded by maxSeconds', async () => {
     const r = fake(['--stall-ms', '1500'], { maxSeconds: 10 });
     await r.warm();

@@ -83,7 +83,7 @@ export interface StreamUtterance {
 export interface StreamingRecognizer extends OfflineRecognizer {
   begin(opts?: StreamUtteranceOptions): StreamUtterance;
   /** Processes (started, decoding an utterance), utterances waiting for one, audio queued in this process (samples), and whether it gave up (its processes would not start). */
-  stats(): { processes: number; busy: number; waiting: number; queuedSamples: number; broken: boolean };
+  stats(): { processes: number; ready: number; busy: number; waiting: number; queuedSamples: number; broken: boolean };
 }
 
 export interface StreamingRecognizerOptions {
@@ -92,8 +92,20 @@ export interface StreamingRecognizerOptions {
   command?: DecoderCommand;
   /** Resident processes at most (default 1). */
   size?: number;
-  /** An ended utterance not answered in this long kills its process (default 20 s). */
+  /**
+   * An ended utterance whose process makes no progress (reads none of its audio, says nothing of
+   * it) for this long is failed and its process killed (default 20 s). Counted from the end only
+   * once a running process has it: a loaded machine's slow start or backlog is not a stuck process.
+   */
   timeoutMs?: number;
+  /** A process not ready in this long is killed, counted as a failed start (default 60 s). */
+  startTimeoutMs?: number;
+  /**
+   * Keep one more process starting while every running one is busy (within `size`), so the next
+   * utterance finds one ready instead of waiting for python and the model to load (seconds on a
+   * loaded machine). Default false; the worker's recogniser asks for it.
+   */
+  spare?: boolean;
   /** Longest utterance decoded (seconds, default 60); later audio is dropped. */
   maxSeconds?: number;
   /** The dither added before recognition (dBFS RMS, default DITHER_DBFS as offline.ts); null: none. */
@@ -170,6 +182,8 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   const command = opts.command ?? (install ? decoderCommand(install) : null);
   const size = Math.max(1, opts.size ?? 1);
   const timeoutMs = opts.timeoutMs ?? 20_000;
+  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+  const spare = opts.spare ?? false;
   const maxSamples = (opts.maxSeconds ?? 60) * 16_000;
   const ditherDbfs = opts.ditherDbfs === undefined ? DITHER_DBFS : opts.ditherDbfs;
   const maxStartFailures = opts.maxStartFailures ?? 3;
@@ -229,6 +243,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     const u = p.utt;
     if (!u || msg.id !== u.id) return;
     if (typeof msg.partial === 'string') {
+      progressed(u);
       u.opts.onPartial?.(cleanHyp(msg.partial));
       return;
     }
@@ -262,11 +277,20 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     child.stdin!.on('error', () => undefined);
     child.stdin!.on('drain', () => {
       p.blocked = false;
-      if (p.utt) pump(p.utt);
+      if (p.utt) {
+        progressed(p.utt);
+        pump(p.utt);
+      }
     });
+    // Python and the model load in about a second here, far longer on a loaded machine; never is a failed start.
+    const startTimer = setTimeout(() => {
+      if (!p.ready && !p.dead) kill(p);
+    }, startTimeoutMs);
+    startTimer.unref();
     const gone = () => {
       if (p.dead) return;
       p.dead = true;
+      clearTimeout(startTimer);
       procs.delete(p);
       if (!p.ready && !closed) {
         startFailures++;
@@ -296,9 +320,13 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       p.utt = u;
       if (key) p.last = new WeakRef(key);
       pump(u);
+      if (u.ended) armTimeout(u);
     }
-    const starting = [...procs].filter((p) => !p.ready).length;
+    const live = [...procs].filter((p) => !p.dead && !p.retired);
+    const starting = live.filter((p) => !p.ready).length;
     if (waiting.length > starting && procs.size < size) startProc();
+    // Every running process busy and none starting: one more, ready for the next utterance.
+    else if (spare && starting === 0 && live.length > 0 && live.every((p) => p.utt) && procs.size < size) startProc();
   }
 
   /** Writes what it can of an utterance to its process: start, audio while the pipe takes it, end. */
@@ -325,8 +353,10 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     }
   }
 
-  /** Ended: answered within timeoutMs of now, or its process (stuck, or not reading its pipe) is killed. */
+  /** Ended and running: answered, or progressing, within timeoutMs, or its process (stuck, or not reading its pipe) is killed. */
   function armTimeout(u: Utt) {
+    if (u.done || !u.ended || !u.proc) return;
+    if (u.timer) clearTimeout(u.timer);
     u.timer = setTimeout(() => {
       const p = u.proc;
       fail(u, new Error('the offline recogniser timed out'));
@@ -335,6 +365,11 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       assign();
     }, timeoutMs);
     u.timer.unref();
+  }
+
+  /** Its process read more of its audio or said something of it: the wait starts again. */
+  function progressed(u: Utt) {
+    if (u.timer) armTimeout(u);
   }
 
   const recognizer: StreamingRecognizer = {
@@ -419,7 +454,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
     stats() {
       const all = [...procs];
       const queued = [...waiting, ...all.map((p) => p.utt).filter((u): u is Utt => u !== null)].reduce((n, u) => n + u.samples, 0);
-      return { processes: all.length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued, broken: broken !== null };
+      return { processes: all.length, ready: all.filter((p) => p.ready && !p.retired).length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued, broken: broken !== null };
     },
     async transcribe(pcm, signal) {
       return (await recognizer.transcribeScored!(pcm, signal)).text;
@@ -474,7 +509,7 @@ export function createWorkerOfflineRecognizer(size?: number, env: PocketsphinxEn
   const generic = findPocketsphinx(env);
   const install = generic && lm ? { ...generic, lm } : generic;
   const batch = () => createRecognizerPool(() => createOfflineRecognizer({ install: install! }), size ?? Math.min(4, cores));
-  if (streaming) return withBatchFallback(createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores) }), batch);
+  if (streaming) return withBatchFallback(createStreamingRecognizer({ install: streaming, size: size ?? Math.min(6, 2 * cores), spare: true }), batch);
   return install ? batch() : null;
 }
 
