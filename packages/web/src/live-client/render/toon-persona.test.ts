@@ -114,6 +114,30 @@ describe('toon persona (built from a recipe)', () => {
     expect(Math.max(...morph('inner'))).toBe(0);
   });
 
+  it('open eyes show the mood: smiling, heavy-lidded, wide; the brows knit in concern', () => {
+    const sclera = () => (upper.head.children.filter((c) => ((c as Mesh).material as ShaderMaterial).uniforms?.sclera) as Mesh[]).map((m) => (m.material as ShaderMaterial).uniforms.sclera!.value as unknown);
+    const morph = (name: string) => upper.head.children.map((c) => ((c as Mesh).morphTargetDictionary?.[name] !== undefined ? (c as Mesh).morphTargetInfluences![(c as Mesh).morphTargetDictionary![name]!]! : null)).filter((x): x is number => x !== null);
+    upper.apply(faceWith((f) => (f.smile = 0)), new Map());
+    const open = sclera();
+    upper.apply(faceWith((f) => ((f.mood = 'happy'), (f.moodWeight = 1), (f.smile = 0.9))), new Map());
+    const smiling = sclera();
+    expect(smiling[0]).not.toBe(open[0]);
+    upper.apply(faceWith((f) => ((f.mood = 'sad'), (f.moodWeight = 1), (f.smile = 0))), new Map());
+    const heavy = sclera();
+    expect(heavy[0]).not.toBe(open[0]);
+    expect(heavy[0]).not.toBe(smiling[0]);
+    // A blink still closes them (the blink frame wins over the mood's).
+    upper.apply(faceWith((f) => ((f.mood = 'happy'), (f.moodWeight = 1), (f.smile = 0.9), (f.blinkLeft = f.blinkRight = 1))), new Map());
+    expect(upper.debug.blinkFrame).toEqual([2, 2]);
+    upper.apply(faceWith((f) => ((f.mood = 'surprised'), (f.moodWeight = 1), (f.smile = 0))), new Map());
+    expect(morph('wide')).toEqual([1, 1]);
+    upper.apply(faceWith((f) => ((f.mood = 'concerned'), (f.moodWeight = 1), (f.smile = 0))), new Map());
+    expect(morph('wide')).toEqual([0, 0]);
+    expect(Math.min(...morph('knit'))).toBeGreaterThan(0.9);
+    upper.apply(faceWith(() => undefined), new Map());
+    expect(Math.max(...morph('knit'))).toBe(0);
+  });
+
   it('the head turns with the driver, from the neck', () => {
     upper.apply(faceWith((f) => (f.headYaw = 0.2)), new Map());
     expect(upper.head.parent!.rotation.y).toBeCloseTo(0.12, 3);

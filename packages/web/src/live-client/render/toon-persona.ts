@@ -200,13 +200,23 @@ const lidAt = (t: number): Pt[] => LID_OPEN.map((p, i) => [p[0] + (LID_SHUT[i]![
 const IRIS_C: Pt = [0.52, 0.44];
 const IRIS_H: Pt = [0.21, 0.42];
 
-function scleraTexture(t: number): CanvasTexture {
+/**
+ * The lower lid's two control points (canvas y down): at rest a shallow cup; smiling (0…1) it
+ * pushes up into the eye — the crescent of an anime character's happy eyes.
+ */
+const lowerLid = (smile: number): [Pt, Pt] => [
+  [0.78, 0.8 - 0.75 * smile],
+  [0.3, 0.95 - 0.85 * smile],
+];
+
+function scleraTexture(t: number, smile = 0): CanvasTexture {
   return canvasTexture(128, 100, (g, W, H) => {
     const [a, b, c, d] = lidAt(t).map(([x, y]) => [x * W, y * H] as Pt) as [Pt, Pt, Pt, Pt];
+    const [l1, l2] = lowerLid(smile);
     const shape = new Path2D();
     shape.moveTo(...a);
     shape.bezierCurveTo(...b, ...c, ...d);
-    shape.bezierCurveTo(0.82 * W, 0.8 * H, 0.3 * W, 0.95 * H, ...a);
+    shape.bezierCurveTo(l1[0] * W, l1[1] * H, l2[0] * W, l2[1] * H, ...a);
     const grad = g.createLinearGradient(0, Math.min(b[1], c[1]), 0, 0.8 * H);
     grad.addColorStop(0, '#aaa4c0');
     grad.addColorStop(0.5, '#f4f2fa');
@@ -216,7 +226,7 @@ function scleraTexture(t: number): CanvasTexture {
   });
 }
 
-function linesTexture(t: number, lashes: number): CanvasTexture {
+function linesTexture(t: number, lashes: number, smile = 0): CanvasTexture {
   return canvasTexture(256, 200, (g, W, H) => {
     const [a, b, c, d] = lidAt(t).map(([x, y]) => [x * W, y * H] as Pt) as [Pt, Pt, Pt, Pt];
     g.strokeStyle = '#21120f';
@@ -237,11 +247,18 @@ function linesTexture(t: number, lashes: number): CanvasTexture {
       g.quadraticCurveTo(d[0] + 0.03 * W, d[1] - 0.02 * H, d[0] - 0.04 * W, d[1] + 0.03 * H);
       g.fill();
       g.globalAlpha = 1;
-      g.lineWidth = 3.5;
-      g.strokeStyle = 'rgba(70,35,35,0.75)';
+      g.lineWidth = 3.5 + 2.5 * smile;
+      g.strokeStyle = `rgba(70,35,35,${0.75 + 0.2 * smile})`;
       g.beginPath();
-      g.moveTo(0.5 * W, 0.92 * H);
-      g.quadraticCurveTo(0.78 * W, 0.84 * H, 0.88 * W, 0.5 * H);
+      if (smile > 0) {
+        // The raised lower lid, drawn along the sclera's lower edge.
+        const [l1, l2] = lowerLid(smile);
+        g.moveTo(a[0] + 0.1 * W, a[1] - 0.04 * H);
+        g.bezierCurveTo(l2[0] * W, l2[1] * H, l1[0] * W, l1[1] * H, d[0] - 0.03 * W, d[1] + 0.01 * H);
+      } else {
+        g.moveTo(0.5 * W, 0.92 * H);
+        g.quadraticCurveTo(0.78 * W, 0.84 * H, 0.88 * W, 0.5 * H);
+      }
       g.stroke();
     } else {
       g.globalAlpha = lashes;
@@ -316,9 +333,11 @@ function eyeMaterial(iris: Texture, flip: boolean): ShaderMaterial {
     },
     vertexShader: `varying vec2 vUv;
       #include <common>
+      #include <morphtarget_pars_vertex>
       void main() {
         vUv = uv;
         #include <begin_vertex>
+        #include <morphtarget_vertex>
         #include <project_vertex>
       }`,
     fragmentShader: `uniform sampler2D sclera; uniform sampler2D lines; uniform sampler2D iris;
@@ -654,14 +673,23 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     track(new MeshBasicMaterial({ map, transparent: true, depthWrite: false, polygonOffset: true, polygonOffsetFactor: -2, polygonOffsetUnits: -4, ...extra }));
   const rect = (cx: number, cy: number, hw: number, hh: number): Shape => (u, v) => [cx - hw + 2 * hw * u, cy + hh - 2 * hh * v];
 
-  // Eyes: three drawn frames (open, half, closed) and a moving iris.
+  // Eyes: drawn frames — open, half, closed (a blink), smiling (the lower lid up: happy) and heavy
+  // (the upper lid a quarter down: sad, concerned) — and a moving iris.
   const lashes = female ? 1 : 0;
-  const frames = [0, 0.5, 1].map((t) => ({ sclera: track(scleraTexture(Math.min(t, 0.999))), lines: track(linesTexture(t, lashes)) }));
+  const frames = [
+    [0, 0],
+    [0.5, 0],
+    [1, 0],
+    [0.05, 0.55],
+    [0.24, 0],
+  ].map(([t, smile]) => ({ sclera: track(scleraTexture(Math.min(t!, 0.999), smile)), lines: track(linesTexture(t!, lashes, smile)) }));
   for (const f of frames) f.sclera.anisotropy = f.lines.anisotropy = aniso;
   const irisTex = track(irisTexture(col.eyes));
   const eyes = [-1, 1].map((s) => {
     const mat = track(eyeMaterial(irisTex, s < 0));
-    const mesh = decal(rect(s * eyeX, eyeY, 0.025, female ? 0.021 : 0.019), mat, { cols: 8, rows: 6 });
+    const eh = female ? 0.021 : 0.019;
+    // Wide (surprise): the eye opens taller, the iris with it.
+    const mesh = decal(rect(s * eyeX, eyeY, 0.025, eh), mat, { cols: 8, rows: 6, morphs: [['wide', rect(s * eyeX, eyeY + 0.0025, 0.0262, eh * 1.2)]] });
     return { mesh, mat, frame: -1 };
   });
   const setEyeFrame = (e: (typeof eyes)[number], k: number) => {
@@ -686,14 +714,21 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       return [x, y + 0.004 * Math.sin(u * Math.PI) - 0.002 * (s > 0 ? u : 1 - u) + up + inner * (innerness - 0.35)];
     };
     // Drawn over the fringe (as anime characters' brows are): a raised brow would vanish under it.
+    // Knit: the inner ends drawn toward the nose and down (concern, thought).
+    const knit: Shape = (u, v) => {
+      const innerness = s > 0 ? 1 - u : u;
+      const [x, y] = at(0, 0)(u, v);
+      return [x - s * 0.0045 * innerness, y - 0.003 * innerness];
+    };
     return decal(at(0, 0), decalMaterial(s > 0 ? browR : browL, { depthTest: false }), {
       cols: 8,
       rows: 2,
       order: 4,
       morphs: [
-        ['up', at(0.0095, 0)],
-        ['inner', at(0.0015, 0.0095)],
-        ['down', at(-0.0045, -0.005)],
+        ['up', at(0.013, 0)],
+        ['inner', at(0.001, 0.015)],
+        ['down', at(-0.0055, -0.006)],
+        ['knit', knit],
       ],
     });
   });
@@ -1033,10 +1068,13 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       }
       // Eyes: three drawn frames, chosen by the blink weight; the iris follows the gaze.
       const blinks = [face.blinkRight, face.blinkLeft];
+      // Open eyes show the mood: smiling with a smile, heavy-lidded when sad or concerned, wide in surprise.
+      const open = face.smile > 0.45 ? 3 : (mood === 'sad' || mood === 'concerned') && mw > 0.4 ? 4 : 0;
       eyes.forEach((e, i) => {
         const b = blinks[i]!;
         const k = b < 0.3 ? 0 : b < 0.75 ? 1 : 2;
-        setEyeFrame(e, k);
+        setEyeFrame(e, k === 0 ? open : k);
+        setMorph(e.mesh, 'wide', mood === 'surprised' && k === 0 ? mw : 0);
         debug.blinkFrame[i] = k;
         (e.mat.uniforms.gaze!.value as Vector2).set(Math.max(-0.14, Math.min(0.14, face.eyeYaw * 0.7)), Math.max(-0.1, Math.min(0.1, face.eyePitch * 0.6)));
       });
@@ -1048,6 +1086,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         setMorph(b, 'up', Math.min(1, face.browUp * (1 - 0.6 * inner) + (i === 1 ? thinking * 0.5 : 0)));
         setMorph(b, 'inner', inner);
         setMorph(b, 'down', i === 0 ? thinking * 0.8 : 0);
+        setMorph(b, 'knit', (mood === 'concerned' ? 1 : mood === 'thinking' ? 0.6 : mood === 'sad' ? 0.3 : 0) * mw);
       });
       // Cheeks: more blush, lifted, with a smile.
       for (const c of cheeks) {
