@@ -4,6 +4,7 @@
 // default client config. Run it again after changing this script; its output is committed.
 import fs from 'node:fs';
 import path from 'node:path';
+import { SCENES, sceneGlb, sceneThumbnail } from './environment-scenes.mjs';
 import { root } from './lib.mjs';
 import { BUDGET, EXPRESSIONS, FRAMING, MOUTH_SHAPES, VISEMES, personaGlb, portraitLayers, renderThumbnail } from './make-personas.mjs';
 
@@ -132,117 +133,11 @@ const env2d = backgrounds.map((b) => {
   return { id: b.id, name: b.name, url: `/catalog/environments/${b.id}.svg`, thumbnail: `/catalog/environments/${b.id}.svg` };
 });
 
-// 3D scenes: small glTF binaries made here (a ground disc and a few blocks).
-function glb(name, boxes) {
-  const positions = [];
-  const indices = [];
-  const addBox = ([x, y, z], [w, h, d]) => {
-    const base = positions.length / 3;
-    for (const dx of [-w / 2, w / 2]) for (const dy of [0, h]) for (const dz of [-d / 2, d / 2]) positions.push(x + dx, y + dy, z + dz);
-    const f = [0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3];
-    for (const i of f) indices.push(base + i);
-  };
-  for (const b of boxes) addBox(b.at, b.size);
-  const pos = Buffer.from(new Float32Array(positions).buffer);
-  const idx = Buffer.from(new Uint16Array(indices).buffer);
-  const pad = (buf, fill = 0) => Buffer.concat([buf, Buffer.alloc((4 - (buf.length % 4)) % 4, fill)]);
-  const bin = Buffer.concat([pad(pos), pad(idx)]);
-  const min = [0, 1, 2].map((k) => Math.min(...positions.filter((_, i) => i % 3 === k)));
-  const max = [0, 1, 2].map((k) => Math.max(...positions.filter((_, i) => i % 3 === k)));
-  const json = {
-    asset: { version: '2.0', generator: 'persona-studio make-catalog' },
-    scene: 0,
-    scenes: [{ name, nodes: [0] }],
-    nodes: [{ mesh: 0, name }],
-    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1, material: 0 }] }],
-    materials: [{ pbrMetallicRoughness: { baseColorFactor: [0.78, 0.8, 0.84, 1], metallicFactor: 0, roughnessFactor: 0.9 } }],
-    buffers: [{ byteLength: bin.length }],
-    bufferViews: [
-      { buffer: 0, byteOffset: 0, byteLength: pos.length, target: 34962 },
-      { buffer: 0, byteOffset: pad(pos).length, byteLength: idx.length, target: 34963 },
-    ],
-    accessors: [
-      { bufferView: 0, componentType: 5126, count: positions.length / 3, type: 'VEC3', min, max },
-      { bufferView: 1, componentType: 5123, count: indices.length, type: 'SCALAR' },
-    ],
-  };
-  const jsonBuf = pad(Buffer.from(JSON.stringify(json)), 0x20);
-  const header = Buffer.alloc(12);
-  header.write('glTF', 0);
-  header.writeUInt32LE(2, 4);
-  header.writeUInt32LE(12 + 8 + jsonBuf.length + 8 + bin.length, 8);
-  const chunk = (buf, type) => {
-    const h = Buffer.alloc(8);
-    h.writeUInt32LE(buf.length, 0);
-    h.write(type, 4);
-    return Buffer.concat([h, buf]);
-  };
-  return Buffer.concat([header, chunk(jsonBuf, 'JSON'), chunk(bin, 'BIN\0')]);
-}
-// A 3D scene's thumbnail: the scene itself, drawn from about where the full-body camera stands
-// (a wider lens, to show the place): each box's faces projected, shaded by one light, far to near.
-function sceneThumbnail(boxes, { width = 320, height = 180, eye = [0, 1.6, 4.2], target = [0, 1, -2], fovDeg = 60, sky = ['#bfdbfe', '#f8fafc'] } = {}) {
-  const sub = (a, b) => a.map((v, i) => v - b[i]);
-  const dot = (a, b) => a.reduce((n, v, i) => n + v * b[i], 0);
-  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-  const unit = (a) => a.map((v) => v / Math.hypot(...a));
-  const forward = unit(sub(target, eye));
-  const right = unit(cross(forward, [0, 1, 0]));
-  const up = cross(right, forward);
-  const toCamera = (p) => {
-    const d = sub(p, eye);
-    return [dot(d, right), dot(d, up), dot(d, forward)];
-  };
-  const near = 0.1;
-  const focal = height / 2 / Math.tan((fovDeg * Math.PI) / 360);
-  const project = ([x, y, z]) => [width / 2 + (x * focal) / z, height / 2 - (y * focal) / z];
-  // Cuts a polygon (camera space) at the near plane: the ground reaches behind the camera.
-  const clip = (poly) => {
-    const out = [];
-    for (let i = 0; i < poly.length; i++) {
-      const a = poly[i];
-      const b = poly[(i + 1) % poly.length];
-      if (a[2] >= near) out.push(a);
-      if (a[2] >= near !== b[2] >= near) {
-        const t = (near - a[2]) / (b[2] - a[2]);
-        out.push(a.map((v, k) => v + (b[k] - v) * t));
-      }
-    }
-    return out;
-  };
-  const light = unit([0.4, 1, 0.6]);
-  const faces = [];
-  for (const { at: [x, y, z], size: [w, h, d] } of boxes) {
-    const [x0, x1, y0, y1, z0, z1] = [x - w / 2, x + w / 2, y, y + h, z - d / 2, z + d / 2];
-    for (const [normal, corners] of [
-      [[0, 1, 0], [[x0, y1, z0], [x1, y1, z0], [x1, y1, z1], [x0, y1, z1]]],
-      [[0, 0, 1], [[x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]],
-      [[0, 0, -1], [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0]]],
-      [[1, 0, 0], [[x1, y0, z0], [x1, y0, z1], [x1, y1, z1], [x1, y1, z0]]],
-      [[-1, 0, 0], [[x0, y0, z0], [x0, y0, z1], [x0, y1, z1], [x0, y1, z0]]],
-    ]) {
-      // Faces turned away from the eye are not drawn.
-      if (dot(normal, sub(eye, corners[0])) <= 0) continue;
-      const poly = clip(corners.map(toCamera));
-      if (poly.length < 3) continue;
-      const depth = Math.max(...poly.map((p) => p[2]));
-      const shade = 0.45 + 0.55 * Math.max(0, dot(normal, light));
-      const [r, g, b] = [0.78, 0.8, 0.84].map((c) => Math.round(255 * Math.min(1, c * shade)));
-      faces.push({ depth, points: poly.map(project), fill: `rgb(${r},${g},${b})` });
-    }
-  }
-  faces.sort((a, b) => b.depth - a.depth);
-  const polygons = faces.map((f) => `<polygon points="${f.points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ')}" fill="${f.fill}" stroke="#94a3b8" stroke-width="0.6" stroke-linejoin="round"/>`).join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}"><defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${sky[0]}"/><stop offset="1" stop-color="${sky[1]}"/></linearGradient></defs><rect width="${width}" height="${height}" fill="url(#sky)"/>${polygons}</svg>`;
-}
-
-const scenes = [
-  { id: 'plaza', name: 'Plaza', boxes: [{ at: [0, -0.05, 0], size: [20, 0.05, 20] }, { at: [-4, 0, -5], size: [2, 3, 2] }, { at: [4, 0, -6], size: [3, 1, 1] }] },
-  { id: 'gallery', name: 'Gallery', boxes: [{ at: [0, -0.05, 0], size: [12, 0.05, 12] }, { at: [0, 0, -6], size: [12, 4, 0.2] }, { at: [-6, 0, 0], size: [0.2, 4, 12] }], sky: ['#e2e8f0', '#f8fafc'] },
-];
-const env3d = scenes.map((scene) => {
-  write(`environments/${scene.id}.glb`, glb(scene.id, scene.boxes));
-  write(`environments/${scene.id}-thumb.svg`, sceneThumbnail(scene.boxes, scene.sky ? { sky: scene.sky } : {}));
+// 3D scenes: small glTF binaries made here (environment-scenes.mjs: a town square, a gallery).
+const env3d = SCENES.map((scene) => {
+  const built = scene.build(scene.sky[1]);
+  write(`environments/${scene.id}.glb`, sceneGlb(scene.id, built.parts));
+  write(`environments/${scene.id}-thumb.svg`, sceneThumbnail(built, { sky: scene.sky }));
   return { id: scene.id, name: scene.name, 'gltf-model': `/catalog/environments/${scene.id}.glb`, thumbnail: `/catalog/environments/${scene.id}-thumb.svg` };
 });
 const light = [
