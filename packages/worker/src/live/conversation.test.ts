@@ -338,6 +338,37 @@ describe('the avatar speaks (issue 13)', () => {
     await c.finish(LiveCode.sessionEnded);
   });
 
+  it('<trl-config speechSpeed> holds for the rest of the session, also from a host’s line of tags only', async () => {
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const speech = createSpeechPipeline({ tts });
+    const answers = ["Sure. <trl-config speechSpeed='20' /> I will speak quicker.", 'Still quicker.', 'Slower now.'];
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: answers.shift()! };
+      },
+    };
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain, speech, portal: portal().link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'faster please' }));
+    await until(() => utterances(s).includes('end 1'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'and now?' }));
+    await until(() => utterances(s).includes('end 2'));
+    // The host page's sendMessageToAvatar with only a tag: nothing said, the speed set.
+    c.onMessage(JSON.stringify({ type: 'text', text: "<trl-config speechSpeed='-25' />", speak: true }));
+    await until(() => s.frames.filter((f) => f.type === 'action').length === 2);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'ok' }));
+    await until(() => utterances(s).includes('end 4'));
+    expect(tts.calls.map((call) => [call.text, call.rate])).toEqual([
+      ['Sure.', undefined],
+      ['I will speak quicker.', 1.2],
+      ['Still quicker.', 1.2],
+      ['Slower now.', 0.75],
+    ]);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
   it('without tags or voice, a mood cue from the answer’s tone is sent at once', async () => {
     const brain: Brain = {
       kind: 'test',

@@ -98,6 +98,11 @@ export interface SpeechPipeline {
   startTurn(options: StartTurnOptions): SpeechTurn;
   /** A whole text at once (the wake-up message, `speak` frames). */
   speak(text: string, options: StartTurnOptions): SpeechTurn;
+  /**
+   * An avatar action outside any utterance (a line of tags only, the speaker off): a `<trl-config
+   * speechSpeed>` sets the session's rate all the same; a pause has nothing to pause.
+   */
+  configure(action: TAvatarAction): void;
 }
 
 export interface SpeechPipelineOptions {
@@ -500,6 +505,10 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     provider: tts.provider,
     sampleRate: rate,
     startTurn,
+    configure(action) {
+      const control = speechControl(action);
+      if (control?.kind === 'rate') speechRate = control.rate;
+    },
     speak(text, opts) {
       const turn = startTurn(opts);
       turn.push(text);
