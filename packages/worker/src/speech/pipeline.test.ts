@@ -463,6 +463,21 @@ describe('the voice’s own avatar tags: <trl-break> pauses it, <trl-config spee
     ]);
   });
 
+  it('a tag between every two words does not make a synthesis of every word: at most 16 cuts an answer', async () => {
+    const { turn, tts } = start({});
+    const words = Array.from({ length: 60 }, (_, k) => `word${k}`);
+    words.forEach((w, k) => {
+      turn.push(`${w} `);
+      turn.mark(k % 3 === 0 ? pause('0.001') : speed(k % 2 ? '20' : '-20'), 'tag');
+    });
+    turn.end();
+    await turn.done;
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    expect(calls.length).toBeGreaterThan(10);
+    expect(calls.length).toBeLessThanOrEqual(16 + 2);
+    expect(calls.map((c) => c.text).join(' ')).toBe(words.join(' '));
+  });
+
   it('speechSpeed with the offline voice: the same sentence is measurably shorter at +50, longer at -30', async () => {
     await offline.warm();
     const sentence = 'The first room shows paintings from the north of the country.';

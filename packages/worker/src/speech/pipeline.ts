@@ -124,6 +124,9 @@ export interface SpeechPipelineOptions {
 /** Words of a stretch of pushed text, as the voice's word timings count them. */
 const countWords = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
+/** Cuts of the text for the voice's tags in one answer; past them a pause or a speed starts with the next piece. */
+const MAX_CUTS = 16;
+
 /** Items per `visemes`/`words` frame (≈ 40 bytes each: far below the 16 KB frame limit). */
 const MAX_ITEMS = 150;
 
@@ -179,6 +182,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     /** `<trl-break>`s waiting for the piece after them; `at` is where the text was cut. */
     const breaks: { action: TAvatarAction; source: ActionSource; at: number; ms: number }[] = [];
     let breakMsLeft: number = AvatarActionLimits.breakTotalMs;
+    let cutsLeft = MAX_CUTS;
     let resolveDone!: (m: SpeechTurnMetrics) => void;
     const done = new Promise<SpeechTurnMetrics>((r) => (resolveDone = r));
     const metrics: SpeechTurnMetrics = {
@@ -451,14 +455,23 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       mark(action, source, at) {
         if (stopped) return;
         const control = speechControl(action);
-        if (control && !ended && (control.kind === 'rate' || control.ms > 0)) {
-          // The voice changes here: the text so far is cut, the next piece starts after the tag.
-          addPieces(chunker.cutHere());
-          if (control.kind === 'rate') speechRate = control.rate;
-          else {
+        if (control && !ended) {
+          // The voice changes here: the text so far is cut (at most MAX_CUTS times an answer: a
+          // tag between every two words would otherwise ask for one synthesis per word), the next
+          // piece starts after the tag.
+          const cut = () => {
+            if (cutsLeft <= 0) return;
+            cutsLeft--;
+            addPieces(chunker.cutHere());
+          };
+          if (control.kind === 'rate') {
+            if (control.rate !== speechRate) cut();
+            speechRate = control.rate;
+          } else {
             const ms = Math.min(control.ms, breakMsLeft);
             breakMsLeft -= ms;
             if (ms > 0) {
+              cut();
               breaks.push({ action, source, at: pushed.length, ms });
               return;
             }
