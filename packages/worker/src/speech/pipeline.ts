@@ -119,8 +119,6 @@ export interface SpeechPipelineOptions {
   now?: () => number;
 }
 
-/** Silence kept after a piece, by what ended it (ms). */
-
 /** Words of a stretch of pushed text, as the voice's word timings count them. */
 const countWords = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
@@ -130,6 +128,7 @@ const MAX_CUTS = 16;
 /** Items per `visemes`/`words` frame (≈ 40 bytes each: far below the 16 KB frame limit). */
 const MAX_ITEMS = 150;
 
+/** Silence kept after a piece, by what ended it (ms). */
 const TRAIL_MS: Record<PieceBoundary, number> = { sentence: 260, line: 320, clause: 140, forced: 40, end: 120, cut: 40 };
 
 /** What a piece's synthesis produced, times relative to the piece's first emitted sample. */
