@@ -11,7 +11,7 @@ import { FACE_ARGS, waitForFrames } from './support/avatar-face';
  */
 test.use({ launchOptions: { executablePath: '/usr/bin/chromium', args: FACE_ARGS }, trace: 'off', viewport: { width: 1280, height: 800 } });
 
-test('a tagged answer: the face turns happy and nods; the tags reach neither the chat nor the captions', async ({ page }) => {
+test('a tagged answer: the face turns happy and nods; the tags reach neither the chat nor the captions; a break is a pause in the voice the page is sent', async ({ page }) => {
   test.setTimeout(120_000);
   const account = await createVerifiedAccount('tags');
   const session = await apiLogin(account.email, account.password);
@@ -40,6 +40,16 @@ test('a tagged answer: the face turns happy and nods; the tags reach neither the
   const created = await save(avatar);
   await save({ ...avatar, id: created.id, version: created.version });
 
+  // What the worker sends the page (for the pause below).
+  type Frame = { type: string; utt?: number; phase?: string; audioSampleRate?: number; action?: { tag?: string } };
+  const frames = { json: [] as Frame[], binary: [] as Buffer[] };
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/avatar-ws')) return;
+    ws.on('framereceived', ({ payload }) => {
+      if (typeof payload === 'string') frames.json.push(JSON.parse(payload) as Frame);
+      else frames.binary.push(payload);
+    });
+  });
   await page.goto(`/avatar/${created.id}?chatOpen=true`);
   await waitForFrames(page);
   const log = page.getByRole('log', { name: 'Conversation' });
@@ -71,4 +81,31 @@ test('a tagged answer: the face turns happy and nods; the tags reach neither the
   await expect.poll(async () => (await page.evaluate(() => (window as unknown as { captions: string[] }).captions)).join(' '), { timeout: 30_000 }).toContain('thank you');
   const captions = await page.evaluate(() => (window as unknown as { captions: string[] }).captions);
   for (const text of captions) expect(text).not.toMatch(/trl-|<|>/);
+
+  // A pause (`<trl-break>`, ADR 088): the voice the page is sent stops for its length mid-answer
+  // (digital silence in its audio frames, read off the socket: the face's frames are too far apart
+  // on a loaded machine to time it by ear) and goes on after it.
+  await page.getByRole('textbox', { name: 'Message' }).fill("One two three, <trl-break duration='2' />four five six.");
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(log).toContainText('You said: One two three, four five six.', { timeout: 30_000 });
+  const pauseUtt = () => frames.json.find((f) => f.type === 'action' && f.action?.tag === 'trl-break')?.utt;
+  await expect.poll(() => pauseUtt() !== undefined && frames.json.some((f) => f.type === 'utterance' && f.phase === 'end' && f.utt === pauseUtt()), { timeout: 30_000 }).toBe(true);
+  const utt = pauseUtt()!;
+  // Binary avatar frames: 8-byte header (kind 2, flags, utterance u16 LE, seq), then PCM16 LE.
+  const pcm = frames.binary.filter((b) => b[0] === 2 && b.readUInt16LE(2) === utt).map((b) => b.subarray(8));
+  const samples = new Int16Array(Buffer.concat(pcm).buffer.slice(0));
+  const rate = frames.json.find((f) => f.type === 'ready')!.audioSampleRate!;
+  let run = 0;
+  let longest = { end: 0, samples: 0 };
+  for (let i = 0; i < samples.length; i++) {
+    run = samples[i] === 0 ? run + 1 : 0;
+    if (run > longest.samples) longest = { end: i + 1, samples: run };
+  }
+  const loud = (from: number, to: number) => samples.subarray(from, to).some((x) => Math.abs(x) > 2000);
+  const pauseMs = (longest.samples * 1000) / rate;
+  test.info().annotations.push({ type: 'pause', description: `${Math.round(pauseMs)} ms of digital silence in the answer's ${Math.round((samples.length * 1000) / rate)} ms (asked: 2000 ms)` });
+  expect(pauseMs).toBeGreaterThanOrEqual(1950);
+  expect(pauseMs).toBeLessThan(2300);
+  expect(loud(0, longest.end - longest.samples)).toBe(true);
+  expect(loud(longest.end, samples.length)).toBe(true);
 });

@@ -49,6 +49,13 @@ export const AvatarActionLimits = {
   attrValue: 200,
   /** The longest a mood is held before it eases back to neutral (ms). */
   moodMs: 60_000,
+  /** `<trl-break>`: the longest one pause (ms), all pauses of one answer together (ms), and one without a duration (ms). */
+  breakMs: 5_000,
+  breakTotalMs: 10_000,
+  breakDefaultMs: 500,
+  /** `<trl-config speechSpeed>`: a change of speaking rate in percent of the avatar's own, within these bounds (½× … 2×). */
+  speechSpeedMin: -50,
+  speechSpeedMax: 100,
 } as const;
 
 const unit = z.number().check(z.gte(0), z.lte(1));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LiveCode, LiveMessages, LiveProtocol, type TLiveCode, type TWorkerFrame } from '@persona/contract';
+import { LiveCode, LiveMessages, LiveProtocol, readAudioFrame, type TLiveCode, type TWorkerFrame } from '@persona/contract';
+import { bytesToSamples, concatSamples } from '../core/audio.js';
 import { ProviderError } from '../core/errors.js';
 import type { Brain } from '../brains/types.js';
 import { sessionConfig } from '../test/brain-deps.js';
@@ -280,6 +281,91 @@ describe('the avatar speaks (issue 13)', () => {
     expect(actions.every((a) => typeof a.t === 'number')).toBe(true);
     // The nod comes with "It opens", after "Sure thing."
     expect(actions[2]!.t!).toBeGreaterThan(actions[1]!.t!);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
+  it('a <trl-break> in an answer: silence in the audio the page plays; interrupted in it, the answer stops and keeps what was said before it', async () => {
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const speech = createSpeechPipeline({ tts });
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: 'Let me think. <trl-break duration="3" /> Ah yes, it opens at nine.' };
+      },
+    };
+    const histories: { text: string; interrupted?: boolean; detail?: unknown }[][] = [];
+    const p = portal();
+    const c = new Conversation({
+      config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }),
+      brain,
+      speech,
+      portal: { ...p.link, history: async (h: { text: string; interrupted?: boolean; detail?: unknown }[]) => void histories.push(h.map((e) => ({ text: e.text, interrupted: e.interrupted, detail: e.detail }))) },
+      log,
+    });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'when?' }));
+    await until(() => utterances(s).includes('end 1'));
+    expect(tts.calls.map((call) => call.text)).toEqual(['Let me think.', 'Ah yes, it opens at nine.']);
+    // The page is sent 3 s of silence between the two.
+    const pcm = concatSamples(s.audio.map((frame) => readAudioFrame(frame)!).filter((f) => f.header.utterance === 1).map((f) => bytesToSamples(f.pcm)));
+    let run = 0;
+    let longest = { from: 0, samples: 0 };
+    for (let i = 0; i < pcm.length; i++) {
+      run = pcm[i] === 0 ? run + 1 : 0;
+      if (run > longest.samples) longest = { from: i - run + 1, samples: run };
+    }
+    expect(longest.samples / 16).toBeGreaterThanOrEqual(3000);
+    const words = s.frames.filter((f) => f.type === 'words').flatMap((f) => (f as { items: { t: number; w: string }[] }).items);
+    // (a word's tone starts at a zero sample: one sample of slack)
+    expect(words.find((w) => w.w === 'Ah')!.t).toBeGreaterThanOrEqual((longest.from + longest.samples - 1) / 16);
+    // The visitor has heard 1 s of the pause when they interrupt.
+    const inPause = Math.round(longest.from / 16 + 1000);
+    c.onMessage(JSON.stringify({ type: 'playback', utt: 1, state: 'progress', playedMs: inPause }));
+    // The page stops playback (its own interrupt: it knows what it played).
+    c.onMessage(JSON.stringify({ type: 'interrupt' }));
+    await until(() => histories.some((h) => h.some((e) => e.text === 'Let me think.')));
+    const kept = histories.at(-1)!.find((e) => e.text === 'Let me think.')!;
+    expect(kept.interrupted).toBe(true);
+    const heardMs = (kept.detail as { heardMs: number }).heardMs;
+    expect(heardMs).toBeGreaterThanOrEqual(inPause);
+    expect(heardMs).toBeLessThan(inPause + 1000);
+    expect(kept.detail).toMatchObject({ fullChars: 'Let me think. Ah yes, it opens at nine.'.length });
+    // Nothing more of it goes out.
+    const sent = s.audio.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.audio.length).toBe(sent);
+    await c.finish(LiveCode.sessionEnded);
+  });
+
+  it('<trl-config speechSpeed> holds for the rest of the session, also from a host’s line of tags only', async () => {
+    const tts = scriptedTts({ sampleRate: 16000 });
+    const speech = createSpeechPipeline({ tts });
+    const answers = ["Sure. <trl-config speechSpeed='20' /> I will speak quicker.", 'Still quicker.', 'Slower now.'];
+    const brain: Brain = {
+      kind: 'test',
+      async *reply() {
+        yield { type: 'text', delta: answers.shift()! };
+      },
+    };
+    const c = new Conversation({ config: sessionConfig({ kind: 'echo' }, { avatar: { wakeUpMessage: '' } }), brain, speech, portal: portal().link, log });
+    const s = fakeSocket();
+    c.attach(s);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'faster please' }));
+    await until(() => utterances(s).includes('end 1'));
+    c.onMessage(JSON.stringify({ type: 'text', text: 'and now?' }));
+    await until(() => utterances(s).includes('end 2'));
+    // The host page's sendMessageToAvatar with only a tag: nothing said, the speed set.
+    c.onMessage(JSON.stringify({ type: 'text', text: "<trl-config speechSpeed='-25' />", speak: true }));
+    await until(() => s.frames.filter((f) => f.type === 'action').length === 2);
+    c.onMessage(JSON.stringify({ type: 'text', text: 'ok' }));
+    await until(() => utterances(s).includes('end 4'));
+    expect(tts.calls.map((call) => [call.text, call.rate])).toEqual([
+      ['Sure.', undefined],
+      ['I will speak quicker.', 1.2],
+      ['Still quicker.', 1.2],
+      ['Slower now.', 0.75],
+    ]);
     await c.finish(LiveCode.sessionEnded);
   });
 

@@ -703,7 +703,11 @@ export class Conversation {
   /** An avatar action of utterance `utt`: timed with its voice, or at once when it has none. */
   private act(utt: number, speech: SpeechTurn | null, piece: Extract<AnswerPiece, { type: 'action' }>) {
     if (speech) speech.mark(piece.action, piece.source, piece.at);
-    else this.send({ type: 'action', utt, action: piece.action, source: piece.source });
+    else {
+      // A speed asked for while nothing is said (a host's tags-only line, the speaker off) holds for what follows.
+      this.opts.speech?.configure(piece.action);
+      this.send({ type: 'action', utt, action: piece.action, source: piece.source });
+    }
   }
 
   /** An utterance event to the page (audio at `rate`), tracked for interruptions and what was heard. */

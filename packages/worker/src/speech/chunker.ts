@@ -13,7 +13,8 @@
  * sends the deltas to the page itself. Pure, no timers.
  */
 
-export type PieceBoundary = 'sentence' | 'clause' | 'line' | 'forced' | 'end';
+/** `cut`: the text was cut where a pause or a change of speed goes (`cutHere`). */
+export type PieceBoundary = 'sentence' | 'clause' | 'line' | 'forced' | 'end' | 'cut';
 
 export interface SpeechPiece {
   /** 0, 1, … within the turn. */
@@ -86,7 +87,15 @@ export class SpeechChunker {
     return this.cut(true);
   }
 
-  private cut(final: boolean): SpeechPiece[] {
+  /**
+   * A cut where the text pushed so far ends (a pause or a change of speed goes there): what is
+   * held becomes pieces, the last one ending here; the text pushed next starts a new piece.
+   */
+  cutHere(): SpeechPiece[] {
+    return this.cut(true, 'cut');
+  }
+
+  private cut(final: boolean, last: PieceBoundary = 'end'): SpeechPiece[] {
     const out: SpeechPiece[] = [];
     for (;;) {
       const next = this.findCut(final);
@@ -100,11 +109,11 @@ export class SpeechChunker {
       if (!this.buf) break;
     }
     if (final && this.buf) {
-      const text = cleanForSpeech(this.buf, this.state, 'end');
+      const text = cleanForSpeech(this.buf, this.state, last);
       const rawStart = this.consumed;
       this.consumed += this.buf.length;
       this.buf = '';
-      if (hasWords(text)) out.push({ index: this.index++, text, boundary: 'end', rawStart, rawEnd: this.consumed });
+      if (hasWords(text)) out.push({ index: this.index++, text, boundary: last, rawStart, rawEnd: this.consumed });
     }
     return out;
   }

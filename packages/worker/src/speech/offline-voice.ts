@@ -282,7 +282,9 @@ export function createOfflineTts(voice: OfflineVoice, settings: { voice?: string
     sampleRate: info.sampleRate,
     marks: 'visemes',
     async *synthesize(text: string, options: TtsSynthesizeOptions): AsyncIterable<TtsChunk> {
-      const speech = await voice.synthesize(text, { voice: info.id, rate: settings.rate, signal: options.signal });
+      // The answer's rate (`<trl-config speechSpeed>`) on top of the configured one; flite keeps 0.5–2.
+      const rate = (settings.rate ?? 1) * (options.rate !== undefined && Number.isFinite(options.rate) && options.rate > 0 ? options.rate : 1);
+      const speech = await voice.synthesize(text, { voice: info.id, rate, signal: options.signal });
       if (speech.pcm.length === 0) return;
       yield { pcm: speech.pcm, sampleRate: speech.sampleRate, marks: { visemes: phonesToVisemes(speech.phones, 'arpabet') } };
     },

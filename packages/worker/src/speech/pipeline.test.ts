@@ -332,3 +332,198 @@ describe('speech pipeline: text stream → pieces → speech → utterance event
     expect(m.pieces).toBe(2);
   });
 });
+
+describe('the voice’s own avatar tags: <trl-break> pauses it, <trl-config speechSpeed> changes its rate (ADR 088)', () => {
+  const pause = (duration: string) => ({ kind: 'tag', tag: 'trl-break', attrs: { duration } }) as const;
+  const speed = (speechspeed: string) => ({ kind: 'tag', tag: 'trl-config', attrs: { speechspeed } }) as const;
+  const nod = { kind: 'gesture', gesture: 'nod' } as const;
+  /** The longest run of digital silence (ms) and where it starts (ms). */
+  const longestSilence = (samples: Int16Array, rate = 16000) => {
+    let best = { startMs: 0, ms: 0 };
+    for (let i = 0; i < samples.length; ) {
+      if (samples[i] !== 0) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < samples.length && samples[j] === 0) j++;
+      const ms = ((j - i) * 1000) / rate;
+      if (ms > best.ms) best = { startMs: (i * 1000) / rate, ms };
+      i = j;
+    }
+    return best;
+  };
+
+  it('a break of 1.0 s mid-sentence: ≥ 1 s of silence between its words, the words, visemes and actions after it that much later', async () => {
+    const plain = start({ chunks: 2 });
+    await stream(plain.turn, 'The museum opens at nine. It closes at five.');
+    await plain.turn.done;
+
+    const { events, turn, tts } = start({ chunks: 2 });
+    turn.push('The museum opens at ');
+    turn.mark(pause('1.0'), 'tag');
+    turn.mark(nod, 'tag');
+    turn.push('nine. It closes at five.');
+    turn.end();
+    const metrics = await turn.done;
+    // The break cut the sentence: what is before it and what is after it are two syntheses.
+    expect((tts as ReturnType<typeof scriptedTts>).calls.map((c) => c.text)).toEqual(['The museum opens at', 'nine. It closes at five.']);
+    const words = wordsOf(events);
+    const at = words.find((w) => w.w === 'at')!;
+    const nine = words.find((w) => w.w === 'nine')!;
+    expect(nine.t - (at.t + at.d)).toBeGreaterThanOrEqual(1000);
+    const spans = loudSpans(audioOf(events), 16000);
+    expect(spans).toHaveLength(words.length);
+    expect(spans[4]!.startMs - spans[3]!.endMs).toBeGreaterThanOrEqual(1000);
+    expect(Math.abs(spans[4]!.startMs - nine.t)).toBeLessThan(12);
+    const silence = longestSilence(audioOf(events));
+    expect(silence.ms).toBeGreaterThanOrEqual(1000);
+    expect(silence.startMs).toBeGreaterThanOrEqual(at.t + at.d);
+    // (the tone of a word starts at a zero sample: one sample of slack)
+    expect(silence.startMs + silence.ms).toBeLessThanOrEqual(nine.t + 0.1);
+    // Visemes sit on the sound: none in the pause.
+    const inPause = visemesOf(events).filter((v) => v.v !== 'sil' && v.t > at.t + at.d && v.t < nine.t);
+    expect(inPause).toEqual([]);
+    // The break is sent at its start, the nod with "nine".
+    const actions = actionsOf(events);
+    expect(actions.map((a) => a.action.kind)).toEqual(['tag', 'gesture']);
+    expect(actions[0]!.t).toBeGreaterThanOrEqual(Math.floor(at.t + at.d));
+    expect(actions[0]!.t).toBeLessThanOrEqual(Math.ceil(nine.t) - 1000);
+    // (at the start of the piece after the pause: the word's sound begins after its ≤ 30 ms pad)
+    expect(actions[1]!.t).toBeLessThanOrEqual(Math.round(nine.t));
+    expect(actions[1]!.t).toBeGreaterThanOrEqual(actions[0]!.t + 1000);
+    expect(actions[1]!.t).toBeGreaterThan(nine.t - 50);
+    // The word after the pause is later than without it by the pause (+ the cut's kept tail and pad).
+    const plainNine = wordsOf(plain.events).find((w) => w.w === 'nine')!;
+    expect(nine.t - plainNine.t).toBeGreaterThanOrEqual(1000);
+    expect(nine.t - plainNine.t).toBeLessThan(1100);
+    // The pause is audio of the utterance (what the page plays and the session counts as heard).
+    expect(metrics.audioMs).toBeCloseTo((audioOf(events).length * 1000) / 16000, 3);
+    expect(metrics.audioMs).toBeGreaterThan(words.at(-1)!.t + words.at(-1)!.d);
+    // What the visitor heard when cut off in the pause: the words before it.
+    expect(turn.heardText(at.t + at.d + 500)).toBe('The museum opens at');
+    expect(turn.heardText(nine.t + nine.d)).toBe('The museum opens at nine');
+  });
+
+  it('bounded: one pause ≤ 5 s, an answer’s pauses ≤ 10 s in all; none before the first word is lost, none after the last is made', async () => {
+    const { events, turn } = start({});
+    turn.mark(pause('0.5'), 'tag');
+    turn.push('One. ');
+    turn.mark(pause('60'), 'tag');
+    turn.push('Two. ');
+    turn.mark(pause('4'), 'tag');
+    turn.push('Three. ');
+    turn.mark(pause('3'), 'tag');
+    turn.push('Four.');
+    turn.mark(pause('2'), 'tag');
+    turn.end();
+    const metrics = await turn.done;
+    const spans = loudSpans(audioOf(events), 16000);
+    expect(spans).toHaveLength(4);
+    // 0.5 s before "One" (the 30 ms pad after it), 5 s (not 60), 4 s, then only the 0.5 s left of the 10 s.
+    expect(spans[0]!.startMs).toBeGreaterThanOrEqual(500);
+    expect(spans[0]!.startMs).toBeLessThan(560);
+    const gaps = spans.slice(1).map((s, k) => s.startMs - spans[k]!.endMs);
+    expect(gaps[0]).toBeGreaterThanOrEqual(5000);
+    expect(gaps[0]).toBeLessThan(5400);
+    expect(gaps[1]).toBeGreaterThanOrEqual(4000);
+    expect(gaps[1]).toBeLessThan(4400);
+    expect(gaps[2]).toBeGreaterThanOrEqual(500);
+    expect(gaps[2]).toBeLessThan(900);
+    // After the last word: no pause (the action still goes, at the end of the voice).
+    expect(metrics.audioMs - spans[3]!.endMs).toBeLessThan(300);
+    const actions = actionsOf(events);
+    expect(actions).toHaveLength(5);
+    expect(actions.at(-1)!.t).toBe(Math.round(metrics.audioMs));
+  });
+
+  it('speechSpeed: the pieces after it are asked for at that rate, for the rest of the session, until another', async () => {
+    const tts = scriptedTts({});
+    const pipeline = createSpeechPipeline({ tts });
+    const say = async (utt: number, parts: (string | ReturnType<typeof speed>)[]) => {
+      const turn = pipeline.startTurn({ utt, onEvent: () => {} });
+      for (const p of parts) {
+        if (typeof p === 'string') turn.push(p);
+        else turn.mark(p, 'tag');
+      }
+      turn.end();
+      await turn.done;
+    };
+    await say(1, ['Ah yes, I remember now - ', speed('20'), 'you asked me to speak quicker!']);
+    await say(2, ['And so I still do.']);
+    await say(3, [speed('-25'), 'Slower now. ', speed('0'), 'And back.']);
+    await say(4, [speed('fast'), 'A speed that is no number changes nothing.']);
+    expect(tts.calls.map((c) => [c.text, c.rate])).toEqual([
+      ['Ah yes, I remember now -', undefined],
+      ['you asked me to speak quicker!', 1.2],
+      ['And so I still do.', 1.2],
+      ['Slower now.', 0.75],
+      ['And back.', undefined],
+      ['A speed that is no number changes nothing.', undefined],
+    ]);
+  });
+
+  it('a tag between every two words does not make a synthesis of every word: at most 16 cuts an answer', async () => {
+    const { turn, tts } = start({});
+    const words = Array.from({ length: 60 }, (_, k) => `word${k}`);
+    words.forEach((w, k) => {
+      turn.push(`${w} `);
+      turn.mark(k % 3 === 0 ? pause('0.001') : speed(k % 2 ? '20' : '-20'), 'tag');
+    });
+    turn.end();
+    await turn.done;
+    const calls = (tts as ReturnType<typeof scriptedTts>).calls;
+    expect(calls.length).toBeGreaterThan(10);
+    expect(calls.length).toBeLessThanOrEqual(16 + 2);
+    expect(calls.map((c) => c.text).join(' ')).toBe(words.join(' '));
+  });
+
+  it('speechSpeed with the offline voice: the same sentence is measurably shorter at +50, longer at -30', async () => {
+    await offline.warm();
+    const sentence = 'The first room shows paintings from the north of the country.';
+    const spoken = async (tag: string | null) => {
+      const pipeline = createSpeechPipeline({ tts: createOfflineTts(offline) });
+      const events: SpeechEvent[] = [];
+      const turn = pipeline.startTurn({ utt: 1, onEvent: (e) => events.push(e) });
+      if (tag !== null) turn.mark(speed(tag), 'tag');
+      turn.push(sentence);
+      turn.end();
+      await turn.done;
+      const spans = loudSpans(audioOf(events), 16000, 300);
+      return spans.at(-1)!.endMs - spans[0]!.startMs;
+    };
+    const own = await spoken(null);
+    const fast = await spoken('50');
+    const slow = await spoken('-30');
+    expect(own).toBeGreaterThan(1500);
+    expect(fast / own).toBeLessThan(0.8);
+    expect(fast / own).toBeGreaterThan(0.5);
+    expect(slow / own).toBeGreaterThan(1.25);
+    expect(slow / own).toBeLessThan(1.7);
+  });
+
+  it('cancelled in a pause: nothing more goes out, the pause’s piece is not spoken', async () => {
+    const { events, turn, tts } = start({ delayMs: (text) => (text.startsWith('Then') ? 300 : 0) });
+    turn.push('First this. ');
+    turn.mark(pause('2'), 'tag');
+    turn.push('Then that.');
+    turn.end();
+    // The silence goes out as soon as the first piece is done, before the next piece's audio.
+    await new Promise<void>((resolve) => {
+      const check = () => (longestSilence(audioOf(events)).ms >= 2000 ? resolve() : setTimeout(check, 5));
+      check();
+    });
+    const words = wordsOf(events).map((w) => w.w);
+    expect(words).toEqual(['First', 'this']);
+    turn.cancel();
+    const count = events.length;
+    expect((await turn.done).interrupted).toBe(true);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(events.length).toBe(count);
+    expect((tts as ReturnType<typeof scriptedTts>).calls.find((c) => c.text === 'Then that.')!.abortedAt).not.toBeNull();
+    // Heard in the pause, or all the page was sent: the words before it.
+    const first = wordsOf(events)[1]!;
+    expect(turn.heardText(first.t + first.d + 1000)).toBe('First this.');
+    expect(turn.heardText(1e9)).toBe('First this.');
+  });
+});

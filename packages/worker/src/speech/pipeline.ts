@@ -1,8 +1,9 @@
-import { AudioFrameFlag, AudioFrameKind, writeAudioFrame, type TAvatarAction, type TWorkerFrame } from '@persona/contract';
+import { AudioFrameFlag, AudioFrameKind, AvatarActionLimits, writeAudioFrame, type TAvatarAction, type TWorkerFrame } from '@persona/contract';
 import { ProviderError } from '../core/errors.js';
 import type { TtsChunk, TtsEngine } from '../providers/tts/types.js';
 import { Resampler, SilenceTrimmer, samplesToBytes } from '../core/audio.js';
 import { SpeechChunker, type ChunkerOptions, type PieceBoundary, type SpeechPiece } from './chunker.js';
+import { speechControl } from './speech-controls.js';
 import { shiftVisemes, shiftWords, textToVisemes, textToWords, type VisemeItem, type WordItem } from '../core/visemes.js';
 
 
@@ -21,6 +22,13 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * trailing silence capped by the pause its end calls for. Interrupting a turn aborts every
  * request at once and emits nothing more. A provider failure ends the turn's speech with one
  * `error` event (what was already said stays); the text goes on in the chat.
+ *
+ * Two avatar tags change the voice (speech-controls.ts, ADR 088): at a `<trl-break>` the text is
+ * cut and the pause's silence goes out before the next piece's audio (its words, visemes and the
+ * actions after it come that much later; what is heard of it is nothing), at most
+ * AvatarActionLimits.breakTotalMs in one turn, none after the last word; a `<trl-config
+ * speechSpeed>` cuts the text too, and the pieces after it are synthesised at that rate — for the
+ * rest of the session (Trulience's tag configures the avatar), until another one.
  */
 
 export type SpeechEvent =
@@ -90,6 +98,11 @@ export interface SpeechPipeline {
   startTurn(options: StartTurnOptions): SpeechTurn;
   /** A whole text at once (the wake-up message, `speak` frames). */
   speak(text: string, options: StartTurnOptions): SpeechTurn;
+  /**
+   * An avatar action outside any utterance (a line of tags only, the speaker off): a `<trl-config
+   * speechSpeed>` sets the session's rate all the same; a pause has nothing to pause.
+   */
+  configure(action: TAvatarAction): void;
 }
 
 export interface SpeechPipelineOptions {
@@ -109,11 +122,14 @@ export interface SpeechPipelineOptions {
 /** Words of a stretch of pushed text, as the voice's word timings count them. */
 const countWords = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
+/** Cuts of the text for the voice's tags in one answer; past them a pause or a speed starts with the next piece. */
+const MAX_CUTS = 16;
+
 /** Items per `visemes`/`words` frame (≈ 40 bytes each: far below the 16 KB frame limit). */
 const MAX_ITEMS = 150;
 
 /** Silence kept after a piece, by what ended it (ms). */
-const TRAIL_MS: Record<PieceBoundary, number> = { sentence: 260, line: 320, clause: 140, forced: 40, end: 120 };
+const TRAIL_MS: Record<PieceBoundary, number> = { sentence: 260, line: 320, clause: 140, forced: 40, end: 120, cut: 40 };
 
 /** What a piece's synthesis produced, times relative to the piece's first emitted sample. */
 type PieceEvent = { kind: 'audio'; samples: Int16Array } | { kind: 'visemes'; items: VisemeItem[] } | { kind: 'words'; items: WordItem[] };
@@ -133,6 +149,10 @@ interface PieceJob {
   offsetMs: number;
   audioSamples: number;
   words: WordItem[];
+  /** The speaking rate it is synthesised at (`<trl-config speechSpeed>`; 1: the voice's as configured). */
+  rate: number;
+  /** All of its audio went out (not cut off by an interruption or a failure). */
+  spoken: boolean;
 }
 
 export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipeline {
@@ -141,6 +161,8 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
   const lookahead = Math.max(1, options.lookahead ?? 2);
   const frameSamples = Math.max(1, Math.round(((options.frameMs ?? 100) * rate) / 1000));
   const now = options.now ?? (() => performance.now());
+  /** `<trl-config speechSpeed>`: the session's speaking rate, a multiplier of the voice's as configured. */
+  let speechRate = 1;
 
   const startTurn = ({ utt, onEvent, signal }: StartTurnOptions): SpeechTurn => {
     const chunker = new SpeechChunker(options.chunker);
@@ -156,6 +178,10 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     /** Everything pushed, as pushed (the pieces' raw offsets point into it). */
     let pushed = '';
     const marks: { action: TAvatarAction; source: ActionSource; at: number }[] = [];
+    /** `<trl-break>`s waiting for the piece after them; `at` is where the text was cut. */
+    const breaks: { action: TAvatarAction; source: ActionSource; at: number; ms: number }[] = [];
+    let breakMsLeft: number = AvatarActionLimits.breakTotalMs;
+    let cutsLeft = MAX_CUTS;
     let resolveDone!: (m: SpeechTurnMetrics) => void;
     const done = new Promise<SpeechTurnMetrics>((r) => (resolveDone = r));
     const metrics: SpeechTurnMetrics = {
@@ -213,9 +239,9 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       if (stopped) return;
       if (!interrupted && startedUtterance) {
         resolveMarks();
-        // Marks after the last word: at the end of the voice.
+        // Marks after the last word: at the end of the voice (a pause there pauses nothing).
         const endMs = Math.round((utteranceSamples * 1000) / rate);
-        for (const mark of marks.splice(0)) emit({ type: 'action', utt, t: endMs, action: mark.action, source: mark.source });
+        for (const mark of [...breaks.splice(0), ...marks.splice(0)]) emit({ type: 'action', utt, t: endMs, action: mark.action, source: mark.source });
         emit({ type: 'audio', utt, seq: seq++, pcm: new Uint8Array(0), last: true });
         emit({ type: 'utterance', utt, phase: 'end', durationMs: (utteranceSamples * 1000) / rate });
       }
@@ -258,6 +284,28 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       resolveMarks();
     };
 
+    /**
+     * The pauses (`<trl-break>`) before a piece whose audio starts now: each one's action at its
+     * start, then its silence — the piece's audio, words and visemes come after it.
+     */
+    const pauseBefore = (job: PieceJob) => {
+      for (let b = 0; b < breaks.length; ) {
+        const pause = breaks[b]!;
+        if (pause.at > job.piece.rawStart) {
+          b++;
+          continue;
+        }
+        breaks.splice(b, 1);
+        ensureStarted();
+        emit({ type: 'action', utt, t: Math.round((utteranceSamples * 1000) / rate), action: pause.action, source: pause.source });
+        const silence = new Int16Array(Math.round((pause.ms * rate) / 1000));
+        for (let at = 0; at < silence.length; at += frameSamples) {
+          emit({ type: 'audio', utt, seq: seq++, pcm: samplesToBytes(silence.subarray(at, Math.min(silence.length, at + frameSamples))), last: false });
+        }
+        utteranceSamples += silence.length;
+      }
+    };
+
     /** Moves the emission on: flushes finished pieces in order, starts syntheses ahead. */
     const advance = () => {
       if (stopped) return;
@@ -265,6 +313,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
         const job = jobs[emitIndex]!;
         if (!job.live) {
           job.live = true;
+          pauseBefore(job);
           job.offsetMs = (utteranceSamples * 1000) / rate;
           for (const ev of job.buffered.splice(0)) forward(job, ev);
         }
@@ -344,7 +393,8 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
         } else emitMarks(v, w);
       };
       try {
-        for await (const chunk of tts.synthesize(job.piece.text, { signal: job.ctl.signal, previousText: job.previousText || undefined })) {
+        const synthesis = { signal: job.ctl.signal, previousText: job.previousText || undefined, ...(job.rate !== 1 ? { rate: job.rate } : {}) };
+        for await (const chunk of tts.synthesize(job.piece.text, synthesis)) {
           if (stopped) return;
           onChunk(chunk);
           // A voice that answers at once (the offline voice's cache, a fast local engine) would
@@ -361,6 +411,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
         }
         const tail = trimmer.end(TRAIL_MS[job.piece.boundary]);
         if (tail.length) deliver(job, { kind: 'audio', samples: tail });
+        job.spoken = true;
         if (trimmer.emitted > 0) {
           if (held.visemes.length || held.words.length) emitMarks(held.visemes, held.words);
           const startMs = (trimmer.leadKept * 1000) / rate;
@@ -382,7 +433,7 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     const addPieces = (pieces: SpeechPiece[]) => {
       for (const piece of pieces) {
         metrics.pieces++;
-        jobs.push({ piece, ctl: new AbortController(), previousText: lastText, started: false, finished: false, error: null, buffered: [], live: false, offsetMs: 0, audioSamples: 0, words: [] });
+        jobs.push({ piece, ctl: new AbortController(), previousText: lastText, started: false, finished: false, error: null, buffered: [], live: false, offsetMs: 0, audioSamples: 0, words: [], rate: speechRate, spoken: false });
         lastText = piece.text;
       }
       advance();
@@ -402,6 +453,29 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
       },
       mark(action, source, at) {
         if (stopped) return;
+        const control = speechControl(action);
+        if (control && !ended) {
+          // The voice changes here: the text so far is cut (at most MAX_CUTS times an answer: a
+          // tag between every two words would otherwise ask for one synthesis per word), the next
+          // piece starts after the tag.
+          const cut = () => {
+            if (cutsLeft <= 0) return;
+            cutsLeft--;
+            addPieces(chunker.cutHere());
+          };
+          if (control.kind === 'rate') {
+            if (control.rate !== speechRate) cut();
+            speechRate = control.rate;
+          } else {
+            const ms = Math.min(control.ms, breakMsLeft);
+            breakMsLeft -= ms;
+            if (ms > 0) {
+              cut();
+              breaks.push({ action, source, at: pushed.length, ms });
+              return;
+            }
+          }
+        }
         marks.push({ action, source, at: Math.max(0, Math.min(pushed.length, at ?? pushed.length)) });
         resolveMarks();
       },
@@ -421,7 +495,8 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
           if (!job.live) break;
           const startMs = job.offsetMs;
           const endMs = job.offsetMs + (job.audioSamples * 1000) / rate;
-          if (playedMs >= endMs - 1) {
+          // Heard to its end (a piece cut off — in a pause before it, or mid-way — only by its words).
+          if (job.spoken && playedMs >= endMs - 1) {
             parts.push(job.piece.text);
             continue;
           }
@@ -442,6 +517,10 @@ export function createSpeechPipeline(options: SpeechPipelineOptions): SpeechPipe
     provider: tts.provider,
     sampleRate: rate,
     startTurn,
+    configure(action) {
+      const control = speechControl(action);
+      if (control?.kind === 'rate') speechRate = control.rate;
+    },
     speak(text, opts) {
       const turn = startTurn(opts);
       turn.push(text);

@@ -5,13 +5,15 @@ import { fakeSpeech } from './fake-tts.js';
 
 /**
  * An in-process TTS engine for pipeline tests: it "speaks" with `fakeSpeech` (a silent lead, a
- * tone burst per word, a silent tail), optionally with marks (one `aa` per word, word times),
+ * tone burst per word, a silent tail; at the rate asked for), optionally with marks (one `aa` per word, word times),
  * after a scripted delay, in a scripted number of chunks; it records each call and whether its
  * signal was aborted, and can fail on chosen texts.
  */
 export interface ScriptedCall {
   text: string;
   previousText?: string;
+  /** The rate asked for (`<trl-config speechSpeed>`), when one was. */
+  rate?: number;
   at: number;
   finishedAt: number | null;
   abortedAt: number | null;
@@ -49,14 +51,14 @@ export function scriptedTts(o: ScriptedTtsOptions = {}): TtsEngine & { calls: Sc
     sampleRate: rate,
     marks: o.marks ?? 'visemes',
     calls,
-    async *synthesize(text, { signal, previousText }): AsyncIterable<TtsChunk> {
-      const call: ScriptedCall = { text, previousText, at: performance.now(), finishedAt: null, abortedAt: null };
+    async *synthesize(text, { signal, previousText, rate: speechRate }): AsyncIterable<TtsChunk> {
+      const call: ScriptedCall = { text, previousText, ...(speechRate !== undefined ? { rate: speechRate } : {}), at: performance.now(), finishedAt: null, abortedAt: null };
       calls.push(call);
       signal.addEventListener('abort', () => (call.abortedAt = performance.now()), { once: true });
       const delay = typeof o.delayMs === 'function' ? o.delayMs(text) : (o.delayMs ?? 0);
       if (delay) await wait(delay, signal);
       if (o.failOn?.(text)) throw new ProviderError('scripted', `refused ${JSON.stringify(text)}`, 500);
-      const speech = fakeSpeech(text, rate);
+      const speech = fakeSpeech(text, rate, speechRate ?? 1);
       const n = Math.max(1, o.chunks ?? 3);
       const size = Math.ceil(speech.samples.length / n);
       const visemes: VisemeItem[] = [];

@@ -16,7 +16,7 @@ export interface Collected {
 }
 
 /** Runs one synthesis to the end and gathers what it gave. */
-export async function synth(engine: TtsEngine, text: string, signal: AbortSignal = new AbortController().signal, previousText?: string): Promise<Collected> {
+export async function synth(engine: TtsEngine, text: string, signal: AbortSignal = new AbortController().signal, previousText?: string, rate?: number): Promise<Collected> {
   const parts: Int16Array[] = [];
   const visemes: VisemeItem[] = [];
   const words: WordItem[] = [];
@@ -24,7 +24,7 @@ export async function synth(engine: TtsEngine, text: string, signal: AbortSignal
   let chunks = 0;
   let firstAudioMs: number | null = null;
   const t0 = performance.now();
-  for await (const c of engine.synthesize(text, { signal, previousText })) {
+  for await (const c of engine.synthesize(text, { signal, previousText, ...(rate !== undefined ? { rate } : {}) })) {
     chunks++;
     if (c.pcm.length) {
       parts.push(c.pcm);

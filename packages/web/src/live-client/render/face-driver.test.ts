@@ -3,6 +3,7 @@ import { FaceDriver, GESTURE_BLEND_MS, GESTURE_MS, type FaceState, type Pose } f
 import { armPoseOf } from './gesture-pose';
 import { AvatarStage } from './stage';
 import { VISEMES, visemeIndex } from './visemes';
+import { VisemeTimeline } from './viseme-timeline';
 
 /** Runs a driver at 60 fps from `from` to `to` ms; the last state, and the largest |head| seen. */
 function run(driver: FaceDriver, from: number, to: number, pose: Pose = 'idle') {
@@ -236,6 +237,25 @@ describe('face driver: life', () => {
     expect(mean(thinking.map((f) => Math.abs(f.eyeYaw)))).toBeGreaterThan(0.08);
     expect(mean(thinking.map((f) => f.smile))).toBeLessThan(mean(listening.map((f) => f.smile)) - 0.2);
     expect(mean(thinking.map((f) => f.browUp))).toBeLessThan(mean(listening.map((f) => f.browUp)));
+  });
+
+  it('a pause in the voice (<trl-break>: silence between two words): the mouth closes and stays closed, the face goes on living', () => {
+    // What the worker sends around a 1.5 s pause: visemes up to 1 s, none until 2.5 s, then more.
+    const timeline = new VisemeTimeline();
+    const cues: { t: number; v: string; d: number }[] = [];
+    for (let t = 0; t < 1000; t += 100) cues.push({ t, v: t % 200 ? 'aa' : 'O', d: 100 });
+    for (let t = 2500; t < 3500; t += 100) cues.push({ t, v: 'aa', d: 100 });
+    timeline.add(cues);
+    const driver = new FaceDriver(13);
+    const frames: (FaceState & { t: number })[] = [];
+    for (let t = 0; t <= 3500; t += 16) frames.push({ ...driver.update(t, timeline.weightsAt(t), 'speaking'), t });
+    const pause = frames.filter((f) => f.t >= 1200 && f.t <= 2400);
+    expect(Math.max(...frames.filter((f) => f.t < 1000).map((f) => f.jaw))).toBeGreaterThan(0.3);
+    expect(Math.max(...pause.map((f) => f.jaw))).toBeLessThan(0.02);
+    expect(Math.max(...frames.filter((f) => f.t > 2500).map((f) => f.jaw))).toBeGreaterThan(0.3);
+    // Not frozen: the head and eyes move through the pause.
+    expect(spread(pause.map((f) => f.headYaw)) + spread(pause.map((f) => f.headPitch))).toBeGreaterThan(0.005);
+    expect(spread(pause.map((f) => f.eyeYaw)) + spread(pause.map((f) => f.eyePitch))).toBeGreaterThan(0.002);
   });
 
   it('speaking: brows and head beat on stressed syllables, the gaze leaves and comes back, the head moves more than when listening', () => {

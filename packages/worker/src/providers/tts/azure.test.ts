@@ -39,6 +39,15 @@ describe('Azure Speech TTS (REST)', () => {
     expect(azureSsml('Hi', 'en-US-JennyNeural', 1)).toContain('<prosody rate="+100%">Hi</prosody>');
     expect(azureSsml('Hi', 'en-US-JennyNeural', -1)).toContain('<prosody rate="-50%">Hi</prosody>');
     expect(azureSsml('Hi', 'en-US-JennyNeural', 0)).not.toContain('prosody');
+    // The answer's rate (<trl-config speechSpeed>) on top, within Azure's ½× … 2× here.
+    expect(azureSsml('Hi', 'en-US-JennyNeural', undefined, 1.2)).toContain('<prosody rate="+20%">Hi</prosody>');
+    expect(azureSsml('Hi', 'en-US-JennyNeural', 1, 1.5)).toContain('<prosody rate="+100%">Hi</prosody>');
+    expect(azureSsml('Hi', 'en-US-JennyNeural', 0, 1)).not.toContain('prosody');
+  });
+
+  it('the answer’s rate reaches the service', async () => {
+    await synth(engine(), 'Quicker.', undefined, undefined, 0.75);
+    expect(fake.requests[0]!.body).toContain('<prosody rate="-25%">Quicker.</prosody>');
   });
 
   it('puts the region into the host name only when it is a region', async () => {

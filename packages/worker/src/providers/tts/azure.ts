@@ -3,8 +3,8 @@ import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../core/audio.js';
 import { createWatchdog, errorBodyDetail, httpFailure, providerFailure, refuseWrongAnswer, safeToken } from '../http.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, speedOption, textInsteadOfAudio, xmlEscape, type TtsTimeouts } from './common.js';
-import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, nearestRate, readBytes, requestedRate, textInsteadOfAudio, xmlEscape, type TtsTimeouts } from './common.js';
+import { clamp, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
  * Azure AI Speech, REST: `POST https://{region}.tts.speech.microsoft.com/cognitiveservices/v1`
@@ -31,13 +31,13 @@ export interface AzureSettings {
 
 const RATES = [8000, 16000, 24000, 48000];
 
-/** The SSML Azure is sent: the voice's own locale, the text escaped, the rate as a percentage. */
-export function azureSsml(text: string, voice: string, speed?: number): string {
+/** The SSML Azure is sent: the voice's own locale, the text escaped, the rate (speed × the answer's rate) as a percentage. */
+export function azureSsml(text: string, voice: string, speed?: number, rate?: number): string {
   const locale = /^([a-z]{2,3}-[A-Z]{2,4})-/.exec(voice)?.[1] ?? 'en-US';
-  const s = speedOption(speed);
+  const r = requestedRate(speed, rate);
   let inner = xmlEscape(text);
-  if (s !== null) {
-    const pct = Math.round((clamp(speedToRate(s), 0.5, 2) - 1) * 100);
+  if (r !== null) {
+    const pct = Math.round((clamp(r, 0.5, 2) - 1) * 100);
     inner = `<prosody rate="${pct >= 0 ? '+' : ''}${pct}%">${inner}</prosody>`;
   }
   return `<speak version="1.0" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="${locale}"><voice name="${xmlEscape(voice)}">${inner}</voice></speak>`;
@@ -50,7 +50,7 @@ export function createAzureTts(s: AzureSettings): TtsEngine {
     provider: AZURE,
     sampleRate,
     marks: 'none',
-    async *synthesize(text, { signal }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, rate }): AsyncIterable<TtsChunk> {
       if (!s.apiKey) throw new ProviderError(AZURE, 'no subscription key');
       if (!s.voice) throw new ProviderError(AZURE, 'no voice');
       // The region becomes part of a host name: letters and digits only.
@@ -67,7 +67,7 @@ export function createAzureTts(s: AzureSettings): TtsEngine {
             'x-microsoft-outputformat': `raw-${sampleRate / 1000}khz-16bit-mono-pcm`,
             'user-agent': 'PersonaStudio',
           },
-          body: azureSsml(text, s.voice, s.speed),
+          body: azureSsml(text, s.voice, s.speed, rate),
           signal: dog.signal,
           timeoutMs: timeouts.firstChunkMs,
           maxBytes: MAX_TTS_BYTES,

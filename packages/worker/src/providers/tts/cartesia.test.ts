@@ -68,6 +68,14 @@ describe('Cartesia TTS (SSE with word and phoneme timestamps)', () => {
     expect(fake.requests[0]!.json).toMatchObject({ generation_config: { speed: 0.6 } });
   });
 
+  it('the answer’s rate (<trl-config speechSpeed>) multiplies the speed, within Cartesia’s range; none asked: no generation_config', async () => {
+    await synth(engine(), 'Quicker.', undefined, undefined, 1.2);
+    await synth(engine({ speed: -1 }), 'Slow and quicker.', undefined, undefined, 1.2);
+    await synth(engine(), 'Much quicker.', undefined, undefined, 2);
+    await synth(engine(), 'As it is.');
+    expect(fake.requests.map((r) => (r.json!.generation_config as { speed: number } | undefined)?.speed)).toEqual([1.2, 0.6, 1.5, undefined]);
+  });
+
   it('errors: a wrong key (401), an error event in the stream', async () => {
     const e1 = await providerError(synth(engine({ apiKey: 'nope' }), 'Hi.'));
     expect(e1.status).toBe(401);

@@ -5,8 +5,8 @@ import { Pcm16Reader } from '../../core/audio.js';
 import { phonesToVisemes, wordsToVisemes, type TimedPhone, type TimedWord, type VisemeItem, type WordItem } from '../../core/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
 import { readSse } from '../sse.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, speedOption, type TtsTimeouts } from './common.js';
-import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, requestedRate, type TtsTimeouts } from './common.js';
+import { clamp, type TtsChunk, type TtsEngine } from './types.js';
 
 /** The model when the avatar names none: its provider row's default (contract providers.ts). */
 const DEFAULT_MODEL = ttsRow('cartesia').defaults.model;
@@ -62,7 +62,7 @@ export function createCartesiaTts(s: CartesiaSettings): TtsEngine {
     provider: CARTESIA,
     sampleRate,
     marks: 'visemes',
-    async *synthesize(text, { signal }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, rate }): AsyncIterable<TtsChunk> {
       if (!s.apiKey) throw new ProviderError(CARTESIA, 'no API key');
       if (!s.voiceId) throw new ProviderError(CARTESIA, 'no voice');
       const body: Record<string, unknown> = {
@@ -74,8 +74,8 @@ export function createCartesiaTts(s: CartesiaSettings): TtsEngine {
         add_phoneme_timestamps: true,
       };
       if (s.language) body.language = s.language;
-      const speed = speedOption(s.speed);
-      if (speed !== null) body.generation_config = { speed: clamp(speedToRate(speed), 0.6, 1.5) };
+      const speed = requestedRate(s.speed, rate);
+      if (speed !== null) body.generation_config = { speed: clamp(speed, 0.6, 1.5) };
       const dog = createWatchdog(signal);
       try {
         dog.arm(timeouts.firstChunkMs, 'the first audio');

@@ -1,5 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import type { Pcm16Reader } from '../../core/audio.js';
+import { speedToRate } from './types.js';
 
 /** What every TTS client waits for at most. */
 export interface TtsTimeouts {
@@ -109,6 +110,17 @@ export function nearestRate(wanted: number | undefined, offered: readonly number
 /** XML text and attribute escaping for SSML. */
 export function xmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+/**
+ * The speaking rate to ask for: the editor's speed (speedToRate) times the answer's rate
+ * (TtsSynthesizeOptions.rate); null when neither asks for a change (send nothing).
+ */
+export function requestedRate(speed: number | undefined, rate: number | undefined): number | null {
+  const extra = rate !== undefined && Number.isFinite(rate) && rate > 0 ? rate : 1;
+  const own = speedOption(speed);
+  if (own === null && extra === 1) return null;
+  return speedToRate(own ?? 0) * extra;
 }
 
 /** The editor's speed when it asks for a change (null: the voice's own pace, send nothing). */

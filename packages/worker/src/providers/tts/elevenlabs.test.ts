@@ -78,6 +78,13 @@ describe('ElevenLabs TTS (stream with timestamps)', () => {
     expect((fake.requests[1]!.json!.voice_settings as { speed: number }).speed).toBeCloseTo(Math.pow(2, -0.2), 3);
   });
 
+  it('the answer’s rate (<trl-config speechSpeed>) multiplies the speed, within ElevenLabs’ 0.7–1.2', async () => {
+    await synth(engine(), 'Quicker.', undefined, undefined, 1.1);
+    await synth(engine(), 'Much quicker.', undefined, undefined, 2);
+    await synth(engine({ speed: -0.2 }), 'Slower, then quicker.', undefined, undefined, 1.1);
+    expect(fake.requests.map((r) => (r.json!.voice_settings as { speed: number }).speed)).toEqual([1.1, 1.2, expect.closeTo(1.1 * Math.pow(2, -0.2), 6)]);
+  });
+
   it('a wrong key is a ProviderError with the status and ElevenLabs’ message', async () => {
     const err = await providerError(synth(engine({ apiKey: 'wrong' }), 'Hi.'));
     expect(err.provider).toBe('elevenlabs');

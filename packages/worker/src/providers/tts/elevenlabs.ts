@@ -4,8 +4,8 @@ import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader } from '../../core/audio.js';
 import { CharacterAligner } from '../../core/visemes.js';
 import { createWatchdog, errorDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, readLines, speedOption, type TtsTimeouts } from './common.js';
-import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, base64Samples, nearestRate, readLines, requestedRate, type TtsTimeouts } from './common.js';
+import { clamp, type TtsChunk, type TtsEngine } from './types.js';
 
 /** The model when the avatar names none: its provider row's default (contract providers.ts). */
 const DEFAULT_MODEL = ttsRow('elevenlabs').defaults.model;
@@ -49,13 +49,13 @@ export function createElevenLabsTts(s: ElevenLabsSettings): TtsEngine {
     provider: ELEVENLABS,
     sampleRate,
     marks: 'visemes',
-    async *synthesize(text, { signal, previousText }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, previousText, rate }): AsyncIterable<TtsChunk> {
       if (!s.apiKey) throw new ProviderError(ELEVENLABS, 'no API key');
       if (!s.voiceId) throw new ProviderError(ELEVENLABS, 'no voice');
       const url = `${joinUrl(base, `v1/text-to-speech/${encodeURIComponent(s.voiceId)}/stream/with-timestamps`)}?output_format=pcm_${sampleRate}`;
       const body: Record<string, unknown> = { text, model_id: s.model || DEFAULT_MODEL };
-      const speed = speedOption(s.speed);
-      if (speed !== null) body.voice_settings = { speed: clamp(speedToRate(speed), 0.7, 1.2) };
+      const speed = requestedRate(s.speed, rate);
+      if (speed !== null) body.voice_settings = { speed: clamp(speed, 0.7, 1.2) };
       if (previousText) body.previous_text = previousText.slice(-1000);
       if (s.languageCode) body.language_code = s.languageCode;
       const dog = createWatchdog(signal);

@@ -40,6 +40,12 @@ describe('Neuphonic TTS (SSE)', () => {
     expect(fake.requests.map((r) => r.json!.speed)).toEqual([1, 2]);
   });
 
+  it('the answer’s rate (<trl-config speechSpeed>) multiplies the speed, within 0.7–2', async () => {
+    await synth(engine({ speed: 1.3 }), 'A.', undefined, undefined, 1.2);
+    await synth(engine(), 'B.', undefined, undefined, 0.5);
+    expect(fake.requests.map((r) => r.json!.speed as number)).toEqual([expect.closeTo(1.56, 6), 0.7]);
+  });
+
   it('refuses a language code that is not one (it is a path segment)', async () => {
     const err = await providerError(synth(engine({ langCode: '../admin' }), 'Hi.'));
     expect(err.message).toContain('language code');

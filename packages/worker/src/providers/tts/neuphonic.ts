@@ -40,10 +40,12 @@ export function createNeuphonicTts(s: NeuphonicSettings): TtsEngine {
     provider: NEUPHONIC,
     sampleRate,
     marks: 'none',
-    async *synthesize(text, { signal }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, rate }): AsyncIterable<TtsChunk> {
       if (!s.apiKey) throw new ProviderError(NEUPHONIC, 'no API key');
       const lang = safeToken(s.langCode || 'en', 'language code', NEUPHONIC, /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/);
-      const speed = s.speed !== undefined && Number.isFinite(s.speed) && s.speed > 0 ? clamp(s.speed, 0.7, 2) : 1;
+      const own = s.speed !== undefined && Number.isFinite(s.speed) && s.speed > 0 ? s.speed : 1;
+      const extra = rate !== undefined && Number.isFinite(rate) && rate > 0 ? rate : 1;
+      const speed = clamp(own * extra, 0.7, 2);
       const body: Record<string, unknown> = { text, lang_code: lang, encoding: 'pcm_linear', sampling_rate: sampleRate, speed };
       if (s.voiceId) body.voice_id = s.voiceId;
       if (s.model) body.model = s.model;

@@ -36,6 +36,15 @@ describe('OpenAI-compatible /audio/speech', () => {
     expect(out.samples.length).toBe(fakeSpeech(text, 24000, Math.SQRT2).samples.length);
   });
 
+  it('the answer’s rate (<trl-config speechSpeed>) is the speed, times the configured one; none asked: no speed', async () => {
+    const text = 'Quicker now.';
+    const out = await synth(engine(), text, undefined, undefined, 1.2);
+    await synth(engine({ speed: 1 }), text, undefined, undefined, 1.5);
+    await synth(engine(), text);
+    expect(fake.requests.map((r) => r.json!.speed)).toEqual([1.2, 3, undefined]);
+    expect(out.samples.length).toBe(fakeSpeech(text, 24000, 1.2).samples.length);
+  });
+
   it('defaults to tts-1 and alloy; accepts the full endpoint as base URL', async () => {
     await synth(engine({ baseUrl: `${fake.origin}/v1/audio/speech` }), 'Hi.');
     expect(fake.requests[0]!.json).toMatchObject({ model: 'tts-1', voice: 'alloy' });

@@ -2,8 +2,8 @@ import { ProviderError } from '../../core/errors.js';
 import type { GuardedFetch } from '../../core/types.js';
 import { Pcm16Reader, bytesToSamples, firstChannel, parseWavHeader } from '../../core/audio.js';
 import { createWatchdog, errorBodyDetail, httpFailure, joinUrl, providerFailure, refuseWrongAnswer } from '../http.js';
-import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, readBytes, speedOption, textInsteadOfAudio, type TtsTimeouts } from './common.js';
-import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+import { DEFAULT_TTS_TIMEOUTS, MAX_TTS_BYTES, readBytes, requestedRate, textInsteadOfAudio, type TtsTimeouts } from './common.js';
+import { clamp, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
  * Any OpenAI-compatible speech endpoint (OpenAI, and the servers that copy its API):
@@ -40,10 +40,10 @@ export function createOpenAiTts(s: OpenAiTtsSettings): TtsEngine {
     provider: OPENAI_TTS,
     sampleRate,
     marks: 'none',
-    async *synthesize(text, { signal }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, rate: answerRate }): AsyncIterable<TtsChunk> {
       const body: Record<string, unknown> = { model: s.model || 'tts-1', input: text, voice: s.voice || 'alloy', response_format: 'pcm' };
-      const speed = speedOption(s.speed);
-      if (speed !== null) body.speed = clamp(speedToRate(speed), 0.25, 4);
+      const speed = requestedRate(s.speed, answerRate);
+      if (speed !== null) body.speed = clamp(speed, 0.25, 4);
       const dog = createWatchdog(signal);
       try {
         dog.arm(timeouts.firstChunkMs, 'the first audio');

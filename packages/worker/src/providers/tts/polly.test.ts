@@ -45,6 +45,14 @@ describe('Amazon Polly (@aws-sdk/client-polly against a SigV4-checking fake)', (
     expect(out.samples.length).toBe(fakeSpeech('Tom & Jerry.', 16000, 2).samples.length);
   });
 
+  it('the answer’s rate (<trl-config speechSpeed>) becomes SSML prosody too, times the speed', async () => {
+    const out = await synth(engine(), 'Quicker.', undefined, undefined, 1.5);
+    await synth(engine({ speed: -1 }), 'Slow, then quicker.', undefined, undefined, 1.5);
+    const texts = fake.requests.filter((r) => r.json?.OutputFormat === 'pcm').map((r) => r.json!.Text);
+    expect(texts).toEqual(['<speak><prosody rate="150%">Quicker.</prosody></speak>', '<speak><prosody rate="75%">Slow, then quicker.</prosody></speak>']);
+    expect(out.samples.length).toBe(fakeSpeech('Quicker.', 16000, 1.5).samples.length);
+  });
+
   it('voices: "Name (engine)", the model field, or standard', () => {
     expect(parsePollyVoice('Matthew (generative)')).toEqual({ voiceId: 'Matthew', engine: 'generative' });
     expect(parsePollyVoice('Amy', 'neural')).toEqual({ voiceId: 'Amy', engine: 'neural' });

@@ -5,8 +5,8 @@ import type { Engine, PollyClient, SynthesizeSpeechCommandInput, VoiceId } from 
 import { ProviderError } from '../../core/errors.js';
 import { Pcm16Reader } from '../../core/audio.js';
 import { marksToVisemes, pollyViseme, type VisemeItem, type WordItem } from '../../core/visemes.js';
-import { TTS_FIRST_AUDIO_MS, speedOption, xmlEscape } from './common.js';
-import { clamp, speedToRate, type TtsChunk, type TtsEngine } from './types.js';
+import { TTS_FIRST_AUDIO_MS, requestedRate, xmlEscape } from './common.js';
+import { clamp, type TtsChunk, type TtsEngine } from './types.js';
 
 /**
  * Amazon Polly through `@aws-sdk/client-polly` (SigV4 signing, its error types): two calls per
@@ -75,15 +75,15 @@ export function createPollyTts(s: PollySettings): TtsEngine {
       client?.destroy();
       client = null;
     },
-    async *synthesize(text, { signal }): AsyncIterable<TtsChunk> {
+    async *synthesize(text, { signal, rate }): AsyncIterable<TtsChunk> {
       if (!s.accessKeyId || !s.secretAccessKey) throw new ProviderError(POLLY, 'no access key');
       const { voiceId, engine } = parsePollyVoice(s.voice, s.engine);
-      const speed = speedOption(s.speed);
+      const speed = requestedRate(s.speed, rate);
       const input: SynthesizeSpeechCommandInput = {
         Engine: engine as Engine,
         VoiceId: voiceId as VoiceId,
         ...(speed !== null
-          ? { TextType: 'ssml', Text: `<speak><prosody rate="${Math.round(clamp(speedToRate(speed), 0.5, 2) * 100)}%">${xmlEscape(text)}</prosody></speak>` }
+          ? { TextType: 'ssml', Text: `<speak><prosody rate="${Math.round(clamp(speed, 0.5, 2) * 100)}%">${xmlEscape(text)}</prosody></speak>` }
           : { TextType: 'text', Text: text }),
         OutputFormat: 'pcm',
         SampleRate: String(SAMPLE_RATE),

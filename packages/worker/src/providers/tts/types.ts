@@ -22,6 +22,11 @@ export interface TtsSynthesizeOptions {
   signal: AbortSignal;
   /** The text spoken just before (providers that use it for continuity). */
   previousText?: string;
+  /**
+   * A speaking rate on top of the configured speed, as a multiplier (absent: 1): the answer's
+   * `<trl-config speechSpeed>` (ADR 088). Each client keeps the product within its provider's range.
+   */
+  rate?: number;
 }
 
 export interface TtsEngine {
