@@ -304,9 +304,10 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
           if (item !== last) items.push(item);
           let text = c.text;
           const same = previous.itemId === c.itemId ? previous : null;
-          // The chunker starts a chunk with the end of the one before it, then a blank line.
+          // The chunker starts a chunk with the last sentences of the one before it (joined by spaces), then a blank line.
           const gap = text.indexOf('\n\n');
-          if (same && gap > 0 && same.text.endsWith(text.slice(0, gap))) text = text.slice(gap + 2);
+          const spaced = (x: string) => x.replace(/\s+/g, ' ');
+          if (same && gap > 0 && spaced(same.text).endsWith(spaced(text.slice(0, gap)))) text = text.slice(gap + 2);
           const add = (part: string) => {
             // Parts are joined by a blank line, which counts too.
             if (item.parts.length > 0) left -= 2;
