@@ -6,8 +6,9 @@
 //   - on the event loop: `buildAvatarModel` yielding between slices (what the worker did before
 //     its build moved to a thread; the WER bench still builds this way), and
 //   - in a worker thread: `buildAvatarModelInThread` (the worker's way now; the thread writes the
-//     file, only its name comes back),
-// BUILD_ROUNDS times each (default 2), one build at a time, and — the control — as long again with
+//     file, only its name comes back) at the worker's nice value (19: that thread only, Linux), and
+//     at 0 (the process's own priority),
+// BUILD_ROUNDS times each (default 5), one build at a time, and — the control — as long again with
 // no build at all (what the shared machine's scheduler alone does to a 10 ms timer). Meanwhile this
 // thread's event-loop delay is sampled (perf_hooks monitorEventLoopDelay, 10 ms resolution: max
 // and p99), a 10 ms interval records its longest gap, and process.threadCpuUsage this thread's CPU
@@ -22,7 +23,7 @@ import { round, tmpDir, workerDist } from './support.mjs';
 const NORA = { name: 'Nora', wakeUpMessage: "Hi, I'm Nora. How can I help?", instructions: 'Help customers with their orders.', functions: ['track_order', 'getWeather'], phrases: ['Brightside Outfitters'] };
 const knowledge = Array.from({ length: 40 }, (_, i) => ({ title: `Policy ${i}`, text: `Orders over ${i * 10} pounds ship free. Returns within thirty days are refunded to the card you paid with. `.repeat(50) }));
 const vocabulary = { ...NORA, knowledge };
-const ROUNDS = Math.max(1, Number(process.env.BUILD_ROUNDS ?? 2));
+const ROUNDS = Math.max(1, Number(process.env.BUILD_ROUNDS ?? 5));
 
 /** Runs `build` while watching this thread's event loop. */
 async function watched(build) {
@@ -68,7 +69,7 @@ export async function run() {
   const dir = tmpDir('persona-bench-lm-');
   const chars = avatarTexts(vocabulary).reduce((n, t) => n + t.text.length, 0);
   console.log(`input: ${chars} characters of text; ${ROUNDS} rounds; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  const runs = { eventLoop: [], thread: [], noBuild: [] };
+  const runs = { eventLoop: [], thread: [], threadNice0: [], noBuild: [] };
   let same = true;
   try {
     for (let i = 0; i < ROUNDS; i++) {
@@ -84,6 +85,10 @@ export async function run() {
       console.log(`round ${i + 1}, in a thread:     `, JSON.stringify(thread));
       same &&= Buffer.from(bytes).equals(fs.readFileSync(file));
       fs.rmSync(file, { force: true });
+      const thread0 = await watched(() => buildAvatarModelInThread(install, vocabulary, file, undefined, 0));
+      runs.threadNice0.push(thread0);
+      console.log(`round ${i + 1}, thread, nice 0:  `, JSON.stringify(thread0));
+      fs.rmSync(file, { force: true });
       const idle = await watched(() => new Promise((r) => setTimeout(r, thread.buildMs)));
       runs.noBuild.push(idle);
       console.log(`round ${i + 1}, no build:        `, JSON.stringify(idle));
@@ -92,9 +97,23 @@ export async function run() {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const worst = (list, key) => Math.max(...list.map((r) => r[key]));
+  const median = (list, key) => {
+    const v = list.map((r) => r[key]).sort((x, y) => x - y);
+    return v.length % 2 ? v[(v.length - 1) / 2] : round((v[v.length / 2 - 1] + v[v.length / 2]) / 2, 1);
+  };
   const summary = Object.fromEntries(
-    Object.entries(runs).map(([way, list]) => [way, { buildMs: list.map((r) => r.buildMs), mainThreadCpuMs: list.map((r) => r.mainThreadCpuMs), delayMaxMs: worst(list, 'delayMaxMs'), delayP99Ms: worst(list, 'delayP99Ms'), intervalMaxGapMs: worst(list, 'intervalMaxGapMs') }]),
+    Object.entries(runs).map(([way, list]) => [
+      way,
+      {
+        buildMs: median(list, 'buildMs'),
+        mainThreadCpuMs: median(list, 'mainThreadCpuMs'),
+        delayMaxMs: { median: median(list, 'delayMaxMs'), worst: worst(list, 'delayMaxMs') },
+        delayP99Ms: { median: median(list, 'delayP99Ms'), worst: worst(list, 'delayP99Ms') },
+        intervalMaxGapMs: { median: median(list, 'intervalMaxGapMs'), worst: worst(list, 'intervalMaxGapMs') },
+      },
+    ]),
   );
-  console.log('worst of the rounds:', JSON.stringify(summary));
+  console.log('medians and worst of the rounds:');
+  for (const [way, s] of Object.entries(summary)) console.log(`  ${way.padEnd(12)} build ${s.buildMs} ms, main thread CPU ${s.mainThreadCpuMs} ms, delay max ${s.delayMaxMs.median} (worst ${s.delayMaxMs.worst}) ms, p99 ${s.delayP99Ms.median} (worst ${s.delayP99Ms.worst}) ms, 10 ms timer's longest gap ${s.intervalMaxGapMs.median} (worst ${s.intervalMaxGapMs.worst}) ms`);
   return { inputChars: chars, rounds: ROUNDS, sameBytes: same, runs, summary, cpus: os.availableParallelism() };
 }

@@ -49,18 +49,27 @@ function spawnBuildThread(workerData: unknown): Worker {
 }
 
 /**
+ * The build thread's nice value (Linux, that thread only): the build is background work, and the
+ * worker's main thread (sessions' audio, the portal) and its recognisers come first. On the shared
+ * two-core machine (ADR 105, `npm run bench -- avatar-model-build`, medians of 5 rounds) the main
+ * thread's longest event-loop delay during a build was 174 ms at 19 and 341 ms at 0, against 155 ms
+ * with no build at all.
+ */
+export const BUILD_THREAD_NICE = 19;
+
+/**
  * Builds the avatar's model in a worker thread of its own, which writes it to `file` (ADR 105): the
  * caller's event loop holds none of the build, and only the file's name crosses back. Settles when
  * the thread has ended; an abort terminates the thread (the caller removes the half-written file).
  */
-export function buildAvatarModelInThread(install: PocketsphinxInstall, v: AvatarVocabulary, file: string, signal?: AbortSignal): Promise<void> {
+export function buildAvatarModelInThread(install: PocketsphinxInstall, v: AvatarVocabulary, file: string, signal?: AbortSignal, nice = BUILD_THREAD_NICE): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason instanceof Error ? signal.reason : cancelled());
       return;
     }
     // Plain data only: the vocabulary's arrays may be read-only views.
-    const thread = spawnBuildThread({ install: { ...install }, vocabulary: JSON.parse(JSON.stringify(v)) as AvatarVocabulary, file });
+    const thread = spawnBuildThread({ install: { ...install }, vocabulary: JSON.parse(JSON.stringify(v)) as AvatarVocabulary, file, nice });
     let written = false;
     let failure: Error | null = null;
     const abort = () => {
