@@ -285,7 +285,7 @@ describe.skipIf(!real)('building an avatar model from Debian\'s generic one', ()
       await new Promise((r) => setImmediate(r));
       last = performance.now();
     };
-    let a = new Uint8Array();
+    let a: Uint8Array = new Uint8Array();
     const inLoopCpu = await cpuOf(async () => {
       a = await buildAvatarModel(real!, vocabulary, pause);
     });

@@ -98,7 +98,7 @@ export interface ModelCache {
   /** The file of the avatar's model, built (once at a time per key) when not cached. */
   get(v: AvatarVocabulary): Promise<string>;
   /** Cancels the build under way (its thread terminated) and those queued; later gets fail. */
-  close?(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
@@ -192,7 +192,8 @@ export interface AvatarRecognizer extends OfflineRecognizer {
 
 export interface AvatarRecognizersOptions {
   generic: OfflineRecognizer;
-  cache: ModelCache;
+  /** The models on disk (`close`, when given, is called by the recognisers' own). */
+  cache: Pick<ModelCache, 'get'> & Partial<Pick<ModelCache, 'close'>>;
   /** A recogniser (pool) running pocketsphinx with this model file. */
   make(lmFile: string): OfflineRecognizer;
   /** Distinct avatar models resident at once (default 2): each is a pool of ~100 MB processes. */
