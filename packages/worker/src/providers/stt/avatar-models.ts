@@ -254,7 +254,7 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
           try {
             const knowledge = more?.knowledge
               ? await more.knowledge().catch((err: unknown) => {
-                  opts.log?.warn("the avatar's knowledge base could not be read for its speech model: built without it", { error: String(err) });
+                  if (!closed) opts.log?.warn("the avatar's knowledge base could not be read for its speech model: built without it", { error: String(err) });
                   return undefined;
                 })
               : undefined;
