@@ -68,8 +68,8 @@ export function buildAvatarModelInThread(install: PocketsphinxInstall, v: Avatar
       reject(signal.reason instanceof Error ? signal.reason : cancelled());
       return;
     }
-    // Plain data only: the vocabulary's arrays may be read-only views.
-    const thread = spawnBuildThread({ install: { ...install }, vocabulary: JSON.parse(JSON.stringify(v)) as AvatarVocabulary, file, nice });
+    // Copied to the thread by structured clone (strings and arrays: ≤ 200 000 characters of text).
+    const thread = spawnBuildThread({ install: { ...install }, vocabulary: v, file, nice });
     let written = false;
     let failure: Error | null = null;
     const abort = () => {
