@@ -293,8 +293,9 @@ export async function run() {
   fs.writeFileSync(lmFile, built.arpa);
   console.log(`avatar model: ${built.vocabulary} words, n-grams ${built.ngrams.join('/')}, out of the dictionary: ${built.outOfVocabulary.join(' ') || 'none'}`);
   // The worker's own avatar model (ADR 105): the avatar's texts interpolated into the generic model,
-  // built by the worker's code — with the fixture's knowledge base, and without it (the worker's
-  // session config has no knowledge text today).
+  // built by the worker's code (on this thread: the worker builds in a thread of its own, the same
+  // bytes) — with the fixture's knowledge base, and without it (what the worker builds for an
+  // avatar without one; before ADR 105's second amendment, for every avatar).
   const { buildAvatarModel } = await import(workerDist('providers/stt/avatar-models.js'));
   const vocabulary = { name: avatar.name, wakeUpMessage: avatar.wakeUpMessage, instructions: avatar.instructions, functions: avatar.functions, knowledge: avatar.knowledge };
   const adaptedFile = path.join(path.dirname(lmFile), 'adapted.lm.bin');
@@ -479,7 +480,7 @@ export async function run() {
   if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
 
   return {
-    recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with these models: generic = the en-us model; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus alone (language-model.ts); best-of = generic and avatar decodes, the hypothesis with the better path score; adapted = the worker\'s avatar model (avatar-models.ts buildAvatarModel: the avatar\'s texts and the corpus interpolated into the generic model, ADR 105); adapted-no-kb = the same without the knowledge base (what the worker\'s session config has today)',
+    recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with these models: generic = the en-us model; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus alone (language-model.ts); best-of = generic and avatar decodes, the hypothesis with the better path score; adapted = the worker\'s avatar model (avatar-models.ts buildAvatarModel: the avatar\'s texts and the corpus interpolated into the generic model, ADR 105); adapted-no-kb = the same without the knowledge base (what the worker built before it asked the portal for the knowledge base, ADR 105)',
     cloud: CLOUD_NOTE,
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
     method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',

@@ -375,6 +375,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     consumeOAuthGrant: (appId, grant) => oauthService.consumeGrant(appId, grant),
     billingCheck: (url, header, body) => billingCheck(url, header, body, { allowPrivate: config.allowPrivateUrls, log: app.log }),
     searchKnowledge: knowledge.passages,
+    knowledgeVocabulary: knowledge.vocabulary,
     ticketKey: ticketKey(workerSecret),
     allowPrivateUrls: config.allowPrivateUrls,
     publicUrl: config.publicUrl,

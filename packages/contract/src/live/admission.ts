@@ -48,6 +48,8 @@ export const LiveLimits = {
   historyMaxTurns: 100,
   /** Allowed embedding origins per avatar. */
   allowedOriginsMax: 20,
+  /** Knowledge text (titles and text, characters) a worker gets for an avatar's speech model (ADR 105). */
+  vocabularyMaxChars: 200_000,
 } as const;
 
 const id = z.number().check(z.int(), z.positive(), z.maximum(2_147_483_647));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LiveLimits } from './admission.js';
 import { LiveCode, type TLiveCode } from './codes.js';
 import { ZLiveHistoryEntry } from './protocol.js';
 import { ZLiveSpeech } from './session-speech.js';
@@ -162,6 +163,10 @@ export const ZLivePassage = z.object({
 });
 export type TLivePassage = z.infer<typeof ZLivePassage>;
 
+/** One knowledge item's title and text (its chunks' text, overlaps removed) for an avatar's speech model. */
+export const ZLiveVocabularyItem = z.object({ title: z.string(), text: z.string() });
+export type TLiveVocabularyItem = z.infer<typeof ZLiveVocabularyItem>;
+
 export const ZLiveTurnMetrics = z.object({
   /** ms from the visitor's turn to the brain's first output. */
   firstTokenMs: z.number().nullable(),
@@ -238,6 +243,14 @@ export const LiveRpc = {
   'knowledge.search': {
     params: z.object({ sessionId: z.string().max(64), query: z.string().max(2000), k: z.number().int().min(1).max(10) }),
     result: z.object({ passages: z.array(ZLivePassage) }),
+  },
+  /**
+   * The titles and text of the session's avatar's knowledge base, for its speech model (ADR 105):
+   * the owner's collections only, in a fixed order, cut at LiveLimits.vocabularyMaxChars in all.
+   */
+  'knowledge.vocabulary': {
+    params: z.object({ sessionId: z.string().max(64) }),
+    result: z.object({ items: z.array(ZLiveVocabularyItem) }).refine((r) => r.items.reduce((n, i) => n + i.title.length + i.text.length, 0) <= LiveLimits.vocabularyMaxChars, { message: `at most ${LiveLimits.vocabularyMaxChars} characters` }),
   },
 } as const;
 export type TLiveRpcMethod = keyof typeof LiveRpc;

@@ -224,7 +224,10 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   function buildListening(config: TLiveSessionConfig, log: WorkerLogger = opts.log): ConversationListening | null {
     if (!listenOpts) return null;
     const choice = chooseStt({ setupMode: config.avatar.setupMode, stt: config.speech.stt }, opts.stt?.operator ?? {});
-    const offlineView = choice.kind === 'offline' && avatarModels ? avatarModels.forAvatar(vocabularyOf(config)) : recognizer;
+    // The knowledge base's titles and text come from the portal only when the model is built (ADR 105).
+    const sessionId = config.sessionId;
+    const knowledge = config.avatar.hasKnowledge ? { knowledge: async () => (await agent.rpc('knowledge.vocabulary', { sessionId }, 30_000)).items } : undefined;
+    const offlineView = choice.kind === 'offline' && avatarModels ? avatarModels.forAvatar(vocabularyOf(config), knowledge) : recognizer;
     const stt = createSttEngine(choice, {
       offline: offlineView,
       fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { TLivePassage } from '@persona/contract';
+import type { TLivePassage, TLiveVocabularyItem } from '@persona/contract';
 import type { PythonAnalysis } from '../../lib/python-syntax.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
@@ -34,6 +34,8 @@ export interface KnowledgeFeature {
   vectorState(): VectorIndexState;
   /** A live session's retrieval: hybrid search in those of the collections the owner still owns (others are skipped, not an error). */
   passages(ownerUserId: number, collectionIds: number[], query: string, k: number): Promise<TLivePassage[]>;
+  /** A live session's avatar's knowledge titles and text for its speech model (ADR 105): the owner's collections only, capped. */
+  vocabulary(ownerUserId: number, collectionIds: number[], maxChars: number): Promise<TLiveVocabularyItem[]>;
   /** Python parsed in the extraction threads (the functions feature's check). */
   analysePython(code: string): Promise<PythonAnalysis>;
   /** The knowledge base's embedding model for other features (analytics' frequent questions, ADR 102); null when off. */
@@ -105,6 +107,7 @@ export async function createKnowledgeFeature(
       const { hits } = await service.search(ownerUserId, { collection_ids: [...owned], query, k, mode: 'fused' });
       return hits.map((h) => ({ text: h.text, source: h.url ?? h.item_name, collectionId: h.collection_id, itemId: h.item_id }));
     },
+    vocabulary: (ownerUserId, collectionIds, maxChars) => service.vocabulary(ownerUserId, collectionIds, maxChars),
     analysePython: (code) => analysePythonInPool(extractor, code),
     embed: embedder ? (texts) => embedder.embed(texts) : null,
     routes: knowledgeRoutes({ service, tokens, files, guards: deps.guards, tmpDir: path.join(config.dataDir, 'tmp', 'knowledge-uploads') }),

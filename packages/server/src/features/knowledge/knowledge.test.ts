@@ -320,6 +320,42 @@ describe('items and retrieval', () => {
   });
 });
 
+describe("the vocabulary of an avatar's speech model (ADR 105)", () => {
+  it("is the owner's items' names, headings and text, each sentence once (no chunk overlaps), in a fixed order, capped; never another account's", async () => {
+    const me = await signIn(t);
+    const other = await signIn(t);
+    const c = await newCollection(t, me);
+    const theirs = await newCollection(t, other, 'Private');
+    const sentences = Array.from({ length: 60 }, (_, i) => `Sentence number ${i + 1} tells of the harbour wall.`);
+    for (const [name, content] of [
+      ['Lighthouse', '# The lighthouse\n\nThe lighthouse was built in 1854 from island granite.\n\n# Keepers\n\nAgnes Morrow was the last keeper.'],
+      ['Long', sentences.join(' ')],
+    ]) {
+      expect((await call(t, me, 'POST', '/knowledge', { collection_id: c.id, name, knowledge_type: 'text', content })).statusCode).toBe(200);
+    }
+    expect((await call(t, other, 'POST', '/knowledge', { collection_id: theirs.id, name: 'Secret', knowledge_type: 'text', content: 'The vault code is zebra.' })).statusCode).toBe(200);
+    expect((await settled(t, me, c.id)).map((i) => [i.name, i.status])).toEqual([
+      ['Lighthouse', 'ready'],
+      ['Long', 'ready'],
+    ]);
+    await settled(t, other, theirs.id);
+    const [long] = (await t.database.db.select({ n: sql<number>`count(*)::int` }).from(knowledgeChunks).innerJoin(knowledgeItems, eq(knowledgeItems.id, knowledgeChunks.itemId)).where(eq(knowledgeItems.name, 'Long')));
+    expect(Number(long!.n)).toBeGreaterThan(1); // several chunks, each after the first repeating the end of the one before
+
+    const items = await t.app.knowledge.vocabulary(me.id, [c.id, theirs.id], 200_000);
+    expect(items.map((i) => i.title)).toEqual(['Lighthouse', 'Long']);
+    expect(items[0]!.text).toBe('The lighthouse\n\nThe lighthouse was built in 1854 from island granite.\n\nKeepers\n\nAgnes Morrow was the last keeper.');
+    for (const sentence of sentences) expect(items[1]!.text.split(sentence).length - 1, sentence).toBe(1);
+    expect(JSON.stringify(items)).not.toContain('zebra');
+    expect(await t.app.knowledge.vocabulary(me.id, [theirs.id], 200_000)).toEqual([]);
+    expect(await t.app.knowledge.vocabulary(me.id, [c.id], 200_000)).toEqual(items);
+
+    const capped = await t.app.knowledge.vocabulary(me.id, [c.id], 300);
+    expect(capped.reduce((n, i) => n + i.title.length + i.text.length, 0)).toBeLessThanOrEqual(300);
+    expect(capped[0]).toEqual(items[0]);
+  });
+});
+
 describe('outbound fetches', () => {
   it('refuse private, loopback, link-local, metadata and IPv6-mapped addresses (URL items fail with the reason; crawls answer 400)', async () => {
     const me = await signIn(t);

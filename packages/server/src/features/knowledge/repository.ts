@@ -317,6 +317,20 @@ export function createKnowledgeRepository(db: Db) {
         return rowsOf<{ chunkId: number | string; score: number | string }>(result).map((r) => ({ chunkId: Number(r.chunkId), score: Number(r.score) }));
       });
     },
+    /**
+     * A page of the owner's chunks in these collections, with their item's name, in (item, ord)
+     * order after `after` — the vocabulary of an avatar's speech model (ADR 105).
+     */
+    async vocabularyChunks(userId: number, collectionIds: number[], after: { itemId: number; ord: number } | null, limit: number): Promise<{ itemId: number; ord: number; heading: string | null; text: string; itemName: string }[]> {
+      if (collectionIds.length === 0) return [];
+      return db
+        .select({ itemId: knowledgeChunks.itemId, ord: knowledgeChunks.ord, heading: knowledgeChunks.heading, text: knowledgeChunks.text, itemName: knowledgeItems.name })
+        .from(knowledgeChunks)
+        .innerJoin(knowledgeItems, eq(knowledgeItems.id, knowledgeChunks.itemId))
+        .where(and(inArray(knowledgeChunks.collectionId, collectionIds), eq(knowledgeItems.userId, userId), after ? sql`(${knowledgeChunks.itemId}, ${knowledgeChunks.ord}) > (${after.itemId}, ${after.ord})` : undefined))
+        .orderBy(asc(knowledgeChunks.itemId), asc(knowledgeChunks.ord))
+        .limit(limit);
+    },
     async chunkDetails(chunkIds: number[]): Promise<ChunkDetails[]> {
       if (chunkIds.length === 0) return [];
       return db

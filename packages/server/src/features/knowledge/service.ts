@@ -276,6 +276,54 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       return found;
     },
 
+    /**
+     * The titles and text of the owner's items in these collections (others' are skipped), for an
+     * avatar's speech model (ADR 105): items in the order they were made, each its name then its
+     * chunks' headings and text (the overlap a chunk repeats from the one before it left out),
+     * cut at `maxChars` in all. Read a page at a time: a large knowledge base is not loaded whole.
+     */
+    async vocabulary(userId: number, collectionIds: number[], maxChars: number): Promise<{ title: string; text: string }[]> {
+      const unique = [...new Set(collectionIds)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
+      const owned = await repo.ownedCollectionIds(userId, unique);
+      const items: { itemId: number; title: string; parts: string[] }[] = [];
+      let left = maxChars;
+      let after: { itemId: number; ord: number } | null = null;
+      /** The chunk read before (item 0: none). */
+      const previous = { itemId: 0, heading: null as string | null, text: '' };
+      const take = (s: string) => {
+        const cut = s.slice(0, Math.max(0, left));
+        left -= cut.length;
+        return cut;
+      };
+      while (left > 0 && owned.length > 0) {
+        const page = await repo.vocabularyChunks(userId, owned, after, 200);
+        for (const c of page) {
+          if (left <= 0) break;
+          const last = items.at(-1);
+          const item = last?.itemId === c.itemId ? last : { itemId: c.itemId, title: take(c.itemName), parts: [] as string[] };
+          if (item !== last) items.push(item);
+          let text = c.text;
+          const same = previous.itemId === c.itemId ? previous : null;
+          // The chunker starts a chunk with the last sentences of the one before it (joined by spaces), then a blank line.
+          const gap = text.indexOf('\n\n');
+          const spaced = (x: string) => x.replace(/\s+/g, ' ');
+          if (same && gap > 0 && spaced(same.text).endsWith(spaced(text.slice(0, gap)))) text = text.slice(gap + 2);
+          const add = (part: string) => {
+            // Parts are joined by a blank line, which counts too.
+            if (item.parts.length > 0) left -= 2;
+            if (left > 0) item.parts.push(take(part));
+          };
+          if (c.heading && c.heading !== same?.heading) add(c.heading);
+          add(text);
+          Object.assign(previous, { itemId: c.itemId, heading: c.heading, text: c.text });
+        }
+        if (page.length < 200) break;
+        const end = page.at(-1)!;
+        after = { itemId: end.itemId, ord: end.ord };
+      }
+      return items.map((i) => ({ title: i.title, text: i.parts.join('\n\n') }));
+    },
+
     // ── Retrieval ──
     async search(userId: number, req: { collection_ids: number[]; query: string; k: number; mode: TSearchMode }): Promise<{ hits: TSearchHit[]; mode: TSearchMode }> {
       const ids = [...new Set(req.collection_ids)];

@@ -1,4 +1,4 @@
-import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage, type TRetentionMode } from '@persona/contract';
+import { LiveCode, LiveLimits, type TAvatarAccess, type TLiveCode, type TLivePassage, type TLiveVocabularyItem, type TRetentionMode } from '@persona/contract';
 import type { PlatformLlm } from './brain-config.js';
 import type { DbTx } from '../../db/client.js';
 import type { LiveSessionRow, LiveSessionsRepository } from './repository.js';
@@ -47,6 +47,8 @@ export interface LiveSessionsDeps {
   billingCheck(url: string, header: string, body: Obj): Promise<BillingVerdict>;
   /** Hybrid search in the owner's collections. */
   searchKnowledge(ownerUserId: number, collectionIds: number[], query: string, k: number): Promise<TLivePassage[]>;
+  /** The titles and text of the owner's collections, cut at maxChars (an avatar's speech model, ADR 105); none when absent. */
+  knowledgeVocabulary?(ownerUserId: number, collectionIds: number[], maxChars: number): Promise<TLiveVocabularyItem[]>;
   ticketKey: Buffer;
   allowPrivateUrls: boolean;
   /**

@@ -21,7 +21,7 @@ export function voiceTurnSummary(turns: TLiveVoiceTurnMetrics[]) {
   };
 }
 
-/** The workers' RPC calls: claim, heartbeat, history, end, the agent offer and knowledge search. */
+/** The workers' RPC calls: claim, heartbeat, history, end, the agent offer, knowledge search and the knowledge's vocabulary. */
 export function createWorkerRpc(ctx: LiveContext) {
   const { deps, repo, log, now, presenceEntry, presenceTtl, isOverDailyLimit, checkBilling, endSession } = ctx;
 
@@ -170,6 +170,16 @@ export function createWorkerRpc(ctx: LiveContext) {
       const collections = readAvatarConfig(avatar.config).collectionIds;
       if (collections.length === 0) return { passages: [] };
       return { passages: await deps.searchKnowledge(avatar.userId, collections, params.query, params.k) };
+    },
+
+    async 'knowledge.vocabulary'(workerId, params: { sessionId: string }) {
+      // Only for an open session of this worker; only the avatar owner's collections (the knowledge feature checks again).
+      const row = await openSessionFor(workerId, params.sessionId);
+      const avatar = await repo.findAvatar(row.avatarId);
+      if (!avatar || !deps.knowledgeVocabulary) return { items: [] };
+      const collections = readAvatarConfig(avatar.config).collectionIds;
+      if (collections.length === 0) return { items: [] };
+      return { items: await deps.knowledgeVocabulary(avatar.userId, collections, LiveLimits.vocabularyMaxChars) };
     },
   };
 

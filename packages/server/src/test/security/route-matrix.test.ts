@@ -246,6 +246,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
     'session.function_failed': (sessionId) => ({ sessionId, name: 'forged', error: null }),
     'agent.offer': (sessionId) => ({ sessionId }),
     'knowledge.search': (sessionId) => ({ sessionId, query: 'Private note', k: 5 }),
+    'knowledge.vocabulary': (sessionId) => ({ sessionId }),
   } as Record<TLiveRpcMethod, (sessionId: string) => unknown>;
 
   it('a worker acts only on the sessions the portal gave it; a ticket is claimed once, by its worker', async () => {
@@ -264,7 +265,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
       const res = await call(other, method, { ...(foreignCall[method](session.sessionId) as object), ...(method === 'session.claim' ? { jti: session.claims.jti } : {}) });
       const text = JSON.stringify(res);
       expect(text).not.toContain(s.accounts.A.marker);
-      if (res.ok) expect([{}, { offered: false }, { passages: [] }], `${method} by another worker answered ${text}`).toContainEqual(res.result);
+      if (res.ok) expect([{}, { offered: false }, { passages: [] }, { items: [] }], `${method} by another worker answered ${text}`).toContainEqual(res.result);
     }
     expect((await row(session.sessionId)).endedAt).toBeNull();
     expect((await row(session.sessionId)).claimedJti).toBeNull();
@@ -285,6 +286,7 @@ describe('the live runtime: sessions, tickets and the workers', () => {
   it("a worker gets only the avatar owner's functions and knowledge, whatever the stored config says", async () => {
     const b = s.fixtures('B');
     await b.item();
+    await t.app.knowledge.ingestion.idle(); // B's note has chunks: refusing it is not an accident of timing
     const foreign = await b.collection();
     const fn = await s.fixtures('B', true).fn();
     const review = await s.send('POST', { url: '/api/admin/functions/review', payload: { id: fn.id, version: fn.version, decision: 'approve' } }, s.credentials('admin', 'session'));
@@ -302,6 +304,9 @@ describe('the live runtime: sessions, tickets and the workers', () => {
     expect(JSON.stringify(claimed)).not.toContain(s.accounts.B.marker);
     const found = await t.app.live.handleRpc(wid, 'knowledge.search', { sessionId, query: 'Private note', k: 5 });
     expect(found).toEqual({ ok: true, result: { passages: [] } });
+    // Nor the titles and text of B's knowledge for the avatar's speech model (ADR 105).
+    const vocabulary = await t.app.live.handleRpc(wid, 'knowledge.vocabulary', { sessionId });
+    expect(vocabulary).toEqual({ ok: true, result: { items: [] } });
   });
 
   it('the workers’ socket takes WORKER_SECRET only', async () => {

@@ -1,60 +1,25 @@
 import { createHash } from 'node:crypto';
-import { readFile, readdir, rename, rm, stat, utimes, writeFile, mkdir } from 'node:fs/promises';
+import { readdir, rename, rm, stat, utimes, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { setImmediate as yieldLoop } from 'node:timers/promises';
-import { CONVERSATION_CORPUS } from './conversation-corpus.js';
-import { interpolate } from './interpolate.js';
-import { buildLanguageModel, dictionaryWords } from './language-model.js';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { TLiveSessionConfig } from '@persona/contract';
+import { AVATAR_WEIGHT, MODEL_VERSION, avatarTexts, hasVocabulary, type AvatarVocabulary } from './avatar-model-build.js';
 import { createOfflineRecognizer, createRecognizerPool, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
 import { isStreamingRecognizer, type StreamUtterance, type StreamUtteranceOptions } from './offline-stream.js';
-import { readTrieModel, writeTrieModel } from './trie-model.js';
+
+export { AVATAR_TEXT_WEIGHT, AVATAR_WEIGHT, MAX_INPUT_CHARS, MODEL_VERSION, avatarTexts, buildAvatarModel, hasVocabulary, type AvatarVocabulary } from './avatar-model-build.js';
 
 /**
  * The offline recogniser adapted to each avatar (issue 29, ADR 105): a trigram model built in code
  * from what the avatar is likely to hear — its name, wake-up message, instructions, function names,
- * cloud STT phrases and knowledge base titles and text when the caller has them, and the general
- * conversation corpus — interpolated into Debian's generic model (interpolate.ts), written as a
- * pocketsphinx binary model and cached on disk under the hash of its inputs; each cached model
- * gets its own pool of resident recognisers, a few at a time.
+ * cloud STT phrases, its knowledge base's titles and text (asked of the portal when the model is
+ * needed), and the general conversation corpus — interpolated into Debian's generic model
+ * (avatar-model-build.ts) in a worker thread of its own, written as a pocketsphinx binary model and
+ * cached on disk under the hash of its inputs; each cached model gets its own pool of resident
+ * recognisers, a few at a time.
  */
-export interface AvatarVocabulary {
-  name?: string;
-  wakeUpMessage?: string;
-  instructions?: string;
-  /** Function (tool) names: `get_weather` is heard as "get weather". */
-  functions?: readonly string[];
-  /** The cloud STT's context phrases (speech.stt.phrases). */
-  phrases?: readonly string[];
-  knowledge?: readonly { title: string; text?: string }[];
-}
-
-/** Changes whenever the model built from the same inputs would change: part of the cache key. */
-export const MODEL_VERSION = 1;
-/** The avatar model's weight in the interpolation (ADR 105: chosen on the WER bench). */
-export const AVATAR_WEIGHT = 0.1;
-/** Counts of the avatar's own texts relative to the conversation corpus. */
-export const AVATAR_TEXT_WEIGHT = 2;
-/** Input text read at most (characters): a big knowledge base is cut, in a fixed order. */
-export const MAX_INPUT_CHARS = 200_000;
-
-/** The weighted texts of an avatar's model, capped at MAX_INPUT_CHARS; deterministic. */
-export function avatarTexts(v: AvatarVocabulary): { text: string; weight: number }[] {
-  const own = [v.name, v.wakeUpMessage, v.instructions, ...(v.functions ?? []).map((f) => f.replace(/[_-]+|(?<=[a-z])(?=[A-Z])/g, ' ')), ...(v.phrases ?? []), ...(v.knowledge ?? []).flatMap((k) => [k.title, k.text])]
-    .map((t) => (t ?? '').trim())
-    .filter(Boolean);
-  const texts: { text: string; weight: number }[] = [];
-  let left = MAX_INPUT_CHARS;
-  for (const text of own) {
-    if (left <= 0) break;
-    texts.push({ text: text.slice(0, left), weight: AVATAR_TEXT_WEIGHT });
-    left -= text.length;
-  }
-  return [...texts, { text: CONVERSATION_CORPUS, weight: 1 }];
-}
-
-/** Whether an avatar has anything of its own to adapt to (else the generic model is as good). */
-export const hasVocabulary = (v: AvatarVocabulary) => avatarTexts(v).length > 1;
 
 /** The cache key: the model's inputs (texts, weights, version, the generic model's size and date). */
 export async function modelKey(install: PocketsphinxInstall, v: AvatarVocabulary): Promise<string> {
@@ -65,48 +30,87 @@ export async function modelKey(install: PocketsphinxInstall, v: AvatarVocabulary
     .slice(0, 32);
 }
 
-/** The pronunciation dictionary's words, read once per file (130 k words: ~0.2 s). */
-const dictionaries = new Map<string, Promise<Set<string>>>();
-const dictionaryOf = (file: string) => {
-  let words = dictionaries.get(file);
-  if (!words) {
-    words = readFile(file, 'utf8').then(dictionaryWords);
-    words.catch(() => dictionaries.delete(file));
-    dictionaries.set(file, words);
-  }
-  return words;
-};
+/** An abort's reason when none was given. */
+const cancelled = () => Object.assign(new Error('the avatar model build was cancelled'), { name: 'AbortError' });
 
 /**
- * The avatar's interpolated model as `.lm.bin` bytes. Yields the event loop between slices of
- * work (none longer than ~100 ms here on a loaded machine; ADR 105).
+ * A build thread: the built `avatar-model-thread.js` beside this file, or — running from the
+ * TypeScript sources (vitest, tsx) — the `.ts` through tsx's loader, as the knowledge extraction
+ * threads do (packages/server extract-pool.ts).
  */
-export async function buildAvatarModel(install: PocketsphinxInstall, v: AvatarVocabulary, pause: () => Promise<void> = () => yieldLoop()): Promise<Uint8Array> {
-  const dictionary = await dictionaryOf(install.dict);
-  await pause();
-  const avatar = buildLanguageModel({ texts: avatarTexts(v), dictionary }).model;
-  await pause();
-  const generic = await readTrieModel(await readFile(install.lm), pause);
-  await pause();
-  const model = await interpolate(generic, avatar, AVATAR_WEIGHT, pause);
-  await pause();
-  return writeTrieModel(model, pause);
+function spawnBuildThread(workerData: unknown): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.js')) return new Worker(new URL('./avatar-model-thread.js', here), { workerData });
+  const tsxDir = path.dirname(createRequire(here).resolve('tsx/package.json'));
+  const tsx = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./avatar-model-thread.ts', here).href;
+  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(source, { eval: true, workerData });
 }
+
+/**
+ * The build thread's nice value (Linux, that thread only): the build is background work, and the
+ * worker's main thread (sessions' audio, the portal) and its recognisers come first. On the shared
+ * two-core machine (ADR 105, `npm run bench -- avatar-model-build`, medians of 5 rounds) the main
+ * thread's longest event-loop delay during a build was 174 ms at 19 and 341 ms at 0, against 155 ms
+ * with no build at all.
+ */
+export const BUILD_THREAD_NICE = 19;
+
+/**
+ * Builds the avatar's model in a worker thread of its own, which writes it to `file` (ADR 105): the
+ * caller's event loop holds none of the build, and only the file's name crosses back. Settles when
+ * the thread has ended; an abort terminates the thread (the caller removes the half-written file).
+ */
+export function buildAvatarModelInThread(install: PocketsphinxInstall, v: AvatarVocabulary, file: string, signal?: AbortSignal, nice = BUILD_THREAD_NICE): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason instanceof Error ? signal.reason : cancelled());
+      return;
+    }
+    // Copied to the thread by structured clone (strings and arrays: ≤ 200 000 characters of text).
+    const thread = spawnBuildThread({ install: { ...install }, vocabulary: v, file, nice });
+    let written = false;
+    let failure: Error | null = null;
+    const abort = () => {
+      failure ??= signal?.reason instanceof Error ? signal.reason : cancelled();
+      void thread.terminate();
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    thread.on('message', () => {
+      written = true;
+    });
+    thread.on('error', (err) => {
+      failure ??= err;
+    });
+    thread.on('exit', (code) => {
+      signal?.removeEventListener('abort', abort);
+      if (written && !failure) resolve();
+      else reject(failure ?? new Error(`the avatar model build thread ended (code ${code}) without a model`));
+    });
+  });
+}
+
+/** Builds the avatar's model into `file` (the worker's: `buildAvatarModelInThread`). */
+export type ModelBuilder = (install: PocketsphinxInstall, v: AvatarVocabulary, file: string, signal: AbortSignal) => Promise<void>;
 
 export interface ModelCache {
   /** The file of the avatar's model, built (once at a time per key) when not cached. */
   get(v: AvatarVocabulary): Promise<string>;
+  /** Cancels the build under way (its thread terminated) and those queued; later gets fail. */
+  close(): Promise<void>;
 }
 
 /**
  * Models on disk in `dir`, named by key: written to a temporary name and renamed (a reader never
  * sees half a file); at most `maxFiles` kept, the least recently used removed first; one build at
- * a time.
+ * a time, each in a worker thread.
  */
-export function createModelCache(opts: { install: PocketsphinxInstall; dir: string; maxFiles?: number; build?: typeof buildAvatarModel }): ModelCache {
+export function createModelCache(opts: { install: PocketsphinxInstall; dir: string; maxFiles?: number; build?: ModelBuilder }): ModelCache {
   const maxFiles = Math.max(1, opts.maxFiles ?? 8);
-  const build = opts.build ?? buildAvatarModel;
+  const build = opts.build ?? buildAvatarModelInThread;
   const building = new Map<string, Promise<string>>();
+  const closing = new AbortController();
   /** One build at a time per worker: each holds ~150 MB of arrays and a core for seconds. */
   let queue: Promise<unknown> = Promise.resolve();
   const oneAtATime = <T>(run: () => Promise<T>): Promise<T> => {
@@ -123,6 +127,7 @@ export function createModelCache(opts: { install: PocketsphinxInstall; dir: stri
   };
   return {
     async get(v) {
+      if (closing.signal.aborted) throw cancelled();
       const key = await modelKey(opts.install, v);
       const file = path.join(opts.dir, `${key}.lm.bin`);
       const pending = building.get(key);
@@ -136,10 +141,12 @@ export function createModelCache(opts: { install: PocketsphinxInstall; dir: stri
           // Not cached: built below.
         }
         await mkdir(opts.dir, { recursive: true });
-        const bytes = await oneAtATime(() => build(opts.install, v));
         const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
         try {
-          await writeFile(tmp, bytes);
+          await oneAtATime(async () => {
+            if (closing.signal.aborted) throw cancelled();
+            await build(opts.install, v, tmp, closing.signal);
+          });
           await rename(tmp, file);
         } finally {
           await rm(tmp, { force: true });
@@ -154,6 +161,10 @@ export function createModelCache(opts: { install: PocketsphinxInstall; dir: stri
         building.delete(key);
       }
     },
+    async close() {
+      closing.abort(cancelled());
+      await Promise.allSettled([...building.values()]);
+    },
   };
 }
 
@@ -164,8 +175,14 @@ export interface AvatarRecognizers {
    * A recogniser for the avatar: the generic one until its model is built and its recogniser has
    * loaded it, then that; the generic one for good when the model cannot be built (logged).
    */
-  forAvatar(v: AvatarVocabulary): AvatarRecognizer;
+  forAvatar(v: AvatarVocabulary, more?: AvatarVocabularySource): AvatarRecognizer;
   close(): Promise<void>;
+}
+
+/** What the worker fetches only when it builds the avatar's model. */
+export interface AvatarVocabularySource {
+  /** The knowledge base's titles and text (the portal's `knowledge.vocabulary`); a failure builds without them (logged). */
+  knowledge?: () => Promise<AvatarVocabulary['knowledge']>;
 }
 
 export interface AvatarRecognizer extends OfflineRecognizer {
@@ -175,7 +192,8 @@ export interface AvatarRecognizer extends OfflineRecognizer {
 
 export interface AvatarRecognizersOptions {
   generic: OfflineRecognizer;
-  cache: ModelCache;
+  /** The models on disk (`close`, when given, is called by the recognisers' own). */
+  cache: Pick<ModelCache, 'get'> & Partial<Pick<ModelCache, 'close'>>;
   /** A recogniser (pool) running pocketsphinx with this model file. */
   make(lmFile: string): OfflineRecognizer;
   /** Distinct avatar models resident at once (default 2): each is a pool of ~100 MB processes. */
@@ -221,7 +239,7 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
   };
   return {
     generic: opts.generic,
-    forAvatar(v) {
+    forAvatar(v, more) {
       if (!hasVocabulary(v)) {
         const g = opts.generic;
         return { transcribe: (pcm, signal) => g.transcribe(pcm, signal), ...(g.transcribeScored ? { transcribeScored: (pcm: Int16Array, signal?: AbortSignal) => g.transcribeScored!(pcm, signal) } : {}), ...(isStreamingRecognizer(g) ? { begin: (o?: StreamUtteranceOptions) => g.begin(o), stats: () => g.stats() } : {}), warm: () => g.warm(), close: async () => undefined, model: Promise.resolve(null) };
@@ -234,11 +252,19 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
         (model ??= (async () => {
           const started = Date.now();
           try {
-            file = await opts.cache.get(v);
+            const knowledge = more?.knowledge
+              ? await more.knowledge().catch((err: unknown) => {
+                  if (!closed) opts.log?.warn("the avatar's knowledge base could not be read for its speech model: built without it", { error: String(err) });
+                  return undefined;
+                })
+              : undefined;
+            file = await opts.cache.get(knowledge?.length ? { ...v, knowledge: [...(v.knowledge ?? []), ...knowledge] } : v);
             opts.log?.info("the offline recogniser has the avatar's model", { file: path.basename(file), ms: Date.now() - started });
             return file;
           } catch (err) {
             failed = true;
+            // The worker stopping cancelled it: nothing to say.
+            if (closed) return null;
             opts.log?.warn("the avatar's speech model could not be built: the offline recogniser uses the generic one", { error: String(err) });
             return null;
           }
@@ -304,6 +330,7 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
     },
     async close() {
       closed = true;
+      await opts.cache.close?.();
       const all = [...resident.values()];
       resident.clear();
       await Promise.all(all.map((r) => r.recognizer.close()));
@@ -314,8 +341,9 @@ export function createAvatarRecognizers(opts: AvatarRecognizersOptions): AvatarR
 /**
  * What the worker knows of an avatar at session start (TLiveSessionConfig): its name, wake-up
  * message, the brain's instructions (LLM and assistant brains), its functions' names and its cloud
- * STT phrases. Not its knowledge base: the session config says only whether it has one (the
- * passages are reachable by retrieval, query by query) — ADR 105.
+ * STT phrases. Its knowledge base is not in the session config (which says only whether it has
+ * one): the worker asks the portal for its titles and text when it builds the model (runtime.ts,
+ * `knowledge.vocabulary`) — ADR 105.
  */
 export function vocabularyOf(config: TLiveSessionConfig): AvatarVocabulary {
   const brain = config.brain as { instructions?: unknown };
