@@ -8,9 +8,9 @@ import { ensureBuilt, root } from './lib.mjs';
 const pocketsphinx = ['/usr/bin', '/usr/local/bin'].some((d) => fs.existsSync(path.join(d, 'pocketsphinx_batch'))) && fs.existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin');
 console.log(
   pocketsphinx
-    ? fs.existsSync('/usr/lib/python3/dist-packages/pocketsphinx/__init__.py') && /^(on|1|true)$/i.test(process.env.WORKER_STT_STREAMING ?? '')
+    ? fs.existsSync('/usr/lib/python3/dist-packages/pocketsphinx/__init__.py') && !/^(off|0|false)$/i.test(process.env.WORKER_STT_STREAMING ?? '')
       ? 'Offline speech recognition: pocketsphinx and python3-pocketsphinx found (avatars without an STT key listen with it, decoded while they speak).'
-      : 'Offline speech recognition: pocketsphinx found (avatars without an STT key listen with it; with python3-pocketsphinx, WORKER_STT_STREAMING=on decodes while they speak, ADR 106).'
+      : 'Offline speech recognition: pocketsphinx found (avatars without an STT key listen with it; python3-pocketsphinx would decode while they speak, ADR 106).'
     : 'Offline speech recognition: pocketsphinx not found — avatars without an STT key offer typed chat only (apt-get install pocketsphinx pocketsphinx-en-us).',
 );
 

@@ -37,9 +37,9 @@ the product's own voice and speech to text for Simple-mode avatars and Default v
 the portal's values (unset: the offline voice and recogniser).
 WORKER_STT_PROCESSES: how many pocketsphinx processes the offline recogniser may run at once
 (default one per core, at most 4; each holds ~100 MB; the second starts when utterances overlap).
-With Debian's python3-pocketsphinx and WORKER_STT_STREAMING=on the offline recogniser decodes
-while the visitor speaks (ADR 106; two processes per core, at most 6, each held while a visitor
-speaks; POCKETSPHINX_PYTHON: its python3, default /usr/bin/python3); else the batch one.
+With Debian's python3-pocketsphinx the offline recogniser decodes while the visitor speaks (ADR
+106; two processes per core, at most 6, each held while a visitor speaks; POCKETSPHINX_PYTHON:
+its python3, default /usr/bin/python3); WORKER_STT_STREAMING=off, or without it: the batch one.
 METRICS_TOKEN (16+ characters) serves Prometheus metrics at /metrics on the --listen port to
 "Authorization: Bearer <METRICS_TOKEN>"; unset, there is no /metrics.
 HTTP_HEADERS_TIMEOUT_MS (default 20000) and HTTP_REQUEST_TIMEOUT_MS (default 300000): how long a

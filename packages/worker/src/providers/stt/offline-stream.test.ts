@@ -305,15 +305,15 @@ describe("the worker's choice of offline recogniser", () => {
     expect(results[0]?.text).toBe('heard 320 from 8');
   });
 
-  it('is the batch pool unless streaming is asked for and its python can import pocketsphinx', async () => {
-    const env = { PATH: process.env.PATH, WORKER_STT_STREAMING: 'on' };
+  it('is the streaming recogniser where its python can import pocketsphinx, unless turned off; else the batch pool', async () => {
+    const env = { PATH: process.env.PATH };
     const installed = findPocketsphinx(env) !== null;
-    for (const off of [{ PATH: process.env.PATH }, { ...env, WORKER_STT_STREAMING: 'off' }, { ...env, POCKETSPHINX_PYTHON: '/nonexistent/python3' }]) {
+    for (const off of [{ ...env, WORKER_STT_STREAMING: 'off' }, { ...env, WORKER_STT_STREAMING: 'false' }, { ...env, POCKETSPHINX_PYTHON: '/nonexistent/python3' }]) {
       const r = createWorkerOfflineRecognizer(1, off);
       expect(r === null ? null : isStreamingRecognizer(r)).toBe(installed ? false : null);
       await r?.close();
     }
-    // Asked for, where python3-pocketsphinx imports (CI installs it): the streaming one.
+    // By default, where python3-pocketsphinx imports (CI installs it): the streaming one.
     const streams = findStreamingPocketsphinx(env) !== null;
     const byDefault = createWorkerOfflineRecognizer(1, env);
     expect(byDefault === null ? null : isStreamingRecognizer(byDefault)).toBe(installed ? streams : null);

@@ -25,13 +25,12 @@ export interface StreamingInstall extends PocketsphinxInstall {
 }
 
 /**
- * The streaming recogniser's install when it is asked for (WORKER_STT_STREAMING=on) and
- * python3-pocketsphinx imports here; else null. Off by default until its end-to-end listening
- * tests are steady on a loaded machine (ADR 106: one CI run saw a cough not pause the avatar).
+ * The streaming recogniser's install where python3-pocketsphinx imports here, unless it is
+ * turned off (WORKER_STT_STREAMING=off); else null (the batch recogniser answers). ADR 106.
  */
 export function findStreamingPocketsphinx(env: PocketsphinxEnv = pocketsphinxEnv()): StreamingInstall | null {
-  const on = env.WORKER_STT_STREAMING?.trim().toLowerCase();
-  if (on !== 'on' && on !== '1' && on !== 'true') return null;
+  const off = env.WORKER_STT_STREAMING?.trim().toLowerCase();
+  if (off === 'off' || off === '0' || off === 'false') return null;
   const install = findPocketsphinx(env);
   const python = env.POCKETSPHINX_PYTHON || '/usr/bin/python3';
   if (!install || !existsSync(python)) return null;
