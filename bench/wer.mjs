@@ -316,10 +316,39 @@ export async function run() {
     const { createStreamingRecognizer, findStreamingPocketsphinx } = await import(workerDist('providers/stt/offline-stream.js'));
     const streamInstall = findStreamingPocketsphinx();
     if (!streamInstall) throw new Error('WER_STREAM=1 but python3-pocketsphinx is not importable (apt-get install python3-pocketsphinx)');
+    // WER_STREAM_AFFINITY=1: each voice has a decoder process of its own, as a visitor's session
+    // keeps its process (the live cepstral mean then carries from that voice's own last utterance,
+    // not from another voice's).
+    const affinity = process.env.WER_STREAM_AFFINITY === '1';
+    // WER_STREAM_WARMUP=1: a new decoder process first hears a few conversational sentences in the
+    // offline voice (not the bench's), so its live cepstral mean starts from speech, not the model's prior.
+    const warmText = 'Hello, nice to meet you. I have a quick question about something. Can you help me with this, please?';
+    const warmPcm = process.env.WER_STREAM_WARMUP === '1' ? await (async () => {
+      const s = await flite.synthesize(warmText, { voice: 'slt', rate: 1 });
+      return s.sampleRate === 16_000 ? s.pcm : audio.resample(s.pcm, s.sampleRate, 16_000);
+    })() : null;
+    const warmUp = async (rec) => {
+      if (!warmPcm) return;
+      const u = rec.begin();
+      for (let at = 0; at < warmPcm.length; at += 512) u.push(warmPcm.subarray(at, at + 512));
+      await u.end();
+    };
     const streamed = (lm) => {
       const r = createStreamingRecognizer({ install: { ...streamInstall, lm } });
-      const transcribeScored = async (pcm) => {
-        const u = r.begin();
+      const shared = warmUp(r);
+      const perVoice = new Map();
+      const transcribeScored = async (pcm, _signal, voice) => {
+        let rec = r;
+        await shared;
+        if (affinity && voice) {
+          if (!perVoice.has(voice)) {
+            const own = createStreamingRecognizer({ install: { ...streamInstall, lm } });
+            perVoice.set(voice, own);
+            await warmUp(own);
+          }
+          rec = perVoice.get(voice);
+        }
+        const u = rec.begin();
         for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
         return u.end();
       };
@@ -390,7 +419,7 @@ export async function run() {
             } else {
               // A decode past the recogniser's time limit (a loaded machine, a babble the search
               // wanders in) counts as nothing heard — every word deleted — and the run goes on.
-              const r = await recognizers[model].transcribeScored(pcm).catch((err) => {
+              const r = await recognizers[model].transcribeScored(pcm, undefined, `${sp.voice}:${sp.rate}`).catch((err) => {
                 timeouts.push(`${model} ${sp.voice} ${sp.rate} ${noise.id}: ${err.message}`);
                 return { text: '', score: -Infinity };
               });
