@@ -174,12 +174,22 @@ async function connectRounds(browser, server, id) {
     const t0 = await page.evaluate(() => performance.now());
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.waitForFunction(() => window.__personaAvatar?.firstFrameAt != null || window.__personaAvatar?.renderer === 'dom', null, { timeout: 30_000, polling: 5 });
-    const first = await page.evaluate(() => window.__personaAvatar.firstFrameAt);
-    rows.push({ connect: Math.max(0, first - t0), open: first });
+    // Where the time to the first frame went: the last script or asset the avatar needed arrived
+    // at `loaded` (page clock); from there to the first frame the page built the scene, compiled
+    // its shaders and drew.
+    const { first, loaded } = await page.evaluate(() => {
+      const at = window.__personaAvatar.firstFrameAt;
+      const ends = performance
+        .getEntriesByType('resource')
+        .filter((e) => e.responseEnd <= at && !new URL(e.name).pathname.startsWith('/api/'))
+        .map((e) => e.responseEnd);
+      return { first: at, loaded: Math.max(0, ...ends) };
+    });
+    rows.push({ connect: Math.max(0, first - t0), open: first, loaded, afterLoaded: first - loaded });
     await context.close();
   }
   const s = (k) => ({ p50: round(percentile(rows.map((r) => r[k]), 50), 0), max: round(Math.max(...rows.map((r) => r[k])), 0) });
-  return { n: rows.length, connect: s('connect'), pageOpen: s('open') };
+  return { n: rows.length, connect: s('connect'), pageOpen: s('open'), pageOpenToLastFileLoaded: s('loaded'), lastFileLoadedToFirstFrame: s('afterLoaded') };
 }
 
 /**
