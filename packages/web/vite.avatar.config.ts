@@ -1,13 +1,33 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import { fileURLToPath } from 'node:url';
 
 const contractSrc = fileURLToPath(new URL('../contract/src/index.ts', import.meta.url));
+
+/**
+ * The avatar page's schemas are zod/mini: one contract module on classic zod (its schemas carry
+ * their JSON-schema processors and the English locale) added ≈ 19 KB of gzipped JS to every kind
+ * of avatar page, the difference between a VRM page inside its 250 KB budget and over it. The
+ * build stops if classic zod comes back; a contract module the page imports must use zod/mini
+ * (see contract/src/page-figures.ts).
+ */
+const noClassicZod: Plugin = {
+  name: 'persona-avatar-page-without-classic-zod',
+  apply: 'build',
+  generateBundle(_options, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk') continue;
+      const classic = chunk.moduleIds.find((id) => /[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(id));
+      if (classic) this.error(`the avatar page's chunk ${chunk.fileName} holds classic zod (${classic}): use zod/mini in the contract modules it imports`);
+    }
+  },
+};
 
 // The avatar page (/avatar/{id}, embedded on customers' sites) is its own build: it shares no
 // chunk with the portal, so it downloads only what it uses (no React, no MUI). It writes into
 // the portal's dist after the portal's build (same /react/assets/ base, its own manifest).
 export default defineConfig({
   base: '/react/',
+  plugins: [noClassicZod],
   resolve: { alias: { '@persona/contract': contractSrc } },
   build: {
     outDir: 'dist',

@@ -315,7 +315,7 @@ export const ZConversationDetail = ZConversationSummary.extend({
   /** The avatar's model's summary of the ended session (ADR 099); null when none. */
   summary: z.string().nullable(),
   /** What the visitor's page measured (ADR 099); null when it reported nothing. */
-  pageFigures: ZPageFigures.nullable(),
+  pageFigures: z.nullable(ZPageFigures),
 });
 export type TConversationDetail = z.infer<typeof ZConversationDetail>;
 

@@ -193,6 +193,10 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
     faceSettled = resolve;
   });
   if (textOnly) faceSettled();
+  // The stage's chunk is fetched while the page config loads, not after it: the first frame
+  // comes one chunk's download and parse sooner.
+  const stageModule = textOnly ? null : import('./render/stage');
+  stageModule?.catch(() => undefined);
   let faceTimer: ReturnType<typeof setTimeout> | undefined;
   let faceWait: Promise<void> | null = null;
   /** The face, or FACE_WAIT_MS from the first time the voice asks for it (one wait per page). */
@@ -590,7 +594,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   }
 
   async function drawStage(config: TLivePageConfig) {
-    const { AvatarStage } = await import('./render/stage');
+    const { AvatarStage } = await (stageModule ?? import('./render/stage'));
     const s = new AvatarStage({ avatarConfigUrl: config.avatar.avatarConfigUrl, dhType: config.avatar.dhType, photoUrl: config.avatar.photoUrl });
     stage = s;
     s.setPose(presence.state);

@@ -48,6 +48,56 @@ async function loadManifest(url: string): Promise<Manifest> {
   return { size, backdrop, base: base!, eyesOpen: eyesOpen!, eyesClosed: eyesClosed!, mouth: Object.fromEntries(MOUTH_SHAPES.map((s, i) => [s, mouths[i]!])) as Record<MouthShape, HTMLImageElement>, moods, neck };
 }
 
+type Box = readonly [x: number, y: number, w: number, h: number];
+
+/**
+ * Where a layer is not transparent. Every layer is the portrait's whole size (400×480) and most
+ * are a small patch (a mouth, the eyes) in a transparent sheet, yet drawing one blends all of
+ * it: on a software rasteriser (SwiftShader) the four to eight layers of a frame were most of
+ * its cost. Found once per layer, when it is first drawn (a read-back of its alpha).
+ */
+export function opaqueBox(img: CanvasImageSource & { width: number; height: number }): Box | null {
+  const w = img.width;
+  const h = img.height;
+  const c = document.createElement('canvas');
+  c.width = w;
+  c.height = h;
+  const g = c.getContext('2d', { willReadFrequently: true });
+  if (!g || w === 0 || h === 0) return [0, 0, w, h];
+  g.drawImage(img, 0, 0);
+  let data: Uint8ClampedArray;
+  try {
+    data = g.getImageData(0, 0, w, h).data;
+  } catch {
+    return [0, 0, w, h];
+  }
+  const box = alphaBox(data, w, h);
+  if (!box) return null;
+  // A pixel of margin: smoothing at the box's edge samples transparent pixels, as it did before.
+  const x = Math.max(0, box[0] - 1);
+  const y = Math.max(0, box[1] - 1);
+  return [x, y, Math.min(w, box[0] + box[2] + 1) - x, Math.min(h, box[1] + box[3] + 1) - y];
+}
+
+/** The bounding box of the pixels with some alpha in RGBA `data` (null: none). */
+export function alphaBox(data: ArrayLike<number>, w: number, h: number): Box | null {
+  let x0 = w;
+  let y0 = h;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < h; y++) {
+    const row = y * w * 4;
+    for (let x = 0; x < w; x++) {
+      if (data[row + x * 4 + 3] === 0) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return x1 < 0 ? null : [x0, y0, x1 - x0 + 1, y1 - y0 + 1];
+}
+
 /**
  * A layered 2D portrait (catalogue image avatars): base, eyes open/closed, one mouth per mouth
  * shape, and per mood its face (brows, lids, cheeks) and its mouth at rest. Visemes become
@@ -66,6 +116,16 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
   let height = 1;
   const targets = new Map<string, number>();
   const shapeWeights = new Map<MouthShape, number>();
+  const boxes = new Map<HTMLImageElement, Box | null>();
+  /** Draws a layer's opaque part only (in the layer's own coordinates). */
+  const layer = (img: HTMLImageElement) => {
+    let box = boxes.get(img);
+    if (box === undefined) {
+      box = opaqueBox(img);
+      boxes.set(img, box);
+    }
+    if (box) ctx.drawImage(img, box[0], box[1], box[2], box[3], box[0], box[1], box[2], box[3]);
+  };
   return {
     name: 'portrait',
     canvas,
@@ -101,18 +161,18 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
       const moodAlpha = mood ? Math.min(1, face.moodWeight / 0.7) : 0;
       if (mood) {
         ctx.globalAlpha = moodAlpha;
-        ctx.drawImage(mood.face, 0, 0);
+        layer(mood.face);
         ctx.globalAlpha = 1;
       }
       // Eyes: a little gaze, blinks fade the closed eyes in.
       ctx.save();
       ctx.translate(face.eyeYaw * 18, face.eyePitch * 14);
-      ctx.drawImage(m.eyesOpen, 0, 0);
+      layer(m.eyesOpen);
       ctx.restore();
       const blink = Math.max(face.blinkLeft, face.blinkRight);
       if (blink > 0.02) {
         ctx.globalAlpha = Math.min(1, blink * 1.3);
-        ctx.drawImage(m.eyesClosed, 0, 0);
+        layer(m.eyesClosed);
         ctx.globalAlpha = 1;
       }
       // Mouth: shapes weighted by the visemes, lightest first.
@@ -121,17 +181,17 @@ export async function createPortraitRenderer(url: string, opts: { showBackdrop: 
         const shape = mouthShapeOf[VISEMES[k]!];
         shapeWeights.set(shape, (shapeWeights.get(shape) ?? 0) + face.visemes[k]!);
       }
-      ctx.drawImage(m.mouth.rest, 0, 0);
+      layer(m.mouth.rest);
       const order = [...shapeWeights].filter(([s, w]) => s !== 'rest' && w > 0.02).sort((a, b) => a[1] - b[1]);
       for (const [shape, w] of order) {
         ctx.globalAlpha = Math.min(1, w * 1.15);
-        ctx.drawImage(m.mouth[shape], 0, 0);
+        layer(m.mouth[shape]);
       }
       // …and its mouth, while the mouth is at rest (speech draws its own shapes).
       const atRest = shapeWeights.get('rest') ?? 0;
       if (mood && atRest > 0.02) {
         ctx.globalAlpha = moodAlpha * Math.min(1, atRest);
-        ctx.drawImage(mood.mouth, 0, 0);
+        layer(mood.mouth);
       }
       ctx.globalAlpha = 1;
       targets.clear();

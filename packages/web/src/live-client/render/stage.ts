@@ -8,7 +8,10 @@ import { readStageConfig, resolveConfigChain, type StageConfig } from './stage-c
 import { createProbe, holdFace, recordAction, recordFrame, resetFps, type AvatarProbe, type FaceHold } from './test-hook';
 import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
+import type * as ThreeAvatar from './three-avatar';
 import { audioMouth } from './audio-mouth';
+
+type ThreeModule = typeof ThreeAvatar;
 
 /** Frame interval of a silent avatar when the visitor prefers reduced motion. */
 export const REDUCED_MOTION_IDLE_FRAME_MS = 250;
@@ -91,11 +94,14 @@ export class AvatarStage {
   /** Loads the config and the renderer; false when the page should keep its DOM fallback. */
   async load(): Promise<boolean> {
     try {
+      // A 3D kind's renderer (three.js, its chunks) is fetched while the config chain loads, not after it.
+      const three = (this.source.dhType === 2 || this.source.dhType === 3) && hasWebGL() ? import('./three-avatar') : null;
+      three?.catch(() => undefined);
       const doc = this.source.avatarConfigUrl ? await resolveConfigChain(new URL(this.source.avatarConfigUrl, window.location.href).toString()) : {};
       const config = readStageConfig(doc, this.source.dhType, window.location.href, this.source.photoUrl);
       this.config = config;
       this.applyBackground(config);
-      this.renderer = await this.createRenderer(config);
+      this.renderer = await this.createRenderer(config, three);
       if (!this.renderer || this.disposed) {
         this.probe.renderer = 'dom';
         return false;
@@ -119,10 +125,10 @@ export class AvatarStage {
     return this.config;
   }
 
-  private async createRenderer(config: StageConfig): Promise<AvatarRenderer | null> {
+  private async createRenderer(config: StageConfig, three: Promise<ThreeModule> | null): Promise<AvatarRenderer | null> {
     if (config.kind !== 'image') {
       if (!config.model || !hasWebGL()) return null;
-      const { createThreeRenderer } = await import('./three-avatar');
+      const { createThreeRenderer } = await (three ?? import('./three-avatar'));
       return createThreeRenderer(config, { onContextLost: () => this.fallBack('WebGL context lost') });
     }
     if (config.portrait) {
