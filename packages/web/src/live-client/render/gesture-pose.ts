@@ -9,6 +9,8 @@ export interface ArmPose {
   lift: number;
   /** The hand at the wrist (Euler x y z; y turns it about the forearm), where a figure has one; none: in line with the forearm. */
   hand?: [number, number, number];
+  /** How far the index finger is straightened (0–1), where a figure can (the point). */
+  index?: number;
 }
 
 const REST: ArmPose = { upper: [0, 0, 0], fore: [0, 0, 0], lift: 0 };
@@ -41,8 +43,8 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
     case 'point': {
       if (!right) return REST;
       // The arm forward and a little across, the forearm almost straight.
-      // The hand flat, palm down, in line with the forearm.
-      return { upper: [-1.25 * e, 0, side * 0.2 * e], fore: [-0.15 * e, 0, 0], lift: 0.004 * e, hand: [0, side * -1.2 * e, 0] };
+      // The hand in line with the forearm, turned about it, the index finger straight.
+      return { upper: [-1.25 * e, 0, side * 0.2 * e], fore: [-0.15 * e, 0, 0], lift: 0.004 * e, hand: [0, side * -1.2 * e, 0], index: e };
     }
     case 'shrug': {
       const s = Math.sin(Math.PI * u);
@@ -56,7 +58,7 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
 
 const mix = (a: [number, number, number], b: [number, number, number], t: number): [number, number, number] => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 const NO_TURN: [number, number, number] = [0, 0, 0];
-const scaled = (p: ArmPose, k: number): ArmPose => (k === 1 ? p : { upper: mix(REST.upper, p.upper, k), fore: mix(REST.fore, p.fore, k), lift: p.lift * k, hand: mix(NO_TURN, p.hand ?? NO_TURN, k) });
+const scaled = (p: ArmPose, k: number): ArmPose => (k === 1 ? p : { upper: mix(REST.upper, p.upper, k), fore: mix(REST.fore, p.fore, k), lift: p.lift * k, hand: mix(NO_TURN, p.hand ?? NO_TURN, k), index: (p.index ?? 0) * k });
 
 /**
  * One arm's pose for a frame: the gesture playing at its intensity, and while it takes over from one
@@ -68,7 +70,7 @@ export function armPoseOf(face: Pick<FaceState, 'gesture' | 'gestureProgress' | 
   if (!from || face.gestureBlend >= 1) return now;
   const held = scaled(armPose(from.gesture, from.progress, side), from.intensity);
   const t = smooth(face.gestureBlend);
-  return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t, hand: mix(held.hand ?? NO_TURN, now.hand ?? NO_TURN, t) };
+  return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t, hand: mix(held.hand ?? NO_TURN, now.hand ?? NO_TURN, t), index: (held.index ?? 0) + ((now.index ?? 0) - (held.index ?? 0)) * t };
 }
 
 /**

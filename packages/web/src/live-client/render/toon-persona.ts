@@ -982,7 +982,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     return [p[0], p[1], p[2] + lobe * fwd * fwd - 0.01 * back * back * smooth((y - 1.0) / 0.2)];
   };
   const white1 = lin('#ffffff');
-  torsoGeo.grid(...((lowest ? [14, 28] : low ? [18, 40] : [28, 56]) as [number, number]), (u, v) => ({ p: chestAt(u, v), n: smoothNormal(chestAt, u, v, torsoAt(u, v).n), c: white1 }));
+  torsoGeo.grid(...((lowest ? [14, 28] : low ? [18, 40] : [24, 52]) as [number, number]), (u, v) => ({ p: chestAt(u, v), n: smoothNormal(chestAt, u, v, torsoAt(u, v).n), c: white1 }));
   const trim = mixC(shirt, new Color(0, 0, 0), 0.45);
   const [TW, TH] = lowest ? [256, 128] : low ? [512, 256] : [1024, 512];
   const shirtTexture = track(
@@ -1038,7 +1038,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   // thumb and four fingers held together, softly curled (at rest the palm to the thigh). Each
   // side turns at the shoulder, the elbow and the wrist (rest, presenter pose, wave, point, shrug);
   // each joint is a ball the parts on both sides sink into, so no bend opens a gap or a corner.
-  const arms: { side: number; upper: Group; fore: Group; hand: Group; shoulderY: number; presenting: Quaternion }[] = [];
+  const arms: { side: number; upper: Group; fore: Group; hand: Group; shoulderY: number; presenting: Quaternion; index: { curled: Mesh[]; straight: Mesh[] } | null }[] = [];
   const k = female ? 0.88 : 1;
   const sleeveTrim = mixC(shirt, new Color(0, 0, 0), 0.3);
   for (const s of [-1, 1]) {
@@ -1055,7 +1055,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     };
     const front = new Vector3(0, 0, 1);
     // The shoulder: a ball of the shirt under the sleeve's top, wider than the arm (the deltoid).
-    ellipsoid(clothArm, [top[0] - s * 0.002, top[1] - 0.026, top[2]], [0.053 * k, 0.051 * k, 0.05 * k], shirt, 10, 16);
+    ellipsoid(clothArm, [top[0] - s * 0.002, top[1] - 0.026, top[2]], [0.053 * k, 0.051 * k, 0.05 * k], shirt, 9, 16);
     // The sleeve: a flared tube to mid upper arm, its hem a darker band that turns in under the edge.
     limb(clothArm, seg(top, elbow, 0.08, 0.44), (t) => {
       // It grows out of the shoulder ball (its first ring well inside it: no edge to poke out).
@@ -1066,7 +1066,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       const r = (0.0485 + 0.0015 * t) * k * (1 - 0.3 * smooth((t - 0.6) / 0.4));
       return [r, r * 0.95];
     }, { rows: 3, cols: 16, ref: front, colour: () => sleeveTrim });
-    limb(upperSkin, seg(top, elbow, 0.35, 1), (t) => [(0.04 - 0.007 * t) * k, (0.038 - 0.006 * t) * k], { rows: 4, cols: 12, ref: front, colour: () => skin });
+    // The bare upper arm, in the sleeve's shadow just below its hem (0.5 of the way down).
+    limb(upperSkin, seg(top, elbow, 0.35, 1), (t) => [(0.04 - 0.007 * t) * k, (0.038 - 0.006 * t) * k], { rows: 6, cols: 12, ref: front, colour: (t) => mixC(skinShade, skin, smooth((t - 0.26) / 0.14)) });
     // The elbow and the forearm (wider than deep, its widest a quarter of the way down).
     ellipsoid(foreGeo, elbow, [0.033 * k, 0.033 * k, 0.031 * k], skin, 6, 12);
     limb(foreGeo, seg(elbow, wrist, 0, 1.02), (t) => {
@@ -1085,7 +1086,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const localDir = (x: number, y: number, z: number) => X.clone().multiplyScalar(x).add(U.clone().multiplyScalar(y)).add(Z.clone().multiplyScalar(z));
     ellipsoid(handGeo, wrist, [0.0215 * k, 0.02 * k, 0.0195 * k], skin, 6, 12);
     // Palm: a rounded slab, thickest at the heel; the ball of the thumb on its inner front edge.
-    handGeo.grid(low ? 6 : 10, low ? 10 : 16, (u, v) => {
+    handGeo.grid(low ? 6 : 8, low ? 10 : 14, (u, v) => {
       const phi = u * Math.PI * 2;
       const th = v * Math.PI;
       const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
@@ -1107,13 +1108,19 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       [-0.0078, 0.054, 0.0085, 0.95],
       [-0.022, 0.044, 0.0077, 1.1],
     ];
-    for (const [z, len, r, curl] of fingers) {
+    const finger = (geo: Geo, [z, len, r, curl]: [number, number, number, number]) => {
       const spread = -z * 0.25;
-      limb(handGeo, (t) => {
+      limb(geo, (t) => {
         const a = curl * t;
-        return local(-s * 0 + 0.002 - (len * (1 - Math.cos(a))) / curl, -0.068 - (len * Math.sin(a)) / curl, z + spread * len * t);
-      }, (t) => [r * h * (1 - 0.15 * t), r * h * 0.9 * (1 - 0.15 * t)], { rows: 5, cols: 8, ref: localDir(1, 0, 0), colour: () => skin, capEnd: 3 });
-    }
+        return local(0.002 - (len * (1 - Math.cos(a))) / curl, -0.068 - (len * Math.sin(a)) / curl, z + spread * len * t);
+      }, (t) => [r * h * (1 - 0.15 * t), r * h * 0.9 * (1 - 0.15 * t)], { rows: 4, cols: 8, ref: localDir(1, 0, 0), colour: () => skin, capEnd: 2 });
+    };
+    // The right hand (the one that points) has its index finger twice, curled and straight, one
+    // shown at a time (a mesh each; the straight one drawn only while pointing).
+    const indexGeo = s < 0 ? new Geo() : handGeo;
+    fingers.forEach((f, i) => finger(i === 0 ? indexGeo : handGeo, f));
+    const pointGeo = s < 0 ? new Geo() : null;
+    if (pointGeo) finger(pointGeo, [fingers[0]![0], fingers[0]![1] * 1.15, fingers[0]![2], 0.12]);
     const upper = new Group();
     upper.name = s < 0 ? 'rightUpperArm' : 'leftUpperArm';
     upper.position.set(...top);
@@ -1130,6 +1137,8 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     add(upperSkin, skinMats, upper, top);
     add(foreGeo, skinMats, fore, elbow);
     add(handGeo, skinMats, hand, wrist);
+    const index = pointGeo ? { curled: add(indexGeo, skinMats, hand, wrist), straight: add(pointGeo, skinMats, hand, wrist) } : null;
+    for (const m of index?.straight ?? []) m.visible = false;
     // The presenter's hands (full body at rest): the backs of the hands to the visitor, tipped up
     // a little towards the camera, fingers pointing in and a little down, thumbs on top — one
     // hand laid over the other, as a host or receptionist stands. Kept as the hand's orientation
@@ -1139,7 +1148,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     backT.sub(upT.clone().multiplyScalar(backT.dot(upT))).normalize();
     const thumbT = new Vector3().crossVectors(backT, upT).multiplyScalar(s);
     const presenting = new Quaternion().setFromRotationMatrix(new Matrix4().makeBasis(backT, upT, thumbT).multiply(new Matrix4().makeBasis(X, U, Z).transpose()));
-    arms.push({ side: s, upper, fore, hand, shoulderY: top[1], presenting });
+    arms.push({ side: s, upper, fore, hand, shoulderY: top[1], presenting, index });
   }
 
   if (full) {
@@ -1149,7 +1158,12 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     // The seat of the trousers is as wide as the two legs below it (no step where they meet).
     const seat = Math.max(hip, 0.156);
     const pelvisAt = latheAt([[0.76, seat * 0.97, 0.098], [0.86, seat, 0.102], [0.93, hip, 0.1], [1.0, 0.13, 0.09]]);
-    legGeo.grid(8, low ? 28 : 40, (u, v) => ({ ...pelvisAt(u, v), c: legs }));
+    // The shirt's hem shades the trousers just below it.
+    const legShade = legs.clone().multiplyScalar(0.62);
+    legGeo.grid(10, low ? 28 : 40, (u, v) => {
+      const at = pelvisAt(u, v);
+      return { ...at, c: mixC(legs, legShade, smooth((at.p[1] - 0.865) / 0.05)) };
+    });
     for (const s of [-1, 1]) {
       const a: V3 = [s * 0.08, 0.86, 0];
       const b: V3 = [s * 0.1, 0.09, 0.005];
@@ -1205,6 +1219,12 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         arm.hand.rotation.set(turn[0], turn[1], turn[2]);
         const rest = full ? 1 - armAway(pose) : 0;
         if (rest > 0) arm.hand.quaternion.slerp(wrist.copy(arm.upper.quaternion).multiply(arm.fore.quaternion).invert().multiply(arm.presenting), rest);
+        // The index finger straightens to point.
+        if (arm.index) {
+          const pointing = (pose.index ?? 0) > 0.5;
+          for (const m of arm.index.curled) m.visible = !pointing;
+          for (const m of arm.index.straight) m.visible = pointing;
+        }
       }
       neck.rotation.set(face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       headPivot.rotation.set(face.headPitch * 0.6, face.headYaw * 0.6, face.headRoll * 0.6);
