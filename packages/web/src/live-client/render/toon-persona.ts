@@ -547,9 +547,16 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         const cs = Math.cos(ang);
         const sn = Math.sin(ang);
         const q: V3 = [g.c[0] + g.S.x * cs * g.r[0] + g.O.x * sn * g.r[1], g.c[1] + g.S.y * cs * g.r[0] + g.O.y * sn * g.r[1], g.c[2] + g.S.z * cs * g.r[0] + g.O.z * sn * g.r[1]];
-        const radial = g.S.clone().multiplyScalar(cs / g.r[0]).add(g.O.clone().multiplyScalar(sn / g.r[1])).normalize();
-        const n = g.along ? radial.multiplyScalar(Math.sqrt(1 - g.along * g.along)).add(g.T.clone().multiplyScalar(g.along)) : radial.sub(g.T.clone().multiplyScalar(g.slope));
-        geo.vertex(q, [n.x, n.y, n.z], c, [k / cols, g.t]);
+        const a = cs / g.r[0];
+        const b = sn / g.r[1];
+        let [nx, ny, nz] = [g.S.x * a + g.O.x * b, g.S.y * a + g.O.y * b, g.S.z * a + g.O.z * b];
+        const l = Math.hypot(nx, ny, nz) || 1;
+        // On a cap the normal turns along the axis; on the body it leans against the taper.
+        const [kr, kt] = g.along ? [Math.sqrt(1 - g.along * g.along) / l, g.along] : [1 / l, -g.slope];
+        nx = nx * kr + g.T.x * kt;
+        ny = ny * kr + g.T.y * kt;
+        nz = nz * kr + g.T.z * kt;
+        geo.vertex(q, [nx, ny, nz], c, [k / cols, g.t]);
       }
     }
     const w = cols + 1;
@@ -936,14 +943,15 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const neckGeo = new Geo();
   const nk = female ? 1 : 1.4;
   // The neck widens into the shoulders at its base (the trapezius) and is shaded under the jaw.
-  const neckAt = latheAt([[1.41, 0.05 * nk, 0.04 * nk], [1.45, 0.038 * nk, 0.034 * nk], [1.5, 0.0315 * nk, 0.03 * nk], [1.6, 0.03 * nk, 0.029 * nk]], -0.012);
+  // (Extra rows about the jaw's shadow keep its edge crisp: the grid's rows are spread per profile row.)
+  const neckAt = latheAt([[1.41, 0.05 * nk, 0.04 * nk], [1.45, 0.038 * nk, 0.034 * nk], [1.485, 0.032 * nk, 0.0305 * nk], [1.505, 0.031 * nk, 0.03 * nk], [1.525, 0.0305 * nk, 0.0295 * nk], [1.6, 0.03 * nk, 0.029 * nk]], -0.012);
   // The jaw's shadow falls on the neck as a toon shadow does: one shade with a soft edge, lowest
   // at the front.
-  neckGeo.grid(low ? 8 : 12, low ? 18 : 24, (u, v) => {
+  neckGeo.grid(low ? 10 : 15, low ? 18 : 24, (u, v) => {
     const at = neckAt(u, v);
     const front = Math.max(0, Math.cos((u - 0.5) * Math.PI * 2));
     const edge = 1.515 - 0.02 * front * front;
-    return { p: at.p, n: smoothNormal((uu, vv) => neckAt(uu, vv).p, u, v, at.n), c: mixC(skin, skinShade, 0.15 + 0.75 * smooth((at.p[1] - edge) / 0.012)) };
+    return { p: at.p, n: smoothNormal((uu, vv) => neckAt(uu, vv).p, u, v, at.n), c: mixC(skin, skinShade, 0.15 + 0.75 * smooth((at.p[1] - edge) / 0.007)) };
   });
   add(neckGeo, skinMats, neck, NECK);
 
