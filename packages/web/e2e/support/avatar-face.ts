@@ -198,7 +198,7 @@ const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0]! - 
  * rest (lit or in the toon shade); the new interior's bounding box, and inside that box on the
  * open mouth the pixels that are the background colour (a hole in the face) and teeth (near white).
  */
-export async function mouthCoverage(page: Page, openPng: Buffer, restPng: Buffer, skinHex: string, backgroundHex: string) {
+export async function mouthCoverage(page: Page, openPng: Buffer, restPng: Buffer, skinHex: string, backgroundHex: string, faceBox?: { x: number; y: number; width: number; height: number }) {
   const open = await pixels(page, openPng);
   const rest = await pixels(page, restPng);
   const { w, h } = open;
@@ -216,7 +216,8 @@ export async function mouthCoverage(page: Page, openPng: Buffer, restPng: Buffer
     for (let x = 0; x < w; x++) {
       const i = (y * w + x) * 4;
       const px = [rest.d[i]!, rest.d[i + 1]!, rest.d[i + 2]!] as const;
-      if (Math.min(dist(px, skin), dist(px, shaded)) < 40) face++;
+      const inBox = !faceBox || (x >= faceBox.x && x < faceBox.x + faceBox.width && y >= faceBox.y && y < faceBox.y + faceBox.height);
+      if (inBox && Math.min(dist(px, skin), dist(px, shaded)) < 40) face++;
       if (isInterior(open.d, i) && !isInterior(rest.d, i)) {
         interior++;
         box = { x0: Math.min(box.x0, x), y0: Math.min(box.y0, y), x1: Math.max(box.x1, x), y1: Math.max(box.y1, y) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { armAway, armPose, idleArm, presenterArm } from './gesture-pose';
+import { armAway, armPose, armPoseOf, idleArm, presenterArm } from './gesture-pose';
 
 describe('idleArm', () => {
   it('hangs each arm a little out from its side and bends the elbow forward, mirrored', () => {
@@ -49,5 +49,29 @@ describe('presenterArm', () => {
     // Half-way into a gesture's envelope, half of it.
     const half = presenterArm({ breath: 0, lean: 0 }, -1, 0.5);
     expect(half.fore[0]).toBeCloseTo(presenterArm({ breath: 0, lean: 0 }, -1, 1).fore[0] / 2, 3);
+  });
+});
+
+describe('the hand in a gesture', () => {
+  it('turns the waving hand about the forearm, straightens the index to point, turns both palms up in a shrug, mirrored; none at rest', () => {
+    expect(armPose(null, 0, -1).hand).toBeUndefined();
+    expect(Math.abs(armPose('wave', 0.5, -1).hand![1])).toBeGreaterThan(0.8);
+    expect(armPose('wave', 0.5, 1).hand).toBeUndefined();
+    expect(armPose('point', 0.5, -1).index).toBe(1);
+    expect(armPose('point', 0.5, 1).index).toBeUndefined();
+    const [r, l] = [armPose('shrug', 0.5, -1).hand!, armPose('shrug', 0.5, 1).hand!];
+    expect(Math.abs(r[1])).toBeGreaterThan(0.8);
+    expect(r[1]).toBeCloseTo(-l[1], 9);
+  });
+
+  it('blends the turn and the index from a gesture cut short into the next, and scales them with the intensity', () => {
+    const from = { gesture: 'point' as const, progress: 0.5, intensity: 1 };
+    const half = armPoseOf({ gesture: 'wave', gestureProgress: 0.5, gestureIntensity: 1, gestureFrom: from, gestureBlend: 0.5 }, -1);
+    expect(half.index).toBeCloseTo(0.5, 6);
+    const point = armPose('point', 0.5, -1).hand![1];
+    const wave = armPose('wave', 0.5, -1).hand![1];
+    expect(half.hand![1]).toBeCloseTo((point + wave) / 2, 6);
+    const soft = armPoseOf({ gesture: 'point', gestureProgress: 0.5, gestureIntensity: 0.4, gestureFrom: null, gestureBlend: 1 }, -1);
+    expect(soft.index).toBeCloseTo(0.4, 6);
   });
 });

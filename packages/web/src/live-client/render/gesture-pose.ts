@@ -7,6 +7,10 @@ export interface ArmPose {
   fore: [number, number, number];
   /** How far the shoulder rises (metres). */
   lift: number;
+  /** The hand at the wrist (Euler x y z; y turns it about the forearm), where a figure has one; none: in line with the forearm. */
+  hand?: [number, number, number];
+  /** How far the index finger is straightened (0–1), where a figure can (the point). */
+  index?: number;
 }
 
 const REST: ArmPose = { upper: [0, 0, 0], fore: [0, 0, 0], lift: 0 };
@@ -33,16 +37,19 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
       // The arm out, the forearm up, the hand by the head (inside a medium shot's frame, not over
       // it); the hand swings from the elbow, three times.
       const swing = Math.sin(Math.min(1, Math.max(0, (u - 0.2) / 0.6)) * Math.PI * 6) * 0.35 * smooth((u - 0.15) / 0.1);
-      return { upper: [-0.25 * e, 0, side * 0.95 * e], fore: [0, 0, side * (1.65 * e + swing)], lift: 0.008 * e };
+      // The palm to the visitor, the hand tipped back a little at the wrist.
+      return { upper: [-0.25 * e, 0, side * 0.95 * e], fore: [0, 0, side * (1.65 * e + swing)], lift: 0.008 * e, hand: [-0.15 * e, side * 1.1 * e, 0] };
     }
     case 'point': {
       if (!right) return REST;
       // The arm forward and a little across, the forearm almost straight.
-      return { upper: [-1.25 * e, 0, side * 0.2 * e], fore: [-0.15 * e, 0, 0], lift: 0.004 * e };
+      // The hand in line with the forearm, turned about it, the index finger straight.
+      return { upper: [-1.25 * e, 0, side * 0.2 * e], fore: [-0.15 * e, 0, 0], lift: 0.004 * e, hand: [0, side * -1.2 * e, 0], index: e };
     }
     case 'shrug': {
       const s = Math.sin(Math.PI * u);
-      return { upper: [0, 0, side * 0.12 * s], fore: [-0.9 * s, 0, side * 0.35 * s], lift: 0.022 * s };
+      // Palms up: each hand turned out about its forearm.
+      return { upper: [0, 0, side * 0.12 * s], fore: [-0.9 * s, 0, side * 0.35 * s], lift: 0.022 * s, hand: [0, side * 1.3 * s, 0] };
     }
     default:
       return REST;
@@ -50,7 +57,8 @@ export function armPose(gesture: TAvatarGesture | null, u: number, side: number)
 }
 
 const mix = (a: [number, number, number], b: [number, number, number], t: number): [number, number, number] => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-const scaled = (p: ArmPose, k: number): ArmPose => (k === 1 ? p : { upper: mix(REST.upper, p.upper, k), fore: mix(REST.fore, p.fore, k), lift: p.lift * k });
+const NO_TURN: [number, number, number] = [0, 0, 0];
+const scaled = (p: ArmPose, k: number): ArmPose => (k === 1 ? p : { upper: mix(REST.upper, p.upper, k), fore: mix(REST.fore, p.fore, k), lift: p.lift * k, hand: mix(NO_TURN, p.hand ?? NO_TURN, k), index: (p.index ?? 0) * k });
 
 /**
  * One arm's pose for a frame: the gesture playing at its intensity, and while it takes over from one
@@ -62,7 +70,7 @@ export function armPoseOf(face: Pick<FaceState, 'gesture' | 'gestureProgress' | 
   if (!from || face.gestureBlend >= 1) return now;
   const held = scaled(armPose(from.gesture, from.progress, side), from.intensity);
   const t = smooth(face.gestureBlend);
-  return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t };
+  return { upper: mix(held.upper, now.upper, t), fore: mix(held.fore, now.fore, t), lift: held.lift + (now.lift - held.lift) * t, hand: mix(held.hand ?? NO_TURN, now.hand ?? NO_TURN, t), index: (held.index ?? 0) + ((now.index ?? 0) - (held.index ?? 0)) * t };
 }
 
 /**
@@ -90,7 +98,7 @@ export function presenterArm(face: Pick<FaceState, 'breath' | 'lean'>, side: num
   const k = Math.max(0, Math.min(1, weight));
   return {
     upper: [k * (-0.12 - 0.012 * breath), 0, k * side * 0.06 - face.lean * 0.35],
-    fore: [k * (-0.68 - 0.02 * breath), 0, -k * side * 0.6],
+    fore: [k * (-0.68 - 0.02 * breath), 0, -k * side * 0.68],
     lift: 0.002 * breath,
   };
 }

@@ -171,6 +171,44 @@ describe('toon persona (built from a recipe)', () => {
     expect(box('rightLowerArm').equals(rest.fore)).toBe(true);
   });
 
+  it('a full body rests as a presenter: the hands laid together in front of the waist, joined to the forearms at the wrist', () => {
+    const full = buildToonPersona(recipe('full'), { software: true });
+    full.apply(faceWith(() => undefined), new Map());
+    full.root.updateMatrixWorld(true);
+    const box = (name: string) => new Box3().setFromObject(full.root.getObjectByName(name)!);
+    const [right, left] = [box('rightHand'), box('leftHand')];
+    // Together: the two hands overlap across the middle, in front of the shirt, at the waist.
+    expect(right.max.x).toBeGreaterThan(left.min.x);
+    for (const h of [right, left]) {
+      expect(Math.abs(h.getCenter(new Vector3()).x)).toBeLessThan(0.07);
+      expect(h.min.z).toBeGreaterThan(0.08);
+      expect(h.getCenter(new Vector3()).y).toBeGreaterThan(0.95);
+      expect(h.getCenter(new Vector3()).y).toBeLessThan(1.15);
+    }
+    // No gap at the wrist: the hand's pivot lies inside the forearm's drawn volume and the hand's.
+    for (const side of ['right', 'left']) {
+      const wrist = full.root.getObjectByName(`${side}Hand`)!.getWorldPosition(new Vector3());
+      const fore = new Box3().setFromObject((full.root.getObjectByName(`${side}LowerArm`)!.children.find((c) => (c as Mesh).isMesh) as Mesh));
+      expect(fore.containsPoint(wrist)).toBe(true);
+      expect(box(`${side}Hand`).containsPoint(wrist)).toBe(true);
+    }
+    full.dispose();
+  });
+
+  it('the point straightens the right index finger; at rest it is curled again', () => {
+    const full = buildToonPersona(recipe('full'), { software: true });
+    const shown = () => (full.root.getObjectByName('rightHand')!.children as Mesh[]).map((m) => m.visible);
+    full.apply(faceWith(() => undefined), new Map());
+    const rest = shown();
+    full.apply(faceWith((f) => ((f.gesture = 'point'), (f.gestureProgress = 0.5), (f.gestureIntensity = 1))), new Map());
+    const pointing = shown();
+    expect(pointing).not.toEqual(rest);
+    expect(pointing.filter(Boolean).length).toBe(rest.filter(Boolean).length);
+    full.apply(faceWith(() => undefined), new Map());
+    expect(shown()).toEqual(rest);
+    full.dispose();
+  });
+
   it('a full body stands on the floor with legs, and every hair style builds', () => {
     const full = buildToonPersona(recipe('full', 'bun'), { software: false });
     const box = new Box3().setFromObject(full.root);

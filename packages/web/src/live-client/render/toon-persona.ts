@@ -12,8 +12,10 @@ import {
   CanvasTexture,
   Color,
   Group,
+  Matrix4,
   Mesh,
   MeshBasicMaterial,
+  Quaternion,
   Raycaster,
   RepeatWrapping,
   SRGBColorSpace,
@@ -513,6 +515,86 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
       }
   };
 
+  /**
+   * A limb (or finger): a tube along `path` whose cross-section is an ellipse of radii
+   * `radius(t)` (across, front-to-back), with normals that follow the taper (a swelling forearm
+   * shades as one), optionally closed by a rounded cap at either end (no open ring for the eye to
+   * find). `cols` is the ring's vertex count; `ref` the direction the second radius points along.
+   */
+  const limb = (geo: Geo, path: (t: number) => V3, radius: (t: number) => [number, number], o: { rows: number; cols: number; ref: Vector3; colour: (t: number) => Color; capStart?: number; capEnd?: number }) => {
+    const rows = Math.max(2, low ? Math.ceil(o.rows * (lowest ? 0.6 : 0.8)) : o.rows);
+    const cols = low ? Math.max(6, o.cols - 2) : o.cols;
+    const caps = [low ? Math.min(2, o.capStart ?? 0) : (o.capStart ?? 0), low ? Math.min(2, o.capEnd ?? 0) : (o.capEnd ?? 0)];
+    const frame = (t: number) => {
+      const p = path(t);
+      const a = path(Math.max(0, t - 0.01));
+      const b = path(Math.min(1, t + 0.01));
+      const T = new Vector3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+      const ds = T.length() / (Math.min(1, t + 0.01) - Math.max(0, t - 0.01));
+      T.normalize();
+      const O = o.ref.clone().sub(T.clone().multiplyScalar(o.ref.dot(T))).normalize();
+      const S = new Vector3().crossVectors(T, O).normalize();
+      const r = radius(t);
+      const r0 = radius(Math.max(0, t - 0.01));
+      const r1 = radius(Math.min(1, t + 0.01));
+      const slope = ((r1[0] + r1[1] - r0[0] - r0[1]) / 2 / (Math.min(1, t + 0.01) - Math.max(0, t - 0.01))) / Math.max(1e-5, ds);
+      return { p, T, O, S, r, slope };
+    };
+    // Rings: the start cap (a quarter circle of rings), the body, the end cap.
+    const rings: { c: V3; T: Vector3; O: Vector3; S: Vector3; r: [number, number]; along: number; slope: number; t: number }[] = [];
+    const f0 = frame(0);
+    for (let k = 0; k < caps[0]!; k++) {
+      const a = (Math.PI / 2) * (1 - k / caps[0]!);
+      const back = f0.T.clone().multiplyScalar(-Math.sin(a) * Math.min(f0.r[0], f0.r[1]));
+      rings.push({ c: [f0.p[0] + back.x, f0.p[1] + back.y, f0.p[2] + back.z], T: f0.T, O: f0.O, S: f0.S, r: [Math.max(1e-4, f0.r[0] * Math.cos(a)), Math.max(1e-4, f0.r[1] * Math.cos(a))], along: -Math.sin(a), slope: 0, t: 0 });
+    }
+    for (let k = 0; k <= rows; k++) {
+      const f = frame(k / rows);
+      rings.push({ c: f.p, T: f.T, O: f.O, S: f.S, r: f.r, along: 0, slope: f.slope, t: k / rows });
+    }
+    const f1 = frame(1);
+    for (let k = 1; k <= caps[1]!; k++) {
+      const a = (Math.PI / 2) * (k / caps[1]!);
+      const fwd = f1.T.clone().multiplyScalar(Math.sin(a) * Math.min(f1.r[0], f1.r[1]));
+      rings.push({ c: [f1.p[0] + fwd.x, f1.p[1] + fwd.y, f1.p[2] + fwd.z], T: f1.T, O: f1.O, S: f1.S, r: [Math.max(1e-4, f1.r[0] * Math.cos(a)), Math.max(1e-4, f1.r[1] * Math.cos(a))], along: Math.sin(a), slope: 0, t: 1 });
+    }
+    const base = geo.count;
+    for (const g of rings) {
+      const c = o.colour(g.t);
+      for (let k = 0; k <= cols; k++) {
+        const ang = (k / cols) * Math.PI * 2;
+        const cs = Math.cos(ang);
+        const sn = Math.sin(ang);
+        const q: V3 = [g.c[0] + g.S.x * cs * g.r[0] + g.O.x * sn * g.r[1], g.c[1] + g.S.y * cs * g.r[0] + g.O.y * sn * g.r[1], g.c[2] + g.S.z * cs * g.r[0] + g.O.z * sn * g.r[1]];
+        const a = cs / g.r[0];
+        const b = sn / g.r[1];
+        let [nx, ny, nz] = [g.S.x * a + g.O.x * b, g.S.y * a + g.O.y * b, g.S.z * a + g.O.z * b];
+        const l = Math.hypot(nx, ny, nz) || 1;
+        // On a cap the normal turns along the axis; on the body it leans against the taper.
+        const [kr, kt] = g.along ? [Math.sqrt(1 - g.along * g.along) / l, g.along] : [1 / l, -g.slope];
+        nx = nx * kr + g.T.x * kt;
+        ny = ny * kr + g.T.y * kt;
+        nz = nz * kr + g.T.z * kt;
+        geo.vertex(q, [nx, ny, nz], c, [k / cols, g.t]);
+      }
+    }
+    const w = cols + 1;
+    for (let r = 0; r < rings.length - 1; r++)
+      for (let k = 0; k < cols; k++) {
+        const a = base + r * w + k;
+        geo.face(a, a + w, a + 1);
+        geo.face(a + 1, a + w, a + w + 1);
+      }
+  };
+  /** An ellipsoid of radii `r` about `c` (`rows`×`cols` quads). */
+  const ellipsoid = (geo: Geo, c: V3, r: V3, colour: Color, rows: number, cols: number) =>
+    geo.grid(low ? Math.max(4, rows - 4) : rows, low ? Math.max(8, cols - 6) : cols, (u, v) => {
+      const phi = u * Math.PI * 2;
+      const th = v * Math.PI;
+      const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
+      return { p: [c[0] + r[0] * n[0], c[1] + r[1] * n[1], c[2] + r[2] * n[2]], n: [n[0] / r[0], n[1] / r[1], n[2] / r[2]], c: colour };
+    });
+
   // Materials per part: the light toon shader, and with a GPU an inverted-hull outline.
   const part = (shade: readonly number[], ink: string, { rim = 0.15, map = null as Texture | null, outline = 0.0018 } = {}) => ({
     main: track(liteToon(shade, rim, tint, map, low ? ink : null)),
@@ -880,28 +962,70 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     const dy = (rx1 - rx0) / Math.max(1e-4, y1 - y0);
     return { p: [rx * Math.sin(phi), y, cz + rz * Math.cos(phi)] as V3, n: [Math.sin(phi) / rx, -dy * 0.02, Math.cos(phi) / rz] as V3 };
   };
+  /** The normal of a surface p(u, v) at (u, v) by central differences, turned to agree with `hint`. */
+  const smoothNormal = (p: (u: number, v: number) => V3, u: number, v: number, hint: readonly number[]): V3 => {
+    const e = 1e-3;
+    const a = p(u + e, v);
+    const b = p(u - e, v);
+    const c = p(u, Math.min(1, v + e));
+    const d = p(u, Math.max(0, v - e));
+    const du = new Vector3(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    const dv = new Vector3(c[0] - d[0], c[1] - d[1], c[2] - d[2]);
+    const n = new Vector3().crossVectors(du, dv).normalize();
+    if (n.x * hint[0]! + n.y * hint[1]! + n.z * hint[2]! < 0) n.negate();
+    return [n.x, n.y, n.z];
+  };
   const neckGeo = new Geo();
   const nk = female ? 1 : 1.4;
-  const neckAt = latheAt([[1.42, 0.034 * nk, 0.032 * nk], [1.52, 0.031 * nk, 0.03 * nk], [1.6, 0.03 * nk, 0.029 * nk]], -0.012);
-  neckGeo.grid(8, low ? 18 : 24, (u, v) => ({ ...neckAt(u, v), c: mixC(skin, skinShade, 0.25 + 0.75 * smooth((v - 0.2) / 0.5)) }));
+  // The neck widens into the shoulders at its base (the trapezius) and is shaded under the jaw.
+  // (Extra rows about the jaw's shadow keep its edge crisp: the grid's rows are spread per profile row.)
+  const neckAt = latheAt([[1.41, 0.05 * nk, 0.04 * nk], [1.45, 0.038 * nk, 0.034 * nk], [1.485, 0.032 * nk, 0.0305 * nk], [1.505, 0.031 * nk, 0.03 * nk], [1.525, 0.0305 * nk, 0.0295 * nk], [1.6, 0.03 * nk, 0.029 * nk]], -0.012);
+  // The jaw's shadow falls on the neck as a toon shadow does: one shade with a soft edge, lowest
+  // at the front.
+  neckGeo.grid(low ? 10 : 15, low ? 18 : 24, (u, v) => {
+    const at = neckAt(u, v);
+    const front = Math.max(0, Math.cos((u - 0.5) * Math.PI * 2));
+    const edge = 1.515 - 0.02 * front * front;
+    return { p: at.p, n: smoothNormal((uu, vv) => neckAt(uu, vv).p, u, v, at.n), c: mixC(skin, skinShade, 0.15 + 0.75 * smooth((at.p[1] - edge) / 0.007)) };
+  });
   add(neckGeo, skinMats, neck, NECK);
 
   const hip = female ? 0.155 : 0.14;
+  const waist = female ? 0.118 : 0.138;
+  // The shirt: a hem that stands off the hips and turns under, a waist, a chest, shoulders that
+  // slope from the neck and tuck under the arms' shoulder balls (which round them into the arms).
   const torsoProfile: Row[] = [
-    ...(full ? ([[0.93, hip, 0.1], [1.05, 0.13, 0.09]] as Row[]) : ([[1.0, 0.125, 0.09]] as Row[])),
-    [1.18, female ? 0.118 : 0.125, 0.09],
-    [1.3, 0.13, 0.1],
-    [1.36, sh * 0.93, 0.105],
-    // The shoulders round over and slope up to the neck (a flat top reads as a box).
-    [1.405, sh, 0.097],
-    [1.435, sh * 0.82, 0.085],
-    [1.455, sh * 0.52, 0.068],
-    [1.468, 0.068, 0.052],
-    [1.476, 0.036, 0.034],
+    ...(full
+      ? ([
+          [0.912, hip - 0.014, 0.086],
+          [0.93, hip + 0.009, 0.108],
+          [0.975, hip + 0.003, 0.103],
+          [1.07, waist, 0.094],
+        ] as Row[])
+      : ([[1.0, waist + 0.004, 0.094]] as Row[])),
+    [1.19, female ? 0.126 : 0.148, 0.1],
+    [1.29, female ? 0.138 : 0.16, 0.106],
+    [1.345, sh * 0.88, 0.1],
+    [1.385, sh * 0.82, 0.093],
+    [1.413, sh * 0.74, 0.086],
+    [1.437, sh * 0.58, 0.076],
+    [1.46, 0.072, 0.06],
+    [1.472, 0.055, 0.048],
+    [1.48, 0.04, 0.036],
   ];
   const torsoAt = latheAt(torsoProfile);
   const torsoGeo = new Geo();
-  torsoGeo.grid(...((lowest ? [14, 28] : low ? [20, 40] : [28, 56]) as [number, number]), (u, v) => ({ ...torsoAt(u, v), c: lin('#ffffff') }));
+  // The chest stands forward of the lathe's ellipse (a bust or pectorals), the back is flatter.
+  const chestAt = (u: number, v: number): V3 => {
+    const p = torsoAt(u, v).p;
+    const y = p[1];
+    const fwd = Math.max(0, Math.cos((u - 0.5) * Math.PI * 2));
+    const lobe = female ? Math.exp(-(((Math.abs(p[0]) - 0.05) / 0.045) ** 2)) * 0.024 * Math.exp(-(((y - 1.275) / 0.055) ** 2)) : 0.008 * Math.exp(-(((y - 1.3) / 0.07) ** 2));
+    const back = Math.max(0, -Math.cos((u - 0.5) * Math.PI * 2));
+    return [p[0], p[1], p[2] + lobe * fwd * fwd - 0.01 * back * back * smooth((y - 1.0) / 0.2)];
+  };
+  const white1 = lin('#ffffff');
+  torsoGeo.grid(...((lowest ? [14, 28] : low ? [18, 40] : [24, 52]) as [number, number]), (u, v) => ({ p: chestAt(u, v), n: smoothNormal(chestAt, u, v, torsoAt(u, v).n), c: white1 }));
   const trim = mixC(shirt, new Color(0, 0, 0), 0.45);
   const [TW, TH] = lowest ? [256, 128] : low ? [512, 256] : [1024, 512];
   const shirtTexture = track(
@@ -922,6 +1046,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         const rx = row.p[0];
         const neckBand = cover(y - 1.462);
         const hem = full ? cover(0.95 - y) : 0;
+        const underBust = female ? 0.6 * Math.exp(-(((y - 1.215) / 0.022) ** 2)) : 0;
         for (let i = 0; i < W; i++) {
           c[0] = cShirt[0]!;
           c[1] = cShirt[1]!;
@@ -932,8 +1057,9 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
             const edge = female ? (y - 1.36) * 0.42 - Math.abs(x) : -1;
             lerp(cInner, cover(edge));
             lerp(cTrim, cover(0.006 - Math.abs(edge)) * cover(y - 1.355));
-            lerp(cFold, cover(0.0025 - Math.abs(Math.abs(x) - (0.118 - (1.36 - y) * 0.15))) * cover(1.36 - y) * cover(y - 1.22));
           }
+          // The soft shade the bust casts on the shirt below it.
+          if (underBust > 0.01 && u > 0.25 && u < 0.75) lerp(cFold, underBust * Math.exp(-(((Math.abs(rx * sinPhi[i]!) - 0.05) / 0.04) ** 2)));
           lerp(cTrim, Math.max(neckBand, hem));
           const k = (j * W + i) * 4;
           img.data[k] = c[0]!;
@@ -950,36 +1076,94 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
   const shirtMats = part([0.6, 0.6, 0.78], '#1e1b3a', { outline: 0.002, map: shirtTexture });
   const torsoMeshes = add(torsoGeo, shirtMats, chest);
 
-  // Arms: a sleeve to the elbow, a bare forearm, a relaxed hand (palm to the thigh, thumb forward).
-  // Each side turns at the shoulder and the elbow (gestures: wave, point, shrug).
-  const arms: { side: number; upper: Group; fore: Group; shoulderY: number }[] = [];
+  // Arms: a shoulder rounded into a short sleeve with a hem, a bare upper arm, an elbow, a forearm
+  // that swells and tapers to the wrist, and a hand turning at the wrist: a mitten-like palm, a
+  // thumb and four fingers held together, softly curled (at rest the palm to the thigh). Each
+  // side turns at the shoulder, the elbow and the wrist (rest, presenter pose, wave, point, shrug);
+  // each joint is a ball the parts on both sides sink into, so no bend opens a gap or a corner.
+  const arms: { side: number; upper: Group; fore: Group; hand: Group; shoulderY: number; presenting: Quaternion; index: { curled: Mesh[]; straight: Mesh[] } | null }[] = [];
+  const k = female ? 0.88 : 1;
+  const sleeveTrim = mixC(shirt, new Color(0, 0, 0), 0.3);
   for (const s of [-1, 1]) {
-    const armGeo = new Geo();
-    const skinArm = new Geo();
-    const top: V3 = [s * (sh - 0.065), 1.415, -0.005];
-    // At rest the elbow is a little bent and the hand hangs a little forward, by the thigh.
-    const elbow: V3 = [s * (sh + 0.035), 1.14, -0.035];
-    const wrist: V3 = [s * (sh + 0.03), 0.9, 0.035];
-    const seg = (a: V3, b: V3) => (t: number): V3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
-    strand(armGeo, seg(top, [elbow[0], elbow[1] - 0.02, elbow[2]]), { width: 0.052, thick: 1, colour: () => shirt, out: () => new Vector3(s, 0, 0.3), profile: (t) => (t > 0.96 ? 0.9 : 1 - 0.1 * t), rows: 8, cols: 14 });
-    strand(skinArm, seg(elbow, wrist), { width: 0.04, thick: 1, colour: () => skin, out: () => new Vector3(s, 0, 0.3), profile: (t) => 1 - 0.3 * t, rows: 6, cols: 12 });
-    // The hand: a palm (flat, facing the thigh), four fingers curled a little towards it, a thumb in front.
-    // A relaxed hand turns its back a little towards the front (≈ 30°): from the front it is
-    // seen part edge-on, part from the back, not as a sliver.
-    const hc: V3 = [wrist[0] - s * 0.002, wrist[1] - 0.034, wrist[2] + 0.004];
+    const clothArm = new Geo();
+    const upperSkin = new Geo();
+    const foreGeo = new Geo();
+    const handGeo = new Geo();
+    const top: V3 = [s * (sh - 0.038 * k), 1.375, -0.008];
+    const elbow: V3 = [s * (sh + 0.026), 1.13, -0.03];
+    const wrist: V3 = [s * (sh + 0.024), 0.895, 0.028];
+    const seg = (a: V3, b: V3, t0 = 0, t1 = 1) => (t: number): V3 => {
+      const u = t0 + (t1 - t0) * t;
+      return [a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u];
+    };
+    const front = new Vector3(0, 0, 1);
+    // The shoulder: a ball of the shirt under the sleeve's top, wider than the arm (the deltoid).
+    ellipsoid(clothArm, [top[0] - s * 0.002, top[1] - 0.026, top[2]], [0.053 * k, 0.051 * k, 0.05 * k], shirt, 9, 16);
+    // The sleeve: a flared tube to mid upper arm, its hem a darker band that turns in under the edge.
+    limb(clothArm, seg(top, elbow, 0.08, 0.44), (t) => {
+      // It grows out of the shoulder ball (its first ring well inside it: no edge to poke out).
+      const r = (0.049 - 0.0015 * t) * k * (0.7 + 0.3 * smooth(t / 0.4));
+      return [r, r * 0.96];
+    }, { rows: 4, cols: 16, ref: front, colour: () => shirt });
+    limb(clothArm, seg(top, elbow, 0.43, 0.5), (t) => {
+      const r = (0.0485 + 0.0015 * t) * k * (1 - 0.3 * smooth((t - 0.6) / 0.4));
+      return [r, r * 0.95];
+    }, { rows: 3, cols: 16, ref: front, colour: () => sleeveTrim });
+    // The bare upper arm, in the sleeve's shadow just below its hem (0.5 of the way down).
+    limb(upperSkin, seg(top, elbow, 0.35, 1), (t) => [(0.04 - 0.007 * t) * k, (0.038 - 0.006 * t) * k], { rows: 6, cols: 12, ref: front, colour: (t) => mixC(skinShade, skin, smooth((t - 0.26) / 0.14)) });
+    // The elbow and the forearm (wider than deep, its widest a quarter of the way down).
+    ellipsoid(foreGeo, elbow, [0.033 * k, 0.033 * k, 0.031 * k], skin, 6, 12);
+    limb(foreGeo, seg(elbow, wrist, 0, 1.02), (t) => {
+      const r = (0.032 + 0.005 * Math.sin(Math.min(1, t / 0.3) * Math.PI * 0.5) - 0.013 * smooth((t - 0.25) / 0.75)) * k;
+      return [r, r * 0.86];
+    }, { rows: 5, cols: 12, ref: front, colour: () => skin });
+    // The hand, in its own frame: y up the forearm, x out of the back of the hand (the palm
+    // faces the thigh), z across (the thumb's side forward); turned about the forearm by ≈ 30° so
+    // from the front it is seen part from the back, not edge-on.
+    const U = new Vector3(elbow[0] - wrist[0], elbow[1] - wrist[1], elbow[2] - wrist[2]).normalize();
     const turn = s * 0.5;
-    const local = (x: number, y: number, z: number): V3 => [hc[0] + x * Math.cos(turn) + z * Math.sin(turn), hc[1] + y, hc[2] - x * Math.sin(turn) + z * Math.cos(turn)];
-    skinArm.grid(low ? 8 : 10, low ? 12 : 16, (u, v) => {
+    const X = new Vector3(s, 0, 0).sub(U.clone().multiplyScalar(s * U.x)).normalize().applyAxisAngle(U, turn);
+    const Z = new Vector3().crossVectors(X, U).multiplyScalar(s);
+    const h = female ? 0.9 : 1;
+    const local = (x: number, y: number, z: number): V3 => [wrist[0] + h * (X.x * x + U.x * y + Z.x * z), wrist[1] + h * (X.y * x + U.y * y + Z.y * z), wrist[2] + h * (X.z * x + U.z * y + Z.z * z)];
+    const localDir = (x: number, y: number, z: number) => X.clone().multiplyScalar(x).add(U.clone().multiplyScalar(y)).add(Z.clone().multiplyScalar(z));
+    ellipsoid(handGeo, wrist, [0.0215 * k, 0.02 * k, 0.0195 * k], skin, 6, 12);
+    // Palm: a rounded slab, thickest at the heel; the ball of the thumb on its inner front edge.
+    handGeo.grid(low ? 6 : 8, low ? 10 : 14, (u, v) => {
       const phi = u * Math.PI * 2;
       const th = v * Math.PI;
       const n: V3 = [Math.sin(th) * Math.sin(phi), Math.cos(th), Math.sin(th) * Math.cos(phi)];
-      return { p: local(0.017 * n[0], 0.045 * n[1], 0.038 * n[2]), n: [n[0] * Math.cos(turn) + n[2] * Math.sin(turn), n[1], -n[0] * Math.sin(turn) + n[2] * Math.cos(turn)], c: skin };
+      const heel = 0.5 + 0.5 * n[1];
+      const r: V3 = [0.0135 + 0.003 * heel, 0.04, 0.0335];
+      const sq = (x: number) => Math.sign(x) * Math.abs(x) ** 0.8;
+      const p = local(r[0] * n[0], -0.038 + r[1] * n[1], r[2] * sq(n[2]));
+      const nn = localDir(n[0] / r[0], n[1] / r[1], n[2] / r[2]);
+      return { p, n: [nn.x, nn.y, nn.z], c: skin };
     });
-    for (const [k, z] of [-0.024, -0.008, 0.008, 0.023].entries()) {
-      const len = k === 0 ? 0.042 : k === 3 ? 0.048 : 0.056;
-      strand(skinArm, (t) => local(-s * 0.018 * t * t, -0.03 - len * t, z + 0.004 * t), { width: 0.0085, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.35 * t, rows: low ? 3 : 4, cols: 6 });
-    }
-    strand(skinArm, (t) => local(-s * 0.012 * t, 0.012 - 0.045 * t, 0.036 + 0.012 * t), { width: 0.0095, thick: 1, colour: () => skin, out: () => new Vector3(Math.cos(turn) * s, 0, -Math.sin(turn) * s), profile: (t) => 1 - 0.4 * t, rows: 5, cols: 8 });
+    ellipsoid(handGeo, local(-0.007, -0.03, 0.021), [0.012 * h, 0.024 * h, 0.014 * h], skin, 6, 10);
+    // The thumb: from the ball of the thumb, down, forward and in towards the fingers.
+    limb(handGeo, (t) => local(-0.008 - 0.014 * t * t, -0.036 - 0.038 * t, 0.03 + 0.012 * t - 0.012 * t * t), (t) => [(0.0098 - 0.0016 * t) * h, (0.0092 - 0.0015 * t) * h], { rows: 4, cols: 10, ref: localDir(1, 0, 0), colour: () => skin, capEnd: 3 });
+    // Fingers: side by side, the middle longest, each curled a little more than the one before.
+    const fingers: [number, number, number, number][] = [
+      // z, length, radius, curl (rad)
+      [0.0235, 0.052, 0.0086, 0.75],
+      [0.0078, 0.058, 0.0089, 0.85],
+      [-0.0078, 0.054, 0.0085, 0.95],
+      [-0.022, 0.044, 0.0077, 1.1],
+    ];
+    const finger = (geo: Geo, [z, len, r, curl]: [number, number, number, number]) => {
+      const spread = -z * 0.25;
+      limb(geo, (t) => {
+        const a = curl * t;
+        return local(0.002 - (len * (1 - Math.cos(a))) / curl, -0.068 - (len * Math.sin(a)) / curl, z + spread * len * t);
+      }, (t) => [r * h * (1 - 0.15 * t), r * h * 0.9 * (1 - 0.15 * t)], { rows: 4, cols: 8, ref: localDir(1, 0, 0), colour: () => skin, capEnd: 2 });
+    };
+    // The right hand (the one that points) has its index finger twice, curled and straight, one
+    // shown at a time (a mesh each; the straight one drawn only while pointing).
+    const indexGeo = s < 0 ? new Geo() : handGeo;
+    fingers.forEach((f, i) => finger(i === 0 ? indexGeo : handGeo, f));
+    const pointGeo = s < 0 ? new Geo() : null;
+    if (pointGeo) finger(pointGeo, [fingers[0]![0], fingers[0]![1] * 1.15, fingers[0]![2], 0.12]);
     const upper = new Group();
     upper.name = s < 0 ? 'rightUpperArm' : 'leftUpperArm';
     upper.position.set(...top);
@@ -988,17 +1172,41 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     fore.name = s < 0 ? 'rightLowerArm' : 'leftLowerArm';
     fore.position.set(elbow[0] - top[0], elbow[1] - top[1], elbow[2] - top[2]);
     upper.add(fore);
-    add(armGeo, clothMats, upper, top);
-    add(skinArm, skinMats, fore, elbow);
-    arms.push({ side: s, upper, fore, shoulderY: top[1] });
+    const hand = new Group();
+    hand.name = s < 0 ? 'rightHand' : 'leftHand';
+    hand.position.set(wrist[0] - elbow[0], wrist[1] - elbow[1], wrist[2] - elbow[2]);
+    fore.add(hand);
+    add(clothArm, clothMats, upper, top);
+    add(upperSkin, skinMats, upper, top);
+    add(foreGeo, skinMats, fore, elbow);
+    add(handGeo, skinMats, hand, wrist);
+    const index = pointGeo ? { curled: add(indexGeo, skinMats, hand, wrist), straight: add(pointGeo, skinMats, hand, wrist) } : null;
+    for (const m of index?.straight ?? []) m.visible = false;
+    // The presenter's hands (full body at rest): the backs of the hands to the visitor, tipped up
+    // a little towards the camera, fingers pointing in and a little down, thumbs on top — one
+    // hand laid over the other, as a host or receptionist stands. Kept as the hand's orientation
+    // in the figure's frame; the wrist turns to it whatever the forearm does.
+    const backT = new Vector3(-s * 0.1, 0.3, 1).normalize();
+    const upT = new Vector3(s, 0.2, s > 0 ? -0.22 : 0.02).normalize();
+    backT.sub(upT.clone().multiplyScalar(backT.dot(upT))).normalize();
+    const thumbT = new Vector3().crossVectors(backT, upT).multiplyScalar(s);
+    const presenting = new Quaternion().setFromRotationMatrix(new Matrix4().makeBasis(backT, upT, thumbT).multiply(new Matrix4().makeBasis(X, U, Z).transpose()));
+    arms.push({ side: s, upper, fore, hand, shoulderY: top[1], presenting, index });
   }
 
   if (full) {
     const legs = lin(col.legs);
     const shoes = lin(col.shoes);
     const legGeo = new Geo();
-    const pelvisAt = latheAt([[0.78, hip * 0.92, 0.095], [0.9, hip, 0.1], [1.0, 0.13, 0.09]]);
-    legGeo.grid(8, low ? 28 : 40, (u, v) => ({ ...pelvisAt(u, v), c: legs }));
+    // The seat of the trousers is as wide as the two legs below it (no step where they meet).
+    const seat = Math.max(hip, 0.156);
+    const pelvisAt = latheAt([[0.76, seat * 0.97, 0.098], [0.86, seat, 0.102], [0.93, hip, 0.1], [1.0, 0.13, 0.09]]);
+    // The shirt's hem shades the trousers just below it.
+    const legShade = legs.clone().multiplyScalar(0.62);
+    legGeo.grid(10, low ? 28 : 40, (u, v) => {
+      const at = pelvisAt(u, v);
+      return { ...at, c: mixC(legs, legShade, smooth((at.p[1] - 0.865) / 0.05)) };
+    });
     for (const s of [-1, 1]) {
       const a: V3 = [s * 0.08, 0.86, 0];
       const b: V3 = [s * 0.1, 0.09, 0.005];
@@ -1030,6 +1238,7 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
     triangles += (m.geometry.index?.count ?? 0) / 3;
   }
 
+  const wrist = new Quaternion();
   return {
     root,
     head,
@@ -1048,6 +1257,17 @@ export function buildToonPersona(recipe: ToonRecipe, opts: ToonOptions): ToonCha
         arm.upper.rotation.set(pose.upper[0] + idle.upper[0], pose.upper[1] + idle.upper[1], pose.upper[2] + idle.upper[2]);
         arm.fore.rotation.set(pose.fore[0] + idle.fore[0], pose.fore[1] + idle.fore[1], pose.fore[2] + idle.fore[2]);
         arm.upper.position.y = arm.shoulderY + pose.lift + idle.lift;
+        // The wrist: a gesture's turn of the hand; at rest as a presenter, the hands laid together.
+        const turn = pose.hand ?? [0, 0, 0];
+        arm.hand.rotation.set(turn[0], turn[1], turn[2]);
+        const rest = full ? 1 - armAway(pose) : 0;
+        if (rest > 0) arm.hand.quaternion.slerp(wrist.copy(arm.upper.quaternion).multiply(arm.fore.quaternion).invert().multiply(arm.presenting), rest);
+        // The index finger straightens to point.
+        if (arm.index) {
+          const pointing = (pose.index ?? 0) > 0.5;
+          for (const m of arm.index.curled) m.visible = !pointing;
+          for (const m of arm.index.straight) m.visible = pointing;
+        }
       }
       neck.rotation.set(face.headPitch * 0.4, face.headYaw * 0.4, face.headRoll * 0.4);
       headPivot.rotation.set(face.headPitch * 0.6, face.headYaw * 0.6, face.headRoll * 0.6);
