@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { AudioFrameKind, LiveCode, LiveLimits, LivePaths, LiveProtocol, LiveRates, writeAudioFrame, type TLiveStartAnswer } from '@persona/contract';
 import { OFFLINE_VOICES, signTicket, ticketKey, type LiveWorkerHandle, type OfflineVoice } from '@persona/worker';
 import { createTestApp, type TestContext } from '../build-app.js';
+import { testDriver } from '../db.js';
 import { createSignedInUser } from '../factories.js';
 import { PageClient, TEST_WORKER_SECRET, startEmbeddedWorker, until } from '../live.js';
 import { avatars, liveSessions } from '../../db/schema/index.js';
@@ -114,7 +115,12 @@ beforeAll(async () => {
   for (let i = 0; i < 30; i++) warm.socket.send(new Uint8Array(5));
   expect(await warm.waitClosed(20_000)).toBe(LiveProtocol.close.badFrame);
   for (const end = Date.now() + 5000; embedded.runtime.sessions() > open && Date.now() < end; ) await sleep(50);
-  watch = await healthWatch(base);
+  // On PGlite the database runs inside this process, on this loop: its own work (seen in CI as a
+  // single sample of 120–130 ms of CPU in one attack or another, a different one each run, with
+  // the portal's sweeps off and 10 ms here idle) is not an attack's. There a sample is held at
+  // 200 ms of CPU; what the watch exists for (a crawl that held the loop for seconds) is far past
+  // either bound. On PostgreSQL, 100 ms.
+  watch = await healthWatch(base, testDriver === 'postgres' ? {} : { boundMs: 200 });
 });
 
 beforeEach(() => {
