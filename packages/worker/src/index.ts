@@ -9,3 +9,4 @@ export { RpcError } from './agent.js';
 export { createLiveRuntime, startLiveWorker, type LiveRuntime, type LiveRuntimeOptions, type LiveWorkerHandle, type LiveWorkerOptions } from './live/runtime.js';
 export { Conversation, type PageSocket, type PortalLink } from './live/conversation.js';
 export { createWorkerMetrics, metricsAuthorized, type WorkerMetrics, type ConversationMetrics } from './live/metrics.js';
+export { spawnModuleThread } from './core/module-thread.js';

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnModuleThread } from '@persona/worker';
 import { ExtractError } from './extract.js';
 import type { ExtractJob, ExtractResult } from './extract-jobs.js';
 
@@ -41,17 +39,9 @@ interface Slot {
   current: (Pending & { id: number; timer: NodeJS.Timeout }) | null;
 }
 
-/** The thread's entry: the built .js next to this file, or (running from source under tsx) the .ts through tsx's loader. */
+/** The thread's entry: extract-thread beside this file, built or through tsx. */
 function spawn(maxMemoryMb: number): Worker {
-  const here = import.meta.url;
-  const resourceLimits = { maxOldGenerationSizeMb: maxMemoryMb };
-  if (here.endsWith('.js')) return new Worker(new URL('./extract-thread.js', here), { resourceLimits });
-  // tsx's ESM entry (the package's `import` export of ./esm/api).
-  const tsxDir = path.dirname(createRequire(here).resolve('tsx/package.json'));
-  const tsx = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./extract-thread.ts', here).href;
-  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(source, { eval: true, resourceLimits });
+  return spawnModuleThread(import.meta.url, 'extract-thread', { resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb } });
 }
 
 const transferables = (job: ExtractJob): { job: ExtractJob; transfer: ArrayBuffer[] } => {

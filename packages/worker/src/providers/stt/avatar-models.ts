@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, rename, rm, stat, utimes, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnModuleThread } from '../../core/module-thread.js';
 import type { TLiveSessionConfig } from '@persona/contract';
 import { AVATAR_WEIGHT, MODEL_VERSION, avatarTexts, hasVocabulary, type AvatarVocabulary } from './avatar-model-build.js';
 import { createOfflineRecognizer, createRecognizerPool, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
@@ -34,18 +33,10 @@ export async function modelKey(install: PocketsphinxInstall, v: AvatarVocabulary
 const cancelled = () => Object.assign(new Error('the avatar model build was cancelled'), { name: 'AbortError' });
 
 /**
- * A build thread: the built `avatar-model-thread.js` beside this file, or — running from the
- * TypeScript sources (vitest, tsx) — the `.ts` through tsx's loader, as the knowledge extraction
- * threads do (packages/server extract-pool.ts).
+ * A build thread: `avatar-model-thread` beside this file, built or through tsx (core/module-thread.ts).
  */
 function spawnBuildThread(workerData: unknown): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return new Worker(new URL('./avatar-model-thread.js', here), { workerData });
-  const tsxDir = path.dirname(createRequire(here).resolve('tsx/package.json'));
-  const tsx = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./avatar-model-thread.ts', here).href;
-  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(source, { eval: true, workerData });
+  return spawnModuleThread(import.meta.url, 'avatar-model-thread', { workerData });
 }
 
 /**
