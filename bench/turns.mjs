@@ -139,10 +139,22 @@ function fakeStt(mode, clock, chunks, latencyMs) {
 }
 
 /** Runs one utterance script through a Listener; commits, previews, avatar events with their times. */
-async function runScript(mods, options, mode, script, avatar = null, latencyMs = undefined) {
+async function runScript(mods, options, mode, script, avatar = null, latencyMs = undefined, answerMs = null) {
   const clock = new FakeClock();
   const chunks = script.chunks.map((c) => ({ text: c.text, windows: Math.max(1, Math.round((c.ms ?? Math.max(1, words(c.text).length) * WORD_MS) / 32)) }));
-  const ev = { commits: [], previews: [], pause: [], resume: [], interrupt: [] };
+  const ev = { commits: [], previews: [], pause: [], resume: [], interrupt: [], voiced: [], reopened: 0 };
+  // `answerMs`: the session answers each commit aloud this long after it (brain + first audio),
+  // unless the visitor goes on first and the listener reopens the turn (the answer is withdrawn).
+  let answer = null;
+  const answerCommit = (text) => {
+    if (answerMs === null) return;
+    const utt = ev.commits.length;
+    answer = clock.setTimeout(() => {
+      answer = null;
+      ev.voiced.push({ text, at: clock.now() });
+      l.setAgentSpeaking(utt, `Answer ${utt}.`);
+    }, answerMs);
+  };
   // The window reaches the VAD as float samples (x / 32768): the scripted probability is in the first.
   const vad = { probability: async (w) => Math.round(w[0] * 32768) / 1000, reset() {} };
   const l = new mods.Listener({
@@ -152,7 +164,17 @@ async function runScript(mods, options, mode, script, avatar = null, latencyMs =
     clock,
     events: {
       transcript() {},
-      commit: (text, m) => ev.commits.push({ text, at: clock.now(), m }),
+      commit: (text, m) => {
+        ev.commits.push({ text, at: clock.now(), m });
+        answerCommit(text);
+      },
+      reopen: () => {
+        if (answer === null) return false;
+        clock.clearTimeout(answer);
+        answer = null;
+        ev.reopened++;
+        return true;
+      },
       preview: (text) => ev.previews.push({ text, at: clock.now() }),
       pause: () => ev.pause.push(clock.now()),
       resume: () => ev.resume.push(clock.now()),
@@ -318,6 +340,42 @@ async function transcripts(mods) {
     sweep.push({ floorMs: floor, falseCutOffPct: round((100 * cuts) / PAUSED.length, 1), shortPauseCutsOf6: innerCuts, completeEndToCommitMs: stats(delays) });
   }
   out.floorSweepStream = sweep;
+  // What the visitor meets (ADR 095, stop 39): a turn committed mid-thought is withdrawn and
+  // continued if they go on before its answer is heard. A false cut-off they meet is an answer
+  // voiced before their last word. `answerMs`: commit → the answer's first audio (brain + voice):
+  // the offline path's echo brain and voice ≈ 100 ms, a cloud LLM 300–800 ms.
+  const heard = {};
+  for (const mode of ['batch', 'stream']) {
+    for (const answerMs of [100, 300, 600]) {
+      const options = { ...mods.TURN_DEFAULTS, endOfTurn: 'rules' };
+      let cutAtCommit = 0;
+      let cutHeard = 0;
+      let reopened = 0;
+      const examples = [];
+      for (let i = 0; i < PAUSED.length; i++) {
+        const [a, b] = PAUSED[i];
+        const r = await runScript(mods, options, mode, { chunks: [{ text: a }, { text: b }], pauses: [pauseOf(i)] }, null, undefined, answerMs);
+        if (!r.ev.commits[0] || norm(r.ev.commits[0].text) !== norm(r.full)) cutAtCommit++;
+        reopened += r.ev.reopened;
+        const v = r.ev.voiced[0];
+        if (!v || norm(v.text) !== norm(r.full)) {
+          cutHeard++;
+          examples.push(`${a} … (${pauseOf(i)} ms) … ${b} → ${v ? `answered "${v.text}"` : 'never answered'}`);
+        }
+      }
+      // Complete utterances: the answer voiced to the whole text, none withdrawn (nothing follows).
+      let completeWrong = 0;
+      for (const text of COMPLETE) {
+        const r = await runScript(mods, options, mode, { chunks: [{ text }], pauses: [] }, null, undefined, answerMs);
+        if (r.ev.reopened || norm(r.ev.voiced[0]?.text ?? '') !== norm(text)) {
+          completeWrong++;
+          examples.push(`complete: "${text}" → ${r.ev.voiced[0] ? `answered "${r.ev.voiced[0].text}"` : 'never answered'}${r.ev.reopened ? ' (continued)' : ''}`);
+        }
+      }
+      heard[`${mode}:rules:answer ${answerMs} ms`] = { n: PAUSED.length, cutAtCommit, continued: reopened, cutHeard, pct: round((100 * cutHeard) / PAUSED.length, 1), completeNotAnsweredWhole: completeWrong, examples: examples.slice(0, 12) };
+    }
+  }
+  out.falseCutOffsHeard = heard;
   Object.assign(out, await overAvatar(mods));
   return out;
 }

@@ -231,6 +231,11 @@ export const ZWorkerTranscript = z.object({
    * before its transcript of the question is ready): the page shows it above that answer.
    */
   beforeUtt: z.optional(z.number()),
+  /**
+   * A final spoken turn that continues the visitor's previous one (they had only paused; its
+   * answer was withdrawn before a word was heard): the page shows it in place of that turn.
+   */
+  continues: z.optional(z.boolean()),
 });
 /** The avatar's answer, streamed: deltas, then one final frame with the whole text. */
 export const ZWorkerAssistant = z.object({

@@ -503,7 +503,7 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
   session.on('transcript', (t) => {
     // Interim results are shown (and passed on) only when the avatar streams transcription.
     const streaming = session.ui?.transcriptionStreaming === true;
-    if (t.final) view.confirmUser(t.text, t.id, t.beforeUtt);
+    if (t.final) view.confirmUser(t.text, t.id, t.beforeUtt, t.continues === true);
     else if (streaming) view.interimUser(t.text);
     // Typed text is the host's own; speech goes to the host only with the permission bit.
     if (t.id === undefined && session.ui?.canHandleSttResponse && (t.final || streaming) && t.text.trim()) {

@@ -275,6 +275,22 @@ describe('listening in the avatar page', () => {
     expect(log.querySelector('[data-interim]')).toBeNull();
   });
 
+  it('a spoken turn that continues the last one replaces its bubble; a withdrawn answer leaves nothing', async () => {
+    mount('?chatOpen=true');
+    const socket = await ready(true);
+    const log = await screen.findByRole('log', { name: 'Conversation' });
+    socket.push({ type: 'transcript', text: 'I want to cancel my order', final: true });
+    await waitFor(() => expect(log).toHaveTextContent('I want to cancel my order'));
+    // Withdrawn before a word of it went out (or held unheard): no bubble, not even an empty one.
+    socket.push({ type: 'assistant', utt: 3, text: '', final: true, interrupted: true });
+    socket.push({ type: 'transcript', text: 'I want to cancel my order because it arrived broken', final: true, continues: true });
+    await waitFor(() => expect(log).toHaveTextContent('because it arrived broken'));
+    socket.push({ type: 'assistant', utt: 4, text: 'I am sorry to hear that.', final: true });
+    await waitFor(() => expect(log).toHaveTextContent('I am sorry to hear that.'));
+    const order = [...log.querySelectorAll('.ps-msg')].map((m) => `${m.classList.contains('ps-user') ? 'user' : 'assistant'}: ${m.querySelector('.ps-msg-text')!.textContent}`);
+    expect(order).toEqual(['user: I want to cancel my order because it arrived broken', 'assistant: I am sorry to hear that.']);
+  });
+
   it('a transcript that arrives after its answer began (speech to speech) is shown above that answer', async () => {
     mount('?chatOpen=true', { transcriptionStreaming: true });
     const socket = await ready(true);

@@ -105,6 +105,8 @@ export class ChatView {
   private readonly meter = el('div', { class: 'ps-meter', role: 'meter', 'aria-label': 'Microphone level', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', hidden: '' });
   private readonly meterBar = el('span', { class: 'ps-meter-bar', 'aria-hidden': 'true' });
   private interimBubble: HTMLElement | null = null;
+  /** The visitor's last spoken turn's bubble (a turn that continues it replaces its text). */
+  private lastSpoken: HTMLElement | null = null;
   private readonly answerBubbles = new Map<number, HTMLElement>();
   /** Answers whose text waits for their voice: their bubble is made in place, hidden. */
   private readonly heldAnswers = new Set<number>();
@@ -451,12 +453,22 @@ export class ChatView {
     this.interimBubble = null;
   }
 
-  /** The worker confirmed (or transcribed) what the visitor said; `beforeUtt`: above that answer when it is shown. */
-  confirmUser(text: string, id?: string, beforeUtt?: number) {
+  /**
+   * The worker confirmed (or transcribed) what the visitor said; `beforeUtt`: above that answer when
+   * it is shown; `continues`: it continues the visitor's last spoken turn, whose bubble it replaces.
+   */
+  confirmUser(text: string, id?: string, beforeUtt?: number, continues = false) {
     const pending = id ? this.userBubbles.get(id) : undefined;
     if (pending) {
       delete pending.dataset.pending;
       this.userBubbles.delete(id!);
+      return;
+    }
+    const previous = continues && this.lastSpoken?.isConnected ? this.lastSpoken : null;
+    if (previous && text.trim()) {
+      this.clearInterim();
+      previous.querySelector('.ps-msg-text')!.textContent = text;
+      this.log.scrollTop = this.log.scrollHeight;
       return;
     }
     if (this.interimBubble) {
@@ -466,9 +478,13 @@ export class ChatView {
       if (!text.trim()) return bubble.remove();
       bubble.querySelector('.ps-msg-text')!.textContent = text;
       this.placeAbove(bubble, beforeUtt);
+      this.lastSpoken = bubble;
       return;
     }
-    if (text.trim()) this.placeAbove(this.appendBubble('user', text), beforeUtt);
+    if (text.trim()) {
+      this.lastSpoken = this.appendBubble('user', text);
+      this.placeAbove(this.lastSpoken, beforeUtt);
+    }
   }
 
   /** Moves a visitor's bubble above the answer `utt` when that answer is shown below it. */
@@ -480,6 +496,13 @@ export class ChatView {
   assistant(utt: number, part: { delta?: string; text?: string; final: boolean; interrupted?: boolean }) {
     // A correction of a finished answer (cut while its voice still played): the same bubble.
     let bubble = this.assistantBubbles.get(utt) ?? (part.final && part.interrupted ? this.answerBubbles.get(utt) : undefined);
+    // An answer withdrawn before its voice was heard (the visitor went on): it never was.
+    if (part.final && part.text === '' && (!bubble || bubble.hidden)) {
+      bubble?.remove();
+      this.assistantBubbles.delete(utt);
+      this.answerBubbles.delete(utt);
+      return;
+    }
     if (!bubble) {
       bubble = this.appendBubble('assistant', '');
       if (this.heldAnswers.has(utt)) bubble.hidden = true;

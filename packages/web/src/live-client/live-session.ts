@@ -44,7 +44,7 @@ export interface LiveSessionEvents {
   admitted: (info: { sessionId: string; ui: TLiveUiConfig | undefined }) => void;
   refused: (failure: LiveFailure) => void;
   /** What the visitor said, as the worker confirmed it. */
-  transcript: (t: { id?: string; text: string; final: boolean; beforeUtt?: number }) => void;
+  transcript: (t: { id?: string; text: string; final: boolean; beforeUtt?: number; continues?: boolean }) => void;
   assistant: (a: { utt: number; delta?: string; text?: string; final: boolean; interrupted?: boolean }) => void;
   speaking: (s: { utt: number; speaking: boolean; interrupted: boolean }) => void;
   /** An avatar utterance's bounds as the worker sends them (audio follows on binary frames). */
@@ -310,7 +310,7 @@ export class LiveSession {
         this.emit('state', frame.state);
         break;
       case 'transcript':
-        this.emit('transcript', { ...(frame.id !== undefined ? { id: frame.id } : {}), text: frame.text, final: frame.final, ...(frame.beforeUtt !== undefined ? { beforeUtt: frame.beforeUtt } : {}) });
+        this.emit('transcript', { ...(frame.id !== undefined ? { id: frame.id } : {}), text: frame.text, final: frame.final, ...(frame.beforeUtt !== undefined ? { beforeUtt: frame.beforeUtt } : {}), ...(frame.continues ? { continues: true } : {}) });
         break;
       case 'assistant':
         if (!this.playbackDriven && this.speakingUtt !== frame.utt && !frame.final) this.startSpeaking(frame.utt);

@@ -42,6 +42,8 @@ export interface ListenTurnMetrics {
   sttMs: number | null;
   /** Speech in the turn, ms of audio. */
   speechMs: number;
+  /** The turn continues one committed before it, whose answer was withdrawn unheard (`reopen`). */
+  continues?: true;
 }
 
 export interface ListenerEvents {
@@ -56,6 +58,13 @@ export interface ListenerEvents {
    * preview is not wanted. `turn` numbers the visitor's turns (one preemptive answer per turn).
    */
   preview?(text: string | null, turn: number): void;
+  /**
+   * The visitor spoke again soon after a commit, before the avatar said anything of its answer (a
+   * pause mid-thought taken for the end of the turn): true if the session withdrew that answer —
+   * the committed words then begin the turn now heard, one turn for the brain, not two; false if
+   * the answer stands (it cannot be taken back).
+   */
+  reopen?(text: string): boolean;
   /** Speech over the avatar: hold its playback (it may resume). */
   pause(utt: number): void;
   resume(utt: number): void;
@@ -127,6 +136,12 @@ export const MISHEARD_BACKCHANNEL_MS = 1000;
  * resumed before the recogniser has answered (ADR 104): a shouted "stop!", not an "mm-hm".
  */
 export const LOUD_BURST_DB = 6;
+/**
+ * Speech starting this soon (ms) after a commit, with the avatar still silent, continues the
+ * committed turn (`reopen`): a cut-off's pause is 300–900 ms and the commit comes 150–550 ms into it,
+ * so the visitor goes on well inside this; later speech is a new thought and a turn of its own.
+ */
+export const REOPEN_WINDOW_MS = 2_000;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -180,6 +195,10 @@ export class Listener {
   private textChangedAt = 0;
   /** The visitor's turns so far (committed or dropped): previews say which turn they belong to. */
   private turnNo = 0;
+  /** The last commit, while the avatar has not started its answer's voice: speech may continue it (`reopen`). */
+  private committed: { text: string; speechMs: number; at: number } | null = null;
+  /** The turn being heard began with a reopened commit's words. */
+  private continues = false;
 
   // ─── the avatar ───
   private agentUtt: number | null = null;
@@ -321,6 +340,8 @@ export class Listener {
       this.agentText = '';
       return;
     }
+    // Its voice goes out: the last commit is answered aloud, no longer continued by what follows.
+    this.committed = null;
     if (this.agentUtt !== utt) {
       this.agentUtt = utt;
       this.agentSince = this.clock.now();
@@ -526,6 +547,8 @@ export class Listener {
     const audio = this.prefix;
     this.prefix = [];
     if (this.role === 'discard') return;
+    if (agent === null) this.continueCommitted();
+    else this.committed = null;
     if (this.resumeTimer !== null) {
       this.clock.clearTimeout(this.resumeTimer);
       this.resumeTimer = null;
@@ -542,6 +565,22 @@ export class Listener {
     this.holdIfLonger();
     for (const w of audio) this.addAudio(w);
     this.checkInterruption();
+  }
+
+  /**
+   * Speech soon after a commit the avatar has not answered aloud: the visitor had only paused. If
+   * the session withdraws that answer, its words begin this turn (the page replaces its bubble).
+   * A sound with no words then re-commits them at its end: the answer is only late.
+   */
+  private continueCommitted() {
+    const c = this.committed;
+    this.committed = null;
+    if (!c || this.clock.now() - c.at > REOPEN_WINDOW_MS) return;
+    if (!this.ev.reopen?.(c.text)) return;
+    // A streaming recogniser may have words of this speech already (it hears all the audio).
+    this.finals = [c.text, ...this.finals];
+    this.turnSpeechMs += c.speechMs;
+    this.continues = true;
   }
 
   private addAudio(pcm: Int16Array) {
@@ -605,6 +644,8 @@ export class Listener {
     this.finals = [];
     this.interim = '';
     this.turnSpeechMs = 0;
+    this.committed = null;
+    this.continues = false;
     this.cancelCommit();
     this.withdrawPreview(true);
     if (this.paused !== null) this.doResume();
@@ -794,10 +835,12 @@ export class Listener {
     const text = this.turnText();
     const lastSpeechAt = this.lastSpeechAt ?? this.clock.now();
     const speechMs = this.turnSpeechMs;
+    const continues = this.continues;
     this.finals = [];
     this.interim = '';
     this.turnSpeechMs = 0;
     this.lastSpeechAt = null;
+    this.continues = false;
     if (this.paused !== null) {
       // Over the avatar: words that make an interruption stop it; anything else is not a turn
       // (a cough, a "mm-hm", its own echo) and it resumes when the false-interruption time is up.
@@ -810,7 +853,9 @@ export class Listener {
     if (!text) return withdraw();
     const committedAt = this.clock.now();
     this.ev.transcript(text, true);
-    this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs });
+    // Answered by a silent avatar, it may yet be continued (the avatar speaking: it waits its turn).
+    this.committed = this.agentUtt === null ? { text, speechMs, at: committedAt } : null;
+    this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs, ...(continues ? { continues } : {}) });
   }
 
   // ─── interruptions ───

@@ -56,6 +56,20 @@ interface EarlyAnswer {
   wake: (() => void) | null;
 }
 
+/**
+ * A spoken turn committed and queued or being answered, while the visitor may still be going on
+ * (the listener's `reopen`): withdrawn, its answer is stopped before a word of it is heard.
+ */
+interface SpokenTurn {
+  withdrawn: boolean;
+  /** Its answer's abort, once it runs. */
+  abort: AbortController | null;
+  /** A function started in its answer: it may have acted, the turn stands. */
+  acted: boolean;
+  /** Its answer's text went to a page that shows it at once (no voice): seen, the turn stands. */
+  seen: boolean;
+}
+
 /** Words as compared between a preview and its commit: lower case, no punctuation. */
 const sameWords = (text: string) => (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).join(' ');
 
@@ -123,6 +137,9 @@ export class Conversation {
   private earlyTurn = -1;
   /** Preemptive answers started, used and discarded (tests, the bench). */
   readonly earlyAnswers = { started: 0, used: 0, discarded: 0 };
+  /** The last spoken turn, while it may be withdrawn and continued; spoken turns continued so far. */
+  private lastSpoken: SpokenTurn | null = null;
+  readonly continuedTurns = { count: 0 };
   /** Fillers while an answer is slow (ADR 100), and the turn's run. */
   private readonly fillers: Fillers;
   private fillerRun: FillerRun | null = null;
@@ -188,6 +205,7 @@ export class Conversation {
           },
           commit: (text, m) => this.onSpokenTurn(text, m),
           preview: (text, turn) => this.onPreview(text, turn),
+          reopen: () => this.withdrawSpokenTurn(),
           pause: (utt) => this.holdAvatar(utt, true),
           resume: (utt) => this.holdAvatar(utt, false),
           interrupt: () => this.interruptAvatar(),
@@ -437,12 +455,38 @@ export class Conversation {
       this.refuseMessage(undefined, 'voice');
       return;
     }
-    this.send({ type: 'transcript', text: text.slice(0, 2000), final: true });
+    this.send({ type: 'transcript', text: text.slice(0, 2000), final: true, ...(m.continues ? { continues: true } : {}) });
     const corrected = corrections(this.interims, text.slice(0, 2000));
     this.interims = [];
+    const spoken: SpokenTurn = { withdrawn: false, abort: null, acted: false, seen: false };
+    this.lastSpoken = spoken;
     // A turn committed while the avatar still answers the previous one (it was not an
     // interruption, e.g. interruptions are off) waits for it, like typed text.
-    this.enqueueTurn(() => this.turn(text.slice(0, 2000), m, this.takeEarly(text.slice(0, 2000)), corrected));
+    this.enqueueTurn(async () => {
+      if (spoken.withdrawn) return;
+      await this.turn(text.slice(0, 2000), m, this.takeEarly(text.slice(0, 2000)), corrected, spoken);
+    });
+  }
+
+  /**
+   * The visitor went on after their turn was committed, and nothing of its answer has been heard
+   * (the listener asks only while the avatar is silent; without a voice, nothing of its text has
+   * been sent): the answer is stopped and forgotten, and the committed words begin the turn being
+   * heard (ADR 095, stop 39). Only for the language model,
+   * and only before a function starts: asking it again costs a prompt and changes nothing, while
+   * an Assistant's thread, Dialogflow's session, an own REST endpoint or an external agent keep
+   * the request (the first turn stands, as before), and a function may have acted.
+   */
+  private withdrawSpokenTurn(): boolean {
+    const spoken = this.lastSpoken;
+    this.lastSpoken = null;
+    if (!spoken || spoken.withdrawn || spoken.acted || spoken.seen || this.finished || this.realtime || this.brain.kind !== 'llm') return false;
+    spoken.withdrawn = true;
+    spoken.abort?.abort();
+    // An early answer it had not taken yet (it was queued) was started on its words alone.
+    this.discardEarly();
+    this.continuedTurns.count += 1;
+    return true;
   }
 
   /**
@@ -727,7 +771,7 @@ export class Conversation {
     this.faults.report(err, phase, this.brain.kind);
   }
 
-  private async turn(text: string, spoken?: ListenTurnMetrics, early: EarlyAnswer | null = null, corrected: readonly string[] = []) {
+  private async turn(text: string, spoken?: ListenTurnMetrics, early: EarlyAnswer | null = null, corrected: readonly string[] = [], heard?: SpokenTurn) {
     if (this.finished) {
       early?.abort.abort();
       return;
@@ -745,6 +789,7 @@ export class Conversation {
     const utt = ++this.utt;
     const abort = new AbortController();
     this.turnAbort = abort;
+    if (heard) heard.abort = abort;
     const signal = AbortSignal.any([abort.signal, this.lifetime.signal]);
     this.setState('thinking');
     let answer = '';
@@ -768,6 +813,8 @@ export class Conversation {
           this.setState('speaking');
         }
         answer += p.text;
+        // Without a voice the page shows the text as it comes (with one, once its voice is heard).
+        if (heard && !speech) heard.seen = true;
         this.listener?.setAgentText(utt, answer);
         speech?.push(p.text);
         this.send({ type: 'assistant', utt, delta: p.text, final: false });
@@ -785,6 +832,7 @@ export class Conversation {
         } else if (ev.type === 'passages') {
           detail.usedPassages(ev.passages);
         } else if (ev.type === 'tool') {
+          if (heard) heard.acted = true;
           this.send({ type: 'tool', name: ev.name, status: ev.status });
           if (ev.status !== 'started') detail.call(ev.name, ev.arguments, ev.status === 'ok', ev.result ?? ev.error);
           if (ev.status === 'error') {
@@ -816,6 +864,8 @@ export class Conversation {
       speech?.cancel();
       return;
     }
+    if (heard?.withdrawn) return this.withdrawn(utt, asked, speech, detail, filler, answer !== '');
+    if (this.lastSpoken === heard) this.lastSpoken = null;
     const interrupted = abort.signal.aborted;
     let whole = answer;
     if (failed) {
@@ -858,6 +908,26 @@ export class Conversation {
     if (this.fillerRun === filler) this.fillerRun = null;
     this.setState('listening');
     this.history.report();
+  }
+
+  /** A spoken turn's answer stopped unheard, the visitor going on (withdrawSpokenTurn): as if never asked. */
+  private async withdrawn(utt: number, asked: TLiveHistoryEntry, speech: SpeechTurn | null, detail: TurnDetail, filler: FillerRun | null, sentText: boolean) {
+    // Its text, if any went out, was held on the page until its voice was heard: an empty final takes it away.
+    if (sentText) this.send({ type: 'assistant', utt, text: '', final: true, interrupted: true });
+    this.history.forget(asked);
+    // Failures it met (and those it carried) are shown with the turn that continues it.
+    this.pendingErrors = [...(asked.detail?.errors ?? []), ...(detail.detail()?.errors ?? []), ...this.pendingErrors].slice(0, LiveTurnDetailLimits.errors);
+    if (this.turnDetail === detail) this.turnDetail = null;
+    if (speech) {
+      speech.cancel();
+      await speech.done;
+      if (this.speechTurn === speech) this.speechTurn = null;
+    }
+    if (filler) await filler.settled;
+    if (this.fillerRun === filler) this.fillerRun = null;
+    this.firstAudioAt.delete(utt);
+    this.opts.metrics?.turn('voice', 'continued');
+    this.setState('listening');
   }
 
   private recordMetrics(utt: number, m: ListenTurnMetrics, startedAt: number, firstTokenAt: number | null) {

@@ -19,7 +19,8 @@ export type TurnLatencies = Partial<Pick<TLiveVoiceTurnMetrics, 'endOfUtteranceM
 /** What a conversation reports (live/conversation.ts); all cheap and synchronous. */
 export interface ConversationMetrics {
   /** A turn answered: typed, spoken (listener → brain → voice) or by a realtime model; `refused`: over the rate (LiveRates). */
-  turn(input: 'text' | 'voice' | 'realtime', outcome: 'answered' | 'failed' | 'interrupted' | 'refused'): void;
+  /** `continued`: a spoken turn whose answer was withdrawn unheard, the visitor going on (ADR 095). */
+  turn(input: 'text' | 'voice' | 'realtime', outcome: 'answered' | 'failed' | 'interrupted' | 'refused' | 'continued'): void;
   latencies(figures: TurnLatencies): void;
   providerError(provider: string, phase: string): void;
 }
@@ -92,7 +93,7 @@ export function createWorkerMetrics(): WorkerMetrics {
   const started = new Counter({ name: 'persona_worker_sessions_started_total', help: 'Live sessions started on this worker (resumed=true: moved here from another worker or socket).', labelNames: ['resumed'] as const, registers });
   const ended = new Counter({ name: 'persona_worker_sessions_ended_total', help: 'Live sessions ended on this worker, by end code.', labelNames: ['code'] as const, registers });
   const refused = new Counter({ name: 'persona_worker_sockets_refused_total', help: 'Page sockets refused or closed by the worker, by code.', labelNames: ['code'] as const, registers });
-  const turns = new Counter({ name: 'persona_worker_turns_total', help: 'Conversation turns answered, by input (text, voice, realtime) and outcome (refused: a message over the rate).', labelNames: ['input', 'outcome'] as const, registers });
+  const turns = new Counter({ name: 'persona_worker_turns_total', help: 'Conversation turns answered, by input (text, voice, realtime) and outcome (refused: a message over the rate; continued: a spoken turn withdrawn unheard as the visitor went on).', labelNames: ['input', 'outcome'] as const, registers });
   const stages = new Histogram({
     name: 'persona_worker_turn_stage_seconds',
     help: "Per-stage latency of turns: end_of_utterance (end of speech → turn committed), stt, llm_first_token (turn → the brain's first text), tts_first_byte (first text → first audio), end_to_end (end of speech → first audio).",
