@@ -82,7 +82,10 @@ const plain = (t) => norm(t.replace(/-/g, ' '));
 
 /** One 32 ms window: VAD probability, chunk id (0: none) and the window's index in its chunk, in its first samples. */
 function windowOf(prob, chunk = 0, index = 0) {
-  const w = new Int16Array(512).fill(100);
+  // Speech near −21 dBFS with a quieter window between words (−41), silence near −50: real speech's
+  // level moves, and the room gate (ADR 101) takes a second of speech at one steady level for the
+  // room's babble — before, every sentence over ~2.5 s was dropped here, never committed.
+  const w = new Int16Array(512).fill(prob > 0.5 ? (index % 4 === 3 ? 300 : 3000) : 100);
   w[0] = Math.round(prob * 1000);
   w[1] = chunk;
   w[2] = index;
