@@ -204,6 +204,101 @@ export async function offlineFirstAudio(variants) {
   return out;
 }
 
+/** What the avatar says while the visitor talks over it (≈ 40 s in the offline voice). */
+const OVER_AVATAR_LINE = [
+  'The harbour was dug by hand more than three hundred years ago, when the town was still a fishing village of a few dozen houses.',
+  'The first boats were built on the beach below the church, and the stone for the quay came from the quarry on the hill.',
+  'In the last century the harbour was widened twice, first for the steamers and then for the ferries to the islands.',
+  'Today the old fish market is a museum, and on summer evenings there is music on the quay until late.',
+].join(' ');
+
+/**
+ * Speech over the avatar, end to end (issue 29's "≥ 95 %"): a live Conversation with Silero, the
+ * offline recogniser (streaming by default, as the worker listens) and the offline voice saying a
+ * long line; 1.5 s into it, the visitor's sound is streamed in real time as mic frames. Per sound:
+ * a backchannel goes on (no `interrupted`; not held, or resumed ≤ 300 ms after the sound's last
+ * voiced sample); a stop request stops it (held ≤ 300 ms after the sound's first voiced sample, then
+ * `interrupted`, never resumed between). `voices`: name → (text) => 16 kHz PCM16 (or null).
+ * A fresh Conversation per sound; the recogniser, VAD model and voice are shared and warm.
+ */
+export async function overAvatarLive({ voices, backchannels, interruptions, recognizer = 'stream', reactMs = 300 }) {
+  const mods = await loadMods();
+  if (!mods.findPocketsphinx()) return { skipped: 'pocketsphinx is not installed' };
+  const install = recognizer === 'stream' ? mods.findStreamingPocketsphinx() : null;
+  if (recognizer === 'stream' && !install) return { skipped: 'python3-pocketsphinx is not installed' };
+  const vadModel = await mods.loadSileroVad();
+  const voice = mods.createOfflineVoice();
+  const rec = install ? mods.createStreamingRecognizer({ install }) : mods.createOfflineRecognizer();
+  const stt = install ? mods.createOfflineStreamStt(rec) : mods.createOfflineStt(rec);
+  const out = {};
+  try {
+    await voice.warm();
+    await rec.warm();
+    await rec.transcribe((await voice.synthesize('warm up')).pcm);
+    for (const [vname, say] of Object.entries(voices)) {
+      const rows = [];
+      for (const [kind, text] of [...backchannels.map((t) => ['backchannel', t]), ...interruptions.map((t) => ['stop', t])]) {
+        const pcm = await say(text);
+        if (!pcm) continue;
+        rows.push({ kind, text, ...(await overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs })) });
+      }
+      const of = (k) => rows.filter((r) => r.kind === k);
+      const rate = (rs) => (rs.length ? round((100 * rs.filter((r) => r.ok).length) / rs.length, 1) : null);
+      out[vname] = {
+        backchannels: { n: of('backchannel').length, goesOnPct: rate(of('backchannel')), resumedAfterEndMs: stats(of('backchannel').map((r) => r.resumedAfterEndMs).filter((v) => v !== null)) },
+        stops: { n: of('stop').length, stopsPct: rate(of('stop')), heldAfterStartMs: stats(of('stop').map((r) => r.heldAfterStartMs).filter((v) => v !== null)) },
+        misses: rows.filter((r) => !r.ok).map((r) => `${r.kind} "${r.text}": ${r.events} (heard "${r.heard ?? ''}")`),
+      };
+    }
+  } finally {
+    await rec.close();
+    await voice.close();
+    await vadModel.close();
+  }
+  return out;
+}
+
+/** One sound over the avatar's long line (overAvatarLive). */
+async function overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs }) {
+  const { Conversation, writeAudioFrame, AudioFrameKind, createSpeechPipeline, createOfflineTts, TURN_DEFAULTS } = mods;
+  const frames = [];
+  const socket = { send: (d) => frames.push({ at: performance.now(), f: JSON.parse(d) }), sendBinary: () => frames.push({ at: performance.now(), bin: true }), close: () => undefined, isOpen: true };
+  const c = new Conversation({ config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt, vad: vadModel.stream(), options: TURN_DEFAULTS }, portal, log, micOn: true });
+  c.attach(socket);
+  const mic = micStreamer(c, writeAudioFrame, AudioFrameKind.mic);
+  try {
+    await sleep(300);
+    c.onMessage(JSON.stringify({ type: 'text', text: OVER_AVATAR_LINE, speak: true }));
+    const deadline = performance.now() + 20_000;
+    while (!frames.some((x) => x.bin) && performance.now() < deadline) await sleep(5);
+    await sleep(1500);
+    const from = frames.length;
+    let first = 0;
+    while (first < pcm.length && Math.abs(pcm[first]) < 300) first++;
+    const startAt = performance.now() + 20 + (first / 16_000) * 1000;
+    const { at: endAt } = await mic.say(pcm, lastVoicedSample(pcm));
+    await sleep(2500);
+    const ev = frames.slice(from).filter((x) => ['pause', 'resume', 'interrupted', 'transcript'].includes(x.f?.type));
+    const pause = ev.find((x) => x.f.type === 'pause');
+    const interrupted = ev.find((x) => x.f.type === 'interrupted');
+    const resume = ev.find((x) => x.f.type === 'resume');
+    const heard = ev.filter((x) => x.f.type === 'transcript').at(-1)?.f.text ?? null;
+    const events = ev.filter((x) => x.f.type !== 'transcript').map((x) => `${x.f.type} ${round(x.at - endAt)} ms after the end`).join(', ') || 'nothing';
+    if (kind === 'backchannel') {
+      const resumedAfterEndMs = pause && resume ? round(resume.at - endAt) : null;
+      const ok = !interrupted && (!pause || (resume !== undefined && resume.at - endAt <= reactMs));
+      return { ok, resumedAfterEndMs, events, heard };
+    }
+    const held = pause ?? interrupted;
+    const heldAfterStartMs = held ? round(held.at - startAt) : null;
+    const ok = interrupted !== undefined && heldAfterStartMs !== null && heldAfterStartMs <= reactMs && !(resume && resume.at < interrupted.at);
+    return { ok, heldAfterStartMs, events, heard };
+  } finally {
+    await mic.stop();
+    await c.finish('hang-up');
+  }
+}
+
 /** The network path against fakes of fixed latency (see 2. above). */
 async function fixedLatencyPath(mods, vadModel, voice) {
   const { createSpeechPipeline, createLlmBrain, createOpenAiStt, createOpenAiTts, createGuardedFetch, TURN_DEFAULTS } = mods;

@@ -27,6 +27,9 @@
 //    (python3-pocketsphinx, ADR 106). BENCH_TURNS=transcripts skips it; BENCH_TURNS=over-avatar runs only
 //    the over-the-avatar part of 1. (ADR 104: each decision, and the batch recogniser at 227 ms and
 //    at 1000 ms — a loaded machine's pocketsphinx, ADR 100).
+//    BENCH_TURNS=over-avatar-live: the over-the-avatar words said by espeak-ng (160 and 240 wpm) in
+//    real time over a live Conversation's avatar (Silero, the offline recogniser — streaming unless
+//    BENCH_TURNS_RECOGNISER=batch — the offline voice): goes-on and stops rates end to end.
 // 3. Batch against streaming recogniser on the same 12 sentences (compareRecognisers): end of the
 //    utterance → final text, WER, resident memory and CPU per audio second. BENCH_TURNS=stream
 //    runs only 2 (rules, batch and streaming) and 3.
@@ -726,6 +729,15 @@ async function measureOfflineStt() {
 
 export async function run() {
   const mods = { ...(await import(dist('listening/turns.js'))), ...(await import(dist('listening/options.js'))) };
+  // BENCH_TURNS=over-avatar-live: the same words said by espeak-ng over a live Conversation's
+  // avatar, heard by Silero and the offline recogniser (streaming; BENCH_TURNS_RECOGNISER=batch).
+  if (process.env.BENCH_TURNS === 'over-avatar-live') {
+    const { overAvatarLive } = await import('./conversation.mjs');
+    const voices = { 'espeak-ng 160 wpm': (t) => espeak16k(t, 160), 'espeak-ng 240 wpm': (t) => espeak16k(t, 240) };
+    const recognizer = process.env.BENCH_TURNS_RECOGNISER === 'batch' ? 'batch' : 'stream';
+    const live = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), recognizer, reactMs: TARGETS.reactMs });
+    return { turns: { targets: TARGETS, recognizer, overAvatarLive: live, leftOut: 'coughs and laughs (no synthetic sound for them), noise suppression and echo (off), a page playing the voice (the avatar is "heard" from the audio sent)' } };
+  }
   // BENCH_TURNS=over-avatar: only the backchannels and interruptions over the avatar (fake clock, no audio, no recogniser).
   if (process.env.BENCH_TURNS === 'over-avatar') {
     const voiceMods = { ...mods, ...(await import(dist('listening/vad.js'))), ...(await import(dist('speech/offline-voice.js'))) };
