@@ -519,11 +519,13 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
 
 describe('over the avatar, decided before the recogniser (issue 29, ADR 104)', () => {
   /** A batch recogniser that answers only when the test says (pocketsphinx on a busy machine: 0.5–2 s). */
-  const gatedStt = () => {
+  /** A recogniser the test answers for; `answerMs`: what the engine knows of its recent answer time. */
+  const gatedStt = (answerMs?: number) => {
     const answers: ((text: string) => void)[] = [];
     const engine: SttEngine = {
       provider: 'gated',
       mode: 'batch',
+      ...(answerMs !== undefined ? { answerMs: () => answerMs } : {}),
       async open(_o, events) {
         return {
           push: () => undefined,
@@ -659,6 +661,26 @@ describe('over the avatar, decided before the recogniser (issue 29, ADR 104)', (
     // Slow (answered in 600 ms): resumed at 96 ms of pause, before its verdict.
     const slow = await afterTurn(600);
     expect(eventsOf(slow.t.log)).toEqual(['commit:hello there', 'pause:4', 'resume:4']);
+  });
+
+  it('before the session has measured its recogniser, the engine\'s recent answer time counts: a "wait" over the greeting is never resumed', async () => {
+    const first = async (answerMs: number) => {
+      const stt = gatedStt(answerMs);
+      const t = setup({}, stt);
+      t.listener.setAgentSpeaking(4, AVATAR);
+      await t.clock.advance(1000);
+      await t.feed([...t.speech(288), ...t.silence(160)]);
+      return { t, stt };
+    };
+    // Fast on other sessions (50 ms): waited for; its "wait" stops the avatar without a resume first.
+    const fast = await first(50);
+    expect(eventsOf(fast.t.log)).toEqual(['pause:4']);
+    fast.stt.answers.shift()!('wait');
+    await fast.t.feed(fast.t.silence(640));
+    expect(eventsOf(fast.t.log)).toEqual(['pause:4', 'interrupt:4', 'commit:wait']);
+    // Slow on other sessions (600 ms): resumed at 96 ms of pause, before its verdict (as with none known).
+    const slow = await first(600);
+    expect(eventsOf(slow.t.log)).toEqual(['pause:4', 'resume:4']);
   });
 
   it('speech again after an early resume holds the avatar again at once', async () => {

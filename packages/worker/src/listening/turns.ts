@@ -455,11 +455,14 @@ export class Listener {
 
   /**
    * The pause after a short burst before it resumes the avatar: `verdictBudgetMs` when the
-   * recogniser's last answer would fit in it (its verdict will come first), else `resumeAfterMs`.
+   * recogniser's last answer (this session's, else the engine's) would fit in it (its verdict will
+   * come first), else `resumeAfterMs`.
    */
   private resumeAfter(): number {
     const budget = this.o.verdictBudgetMs;
-    return budget > 0 && this.lastSttMs !== null && HELD_TRANSCRIPT_MS + this.lastSttMs <= budget ? Math.max(budget, this.o.resumeAfterMs) : this.o.resumeAfterMs;
+    // Before this session has measured its recogniser, what the engine knows of it (other sessions').
+    const sttMs = this.lastSttMs ?? this.opts.stt.answerMs?.() ?? null;
+    return budget > 0 && sttMs !== null && HELD_TRANSCRIPT_MS + sttMs <= budget ? Math.max(budget, this.o.resumeAfterMs) : this.o.resumeAfterMs;
   }
 
   /** The burst over the avatar is clearly louder than the visitor speaks (a shouted "stop!"). */

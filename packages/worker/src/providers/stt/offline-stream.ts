@@ -580,6 +580,13 @@ function bufferedUtterance(batch: OfflineRecognizer): StreamUtterance {
   };
 }
 
+/** Each recogniser's recent answer time (flush → final, ms; a moving average over its sessions). */
+const answerTimes = new WeakMap<StreamingRecognizer, number>();
+function noteAnswer(recognizer: StreamingRecognizer, ms: number) {
+  const before = answerTimes.get(recognizer);
+  answerTimes.set(recognizer, before === undefined ? ms : before + (ms - before) * 0.3);
+}
+
 export function isStreamingRecognizer(r: OfflineRecognizer): r is StreamingRecognizer {
   return typeof (r as Partial<StreamingRecognizer>).begin === 'function';
 }
@@ -594,6 +601,7 @@ export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts:
   return {
     provider: 'offline',
     mode: 'batch',
+    answerMs: () => answerTimes.get(recognizer) ?? null,
     async open(options: SttOptions, events: SttEvents): Promise<SttSession> {
       let utt: StreamUtterance | null = null;
       let samples = 0;
@@ -617,7 +625,9 @@ export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts:
           samples = 0;
           if (!u) return;
           try {
+            const asked = performance.now();
             const { text } = await u.end(options.signal);
+            noteAnswer(recognizer, performance.now() - asked);
             if (!closed) events.onResult({ text, final: true, endOfTurn: true, language: 'en-US', startMs: from, endMs: startMs });
           } catch (err) {
             if (!closed && !options.signal.aborted) events.onError(err instanceof Error ? err : new Error(String(err)));

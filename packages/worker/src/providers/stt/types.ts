@@ -66,4 +66,10 @@ export interface SttEngine {
   /** 'stream' engines want every frame; 'batch' engines are given one cut utterance at a time. */
   readonly mode: 'stream' | 'batch';
   open(options: SttOptions, events: SttEvents): Promise<SttSession>;
+  /**
+   * How long a flush has lately taken to answer on this engine's recogniser, any session's (ms);
+   * null or absent: not known. A session that has not measured its own yet (the visitor's first
+   * sound over the greeting) waits for a verdict this fast before resuming the avatar (ADR 104).
+   */
+  answerMs?(): number | null;
 }
