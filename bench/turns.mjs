@@ -733,7 +733,9 @@ export async function run() {
   // avatar, heard by Silero and the offline recogniser (streaming; BENCH_TURNS_RECOGNISER=batch).
   if (process.env.BENCH_TURNS === 'over-avatar-live') {
     const { overAvatarLive } = await import('./conversation.mjs');
-    const voices = { 'espeak-ng 160 wpm': (t) => espeak16k(t, 160), 'espeak-ng 240 wpm': (t) => espeak16k(t, 240) };
+    // BENCH_TURNS_WPM=240: one rate only.
+    const rates = (process.env.BENCH_TURNS_WPM ?? '160,240').split(',').map(Number);
+    const voices = Object.fromEntries(rates.map((wpm) => [`espeak-ng ${wpm} wpm`, (t) => espeak16k(t, wpm)]));
     const recognizer = process.env.BENCH_TURNS_RECOGNISER === 'batch' ? 'batch' : 'stream';
     const live = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), recognizer, reactMs: TARGETS.reactMs });
     return { turns: { targets: TARGETS, recognizer, overAvatarLive: live, leftOut: 'coughs and laughs (no synthetic sound for them), noise suppression and echo (off), a page playing the voice (the avatar is "heard" from the audio sent)' } };

@@ -55,8 +55,8 @@ export async function makeThumbnails({ people } = {}) {
   const items = [...list.upperBody, ...list.fullBody].filter((a) => !people || people.includes(a.id.split('-')[0]));
   const written = [];
   await withAvatarPages(items, { width: WIDTH * 2, height: HEIGHT * 2 }, async (page, item) => {
-    // At rest, eyes open and on the visitor, a light smile.
-    await holdStill(page, { viseme: 'sil', blink: 0, eyeYaw: 0, eyePitch: 0, mood: 'happy', still: true });
+    // At rest, eyes open and on the visitor, a light smile (a full one narrows the eyes: at 240 px they read as sleepy).
+    await holdStill(page, { viseme: 'sil', blink: 0, eyeYaw: 0, eyePitch: 0, mood: 'happy', moodStrength: 0.45, still: true });
     const shot = await page.locator('.ps-scene').first().screenshot();
     const png = await page.evaluate(
       async ({ b64, w, h }) => {

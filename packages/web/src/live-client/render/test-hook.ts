@@ -47,6 +47,8 @@ export interface FaceHold {
   viseme?: string;
   blink?: number;
   mood?: TAvatarMood;
+  /** How strongly a held still shows its mood (0–1 of a full mood; 1 by default): a card's light smile. */
+  moodStrength?: number;
   eyeYaw?: number;
   eyePitch?: number;
   /** Head, gaze, breathing, weight shift and expression at rest (stills to compare, the same bytes each time). */
@@ -69,9 +71,10 @@ export function holdFace(face: FaceState, hold: FaceHold) {
     face.headYaw = face.headPitch = face.headRoll = face.eyeYaw = face.eyePitch = face.breath = face.lean = 0;
     // The expression too (the driver eases it over ~0.4 s): a still is the same whatever the frame timing.
     face.mood = hold.mood ?? 'neutral';
-    face.moodWeight = face.mood === 'neutral' ? 0 : 0.7;
-    face.smile = face.mood === 'happy' ? 0.69 : face.mood === 'neutral' ? 0.2 : 0.05;
-    face.browUp = face.mood === 'surprised' ? 0.8 : face.mood === 'sad' || face.mood === 'concerned' ? 0.45 : 0;
+    const strength = Math.min(1, Math.max(0, hold.moodStrength ?? 1));
+    face.moodWeight = face.mood === 'neutral' ? 0 : 0.7 * strength;
+    face.smile = 0.2 + ((face.mood === 'happy' ? 0.69 : face.mood === 'neutral' ? 0.2 : 0.05) - 0.2) * strength;
+    face.browUp = (face.mood === 'surprised' ? 0.8 : face.mood === 'sad' || face.mood === 'concerned' ? 0.45 : 0) * strength;
   }
   if (hold.gesture) {
     const u = Math.min(1, Math.max(0, hold.gestureProgress ?? 0.5));
