@@ -182,6 +182,12 @@ for (const [i, portrait] of PORTRAITS.entries()) {
       expect(l.faceWidth).toBeLessThan(l.stage.width * 0.6);
       expect(box.y + l.chin[1]).toBeLessThan(h);
       expect(box.y + l.top[1]).toBeGreaterThanOrEqual(0);
+      // The whole stage is drawn: its top corners show the blurred photo, not a cleared canvas
+      // (transparent or black: grey 0).
+      for (const corner of [{ x: 2, y: 2, w: 16, h: 16 }, { x: l.stage.width - 18, y: 2, w: 16, h: 16 }]) {
+        const c = await sample(page, corner);
+        expect(c.grey.reduce((a, g) => a + g, 0) / c.grey.length, `${w}×${h} corner not black`).toBeGreaterThan(25);
+      }
       await page.screenshot({ path: info.outputPath(`photo-${portrait.name}-${w}x${h}.png`) });
     }
   });
@@ -362,6 +368,9 @@ test('talking photo without WebGL: the 2D canvas draws it (the jaw opens over it
   await hold(page, still({ visemes: { sil: 1 } }));
   const l = (await layout(page))!;
   expect(l.drawing).toBe('2d');
+  // The blurred photo covers the stage (a cleared canvas reads as transparent black: grey 0).
+  const corner = await sample(page, { x: 2, y: 2, w: 16, h: 16 });
+  expect(corner.grey.reduce((a, g) => a + g, 0) / corner.grey.length).toBeGreaterThan(25);
   const mw = l.mouth.width;
   const mouthBox = { x: l.mouth.x - mw * 0.6, y: l.mouth.y - mw * 0.3, w: mw * 1.2, h: mw * 0.9 };
   const eyeBox = { x: l.eyes[0][0] - l.eyeWidth * 0.7, y: l.eyes[0][1] - l.eyeWidth * 0.45, w: l.eyeWidth * 1.4, h: l.eyeWidth * 0.9 };

@@ -156,6 +156,9 @@ function createPhoto2d(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D,
       width = w;
       height = h;
       dpr = sizeCanvas(canvas, w, h);
+      // Setting a canvas's size clears it, even to the same size (the stage's ResizeObserver
+      // reports the size it was just given): the still stage is painted again.
+      stillKey = '';
     },
     render(face: FaceState) {
       const hold = win.__personaPhotoHold ?? null;

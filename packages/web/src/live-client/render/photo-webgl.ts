@@ -182,6 +182,8 @@ export function createPhotoWebGl(started: PhotoWebGlStart, parts: PhotoParts): A
       height = h;
       dpr = sizeCanvas(canvas, w, h);
       g.viewport(0, 0, canvas.width, canvas.height);
+      // (A resized drawing buffer is cleared: the still stage is drawn again.)
+      drawnKey = '';
     },
     render(face: FaceState) {
       const gr = r;
