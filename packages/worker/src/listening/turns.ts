@@ -139,9 +139,11 @@ export const LOUD_BURST_DB = 6;
 /**
  * Speech starting this soon (ms) after a commit, with the avatar still silent, continues the
  * committed turn (`reopen`): a cut-off's pause is 300–900 ms and the commit comes 150–550 ms into it,
- * so the visitor goes on well inside this; later speech is a new thought and a turn of its own.
+ * so the visitor goes on within ~850 ms; later speech is a new thought and a turn of its own (on a
+ * slow machine whose answers come late, a longer window took a backchannel or a "wait" for more of
+ * the question and restarted the answer).
  */
-export const REOPEN_WINDOW_MS = 2_000;
+export const REOPEN_WINDOW_MS = 1_200;
 
 export class Listener {
   private readonly o: TurnOptions;
@@ -856,8 +858,9 @@ export class Listener {
     if (!text) return withdraw();
     const committedAt = this.clock.now();
     this.ev.transcript(text, true);
-    // Answered by a silent avatar, it may yet be continued (the avatar speaking: it waits its turn).
-    this.committed = this.agentUtt === null ? { text, speechMs, at: committedAt } : null;
+    // Answered by a silent avatar, it may yet be continued (the avatar speaking: it waits its turn),
+    // once: a continued turn is not reopened again (its answer is not restarted twice).
+    this.committed = this.agentUtt === null && !continues ? { text, speechMs, at: committedAt } : null;
     this.ev.commit(text, { lastSpeechAt, committedAt, endOfUtteranceMs: committedAt - lastSpeechAt, sttMs: this.lastSttMs, speechMs, ...(continues ? { continues } : {}) });
   }
 

@@ -71,6 +71,26 @@ describe('a turn continued after its commit (false cut-offs)', () => {
     await t.c.finish('hang-up');
   });
 
+  it('once: a continued turn is not reopened again (its answer is not restarted twice)', async () => {
+    const t = spokenSession({ held: true });
+    await sayAndPause(t, 'I want to cancel my order');
+    await until(() => finals(t.frames).length === 1);
+    await t.mic(320, true);
+    t.stt.hears('from last week');
+    await t.mic(640, false);
+    await until(() => finals(t.frames).length === 2);
+    // Speech again soon after the continued commit: a turn of its own, the answer not withdrawn.
+    await t.mic(320, true);
+    t.stt.hears('thanks');
+    t.release();
+    await t.mic(640, false);
+    await until(() => finals(t.frames).length === 3);
+    expect(t.c.continuedTurns.count).toBe(1);
+    expect(finals(t.frames).map((f) => f.continues)).toEqual([false, true, false]);
+    expect(t.aborted).toEqual(['I want to cancel my order']);
+    await t.c.finish('hang-up');
+  });
+
   it('once the answer has a voice, speech over it is an interruption as before, not a continuation', async () => {
     const t = spokenSession();
     await sayAndPause(t, 'Tell me about the harbour');
