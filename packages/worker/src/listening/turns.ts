@@ -64,7 +64,7 @@ export interface ListenerEvents {
    * the committed words then begin the turn now heard, one turn for the brain, not two; false if
    * the answer stands (it cannot be taken back).
    */
-  reopen?(text: string): boolean;
+  reopen?(): boolean;
   /** Speech over the avatar: hold its playback (it may resume). */
   pause(utt: number): void;
   resume(utt: number): void;
@@ -581,7 +581,7 @@ export class Listener {
     const c = this.committed;
     this.committed = null;
     if (!c || this.clock.now() - c.at > REOPEN_WINDOW_MS) return;
-    if (!this.ev.reopen?.(c.text)) return;
+    if (!this.ev.reopen?.()) return;
     // A streaming recogniser may have words of this speech already (it hears all the audio).
     this.finals = [c.text, ...this.finals];
     this.turnSpeechMs += c.speechMs;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AudioFrameKind, FillerOptions, writeAudioFrame, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
+import { FillerOptions, type TLiveHistoryEntry, type TWorkerFrame } from '@persona/contract';
 import { TURN_DEFAULTS } from '../listening/options.js';
-import type { VadStream } from '../listening/vad.js';
 import type { SttEngine } from '../providers/stt/types.js';
 import type { Brain } from '../brains/types.js';
 import { createSpeechPipeline, type SpeechEvent, type SpeechTurn, type SpeechTurnMetrics } from '../speech/pipeline.js';
@@ -10,6 +9,7 @@ import { startFakeOpenAi } from '../test/fake-openai.js';
 import { createLlmBrain } from '../brains/llm.js';
 import { FakeClock } from '../test/fake-clock.js';
 import { scriptedTts } from '../test/scripted-tts.js';
+import { levelVad, micFeeder } from '../test/spoken-session.js';
 import { until } from '../test/until.js';
 import { Conversation, type PageSocket } from './conversation.js';
 import { FILLER_RECHECK_MS, Fillers, type FillerHost } from './filler.js';
@@ -392,25 +392,17 @@ describe('fillers and the visitor speaking (ADR 100)', () => {
     const tts = scriptedTts({ sampleRate: 16000 });
     // A recogniser that hears no words: the visitor's sound is no turn of its own.
     const stt: SttEngine = { provider: 'silent', mode: 'stream', open: async () => ({ push: () => undefined, finalize: async () => undefined, reset: () => undefined, close: () => undefined }) };
-    const vad: VadStream = { probability: async (w) => (w.reduce((m, x) => Math.max(m, Math.abs(x)), 0) > 0.05 ? 0.95 : 0.02), reset: () => undefined };
     const c = new Conversation({
       config: sessionConfig({ kind: 'llm', baseUrl: 'http://127.0.0.1:9', apiKey: 'k', model: 'm', instructions: '', maxTokens: null, platform: false }, { avatar: { wakeUpMessage: '', fillers: ['One moment.'] }, textOnly: false }),
       brain: slowBrain(clock, () => 6000, true),
       speech: createSpeechPipeline({ tts }),
       portal: { heartbeat: async () => ({ echo: false, end: null }), history: async () => undefined, end: async () => undefined },
       log: { info() {}, warn() {}, error() {} },
-      listening: { stt, vad, options: TURN_DEFAULTS, clock },
+      listening: { stt, vad: levelVad, options: TURN_DEFAULTS, clock },
       micOn: true,
     });
     c.attach({ send: (s) => void frames.push(JSON.parse(s) as TWorkerFrame), sendBinary: () => undefined, close: () => undefined, isOpen: true });
-    let seq = 0;
-    const mic = async (ms: number, speech: boolean) => {
-      for (let t = 0; t < ms; t += 32) {
-        const pcm = Int16Array.from({ length: 512 }, (_, i) => (speech ? Math.round(8000 * Math.sin(i / 3)) : 0));
-        c.onAudio(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: seq++ }, new Uint8Array(pcm.buffer)));
-        await clock.advance(32);
-      }
-    };
+    const mic = micFeeder(c, clock);
     try {
       c.onMessage(JSON.stringify({ type: 'text', text: 'book a table' }));
       await until(() => frames.some((f) => f.type === 'state' && f.state === 'thinking'));

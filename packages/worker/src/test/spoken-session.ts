@@ -108,15 +108,19 @@ export function spokenSession(opts: { kind?: string; functions?: boolean; held?:
     speakerOn: opts.speakerOn ?? true,
   });
   c.attach(socket);
+  const mic = micFeeder(c, clock);
+  const answers = () => frames.filter((f) => f.type === 'assistant').map((f) => (f as { text?: string; delta?: string }).text ?? (f as { delta: string }).delta);
+  return { c, clock, stt, mic, frames, answers, audio: () => audio, histories, ...b };
+}
+
+/** Feeds `ms` of mic audio to a conversation (a tone: speech; zeros: silence), 32 ms at a time on the fake clock. */
+export function micFeeder(c: Conversation, clock: FakeClock) {
   let seq = 0;
-  /** `ms` of mic audio (a tone: speech; zeros: silence), 32 ms at a time on the fake clock. */
-  const mic = async (ms: number, speech: boolean) => {
+  return async (ms: number, speech: boolean) => {
     for (let t = 0; t < ms; t += 32) {
       const pcm = Int16Array.from({ length: 512 }, (_, i) => (speech ? Math.round(8000 * Math.sin(i / 3)) : 0));
       c.onAudio(writeAudioFrame({ kind: AudioFrameKind.mic, flags: 0, utterance: 0, seq: seq++ }, new Uint8Array(pcm.buffer)));
       await clock.advance(32);
     }
   };
-  const answers = () => frames.filter((f) => f.type === 'assistant').map((f) => (f as { text?: string; delta?: string }).text ?? (f as { delta: string }).delta);
-  return { c, clock, stt, mic, frames, answers, audio: () => audio, histories, ...b };
 }
