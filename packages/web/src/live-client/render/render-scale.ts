@@ -72,8 +72,6 @@ export class RenderScaleController {
   private raiseWindows: number;
   /** Windows measured since the last step up (Infinity: none yet). */
   private sinceRaise = Number.POSITIVE_INFINITY;
-  /** The last window's rate (for the test hook; NaN before one). */
-  lastFps = Number.NaN;
 
   constructor(options: Partial<RenderScaleOptions> = {}) {
     this.opts = { ...RENDER_SCALE_DEFAULTS, ...options };
@@ -128,7 +126,6 @@ export class RenderScaleController {
 
   private judge(fps: number, nowMs: number) {
     this.restartWindow(nowMs);
-    this.lastFps = fps;
     this.sinceRaise++;
     const { lowFps, pixelShare } = this.opts;
     const s = this.ladder[this.level]!;
