@@ -88,7 +88,9 @@ export async function measure(browser, server, id, kind) {
   const firstFrameMs = probe0.firstFrameAt;
   const afterConnectMs = Math.max(0, probe0.firstFrameAt - t0);
   await page.waitForFunction(() => document.querySelector('.ps-avatar')?.getAttribute('data-connection') === 'connected', null, { timeout: 10_000 });
-  await page.waitForTimeout(2500);
+  // The adaptive resolution (ADR 089, stop 40) settles first: its first second and a 2 s window
+  // (two more for a second step) — the rate a visitor sees after the first seconds.
+  await page.waitForTimeout(6000);
   // Idle: frames per second, and what each frame cost in CPU time (load-independent where fps is
   // not: a frame's cost is what a visitor's machine must have spare) — per Chromium process type
   // (the page's renderer: JS and command recording; the GPU process: SwiftShader drawing and
@@ -98,10 +100,11 @@ export async function measure(browser, server, id, kind) {
   const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const cpu0 = chromiumCpu();
   const m0 = await metrics();
-  const idle = await page.evaluate(async () => {
+  const { idle, idleScale } = await page.evaluate(async () => {
     const start = window.__personaAvatar.frames;
+    const scale0 = window.__personaAvatar.renderScale ?? null;
     await new Promise((r) => setTimeout(r, 3000));
-    return window.__personaAvatar.frames - start;
+    return { idle: window.__personaAvatar.frames - start, idleScale: [scale0, window.__personaAvatar.renderScale ?? null] };
   });
   const cpu1 = chromiumCpu();
   const m1 = await metrics();
@@ -153,6 +156,9 @@ export async function measure(browser, server, id, kind) {
     idleFps: round(idleFps, 1),
     speakingFps: round(speakingFps, 1),
     idleCpuMsPerFrame,
+    // The adaptive resolution (ADR 089, stop 40): the renderer's scale at the start and end of the idle
+    // measurement and after speaking (null: a build without it).
+    renderScale: { idle: idleScale, afterSpeaking: probe.renderScale ?? null },
     pageOpenToFirstFrameMs: round(firstFrameMs, 0),
     connectToFirstFrameMs: round(afterConnectMs, 0),
     connectToFirstFrameRoundsMs: connects,

@@ -165,8 +165,38 @@ for (const [id, name, skin, bg, least] of [
     // Teeth show at this size (the full body's mouth is smaller, in its medium shot).
     expect(aa.teeth, 'teeth show').toBeGreaterThan(id === 2 ? 20 : 15);
     expect(aa.background, 'no background inside the mouth').toBe(0);
+    // Held stills are drawn at full resolution whatever this machine's frame rate (render-scale.ts).
+    expect((await readProbe(page))!.renderScale).toBe(1);
   });
 }
+
+// Adaptive resolution (ADR 089, stop 40): a slow machine draws the 3D avatar at a lower pixel
+// ratio; the canvas keeps its CSS size and the browser upscales it. Held at the floor through the
+// test hook here (this machine's frame rate decides nothing in a test).
+test('upper body: at a lower render scale the canvas draws fewer pixels at the same size on the page', async ({ page }) => {
+  await page.goto(`${server.url}/avatar/2?hideChatHistory=true&hideChatInput=true`);
+  await waitForFrames(page);
+  const canvas = () => page.evaluate(() => {
+    const c = document.querySelector<HTMLCanvasElement>('.ps-canvas')!;
+    const r = c.getBoundingClientRect();
+    return { width: c.width, height: c.height, cssWidth: Math.round(r.width), cssHeight: Math.round(r.height), scale: (window as unknown as { __personaAvatar: { renderScale: number } }).__personaAvatar.renderScale };
+  });
+  const hold = async (renderScale: number) => {
+    const frames = (await readProbe(page))!.frames;
+    await page.evaluate((s) => (window as unknown as { __personaAvatar: { hold: (h: unknown) => void } }).__personaAvatar.hold({ still: true, viseme: 'sil', blink: 0, renderScale: s }), renderScale);
+    await page.waitForFunction((n) => (window as unknown as { __personaAvatar: { frames: number } }).__personaAvatar.frames > n + 2, frames);
+    return { canvas: await canvas(), png: await page.locator('.ps-stage').screenshot() };
+  };
+  const full = await hold(1);
+  const floor = await hold(0.6);
+  expect(full.canvas).toEqual({ width: 640, height: 480, cssWidth: 640, cssHeight: 480, scale: 1 });
+  expect(floor.canvas).toEqual({ width: 384, height: 288, cssWidth: 640, cssHeight: 480, scale: 0.6 });
+  // The same face, softer: most of the stage is unchanged (the backdrop, the figure's flat fills).
+  const changed = await pixelsChanged(page, full.png, floor.png);
+  console.log(`[avatar-face] render scale 0.6: ${changed} px of 640×480 changed by > 24 grey levels`);
+  expect(changed).toBeLessThan(640 * 480 * 0.05);
+  expect(await distinctColours(page, floor.png)).toBeGreaterThan(12);
+});
 
 // Full body (issue 28): the whole figure at 640×480 made the face ≈ 50 px tall. The default is a
 // medium shot (hair to hips, ADR 089 "Framing per kind"); the whole figure only when the config

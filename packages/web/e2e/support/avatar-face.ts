@@ -19,6 +19,7 @@ type Probe = {
   frames: number;
   firstFrameAt: number | null;
   fps: number;
+  renderScale: number;
   targets: Record<string, number>;
   targetPeaks: Record<string, number>;
   history: { t: number; open: number; utt: number | null; ms: number | null }[];

@@ -9,6 +9,11 @@ export interface AvatarRenderer {
   render(face: FaceState, nowMs: number): void;
   /** CSS size of the stage. */
   resize(width: number, height: number): void;
+  /**
+   * Draws at `scale` × its own pixel ratio from the next frame (the canvas keeps its CSS size):
+   * the adaptive resolution of a renderer that pays per pixel (three.js; render-scale.ts).
+   */
+  setRenderScale?(scale: number): void;
   /** The model's targets as last written (name → weight), for the test hook. */
   readonly targets: ReadonlyMap<string, number>;
   /** `anim` and `morph` actions on the model's own clips and targets (uploaded 3D models); false when it has no such clip or target. */

@@ -10,6 +10,7 @@ import { VisemeTimeline } from './viseme-timeline';
 import type { AudioLipSync } from './lip-sync-audio';
 import type * as ThreeAvatar from './three-avatar';
 import { audioMouth } from './audio-mouth';
+import { RenderScaleController } from './render-scale';
 
 type ThreeModule = typeof ThreeAvatar;
 
@@ -78,6 +79,8 @@ export class AvatarStage {
   private lastDrawn = Number.NEGATIVE_INFINITY;
   /** The test hook's held face (screenshots and checks of a viseme, a blink), if any. */
   private hold: FaceHold | null = null;
+  /** The adaptive resolution (renderers that pay per pixel: three.js), pinned while a face is held. */
+  private readonly scale = new RenderScaleController();
 
   constructor(private readonly source: StageSource) {
     this.probe = createProbe(source.dhType === 3 ? 'full' : source.dhType === 2 ? 'upper' : 'image');
@@ -85,6 +88,8 @@ export class AvatarStage {
     this.probe.hold = (hold) => {
       this.hold = hold;
       if (hold?.mood) this.driver.setMood(hold.mood);
+      // Applied by the next frame, before it draws (resizing a canvas clears it).
+      this.scale.pin(hold ? (hold.renderScale ?? 1) : null);
     };
     this.subtitle.setAttribute('aria-hidden', 'true');
     this.subtitle.hidden = true;
@@ -111,6 +116,7 @@ export class AvatarStage {
       this.observer = new ResizeObserver(() => this.resize());
       this.observer.observe(this.root);
       this.resize();
+      this.applyScale(this.scale.scale);
       resetFps();
       this.raf = requestAnimationFrame((t) => this.frame(t));
       return true;
@@ -172,6 +178,13 @@ export class AvatarStage {
       void video.play().catch(() => undefined);
       this.backdrop.append(video);
     }
+  }
+
+  /** Draws the next frames at `scale` (renderers that can), and says so on the test hook. */
+  private applyScale(scale: number) {
+    if (!this.renderer?.setRenderScale || scale === this.probe.renderScale) return;
+    this.renderer.setRenderScale(scale);
+    this.probe.renderScale = scale;
   }
 
   private resize() {
@@ -307,7 +320,11 @@ export class AvatarStage {
     // With reduced motion, idle life (sway, breathing, blinks) is drawn at a few frames a second:
     // less movement on screen, and far less work (a 3D avatar drawn by a software WebGL takes a
     // whole core at the display's rate). Speech is always drawn at full rate.
-    if (this.reducedMotion?.matches && !heard && now - this.lastDrawn < REDUCED_MOTION_IDLE_FRAME_MS) return;
+    if (this.reducedMotion?.matches && !heard && now - this.lastDrawn < REDUCED_MOTION_IDLE_FRAME_MS) {
+      // Not a slow machine: frames left out on purpose.
+      this.scale.interrupt();
+      return;
+    }
     this.lastDrawn = now;
     const dt = this.lastFrame ? now - this.lastFrame : 16;
     this.lastFrame = now;
@@ -329,6 +346,8 @@ export class AvatarStage {
     const pose = heard ? 'speaking' : this.pose === 'speaking' ? 'idle' : this.pose;
     const face = this.driver.update(now, speech, pose);
     if (this.hold) holdFace(face, this.hold);
+    // The scale from the frames before this one, set before drawing: resizing the canvas clears it.
+    if (this.renderer.setRenderScale) this.applyScale(this.scale.frame(now));
     this.renderer.render(face, now);
     this.updateSubtitle(heard, now);
     this.probe.route = this.audio?.route ?? null;

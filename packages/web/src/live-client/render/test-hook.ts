@@ -14,6 +14,11 @@ export interface AvatarProbe {
   frames: number;
   firstFrameAt: number | null;
   fps: number;
+  /**
+   * The fraction of its pixel ratio the renderer draws at (render-scale.ts: lowered while frames
+   * are slow; 1 for renderers without it, and while a face is held).
+   */
+  renderScale: number;
   speaking: boolean;
   viseme: string;
   mouthOpen: number;
@@ -56,6 +61,11 @@ export interface FaceHold {
   /** A gesture held at `gestureProgress` (0–1; 0.5 by default) at full intensity: arms, head, eyes and brows. */
   gesture?: TAvatarGesture;
   gestureProgress?: number;
+  /**
+   * The render scale held meanwhile (render-scale.ts): 1 unless given, so that stills compare at
+   * full resolution whatever the machine's frame rate; the floor (0.6) to see what a slow machine shows.
+   */
+  renderScale?: number;
 }
 
 /** Overrides the frame's face with a held one (the driver's own state: it relaxes back when released). */
@@ -99,6 +109,7 @@ export function createProbe(kind: string): AvatarProbe {
     frames: 0,
     firstFrameAt: null,
     fps: 0,
+    renderScale: 1,
     speaking: false,
     viseme: 'sil',
     mouthOpen: 0,

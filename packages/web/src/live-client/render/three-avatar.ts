@@ -261,6 +261,13 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
   const euler = new Euler();
   const q = new Quaternion();
   let last = performance.now();
+  /** The stage's CSS size, and the fraction of the pixel ratio drawn at (the stage's adaptive resolution, render-scale.ts). */
+  let size: [number, number] = [1, 1];
+  let renderScale = 1;
+  const applySize = () => {
+    renderer.setPixelRatio((software ? 1 : Math.min(2, window.devicePixelRatio || 1)) * renderScale);
+    renderer.setSize(size[0], size[1], true);
+  };
   /** Turns a bone from its rest pose — or, while one of the model's clips moves it, from the clip's pose. */
   const turn = (o: Object3D | null, pitch: number, yaw: number, roll: number) => {
     const r = o && rest.get(o);
@@ -275,13 +282,18 @@ export async function createThreeRenderer(config: StageConfig, opts: { onContext
     canvas,
     targets,
     resize(w, h) {
-      renderer.setPixelRatio(software ? 1 : Math.min(2, window.devicePixelRatio || 1));
-      renderer.setSize(w, h, true);
+      size = [w, h];
+      applySize();
       camera.aspect = w / Math.max(1, h);
       if (config.kind !== 'full') frameUpper(camera.aspect);
       else frameFull(camera.aspect);
       camera.updateProjectionMatrix();
       publishLayout(w, h);
+    },
+    setRenderScale(scale) {
+      if (scale === renderScale) return;
+      renderScale = scale;
+      applySize();
     },
     act(action, nowMs) {
       if (action.kind === 'anim') return clips?.play(action.id, action.type ?? 'core', action.immediate ?? false) ?? false;
