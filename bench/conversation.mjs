@@ -27,6 +27,8 @@
 //    held while every session's VAD keeps up (backlog < 200 ms) and the event loop's p99 delay
 //    stays under 100 ms. CPU per session from process.cpuUsage().
 // The machine is shared: figures vary with what else runs.
+import fs from 'node:fs';
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -221,7 +223,7 @@ const OVER_AVATAR_LINE = [
  * `interrupted`, never resumed between). `voices`: name → (text) => 16 kHz PCM16 (or null).
  * A fresh Conversation per sound; the recogniser, VAD model and voice are shared and warm.
  */
-export async function overAvatarLive({ voices, backchannels, interruptions, recognizer = 'stream', reactMs = 300 }) {
+export async function overAvatarLive({ voices, backchannels, interruptions, recognizer = 'stream', reactMs = 300, overAvatarWeight = null, questions = [] }) {
   const mods = await loadMods();
   if (!mods.findPocketsphinx()) return { skipped: 'pocketsphinx is not installed' };
   const install = recognizer === 'stream' ? mods.findStreamingPocketsphinx() : null;
@@ -229,7 +231,16 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
   const vadModel = await mods.loadSileroVad();
   const voice = mods.createOfflineVoice();
   const rec = install ? mods.createStreamingRecognizer({ install }) : mods.createOfflineRecognizer();
-  const stt = install ? mods.createOfflineStreamStt(rec) : mods.createOfflineStt(rec);
+  // The over-the-avatar model (ADR 107) at this weight, built here as the worker builds it; null: none (before).
+  let overModel = null;
+  if (install && overAvatarWeight !== null) {
+    const { buildInterpolatedModel } = await import(dist('providers/stt/avatar-model-build.js'));
+    const { overAvatarTexts } = await import(dist('providers/stt/over-avatar-model.js'));
+    overModel = path.join(os.tmpdir(), `persona-bench-over-avatar-${overAvatarWeight}.lm.bin`);
+    fs.writeFileSync(overModel, await buildInterpolatedModel(install, overAvatarTexts(), overAvatarWeight));
+    rec.preload(overModel);
+  }
+  const stt = install ? mods.createOfflineStreamStt(rec, {}, () => overModel) : mods.createOfflineStt(rec);
   const out = {};
   try {
     await voice.warm();
@@ -237,7 +248,7 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
     await rec.transcribe((await voice.synthesize('warm up')).pcm);
     for (const [vname, say] of Object.entries(voices)) {
       const rows = [];
-      for (const [kind, text] of [...backchannels.map((t) => ['backchannel', t]), ...interruptions.map((t) => ['stop', t])]) {
+      for (const [kind, text] of [...backchannels.map((t) => ['backchannel', t]), ...interruptions.map((t) => ['stop', t]), ...questions.map((t) => ['question', t])]) {
         const pcm = await say(text);
         if (!pcm) continue;
         rows.push({ kind, text, ...(await overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs })) });
@@ -247,6 +258,7 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
       out[vname] = {
         backchannels: { n: of('backchannel').length, goesOnPct: rate(of('backchannel')), resumedAfterEndMs: stats(of('backchannel').map((r) => r.resumedAfterEndMs).filter((v) => v !== null)) },
         stops: { n: of('stop').length, stopsPct: rate(of('stop')), heldAfterStartMs: stats(of('stop').map((r) => r.heldAfterStartMs).filter((v) => v !== null)) },
+        ...(questions.length ? { questions: { n: of('question').length, interruptsPct: rate(of('question')), heard: of('question').map((r) => `${r.text} → ${r.heard ?? ''}`) } } : {}),
         misses: rows.filter((r) => !r.ok).map((r) => `${r.kind} "${r.text}": ${r.events} (heard "${r.heard ?? ''}")`),
       };
     }
@@ -291,6 +303,8 @@ async function overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs }
     }
     const held = pause ?? interrupted;
     const heldAfterStartMs = held ? round(held.at - startAt) : null;
+    // A question over the avatar takes the turn: interrupted (when, is not asked: it waits for its words).
+    if (kind === 'question') return { ok: interrupted !== undefined, heldAfterStartMs, events, heard };
     const ok = interrupted !== undefined && heldAfterStartMs !== null && heldAfterStartMs <= reactMs && !(resume && resume.at < interrupted.at);
     return { ok, heldAfterStartMs, events, heard };
   } finally {

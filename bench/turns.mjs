@@ -277,6 +277,13 @@ const AVATAR_SAYS = 'The museum opens at nine and closes at five every day excep
 const BACKCHANNELS = [['mm-hm', 350], ['yeah', 300], ['okay', 350], ['right', 300], ['uh-huh', 400], ['I see', 450], ['got it', 400], ['oh wow', 450], ['sure', 300], ['haha', 500], ['', 300], ['', 600], ['hmm', 300], ['yes', 250], ['oh no', 400], ['mhm', 300], ['right right', 550], ['okay okay', 600], ['exactly', 450], ['cool', 300]];
 const INTERRUPTIONS = [['wait', 300], ['stop', 300], ['hold on', 400], ['no I meant Tuesday', 900], ['sorry that is not what I asked', 1400], ['excuse me', 450], ['wait a second', 600], ['stop please', 500], ['hang on', 400], ['no', 250], ['actually no', 500], ['just a moment', 600]];
 
+/**
+ * Questions and requests said over the avatar that must take the turn (interrupt it): not heard as a
+ * backchannel by a model biased toward backchannels (ADR 107). None is in the conversation corpus
+ * word for word; not tuned to the recogniser.
+ */
+const QUESTIONS_OVER_AVATAR = ['what does the ticket cost', 'can I pay by card', 'is the garden open in winter', 'how do I get to the station', 'tell me about the second floor', 'which room has the paintings'];
+
 async function transcripts(mods) {
   const out = {};
   for (const mode of ['batch', 'stream']) {
@@ -737,8 +744,13 @@ export async function run() {
     const rates = (process.env.BENCH_TURNS_WPM ?? '160,240').split(',').map(Number);
     const voices = Object.fromEntries(rates.map((wpm) => [`espeak-ng ${wpm} wpm`, (t) => espeak16k(t, wpm)]));
     const recognizer = process.env.BENCH_TURNS_RECOGNISER === 'batch' ? 'batch' : 'stream';
-    const live = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), recognizer, reactMs: TARGETS.reactMs });
-    return { turns: { targets: TARGETS, recognizer, overAvatarLive: live, leftOut: 'coughs and laughs (no synthetic sound for them), noise suppression and echo (off), a page playing the voice (the avatar is "heard" from the audio sent)' } };
+    // BENCH_TURNS_OVER_MODEL: the over-the-avatar model's weights to compare (ADR 107; "off" = the generic model alone, the before).
+    const weights = (process.env.BENCH_TURNS_OVER_MODEL ?? 'off,0.6').split(',').map((w) => (w === 'off' ? null : Number(w)));
+    const overAvatarLiveByModel = {};
+    for (const w of weights) {
+      overAvatarLiveByModel[w === null ? 'generic model' : `over-the-avatar model λ ${w}`] = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), questions: QUESTIONS_OVER_AVATAR, recognizer, reactMs: TARGETS.reactMs, overAvatarWeight: w });
+    }
+    return { turns: { targets: TARGETS, recognizer, overAvatarLive: overAvatarLiveByModel, leftOut: 'coughs and laughs (no synthetic sound for them), noise suppression and echo (off), a page playing the voice (the avatar is "heard" from the audio sent)' } };
   }
   // BENCH_TURNS=over-avatar: only the backchannels and interruptions over the avatar (fake clock, no audio, no recogniser).
   if (process.env.BENCH_TURNS === 'over-avatar') {

@@ -83,6 +83,12 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...env, WORKER_STT_AVATAR_MODELS: 'yes' }, flags)).toThrow('WORKER_STT_AVATAR_MODELS must be on or off');
   });
 
+  it('hears speech over the avatar with its own model when WORKER_STT_OVER_AVATAR is on (off by default; ADR 107)', () => {
+    expect(loadWorkerConfig(env, flags)).toMatchObject({ sttOverAvatarModel: false });
+    expect(loadWorkerConfig({ ...env, WORKER_STT_OVER_AVATAR: ' On ' }, flags)).toMatchObject({ sttOverAvatarModel: true });
+    expect(() => loadWorkerConfig({ ...env, WORKER_STT_OVER_AVATAR: 'maybe' }, flags)).toThrow('WORKER_STT_OVER_AVATAR must be on or off');
+  });
+
   it("reads the product's own voice and speech to text (PLATFORM_TTS_*, PLATFORM_STT_*: the portal's names), and refuses a half-configured one", () => {
     expect(loadWorkerConfig(env, flags)).toMatchObject({ platformTts: null, platformStt: null });
     const config = loadWorkerConfig(

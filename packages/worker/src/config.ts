@@ -61,6 +61,11 @@ const ZWorkerEnv = z.object({
    */
   sttAvatarModels: z.enum(['on', 'off'], { error: 'WORKER_STT_AVATAR_MODELS must be on or off' }).default('off').transform((v) => v === 'on'),
   sttModelDir: z.string().min(1).optional(),
+  /**
+   * Speech over the avatar decoded with a model biased toward backchannels and stop requests (the
+   * streaming offline recogniser), off unless `on` (ADR 107: no gain measured with synthetic voices on a quiet machine).
+   */
+  sttOverAvatarModel: z.enum(['on', 'off'], { error: 'WORKER_STT_OVER_AVATAR must be on or off' }).default('off').transform((v) => v === 'on'),
   /** The product's own realtime (SpeechToSpeech avatars without a key): the operator's OpenAI key and URL. */
   realtimeApiKey: z.string().min(1).optional(),
   realtimeUrl: z.url({ protocol: /^wss?$/, error: 'REALTIME_URL must be ws(s)://…' }).optional(),
@@ -99,6 +104,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, flags:
     echoCancellation: env.WORKER_ECHO_CANCELLATION?.trim().toLowerCase() || undefined,
     sttAvatarModels: env.WORKER_STT_AVATAR_MODELS?.trim().toLowerCase() || undefined,
     sttModelDir: env.WORKER_STT_MODEL_DIR?.trim() || undefined,
+    sttOverAvatarModel: env.WORKER_STT_OVER_AVATAR?.trim().toLowerCase() || undefined,
     realtimeApiKey: env.REALTIME_API_KEY?.trim() || undefined,
     realtimeUrl: env.REALTIME_URL?.trim() || undefined,
     elevenLabsUrl: env.PROVIDER_ELEVENLABS_URL?.trim() || undefined,

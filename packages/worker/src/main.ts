@@ -85,7 +85,7 @@ const worker = await startLiveWorker({
   capacity: config.capacity,
   metricsToken: config.metricsToken,
   connectionLimits: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, maxConnectionsPerIp: config.maxConnectionsPerIp },
-  listening: { offlineProcesses: config.sttProcesses, ...(config.noiseSuppression ? {} : { denoise: false as const }), ...(config.echoCancellation ? {} : { echo: false as const }), avatarModels: config.sttAvatarModels ? { dir: config.sttModelDir } : false },
+  listening: { offlineProcesses: config.sttProcesses, ...(config.noiseSuppression ? {} : { denoise: false as const }), ...(config.echoCancellation ? {} : { echo: false as const }), avatarModels: config.sttAvatarModels ? { dir: config.sttModelDir } : false, modelDir: config.sttModelDir, overAvatarModel: config.sttOverAvatarModel },
   tts: { operator: operatorTtsOf(config.platformTts) },
   stt: { operator: operatorSttOf(config.platformStt) },
   realtime: { operator: { apiKey: config.realtimeApiKey, url: config.realtimeUrl }, elevenLabs: { baseUrl: config.elevenLabsUrl } },

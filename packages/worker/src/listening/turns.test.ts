@@ -18,7 +18,7 @@ const windowOf = (prob: number, marker = 100) => {
 
 /** An STT engine that answers the script's next text on each finalize (batch) or on cue (stream). */
 function fakeStt(mode: 'batch' | 'stream', texts: string[] = []) {
-  const state = { pushed: 0, finalized: 0, resets: 0, events: null as SttEvents | null, delayMs: 0 };
+  const state = { pushed: 0, finalized: 0, resets: 0, events: null as SttEvents | null, delayMs: 0, overAvatar: [] as { on: boolean; pushed: number }[] };
   const engine: SttEngine = {
     provider: 'fake',
     mode,
@@ -32,6 +32,7 @@ function fakeStt(mode: 'batch' | 'stream', texts: string[] = []) {
           events.onResult({ text, final: true });
         },
         reset: () => void state.resets++,
+        overAvatar: (on) => void state.overAvatar.push({ on, pushed: state.pushed }),
         close: () => undefined,
       };
       return session;
@@ -195,6 +196,26 @@ describe('turn-taking (DESIGN.md table, LiveKit semantics)', () => {
     await d.feed([...d.speech(1000), ...d.silence(320)]);
     await d.clock.advance(3000);
     expect(d.log.filter((l) => /pause|interrupt|commit/.test(l))).toEqual([]);
+  });
+
+  it('tells a batch recogniser, before its audio, whether a segment began over the avatar (ADR 107: it may listen for backchannels and stop requests)', async () => {
+    const t = setup({ minSilenceMs: 320 }, fakeStt('batch', ['hello there', 'mm-hm']));
+    await t.feed([...t.speech(320), ...t.silence(400)]);
+    await t.clock.advance(1000);
+    expect(t.stt.state.overAvatar).toEqual([{ on: false, pushed: 0 }]);
+    const before = t.stt.state.pushed;
+    expect(before).toBeGreaterThan(0);
+    t.listener.setAgentSpeaking(5, 'the ferry leaves at noon from the east pier');
+    await t.clock.advance(1000);
+    await t.feed([...t.speech(320), ...t.silence(400)]);
+    expect(t.stt.state.overAvatar).toEqual([{ on: false, pushed: 0 }, { on: true, pushed: before }]);
+    expect(t.stt.state.pushed).toBeGreaterThan(before);
+    // A streaming engine hears every frame anyway: it is not told.
+    const s = setup({ minSilenceMs: 320 }, fakeStt('stream'));
+    s.listener.setAgentSpeaking(5, 'the ferry leaves at noon from the east pier');
+    await s.clock.advance(1000);
+    await s.feed(s.speech(320));
+    expect(s.stt.state.overAvatar).toEqual([]);
   });
 
   it('backchannels over the avatar ("mm-hm", "I see", "oh no"; "okay" when it asked nothing) never stop it and it goes on as soon as they are heard; "wait", "hold on", "no, I meant…" stop it however short', async () => {

@@ -568,6 +568,9 @@ export class Listener {
       this.holdAt = this.decidesEarly ? this.o.holdAfterMs : 0;
     }
     this.holdIfLonger();
+    // Speech over the avatar is likeliest a backchannel or a stop request: an English recogniser
+    // given cut segments may listen for those (ADR 107).
+    if (this.opts.stt.mode === 'batch' && this.englishRules) this.sttOverAvatar(this.paused !== null);
     for (const w of audio) this.addAudio(w);
     this.checkInterruption();
   }
@@ -713,6 +716,12 @@ export class Listener {
     if (this.speaking) this.role = 'discard';
     if (this.paused !== null) this.doResume();
     this.ev.error?.(err);
+  }
+
+  private sttOverAvatar(on: boolean) {
+    void this.session()
+      ?.then((s) => s.overAvatar?.(on))
+      .catch(() => undefined);
   }
 
   private sttPush(pcm: Int16Array) {

@@ -33,8 +33,8 @@ import { lazyVadStream, sharedSileroVad, type VadModel } from '../listening/vad.
 import { chooseStt, createSttEngine } from '../providers/stt/choose.js';
 import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
 import { findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
-import { createWorkerOfflineRecognizer } from '../providers/stt/offline-stream.js';
-import { createWorkerRecognizers, vocabularyOf } from '../providers/stt/avatar-models.js';
+import { createWorkerOfflineRecognizer, isStreamingRecognizer } from '../providers/stt/offline-stream.js';
+import { createOverAvatarModel, createWorkerRecognizers, vocabularyOf } from '../providers/stt/avatar-models.js';
 
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
@@ -71,7 +71,7 @@ export interface LiveRuntimeOptions {
    * `false`: the VAD and the STT hear the raw mic — WORKER_NOISE_SUPPRESSION=off; ADR 096).
    * `echo`: cancelling the avatar's own voice in the mic (default on; `false`: WORKER_ECHO_CANCELLATION=off; ADR 103).
    */
-  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel>; echo?: false; avatarModels?: false | { dir?: string; maxFiles?: number; maxResident?: number } };
+  listening?: false | { vad?: VadModel | Promise<VadModel>; offline?: OfflineRecognizer | null; offlineProcesses?: number; denoise?: false | DenoiseModel | Promise<DenoiseModel>; echo?: false; avatarModels?: false | { dir?: string; maxFiles?: number; maxResident?: number }; overAvatarModel?: boolean; modelDir?: string };
   /** SpeechToSpeech: the operator's realtime key and URL (the product's own realtime), the page's audio rate. */
   realtime?: { operator?: OperatorRealtime; sampleRate?: number; elevenLabs?: ElevenLabsOptions };
   /** Prometheus metrics of the sessions (default: a registry of this runtime's own): live/metrics.ts. */
@@ -206,15 +206,20 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   const ownsRecognizer = listenOpts !== null && listenOpts.offline === undefined;
   // Each avatar's own language model (ADR 105) when the worker runs pocketsphinx itself.
   const install = ownsRecognizer ? findPocketsphinx() : null;
+  const modelDir = (listenOpts && listenOpts.modelDir) || path.join(os.tmpdir(), 'persona-stt-models');
   // Asked for only (WORKER_STT_AVATAR_MODELS=on): off by default (ADR 105).
   const avatarModels = listenOpts && install && listenOpts.avatarModels
-    ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), makePool: (lm) => createWorkerOfflineRecognizer(listenOpts.offlineProcesses, undefined, lm)!, dir: listenOpts.avatarModels?.dir ?? path.join(os.tmpdir(), 'persona-stt-models'), maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
+    ? createWorkerRecognizers({ install, processes: listenOpts.offlineProcesses ?? Math.min(4, os.availableParallelism()), makePool: (lm) => createWorkerOfflineRecognizer(listenOpts.offlineProcesses, undefined, lm)!, dir: listenOpts.avatarModels?.dir ?? modelDir, maxFiles: listenOpts.avatarModels?.maxFiles, maxResident: listenOpts.avatarModels?.maxResident, log: opts.log })
     : null;
   const recognizer: OfflineRecognizer | null = !listenOpts ? null : listenOpts.offline !== undefined
         ? listenOpts.offline
         : avatarModels
           ? avatarModels.generic
           : createWorkerOfflineRecognizer(listenOpts.offlineProcesses);
+  // Speech over the avatar decoded with a model biased toward backchannels and stop requests
+  // (ADR 107): the streaming recogniser only (it switches models per utterance); asked for only
+  // (WORKER_STT_OVER_AVATAR=on): no gain was measured with synthetic voices on a quiet machine.
+  const overAvatar = listenOpts && install && listenOpts.overAvatarModel === true && recognizer && isStreamingRecognizer(recognizer) ? createOverAvatarModel({ install, dir: modelDir, log: opts.log }) : null;
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;
@@ -230,6 +235,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
     const offlineView = choice.kind === 'offline' && avatarModels ? avatarModels.forAvatar(vocabularyOf(config), knowledge) : recognizer;
     const stt = createSttEngine(choice, {
       offline: offlineView,
+      overAvatarModel: overAvatar ? () => overAvatar.file() : undefined,
       fetch: createGuardedFetch({ allowPrivate: config.allowPrivateUrls }),
       operatorFetch,
       baseUrls: opts.stt?.baseUrls,
@@ -253,7 +259,13 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       warm: () => {
         void vad().catch((err: unknown) => log.warn('the VAD model could not load', { error: String(err) }));
         void denoise?.().catch(() => undefined);
-        if (stt.provider === 'offline') void offlineView?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
+        if (stt.provider === 'offline') {
+          void offlineView?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
+          // Built once per worker (a thread, ~3 s of one core) or found on disk; each process loads it while idle.
+          void overAvatar?.ensure().then((file) => {
+            if (file && recognizer && isStreamingRecognizer(recognizer)) recognizer.preload?.(file);
+          });
+        }
       },
     };
   }
@@ -497,7 +509,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       for (const ws of sockets) ws.close(LiveProtocol.close.goingAway, 'worker shutting down');
       await pool?.close();
       if (ownsOffline) await offline?.close();
-      if (ownsRecognizer) await Promise.all([recognizer?.close(), avatarModels?.close()]);
+      if (ownsRecognizer) await Promise.all([overAvatar?.close(), recognizer?.close(), avatarModels?.close()]);
     },
   };
 }

@@ -6,6 +6,7 @@
 // --stall-ms MS (stops reading stdin for MS after the first audio frame: a process far behind),
 // --say-pid (the hypothesis ends with ` on <pid>`: which process decoded it), --slow-ms MS (stops
 // reading stdin for MS after every audio frame: a slow decoder on a loaded machine, still going).
+// Models loaded ahead (L frames) are named at the end of each hypothesis: ` (loaded a,b)`.
 const args = process.argv.slice(2);
 const flag = (name) => {
   const i = args.indexOf(name);
@@ -20,7 +21,14 @@ let stalled = false;
 const say = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 let buf = Buffer.alloc(0);
 let current = null;
+/** Models loaded ahead ('L' frames): the hypothesis ends with ` (loaded …)` once there are any. */
+const loaded = [];
 const handle = (kind, id, payload) => {
+  if (kind === 'L') {
+    loaded.push(payload.toString('utf8'));
+    say({ loaded: loaded.at(-1) });
+    return;
+  }
   if (kind === 'S') {
     const opts = JSON.parse(payload.toString('utf8') || '{}');
     current = { id, samples: 0, first: null, partial: opts.partial, lm: opts.lm ?? null };
@@ -46,7 +54,7 @@ const handle = (kind, id, payload) => {
     const u = current;
     current = null;
     if (hangOn !== null && u.first === hangOn) return;
-    say({ id, final: true, text: `heard ${u.samples} from ${u.first}${u.lm ? ` with ${u.lm}` : ''}${args.includes('--say-pid') ? ` on ${process.pid}` : ''}`, score: -u.samples, decodeMs: 0 });
+    say({ id, final: true, text: `heard ${u.samples} from ${u.first}${u.lm ? ` with ${u.lm}` : ''}${args.includes('--say-pid') ? ` on ${process.pid}` : ''}${loaded.length ? ` (loaded ${loaded.join(',')})` : ''}`, score: -u.samples, decodeMs: 0 });
   } else if (kind === 'X') current = null;
 };
 process.stdin.on('data', (chunk) => {

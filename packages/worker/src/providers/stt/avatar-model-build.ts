@@ -69,14 +69,19 @@ const dictionaryOf = (file: string) => {
  * the worker builds in a thread of its own (avatar-models.ts `buildAvatarModelInThread`), where
  * there is nothing to yield to.
  */
-export async function buildAvatarModel(install: PocketsphinxInstall, v: AvatarVocabulary, pause: () => Promise<void> = () => yieldLoop()): Promise<Uint8Array> {
+export function buildAvatarModel(install: PocketsphinxInstall, v: AvatarVocabulary, pause: () => Promise<void> = () => yieldLoop()): Promise<Uint8Array> {
+  return buildInterpolatedModel(install, avatarTexts(v), AVATAR_WEIGHT, pause);
+}
+
+/** Weighted texts counted into a trigram model and interpolated into the generic one at `lambda`, as `.lm.bin` bytes. */
+export async function buildInterpolatedModel(install: PocketsphinxInstall, texts: { text: string; weight: number }[], lambda: number, pause: () => Promise<void> = () => yieldLoop()): Promise<Uint8Array> {
   const dictionary = await dictionaryOf(install.dict);
   await pause();
-  const avatar = buildLanguageModel({ texts: avatarTexts(v), dictionary }).model;
+  const own = buildLanguageModel({ texts, dictionary }).model;
   await pause();
   const generic = await readTrieModel(await readFile(install.lm), pause);
   await pause();
-  const model = await interpolate(generic, avatar, AVATAR_WEIGHT, pause);
+  const model = await interpolate(generic, own, lambda, pause);
   await pause();
   return writeTrieModel(model, pause);
 }

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { avatarTexts, buildAvatarModel, buildAvatarModelInThread, createAvatarRecognizers, createModelCache, MAX_INPUT_CHARS, modelKey, type AvatarVocabulary } from './avatar-models.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { avatarTexts, buildAvatarModel, buildAvatarModelInThread, createAvatarRecognizers, createModelCache, createOverAvatarModel, MAX_INPUT_CHARS, modelKey, type AvatarVocabulary } from './avatar-models.js';
 import { findPocketsphinx, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
 import { readTrieModel } from './trie-model.js';
 
@@ -334,4 +334,58 @@ describe.skipIf(!real)('building an avatar model from Debian\'s generic one', ()
     await expect(built).rejects.toThrow(/cancelled|abort/i);
     await expect(readFile(file)).rejects.toThrow(/ENOENT/);
   }, 60_000);
+});
+
+describe('the over-the-avatar model (ADR 107)', () => {
+  it('is built once, in the cache folder of its own, found there by the next worker; an older version is removed', async () => {
+    const built: string[] = [];
+    const build = async (_i: PocketsphinxInstall, spec: { texts: { text: string }[]; lambda: number }, file: string) => {
+      built.push(file);
+      expect(spec.lambda).toBeGreaterThan(0.3);
+      expect(spec.texts[0]!.text).toMatch(/Hold on/);
+      await writeFile(file, 'over-avatar model');
+    };
+    await mkdir(path.join(dir, 'over-avatar'), { recursive: true });
+    await writeFile(path.join(dir, 'over-avatar', 'stale0000.lm.bin'), 'an earlier version');
+    const a = createOverAvatarModel({ install, dir, build });
+    expect(a.file()).toBeNull();
+    const [f1, f2] = await Promise.all([a.ensure(), a.ensure()]);
+    expect(f1).toBe(f2);
+    expect(a.file()).toBe(f1);
+    expect(path.dirname(f1!)).toBe(path.join(dir, 'over-avatar'));
+    expect(await readFile(f1!, 'utf8')).toBe('over-avatar model');
+    expect(await readdir(path.join(dir, 'over-avatar'))).toEqual([path.basename(f1!)]);
+    // The avatar models' cache prunes its folder's files: this one is not among them.
+    expect((await readdir(dir)).filter((n) => n.endsWith('.lm.bin') && n !== 'generic.lm.bin')).toEqual([]);
+    const b = createOverAvatarModel({ install, dir, build });
+    expect(await b.ensure()).toBe(f1);
+    expect(built).toHaveLength(1);
+  });
+
+  it('when it cannot be built: null, said once, and the generic model hears speech over the avatar', async () => {
+    const warnings: string[] = [];
+    const m = createOverAvatarModel({ install, dir, build: async () => Promise.reject(new Error('no room')), log: { info: () => undefined, warn: (msg) => warnings.push(msg) } });
+    expect(await m.ensure()).toBeNull();
+    expect(await m.ensure()).toBeNull();
+    expect(m.file()).toBeNull();
+    expect(warnings).toHaveLength(1);
+    expect(await readdir(path.join(dir, 'over-avatar'))).toEqual([]);
+  });
+
+  it('close cancels a build under way', async () => {
+    let signal: AbortSignal | null = null;
+    const m = createOverAvatarModel({
+      install,
+      dir,
+      build: (_i, _s, _f, s) =>
+        new Promise((_res, rej) => {
+          signal = s;
+          s.addEventListener('abort', () => rej(new Error('cancelled')));
+        }),
+    });
+    const got = m.ensure();
+    await vi.waitFor(() => expect(signal).not.toBeNull());
+    await m.close();
+    expect(await got).toBeNull();
+  });
 });

@@ -5,6 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { spawnModuleThread } from '../../core/module-thread.js';
 import type { TLiveSessionConfig } from '@persona/contract';
 import { AVATAR_WEIGHT, MODEL_VERSION, avatarTexts, hasVocabulary, type AvatarVocabulary } from './avatar-model-build.js';
+import { OVER_AVATAR_WEIGHT, overAvatarTexts } from './over-avatar-model.js';
 import { createOfflineRecognizer, createRecognizerPool, type OfflineRecognizer, type PocketsphinxInstall } from './offline.js';
 import { isStreamingRecognizer, type StreamUtterance, type StreamUtteranceOptions } from './offline-stream.js';
 
@@ -54,13 +55,24 @@ export const BUILD_THREAD_NICE = 19;
  * the thread has ended; an abort terminates the thread (the caller removes the half-written file).
  */
 export function buildAvatarModelInThread(install: PocketsphinxInstall, v: AvatarVocabulary, file: string, signal?: AbortSignal, nice = BUILD_THREAD_NICE): Promise<void> {
+  return buildModelInThread(install, { texts: avatarTexts(v), lambda: AVATAR_WEIGHT }, file, signal, nice);
+}
+
+/** What an interpolated model is built from: weighted texts, and their model's weight λ against the generic one. */
+export interface ModelSpec {
+  texts: { text: string; weight: number }[];
+  lambda: number;
+}
+
+/** Builds a model from `spec` in a worker thread of its own, which writes it to `file` (as `buildAvatarModelInThread`). */
+export function buildModelInThread(install: PocketsphinxInstall, spec: ModelSpec, file: string, signal?: AbortSignal, nice = BUILD_THREAD_NICE): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason instanceof Error ? signal.reason : cancelled());
       return;
     }
     // Copied to the thread by structured clone (strings and arrays: ≤ 200 000 characters of text).
-    const thread = spawnBuildThread({ install: { ...install }, vocabulary: v, file, nice });
+    const thread = spawnBuildThread({ install: { ...install }, texts: spec.texts, lambda: spec.lambda, file, nice });
     let written = false;
     let failure: Error | null = null;
     const abort = () => {
@@ -361,4 +373,68 @@ export function createWorkerRecognizers(opts: { install: PocketsphinxInstall; pr
     maxResident: opts.maxResident,
     log: opts.log,
   });
+}
+
+/** The over-the-avatar model as the worker holds it (ADR 107). */
+export interface OverAvatarModel {
+  /** Its file once built or found on disk; null until then (or when it could not be built). */
+  file(): string | null;
+  /** Built (in a thread, once) or found in the cache; resolves to the file, or null when it could not be (logged). */
+  ensure(): Promise<string | null>;
+  /** Cancels a build under way. */
+  close(): Promise<void>;
+}
+
+/**
+ * The offline recogniser's model for speech over the avatar (over-avatar-model.ts): the generic
+ * model interpolated with the backchannel and stop phrases, built once per worker in a thread of
+ * its own (~3 s of one core at nice 19, 27 MB) and kept in `dir`/over-avatar under the hash of its inputs, so
+ * a restarted worker finds it. One for every avatar: the phrases are the listener's, not the
+ * avatar's. Asked for when a visitor first turns the mic on, where the worker was told to
+ * (WORKER_STT_OVER_AVATAR=on; off by default, ADR 107).
+ */
+export function createOverAvatarModel(opts: { install: PocketsphinxInstall; dir: string; build?: (install: PocketsphinxInstall, spec: ModelSpec, file: string, signal: AbortSignal) => Promise<void>; log?: AvatarRecognizersOptions['log'] }): OverAvatarModel {
+  const build = opts.build ?? buildModelInThread;
+  const spec: ModelSpec = { texts: overAvatarTexts(), lambda: OVER_AVATAR_WEIGHT };
+  const closing = new AbortController();
+  let file: string | null = null;
+  let job: Promise<string | null> | null = null;
+  return {
+    file: () => file,
+    ensure() {
+      return (job ??= (async () => {
+        const started = Date.now();
+        try {
+          const [lm, dict] = await Promise.all([stat(opts.install.lm), stat(opts.install.dict)]);
+          const key = createHash('sha256').update(JSON.stringify({ kind: 'over-avatar', version: MODEL_VERSION, lm: [lm.size, lm.mtimeMs], dict: [dict.size, dict.mtimeMs], ...spec })).digest('hex').slice(0, 32);
+          // A folder of its own: the avatar models' cache prunes every model file of its folder.
+          const dir = path.join(opts.dir, 'over-avatar');
+          const target = path.join(dir, `${key}.lm.bin`);
+          const found = await stat(target).then(() => true, () => false);
+          if (!found) {
+            await mkdir(dir, { recursive: true });
+            const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+            try {
+              await build(opts.install, spec, tmp, closing.signal);
+              await rename(tmp, target);
+            } finally {
+              await rm(tmp, { force: true });
+            }
+            // An earlier version's model (other phrases, another generic model) is not used again.
+            for (const name of await readdir(dir)) if (name.endsWith('.lm.bin') && name !== path.basename(target)) await rm(path.join(dir, name), { force: true });
+            opts.log?.info('the offline recogniser has its over-the-avatar model', { file: path.basename(target), ms: Date.now() - started });
+          }
+          file = target;
+          return target;
+        } catch (err) {
+          if (!closing.signal.aborted) opts.log?.warn('the over-the-avatar speech model could not be built: speech over the avatar is heard with the generic model', { error: String(err) });
+          return null;
+        }
+      })());
+    },
+    async close() {
+      closing.abort(cancelled());
+      await job;
+    },
+  };
 }

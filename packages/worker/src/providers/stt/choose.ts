@@ -31,6 +31,8 @@ export function chooseStt(input: { setupMode: number; stt: TLiveStt }, operator:
 export interface SttEngineDeps extends NetworkSttDeps {
   /** The worker's pocketsphinx process (null: not installed here). */
   offline: OfflineRecognizer | null;
+  /** The over-the-avatar model's file once there (ADR 107; the streaming recogniser only). */
+  overAvatarModel?: () => string | null;
 }
 
 /** The engine for a choice; null when the avatar cannot listen on this worker (typed chat only). */
@@ -39,7 +41,7 @@ export function createSttEngine(choice: SttChoice, deps: SttEngineDeps): SttEngi
     case 'none':
       return null;
     case 'offline':
-      return deps.offline ? (isStreamingRecognizer(deps.offline) ? createOfflineStreamStt(deps.offline) : createOfflineStt(deps.offline)) : null;
+      return deps.offline ? (isStreamingRecognizer(deps.offline) ? createOfflineStreamStt(deps.offline, {}, deps.overAvatarModel) : createOfflineStt(deps.offline)) : null;
     case 'network':
       return createNetworkSttEngine(choice.choice, deps);
   }

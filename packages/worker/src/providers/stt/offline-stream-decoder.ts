@@ -9,6 +9,8 @@
  *   A audio (16 kHz PCM16 LE mono, already dithered)
  *   E end of the utterance: its final hypothesis is written
  *   X cancel the utterance: nothing is written
+ *   L load another n-gram model now (payload: its path; id 0), so that an utterance asking for it
+ *     later does not wait for it (ADR 107); {"loaded": path} is written once it is
  * stdout: one JSON object per line: {"ready": true} once the models are loaded;
  *   {"id", "final": true, "text", "score", "decodeMs"} (decodeMs: end_utt + hyp, the wait after the end of speech);
  *   {"id", "partial": text} when asked for, at most every ~160 ms of audio and only when it changed;
@@ -63,7 +65,16 @@ def main(argv):
         if payload is None:
             return
         try:
-            if kind == b'S':
+            if kind == b'L':
+                lm = payload.decode('utf-8')
+                if lm and lm not in searches:
+                    name = 'lm%d' % len(searches)
+                    decoder.set_lm_file(name, lm)
+                    searches[lm] = name
+                    if current is None:
+                        decoder.set_search('_default')
+                say({'loaded': lm})
+            elif kind == b'S':
                 if current is not None:
                     decoder.end_utt()
                 opts = json.loads(payload.decode('utf-8') or '{}')

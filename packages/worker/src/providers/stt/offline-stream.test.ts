@@ -1,13 +1,16 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bytesToSamples, parseWavHeader, resample } from '../../core/audio.js';
 import { findPocketsphinx, withDither, type OfflineRecognizer } from './offline.js';
 import { pocketsphinxEnv } from '../../config.js';
 import { createAvatarRecognizers } from './avatar-models.js';
 import { createSttEngine } from './choose.js';
 import { createDitherer, createOfflineStreamStt, createStreamingRecognizer, createWorkerOfflineRecognizer, encodeFrame, findStreamingPocketsphinx, isStreamingRecognizer, withBatchFallback, type StreamingRecognizer } from './offline-stream.js';
+import { buildLanguageModel } from './language-model.js';
 import type { SttResult } from './types.js';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../test/fake-stream-decoder.mjs');
@@ -62,6 +65,30 @@ describe('streaming offline recogniser: a pool of decoder processes (fake decode
     const u = r.begin({ lm: '/models/avatar-7.lm' });
     u.push(tone(1, 100));
     expect((await u.end()).text).toBe('heard 100 from 1 with /models/avatar-7.lm');
+  });
+
+  it('loads a model asked for ahead into every idle process, once, and into each one started later (ADR 107)', async () => {
+    const r = fake([], { size: 2 });
+    r.preload!('/models/over-avatar.lm');
+    r.preload!('/models/over-avatar.lm');
+    await r.warm();
+    const a = r.begin();
+    const b = r.begin();
+    a.push(tone(1, 100));
+    b.push(tone(2, 100));
+    const [ha, hb] = await Promise.all([a.end(), b.end()]);
+    expect(ha.text).toBe('heard 100 from 1 (loaded /models/over-avatar.lm)');
+    // The second process started while both utterances were waiting: it loads the model when it is idle again.
+    expect(hb.text).toMatch(/^heard 100 from 2/);
+    await vi.waitFor(() => expect(r.stats().preloaded).toBe(2), { interval: 5 });
+    const c = r.begin();
+    const d = r.begin();
+    c.push(tone(3, 100));
+    d.push(tone(4, 100));
+    const both = await Promise.all([c.end(), d.end()]);
+    expect(both.map((h) => h.text)).toEqual(['heard 100 from 3 (loaded /models/over-avatar.lm)', 'heard 100 from 4 (loaded /models/over-avatar.lm)']);
+    expect(r.stats()).toMatchObject({ processes: 2, preloaded: 2 });
+
   });
 
   it('keeps utterances apart: overlapping ones go to separate processes, up to the pool size', async () => {
@@ -284,6 +311,29 @@ describe('streaming offline recogniser as an STT engine', () => {
     session.close();
   });
 
+  it('decodes a segment said over the avatar with the over-the-avatar model once it is there, the others with the generic one (ADR 107)', async () => {
+    const r = fake();
+    let model: string | null = null;
+    const results: string[] = [];
+    const session = await createOfflineStreamStt(r, {}, () => model).open({ languages: ['en-US'], interim: false, sampleRate: 16_000, signal: new AbortController().signal }, { onResult: (x) => results.push(x.text), onError: () => undefined });
+    const segment = async (over: boolean, value: number) => {
+      session.overAvatar!(over);
+      session.push(tone(value, 320));
+      await session.finalize();
+    };
+    await segment(true, 1); // not built yet: the generic model
+    model = '/models/over-avatar.lm';
+    await segment(true, 2);
+    await segment(false, 3);
+    // Said while an utterance is open: it applies to the next one.
+    session.push(tone(4, 320));
+    session.overAvatar!(true);
+    session.push(tone(4, 320));
+    await session.finalize();
+    expect(results).toEqual(['heard 320 from 1', 'heard 320 from 2 with /models/over-avatar.lm', 'heard 320 from 3', 'heard 640 from 4']);
+    session.close();
+  });
+
   it('reports a crashed decode as an error of that request', async () => {
     const r = fake(['--crash-on', '666']);
     const errors: Error[] = [];
@@ -372,4 +422,43 @@ describe.skipIf(!real || !espeak)('streaming offline recogniser: the real decode
     const words = text.split(' ');
     expect(['where', 'is', 'my', 'order'].filter((w) => words.includes(w)).length).toBeGreaterThanOrEqual(3);
   }, 60_000);
+
+  it('loads a model ahead and decodes an utterance with it, then the next with the generic one (ADR 107)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'persona-over-'));
+    const words = ['hold', 'on', 'wait', 'a', 'second', 'stop', 'please', 'where', 'is', 'my', 'order'];
+    // A dictionary of these words only (with the whole one, pocketsphinx takes seconds to load a small model).
+    const dict = path.join(dir, 'small.dict');
+    writeFileSync(dict, readFileSync(real!.dict, 'utf8').split('\n').filter((l) => words.includes(l.split(' ')[0]!.replace(/\(\d+\)$/, ''))).join('\n') + '\n');
+    const r = createStreamingRecognizer({ install: { ...real!, dict } });
+    open.push(r);
+    const lm = path.join(dir, 'phrases.lm');
+    // A model of three phrases only: whatever is said, its hypothesis is made of their words.
+    writeFileSync(lm, buildLanguageModel({ texts: [{ text: 'Hold on. Wait a second. Stop please.' }], dictionary: new Set(words) }).arpa);
+    r.preload!(lm);
+    await r.warm();
+    await vi.waitFor(() => expect(r.stats().preloaded).toBe(1), { timeout: 30_000, interval: 20 });
+    const pcm = spoken('hold on');
+    const said = async (opts?: { lm: string }) => {
+      const u = r.begin(opts);
+      for (let at = 0; at < pcm.length; at += 512) u.push(pcm.subarray(at, at + 512));
+      return (await u.end()).text;
+    };
+    const biased = await said({ lm });
+    expect(biased.split(' ').every((w) => ['hold', 'on', 'wait', 'a', 'second', 'stop', 'please'].includes(w))).toBe(true);
+    expect(biased).toContain('on');
+    const generic = await said();
+    expect(generic.length).toBeGreaterThan(0);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 });
+
+/** espeak-ng's words at 16 kHz, 0.3 s either side over a faint floor (pocketsphinx misreads exact-zero gaps). */
+function spoken(text: string): Int16Array {
+  const wav = new Uint8Array(spawnSync('espeak-ng', ['-v', 'en-us', '-s', '160', '--stdout', text]).stdout);
+  const info = parseWavHeader(wav)!;
+  const speech = resample(bytesToSamples(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes)), info.sampleRate, 16_000);
+  const pcm = new Int16Array(speech.length + 9600);
+  pcm.set(speech, 4800);
+  for (let i = 0; i < pcm.length; i++) pcm[i] = pcm[i]! + ((i * 7919) % 41) - 20;
+  return pcm;
+}

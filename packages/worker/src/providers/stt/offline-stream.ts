@@ -81,8 +81,13 @@ export interface StreamUtterance {
 
 export interface StreamingRecognizer extends OfflineRecognizer {
   begin(opts?: StreamUtteranceOptions): StreamUtterance;
-  /** Processes (started, decoding an utterance), utterances waiting for one, audio queued in this process (samples), and whether it gave up (its processes would not start). */
-  stats(): { processes: number; ready: number; busy: number; waiting: number; queuedSamples: number; broken: boolean };
+  /**
+   * Loads another n-gram model into every process as soon as it is idle (and into each started
+   * later), so that the first utterance asking for it (`lm`) does not wait ~0.2 s for it (ADR 107).
+   */
+  preload?(lm: string): void;
+  /** Processes (started, decoding an utterance), utterances waiting for one, audio queued in this process (samples), whether it gave up (its processes would not start), and models its processes said they loaded ahead (`preload`). */
+  stats(): { processes: number; ready: number; busy: number; waiting: number; queuedSamples: number; broken: boolean; preloaded: number };
 }
 
 export interface StreamingRecognizerOptions {
@@ -133,7 +138,7 @@ export function createDitherer(dbfs: number, seed = 0x5eed): (pcm: Int16Array) =
 }
 
 /** One frame of the decoder's stdin: type, utterance id, payload length, payload. */
-export function encodeFrame(kind: 'S' | 'A' | 'E' | 'X', id: number, payload?: Uint8Array): Buffer {
+export function encodeFrame(kind: 'S' | 'A' | 'E' | 'X' | 'L', id: number, payload?: Uint8Array): Buffer {
   const len = payload?.byteLength ?? 0;
   const buf = Buffer.allocUnsafe(9 + len);
   buf.write(kind, 0, 'latin1');
@@ -155,6 +160,10 @@ interface Proc {
   retired: boolean;
   /** The affinity of the last utterance it decoded. */
   last: WeakRef<object> | null;
+  /** Other models it has been told to load. */
+  models: Set<string>;
+  /** Models it said it loaded ahead. */
+  loaded: number;
 }
 
 interface Utt {
@@ -187,6 +196,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   const ditherDbfs = opts.ditherDbfs === undefined ? DITHER_DBFS : opts.ditherDbfs;
   const maxStartFailures = opts.maxStartFailures ?? 3;
   const procs = new Set<Proc>();
+  const preloads = new Set<string>();
   const waiting: Utt[] = [];
   const readyWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   let startFailures = 0;
@@ -226,7 +236,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   };
 
   const onLine = (p: Proc, line: string) => {
-    let msg: { ready?: boolean; id?: number; final?: boolean; text?: string; score?: number; partial?: string; error?: string };
+    let msg: { ready?: boolean; loaded?: string; id?: number; final?: boolean; text?: string; score?: number; partial?: string; error?: string };
     try {
       msg = JSON.parse(line) as typeof msg;
     } catch {
@@ -237,6 +247,10 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       startFailures = 0;
       for (const w of readyWaiters.splice(0)) w.resolve();
       assign();
+      return;
+    }
+    if (typeof msg.loaded === 'string') {
+      p.loaded++;
       return;
     }
     const u = p.utt;
@@ -261,7 +275,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
   const startProc = () => {
     if (!command) throw new Error('python3-pocketsphinx is not installed (apt-get install python3-pocketsphinx pocketsphinx-en-us)');
     const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'ignore'] });
-    const p: Proc = { child, ready: false, utt: null, blocked: false, out: '', dead: false, retired: false, last: null };
+    const p: Proc = { child, ready: false, utt: null, blocked: false, out: '', dead: false, retired: false, last: null, models: new Set(), loaded: 0 };
     procs.add(p);
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => {
@@ -322,6 +336,15 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       if (u.ended) armTimeout(u);
     }
     const live = [...procs].filter((p) => !p.dead && !p.retired);
+    // Idle processes load the models asked for ahead (an utterance's own is loaded with its start).
+    for (const p of live) {
+      if (!p.ready || p.utt) continue;
+      for (const lm of preloads) {
+        if (p.models.has(lm)) continue;
+        p.models.add(lm);
+        if (!p.child.stdin!.write(encodeFrame('L', 0, Buffer.from(lm)))) p.blocked = true;
+      }
+    }
     const starting = live.filter((p) => !p.ready).length;
     if (waiting.length > starting && procs.size < size) startProc();
     // Every running process busy and none starting: one more, ready for the next utterance.
@@ -339,6 +362,7 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
       // A process is told of an utterance with its first audio.
       if (u.chunks.length === 0) return;
       u.started = true;
+      if (u.opts.lm) p.models.add(u.opts.lm);
       write(encodeFrame('S', u.id, Buffer.from(JSON.stringify({ lm: u.opts.lm, partial: Boolean(u.opts.onPartial) }))));
     }
     while (u.chunks.length && !p.blocked) {
@@ -450,10 +474,15 @@ export function createStreamingRecognizer(opts: StreamingRecognizerOptions = {})
         },
       };
     },
+    preload(lm) {
+      if (!lm || preloads.has(lm)) return;
+      preloads.add(lm);
+      assign();
+    },
     stats() {
       const all = [...procs];
       const queued = [...waiting, ...all.map((p) => p.utt).filter((u): u is Utt => u !== null)].reduce((n, u) => n + u.samples, 0);
-      return { processes: all.length, ready: all.filter((p) => p.ready && !p.retired).length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued, broken: broken !== null };
+      return { processes: all.length, ready: all.filter((p) => p.ready && !p.retired).length, busy: all.filter((p) => p.utt).length, waiting: waiting.length, queuedSamples: queued, broken: broken !== null, preloaded: all.reduce((n, p) => n + p.loaded, 0) };
     },
     async transcribe(pcm, signal) {
       return (await recognizer.transcribeScored!(pcm, signal)).text;
@@ -527,6 +556,7 @@ export function withBatchFallback(stream: StreamingRecognizer, makeBatch: () => 
       return bufferedUtterance(fallback());
     },
     stats: () => stream.stats(),
+    preload: (lm) => stream.preload?.(lm),
     transcribe: (pcm, signal) => (usable() ? stream.transcribe(pcm, signal) : fallback().transcribe(pcm, signal)),
     transcribeScored: async (pcm, signal) => {
       if (usable()) return stream.transcribeScored!(pcm, signal);
@@ -596,8 +626,11 @@ export function isStreamingRecognizer(r: OfflineRecognizer): r is StreamingRecog
  * 'batch'`): it is given the VAD's cut speech segment by segment, as the segment is heard, and
  * asked for the text at the early transcript or the end of speech — the same utterance boundaries
  * as the batch recogniser. Each segment is decoded while it comes; `finalize` only ends it.
+ *
+ * `overAvatarModel`: the over-the-avatar model's file once it is there (null meanwhile, or none):
+ * a segment the listener says began over the avatar's voice is decoded with it (ADR 107).
  */
-export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts: Omit<StreamUtteranceOptions, 'onPartial'> = {}): SttEngine {
+export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts: Omit<StreamUtteranceOptions, 'onPartial'> = {}, overAvatarModel?: () => string | null): SttEngine {
   return {
     provider: 'offline',
     mode: 'batch',
@@ -608,11 +641,19 @@ export function createOfflineStreamStt(recognizer: StreamingRecognizer, uttOpts:
       const affinity = {};
       let startMs = 0;
       let closed = false;
+      /** The next utterance is speech over the avatar (the listener's word for it). */
+      let over = false;
       options.signal.addEventListener('abort', () => utt?.cancel(), { once: true });
       return {
+        overAvatar(on) {
+          over = on;
+        },
         push(pcm) {
           if (closed || options.signal.aborted || pcm.length === 0) return;
-          utt ??= recognizer.begin({ ...uttOpts, affinity });
+          if (!utt) {
+            const lm = over ? overAvatarModel?.() : null;
+            utt = recognizer.begin({ ...uttOpts, ...(lm ? { lm } : {}), affinity });
+          }
           utt.push(pcm);
           samples += pcm.length;
         },

@@ -57,6 +57,13 @@ export interface SttSession {
   finalize(): Promise<void>;
   /** Drops buffered audio without transcribing (e.g. speech that turned out to be noise). */
   reset?(): void;
+  /**
+   * Said by the listener before the audio of a segment of speech that began over the avatar's voice
+   * (true) or not (false): a backchannel or a stop request is then likelier than anything else. An
+   * engine may listen for those (the offline recogniser decodes such an utterance with its
+   * over-the-avatar model, ADR 107); others ignore it. English listeners only.
+   */
+  overAvatar?(on: boolean): void;
   close(): void;
 }
 
