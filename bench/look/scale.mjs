@@ -1,7 +1,7 @@
 // Stills of an avatar page at 640×480 held at rest at each render scale (ADR 089, "Adaptive
 // resolution (stop 40)"): full resolution and the floor a slow machine drops to, to look at side
 // by side. Not part of `npm run bench`.
-//   node bench/look/scale.mjs --out=/tmp/shots [--people=maya] [--kind=upper] [--scales=1,0.6]
+//   node bench/look/scale.mjs --out=/tmp/shots [--people=maya] [--kind=upper] [--scales=1,0.72]
 /* global document */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}
 const out = arg('out', '/tmp/persona-shots');
 const person = arg('people', 'maya');
 const kind = arg('kind', 'upper');
-const scales = arg('scales', '1,0.6').split(',').map(Number);
+const scales = arg('scales', '1,0.72').split(',').map(Number);
 fs.mkdirSync(out, { recursive: true });
 const server = await startFakeLive({ avatars: { 1: { name: person, dhType: kind === 'full' ? 3 : 2, avatarConfigUrl: `/catalog/avatar-configs/${person}-${kind}.json` } } });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FACE_ARGS });

@@ -76,7 +76,8 @@ describe('RenderScaleController', () => {
     const r = run(c, 0, 26, 4000);
     expect(r.scale).toBe(0.72);
     const worse = run(c, r.t, 10, 20_000);
-    expect(worse.scale).toBe(0.6);
+    expect(worse.scale).toBe(0.72);
+    expect(c.ladder).toEqual([1, 0.85, 0.72]);
   });
 
   it('on a slow machine whose cost is mostly fill, settles where it draws ≥ 30 fps and stays there', () => {
@@ -95,15 +96,15 @@ describe('RenderScaleController', () => {
   it('goes back up only with clear headroom, one step after three good windows', () => {
     const c = new RenderScaleController();
     let r = run(c, 0, 15, 4000);
-    expect(r.scale).toBe(0.6);
-    // 40 fps at 0.6: 0.72 is predicted at 35.8 fps: not clear headroom (37.5).
+    expect(r.scale).toBe(0.72);
+    // 40 fps at 0.72: 0.85 is predicted at 35.3 fps: not clear headroom (37.5).
     r = run(c, r.t, 40, 30_000);
-    expect(r.scale).toBe(0.6);
+    expect(r.scale).toBe(0.72);
     // The load is gone: 60 fps.
     r = run(c, r.t, 60, 4000);
-    expect(r.scale).toBe(0.6);
-    r = run(c, r.t, 60, 4500);
     expect(r.scale).toBe(0.72);
+    r = run(c, r.t, 60, 4500);
+    expect(r.scale).toBe(0.85);
   });
 
   it('a step up that has to be undone makes the next one wait twice as long (no oscillation)', () => {
