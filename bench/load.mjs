@@ -334,7 +334,11 @@ async function openVoiceVisitor(portal, avatarId, pump) {
       pump.remove(v);
       s.close();
     },
-    /** One turn: says `pcm`; ms from the end of speech to the first avatar audio frame (null: none came). */
+    /**
+     * One turn: says `pcm`; ms from the end of speech to the first avatar audio frame (null: none
+     * came), and to the final transcript (sent when the listener commits the turn: the VAD's end,
+     * the recogniser and the endpointing wait; the rest is the brain, the voice and the queue).
+     */
     async turn(pcm) {
       // The previous answer has played out: what was kept for it is not needed any more.
       audio.length = 0;
@@ -343,10 +347,12 @@ async function openVoiceVisitor(portal, avatarId, pump) {
       const deadline = endAt + S.turnTimeoutMs;
       let first = null;
       while (performance.now() < deadline && !(first = audio.find((a) => a.at >= endAt))) await sleep(5);
-      const heard = frames.findLast((x) => x.f.type === 'transcript' && x.f.final)?.f.text ?? null;
-      if (!first) return { ms: null, heard };
+      const final = frames.findLast((x) => x.f.type === 'transcript' && x.f.final);
+      const heard = final?.f.text ?? null;
+      const commitMs = final && final.at >= endAt ? final.at - endAt : null;
+      if (!first) return { ms: null, heard, commitMs };
       await playedOut(first.utt, performance.now() + 15_000);
-      return { ms: first.at - endAt, heard };
+      return { ms: first.at - endAt, heard, commitMs };
     },
   };
 }
@@ -356,6 +362,8 @@ function voiceDriver(said) {
     const latencies = [];
     const missed = [];
     const heard = [];
+    /** Per answered turn: speech end → commit, commit → first audio, and what was heard. */
+    const split = [];
     let k = 0;
     await Promise.all(
       visitors.map(async (v, i) => {
@@ -366,19 +374,36 @@ function voiceDriver(said) {
           if (t.ms === null) {
             missed.push({ said: LINES[n], heard: t.heard });
             latencies.push(S.turnTimeoutMs);
-          } else latencies.push(t.ms);
+          } else {
+            latencies.push(t.ms);
+            split.push({ ms: t.ms, commitMs: t.commitMs, said: LINES[n], heard: t.heard });
+          }
           if (heard.length < 3) heard.push({ said: LINES[n], heard: t.heard });
           await sleep(700 + Math.random() * 600); // the visitor listens, then answers
         }
       }),
     );
-    return { latencies, missed, heard };
+    return { latencies, missed, heard, split };
   };
 }
 
 const judgeVoice = (r) => {
   const st = latencyStats(r.latencies);
-  return { turns: r.latencies.length, speechEndToFirstAudioMs: st, missed: r.missed.length, missedSamples: r.missed.slice(0, 3), heardSamples: r.heard, judgedP95Ms: st.p95, ...(r.latencies.length ? {} : { failed: 'no turn finished' }) };
+  const commits = r.split.filter((t) => t.commitMs !== null);
+  // Where the tail is: the listener's share (end of speech → commit) or the answer's (commit → first audio).
+  const slowest = [...r.split].sort((a, b) => b.ms - a.ms).slice(0, 4).map((t) => ({ ms: round(t.ms), commitMs: t.commitMs === null ? null : round(t.commitMs), said: t.said, heard: t.heard }));
+  return {
+    turns: r.latencies.length,
+    speechEndToFirstAudioMs: st,
+    speechEndToCommitMs: commits.length ? latencyStats(commits.map((t) => t.commitMs)) : null,
+    commitToFirstAudioMs: commits.length ? latencyStats(commits.map((t) => t.ms - t.commitMs)) : null,
+    slowest,
+    missed: r.missed.length,
+    missedSamples: r.missed.slice(0, 3),
+    heardSamples: r.heard,
+    judgedP95Ms: st.p95,
+    ...(r.latencies.length ? {} : { failed: 'no turn finished' }),
+  };
 };
 
 // ─── dashboard ───────────────────────────────────────────────────────────────────────────────
