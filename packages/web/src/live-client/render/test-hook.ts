@@ -63,7 +63,7 @@ export interface FaceHold {
   gestureProgress?: number;
   /**
    * The render scale held meanwhile (render-scale.ts): 1 unless given, so that stills compare at
-   * full resolution whatever the machine's frame rate; the floor (0.6) to see what a slow machine shows.
+   * full resolution whatever the machine's frame rate; the floor (0.72) to see what a slow machine shows.
    */
   renderScale?: number;
 }

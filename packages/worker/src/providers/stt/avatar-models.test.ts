@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -337,7 +337,7 @@ describe.skipIf(!real)('building an avatar model from Debian\'s generic one', ()
 });
 
 describe('the over-the-avatar model (ADR 107)', () => {
-  it('is built once, in the cache folder of its own, found there by the next worker; an older version is removed', async () => {
+  it('is built once, in the cache folder of its own, found there by the next worker; an older version unused for a day and a cut-short build are removed, another worker\'s in use kept', async () => {
     const built: string[] = [];
     const build = async (_i: PocketsphinxInstall, spec: { texts: { text: string }[]; lambda: number }, file: string) => {
       built.push(file);
@@ -346,7 +346,13 @@ describe('the over-the-avatar model (ADR 107)', () => {
       await writeFile(file, 'over-avatar model');
     };
     await mkdir(path.join(dir, 'over-avatar'), { recursive: true });
-    await writeFile(path.join(dir, 'over-avatar', 'stale0000.lm.bin'), 'an earlier version');
+    const old = new Date(Date.now() - 2 * 24 * 3600_000);
+    await writeFile(path.join(dir, 'over-avatar', 'stale0000.lm.bin'), 'an earlier version, unused for two days');
+    await utimes(path.join(dir, 'over-avatar', 'stale0000.lm.bin'), old, old);
+    await writeFile(path.join(dir, 'over-avatar', 'stale0000.lm.bin.1.2.tmp'), 'a build cut short');
+    await utimes(path.join(dir, 'over-avatar', 'stale0000.lm.bin.1.2.tmp'), old, old);
+    // Another worker's model on this host (a rolling deploy), in use: kept.
+    await writeFile(path.join(dir, 'over-avatar', 'other1111.lm.bin'), 'another version, in use');
     const a = createOverAvatarModel({ install, dir, build });
     expect(a.file()).toBeNull();
     const [f1, f2] = await Promise.all([a.ensure(), a.ensure()]);
@@ -354,7 +360,7 @@ describe('the over-the-avatar model (ADR 107)', () => {
     expect(a.file()).toBe(f1);
     expect(path.dirname(f1!)).toBe(path.join(dir, 'over-avatar'));
     expect(await readFile(f1!, 'utf8')).toBe('over-avatar model');
-    expect(await readdir(path.join(dir, 'over-avatar'))).toEqual([path.basename(f1!)]);
+    expect((await readdir(path.join(dir, 'over-avatar'))).sort()).toEqual([path.basename(f1!), 'other1111.lm.bin'].sort());
     // The avatar models' cache prunes its folder's files: this one is not among them.
     expect((await readdir(dir)).filter((n) => n.endsWith('.lm.bin') && n !== 'generic.lm.bin')).toEqual([]);
     const b = createOverAvatarModel({ install, dir, build });

@@ -375,6 +375,11 @@ export function createWorkerRecognizers(opts: { install: PocketsphinxInstall; pr
   });
 }
 
+/** An over-the-avatar model file of another version is removed once unused this long (ms). */
+const STALE_MODEL_MS = 24 * 3600_000;
+/** A temporary file this old is a build that was cut short. */
+const STALE_BUILD_MS = 3600_000;
+
 /** The over-the-avatar model as the worker holds it (ADR 107). */
 export interface OverAvatarModel {
   /** Its file once built or found on disk; null until then (or when it could not be built). */
@@ -420,8 +425,15 @@ export function createOverAvatarModel(opts: { install: PocketsphinxInstall; dir:
             } finally {
               await rm(tmp, { force: true });
             }
-            // An earlier version's model (other phrases, another generic model) is not used again.
-            for (const name of await readdir(dir)) if (name.endsWith('.lm.bin') && name !== path.basename(target)) await rm(path.join(dir, name), { force: true });
+            // An earlier version's model (other phrases, another generic model), unused for a day —
+            // not one another worker on this host still uses (a rolling deploy) — and a build cut
+            // short (a killed worker's temporary file) are removed.
+            const now = Date.now();
+            for (const name of await readdir(dir)) {
+              if (name === path.basename(target)) continue;
+              const age = now - ((await stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? now);
+              if ((name.endsWith('.lm.bin') && age > STALE_MODEL_MS) || (name.endsWith('.tmp') && age > STALE_BUILD_MS)) await rm(path.join(dir, name), { force: true });
+            }
             opts.log?.info('the offline recogniser has its over-the-avatar model', { file: path.basename(target), ms: Date.now() - started });
           }
           file = target;

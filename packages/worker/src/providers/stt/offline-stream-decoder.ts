@@ -5,12 +5,14 @@
  * ships with the compiled worker (tsc copies no .py file) and runs without a file on disk.
  *
  * stdin: frames `type (1 byte) · utterance id (uint32 LE) · payload length (uint32 LE) · payload`:
- *   S start an utterance (payload: JSON {"lm"?: path of another n-gram model, "partial"?: bool})
+ *   S start an utterance (payload: JSON {"lm"?: path of another n-gram model, "partial"?: bool}; a
+ *     model that cannot be loaded is said once, {"loadFailed": path, "error"}, and the utterance is
+ *     decoded with the generic model)
  *   A audio (16 kHz PCM16 LE mono, already dithered)
  *   E end of the utterance: its final hypothesis is written
  *   X cancel the utterance: nothing is written
  *   L load another n-gram model now (payload: its path; id 0), so that an utterance asking for it
- *     later does not wait for it (ADR 107); {"loaded": path} is written once it is
+ *     later does not wait for it (ADR 107); {"loaded": path} is written once it is ({"loadFailed"} if it cannot be)
  * stdout: one JSON object per line: {"ready": true} once the models are loaded;
  *   {"id", "final": true, "text", "score", "decodeMs"} (decodeMs: end_utt + hyp, the wait after the end of speech);
  *   {"id", "partial": text} when asked for, at most every ~160 ms of audio and only when it changed;
@@ -50,6 +52,25 @@ def main(argv):
             n -= len(b)
         return b''.join(chunks)
 
+    failed = set()
+
+    def search_for(lm):
+        # The named search of model lm, loaded once; None when it cannot be loaded (a missing or
+        # broken file): said once, and the generic model hears what was meant for it.
+        if lm in searches:
+            return searches[lm]
+        if lm in failed:
+            return None
+        try:
+            name = 'lm%d' % len(searches)
+            decoder.set_lm_file(name, lm)
+            searches[lm] = name
+            return name
+        except Exception as err:
+            failed.add(lm)
+            say({'loadFailed': lm, 'error': str(err)})
+            return None
+
     say({'ready': True})
     current = None
     partial = False
@@ -67,24 +88,18 @@ def main(argv):
         try:
             if kind == b'L':
                 lm = payload.decode('utf-8')
-                if lm and lm not in searches:
-                    name = 'lm%d' % len(searches)
-                    decoder.set_lm_file(name, lm)
-                    searches[lm] = name
+                if lm and search_for(lm) is not None:
                     if current is None:
                         decoder.set_search('_default')
-                say({'loaded': lm})
+                    say({'loaded': lm})
             elif kind == b'S':
                 if current is not None:
                     decoder.end_utt()
                 opts = json.loads(payload.decode('utf-8') or '{}')
                 lm = opts.get('lm')
-                if lm:
-                    if lm not in searches:
-                        name = 'lm%d' % len(searches)
-                        decoder.set_lm_file(name, lm)
-                        searches[lm] = name
-                    decoder.set_search(searches[lm])
+                name = search_for(lm) if lm else None
+                if name is not None:
+                    decoder.set_search(name)
                 elif searches:
                     decoder.set_search('_default')
                 partial = bool(opts.get('partial'))
