@@ -219,7 +219,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   // Speech over the avatar decoded with a model biased toward backchannels and stop requests
   // (ADR 107): the streaming recogniser only (it switches models per utterance); asked for only
   // (WORKER_STT_OVER_AVATAR=on): no gain was measured with synthetic voices on a quiet machine.
-  const overAvatar = listenOpts && install && listenOpts.overAvatarModel === true && recognizer && isStreamingRecognizer(recognizer) ? createOverAvatarModel({ install, dir: modelDir, log: opts.log }) : null;
+  const streaming = recognizer && isStreamingRecognizer(recognizer) ? recognizer : null;
+  const overAvatar = listenOpts && install && listenOpts.overAvatarModel === true && streaming ? createOverAvatarModel({ install, dir: modelDir, log: opts.log }) : null;
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;
@@ -263,7 +264,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
           void offlineView?.warm().catch((err: unknown) => log.warn('the offline recogniser could not start', { error: String(err) }));
           // Built once per worker (a thread, ~3 s of one core) or found on disk; each process loads it while idle.
           void overAvatar?.ensure().then((file) => {
-            if (file && recognizer && isStreamingRecognizer(recognizer)) recognizer.preload?.(file);
+            if (file) streaming?.preload?.(file);
           });
         }
       },

@@ -22,12 +22,29 @@ export { AVATAR_TEXT_WEIGHT, AVATAR_WEIGHT, MAX_INPUT_CHARS, MODEL_VERSION, avat
  */
 
 /** The cache key: the model's inputs (texts, weights, version, the generic model's size and date). */
-export async function modelKey(install: PocketsphinxInstall, v: AvatarVocabulary): Promise<string> {
+export function modelKey(install: PocketsphinxInstall, v: AvatarVocabulary): Promise<string> {
+  return specKey(install, { texts: avatarTexts(v), lambda: AVATAR_WEIGHT });
+}
+
+/** A model's cache key from its spec, the build's version and the generic model's size and date; `kind` keeps another family's keys apart. */
+async function specKey(install: PocketsphinxInstall, spec: ModelSpec, kind?: string): Promise<string> {
   const [lm, dict] = await Promise.all([stat(install.lm), stat(install.dict)]);
   return createHash('sha256')
-    .update(JSON.stringify({ version: MODEL_VERSION, lambda: AVATAR_WEIGHT, lm: [lm.size, lm.mtimeMs], dict: [dict.size, dict.mtimeMs], texts: avatarTexts(v) }))
+    .update(JSON.stringify({ ...(kind ? { kind } : {}), version: MODEL_VERSION, lambda: spec.lambda, lm: [lm.size, lm.mtimeMs], dict: [dict.size, dict.mtimeMs], texts: spec.texts }))
     .digest('hex')
     .slice(0, 32);
+}
+
+/** Builds a model into `file` through a temporary name in its folder, renamed when whole: a reader never sees half a file. */
+async function buildInto(file: string, build: (tmp: string) => Promise<void>): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await build(tmp);
+    await rename(tmp, file);
+  } finally {
+    await rm(tmp, { force: true });
+  }
 }
 
 /** An abort's reason when none was given. */
@@ -143,17 +160,12 @@ export function createModelCache(opts: { install: PocketsphinxInstall; dir: stri
         } catch {
           // Not cached: built below.
         }
-        await mkdir(opts.dir, { recursive: true });
-        const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-        try {
-          await oneAtATime(async () => {
+        await buildInto(file, (tmp) =>
+          oneAtATime(async () => {
             if (closing.signal.aborted) throw cancelled();
             await build(opts.install, v, tmp, closing.signal);
-          });
-          await rename(tmp, file);
-        } finally {
-          await rm(tmp, { force: true });
-        }
+          }),
+        );
         await prune(file);
         return file;
       })();
@@ -410,21 +422,13 @@ export function createOverAvatarModel(opts: { install: PocketsphinxInstall; dir:
       return (job ??= (async () => {
         const started = Date.now();
         try {
-          const [lm, dict] = await Promise.all([stat(opts.install.lm), stat(opts.install.dict)]);
-          const key = createHash('sha256').update(JSON.stringify({ kind: 'over-avatar', version: MODEL_VERSION, lm: [lm.size, lm.mtimeMs], dict: [dict.size, dict.mtimeMs], ...spec })).digest('hex').slice(0, 32);
+          const key = await specKey(opts.install, spec, 'over-avatar');
           // A folder of its own: the avatar models' cache prunes every model file of its folder.
           const dir = path.join(opts.dir, 'over-avatar');
           const target = path.join(dir, `${key}.lm.bin`);
           const found = await stat(target).then(() => true, () => false);
           if (!found) {
-            await mkdir(dir, { recursive: true });
-            const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-            try {
-              await build(opts.install, spec, tmp, closing.signal);
-              await rename(tmp, target);
-            } finally {
-              await rm(tmp, { force: true });
-            }
+            await buildInto(target, (tmp) => build(opts.install, spec, tmp, closing.signal));
             // An earlier version's model (other phrases, another generic model), unused for a day —
             // not one another worker on this host still uses (a rolling deploy) — and a build cut
             // short (a killed worker's temporary file) are removed.
