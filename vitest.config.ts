@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 const contractSrc = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
 const netSrc = fileURLToPath(new URL('./packages/net/src/index.ts', import.meta.url));
 const workerSrc = fileURLToPath(new URL('./packages/worker/src/index.ts', import.meta.url));
-const alias = { '@persona/contract': contractSrc, '@persona/net': netSrc, '@persona/worker': workerSrc };
+const echoFilterSrc = fileURLToPath(new URL('./packages/contract/src/echo-filter.ts', import.meta.url));
+// The more specific entry first: an alias also matches its key followed by a path.
+const alias = { '@persona/contract/echo-filter': echoFilterSrc, '@persona/contract': contractSrc, '@persona/net': netSrc, '@persona/worker': workerSrc };
 
 // The server's integration suite runs on PGlite, and a second time on PostgreSQL when
 // TEST_DATABASE_URL is set (see packages/server/src/test/db.ts); tests that touch no

@@ -8,11 +8,18 @@
 // 2. N sessions at once in real time (a 20 ms frame per session every 20 ms, the avatar speaking in
 //    every one: the worst case), the canceller alone on the main thread: the process's CPU in cores
 //    and the main thread's event-loop utilisation, beside ADR 096's 16-session figures.
+// 3. The page's own canceller (ADR 108: where the browser does not cancel echo, the mic worklet
+//    runs the contract's EchoFilter against what the page makes audible): its filter on 20 ms frames
+//    with a steady path and with one that jumps by 10 ms every 2 s (the blocks that stop fitting
+//    search for the path again) — µs per 10 ms, and the slowest 20 ms frame (the worklet's audio
+//    thread must not stall). The worklet's two framers (a mean of three samples) are left out.
 // The machine is shared: its load average is printed with the figures.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { round, workerDist } from './support.mjs';
+import { pathToFileURL } from 'node:url';
+import { root, round, workerDist } from './support.mjs';
 
 const RATE = 16_000;
 const FRAME = 320;
@@ -94,5 +101,45 @@ export async function run() {
     capacity.push(row);
     console.log(`${sessions} sessions, all with the avatar speaking: ${row.cores} cores, main thread ${row.mainThreadBusy} % busy (load ${row.load.join(' ')})`);
   }
-  return { costUsPer10ms: cost, capacity };
+  const page = await pageFilter(far);
+  return { costUsPer10ms: cost, capacity, page };
+}
+
+/** The mic hearing `far` 50 ms later at −10 dB; with `jumpEvery`, the path is 10 ms longer every other stretch. */
+function echoOf(far, jumpEvery = 0) {
+  const mic = new Int16Array(far.length);
+  let lp = 0;
+  for (let i = 0; i < far.length; i++) {
+    const d = 800 + (jumpEvery && Math.floor(i / jumpEvery) % 2 === 1 ? 160 : 0);
+    lp = 0.6 * lp + 0.4 * (i >= d ? far[i - d] : 0);
+    mic[i] = Math.round(lp * 0.316);
+  }
+  return mic;
+}
+
+async function pageFilter(far) {
+  const { EchoFilter } = await import(pathToFileURL(path.join(root, 'packages/contract/dist/echo-filter.js')).href);
+  const out = {};
+  for (const [name, jumpEvery] of [['steady', 0], ['jumping', 2 * RATE]]) {
+    const mic = echoOf(far, jumpEvery);
+    const filter = new EchoFilter();
+    const times = [];
+    const before = process.cpuUsage();
+    for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
+      const t = performance.now();
+      filter.process(mic.subarray(at, at + FRAME), far.subarray(at, at + FRAME));
+      times.push(performance.now() - t);
+    }
+    const used = process.cpuUsage(before);
+    times.sort((a, b) => a - b);
+    out[name] = {
+      usPer10ms: round((used.user + used.system) / ((mic.length / RATE) * 100), 1),
+      p99FrameMs: round(times[Math.floor(times.length * 0.99)], 2),
+      slowestFrameMs: round(times.at(-1), 2),
+      moved: filter.stats.delayMoved,
+      lost: filter.stats.delayLost,
+    };
+    console.log(`page filter, ${name} path: ${out[name].usPer10ms} µs per 10 ms; 20 ms frame p99 ${out[name].p99FrameMs} ms, slowest ${out[name].slowestFrameMs} ms; moved ${out[name].moved}, lost ${out[name].lost}`);
+  }
+  return out;
 }

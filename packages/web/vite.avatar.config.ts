@@ -28,7 +28,7 @@ const noClassicZod: Plugin = {
 export default defineConfig({
   base: '/react/',
   plugins: [noClassicZod],
-  resolve: { alias: { '@persona/contract': contractSrc } },
+  resolve: { alias: { '@persona/contract/echo-filter': contractSrc.replace(/index\.ts$/, 'echo-filter.ts'), '@persona/contract': contractSrc } },
   build: {
     outDir: 'dist',
     emptyOutDir: false,

@@ -60,7 +60,7 @@ const muiThemeWithoutCssVariables: Plugin = {
 export default defineConfig({
   base: '/react/',
   plugins: [react(), avatarPageInDev, muiThemeWithoutCssVariables],
-  resolve: { alias: { '@persona/contract': contractSrc } },
+  resolve: { alias: { '@persona/contract/echo-filter': contractSrc.replace(/index\.ts$/, 'echo-filter.ts'), '@persona/contract': contractSrc } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -1,6 +1,7 @@
 import { LiveCode, LiveFailReason, LiveMessages, LiveProtocol, OAuthReturnParams, type TAvatarAction, type TLiveCode, type TLivePageConfig } from '@persona/contract';
 import { AvatarAudio, canPlayAudio } from './audio/avatar-audio';
 import { BrowserRecognition, browserRecognitionCtor, type SpeechRecognitionCtor } from './audio/browser-recognition';
+import type { EchoStats } from '@persona/contract/echo-filter';
 import { MicCapture, MicProblemText, type MicEvents, type MicProblem, type MicSource } from './audio/mic-capture';
 import { meterLevel } from './audio/mic-framer';
 import { AvatarStateMachine } from './avatar-state';
@@ -222,6 +223,8 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
         view.setAudioBlocked(isBlocked);
         updateVoiced();
       },
+      // What the visitor hears: the capture's own canceller's far end where the browser has none.
+      audible: (stream) => mic?.setEchoReference?.(stream),
     });
     player.setMuted(!options.speakerOn);
     view.root.append(player.element);
@@ -264,7 +267,12 @@ export function mountAvatarApp(container: HTMLElement, app: AvatarAppOptions) {
           view.setMeter(meterLevel(rms));
         },
         lost: (problem) => micFailed(problem),
+        echo: (stats) => {
+          const probe = (window as unknown as { __personaAvatar?: { micEcho: EchoStats | null } }).__personaAvatar;
+          if (probe) probe.micEcho = stats;
+        },
       });
+  mic?.setEchoReference?.(audio?.audible ?? null);
   let listening = false;
   let micWanted = options.micOn;
   let destroyed = false;

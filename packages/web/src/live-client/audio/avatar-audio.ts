@@ -14,6 +14,11 @@ export interface AvatarAudioEvents {
   ended(utt: number, playedMs: number, interrupted: boolean): void;
   /** The browser blocked sound until the visitor interacts with the page. */
   blocked(isBlocked: boolean): void;
+  /**
+   * What the visitor hears changed stream (the player opened, the loopback took over, it closed):
+   * the microphone's own echo canceller takes it as its far end (mic-echo.ts, ADR 108).
+   */
+  audible?(stream: MediaStream | null): void;
 }
 
 export type OutputRoute = 'loopback' | 'direct';
@@ -51,6 +56,8 @@ export class AvatarAudio {
   private queued: { message: PlayerInbound; transfer: Transferable[] }[] = [];
   private sampleRate = 0;
   route: OutputRoute | null = null;
+  /** What the visitor hears, as a stream (see `audible`). */
+  private audibleStream: MediaStream | null = null;
   /** Frames sent to the worklet but not yet started, by utterance (for the fallback lip-sync). */
   readonly receivedSamples = new Map<number, number>();
   /** Each utterance's level as it arrived: the mouth of a voice without visemes reads it where it is heard. */
@@ -123,18 +130,27 @@ export class AvatarAudio {
     // Direct output first; the loopback takes over once it is connected.
     gain.connect(ctx.destination);
     this.route = 'direct';
-    if (this.opts.loopback !== false && typeof ctx.createMediaStreamDestination === 'function') {
-      const dest = ctx.createMediaStreamDestination();
-      void openLoopback(dest.stream, this.audioEl).then((loop) => {
-        if (!loop || this.ctx !== ctx) {
-          loop?.close();
-          return;
-        }
-        gain.connect(dest);
-        gain.disconnect(ctx.destination);
-        this.loopback = loop;
-        this.route = 'loopback';
-      });
+    if (typeof ctx.createMediaStreamDestination === 'function') {
+      const heard = ctx.createMediaStreamDestination();
+      gain.connect(heard);
+      this.setAudible(heard.stream);
+      if (this.opts.loopback !== false) {
+        const dest = ctx.createMediaStreamDestination();
+        void openLoopback(dest.stream, this.audioEl).then((loop) => {
+          if (!loop || this.ctx !== ctx) {
+            loop?.close();
+            return;
+          }
+          gain.connect(dest);
+          gain.disconnect(ctx.destination);
+          gain.disconnect(heard);
+          this.loopback = loop;
+          this.route = 'loopback';
+          // What the <audio> element plays, after the loopback's jitter buffer: the sound itself.
+          const remote = this.audioEl.srcObject;
+          this.setAudible(remote instanceof MediaStream ? remote : null);
+        });
+      }
     }
     if (ctx.state === 'suspended') await ctx.resume().catch(() => undefined);
     clearInterval(this.ticker);
@@ -314,6 +330,17 @@ export class AvatarAudio {
     for (const utt of [...this.playing]) this.dispatch({ type: 'end', utt, played: heard?.utt === utt ? heard.samples : 0, interrupted: true });
   }
 
+  private setAudible(stream: MediaStream | null) {
+    if (this.audibleStream === stream) return;
+    this.audibleStream = stream;
+    this.events.audible?.(stream);
+  }
+
+  /** What the visitor hears now, as a stream (null: nothing plays). */
+  get audible(): MediaStream | null {
+    return this.audibleStream;
+  }
+
   close() {
     clearInterval(this.ticker);
     for (const utt of [...this.held.keys()]) this.release(utt);
@@ -330,6 +357,7 @@ export class AvatarAudio {
     this.envelope.clear();
     this.route = null;
     this.starting = null;
+    this.setAudible(null);
   }
 }
 

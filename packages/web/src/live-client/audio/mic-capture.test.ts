@@ -8,10 +8,16 @@ import { MicCapture } from './mic-capture';
 class Track {
   stopped = false;
   onended: (() => void) | null = null;
+  constructor(private readonly settings: MediaTrackSettings = { echoCancellation: true }) {}
   stop() {
     this.stopped = true;
   }
+  getSettings() {
+    return this.settings;
+  }
 }
+/** A source node the fake context made: what it was made from, and where it is connected now. */
+type Source = { of: unknown; connected: { node: unknown; input: number | undefined }[] };
 let knobs: { addModuleFails?: boolean; nodeFails?: boolean; resumeHangs?: boolean };
 let contexts: FakeContext[];
 let tracks: Track[];
@@ -40,8 +46,14 @@ class FakeContext {
     this.state = 'closed';
     return Promise.resolve();
   }
-  createMediaStreamSource() {
-    return { connect: () => undefined, disconnect: () => undefined };
+  sources: Source[] = [];
+  createMediaStreamSource(of: unknown) {
+    const source: Source = { of, connected: [] };
+    this.sources.push(source);
+    return {
+      connect: (node: unknown, _output?: number, input?: number) => void source.connected.push({ node, input }),
+      disconnect: () => void (source.connected = []),
+    };
   }
 }
 class FakeNode {
@@ -73,15 +85,15 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const stream = () => {
-  const track = new Track();
+const stream = (settings?: MediaTrackSettings) => {
+  const track = new Track(settings);
   tracks.push(track);
   return { getTracks: () => [track], getAudioTracks: () => [track] };
 };
 const events = () => ({ frame: vi.fn(), lost: vi.fn() });
-const grant = async () => {
+const grant = async (settings?: MediaTrackSettings) => {
   await vi.waitFor(() => expect(pendingGum).toHaveLength(1));
-  pendingGum.shift()!.resolve(stream());
+  pendingGum.shift()!.resolve(stream(settings));
 };
 
 describe('MicCapture', () => {
@@ -152,5 +164,57 @@ describe('MicCapture', () => {
     mic.stop();
     window.dispatchEvent(new Event('keydown'));
     expect(contexts[0]!.resumes).toBe(1);
+  });
+
+  describe('its own echo canceller (ADR 108): what the visitor hears into the worklet’s second input', () => {
+    const heard = (name: string) => ({ name, getAudioTracks: () => [{}] }) as unknown as MediaStream;
+    /** Where each source the context made is connected: [what it was made from, input]. */
+    const wiring = () => contexts[0]!.sources.flatMap((s) => s.connected.map((c) => [s.of === undefined ? '?' : ((s.of as { name?: string }).name ?? 'mic'), c.input ?? 0]));
+
+    it('the browser cancels echo on this track: nothing more is connected', async () => {
+      const mic = new MicCapture(events());
+      mic.setEchoReference(heard('loopback'));
+      const started = mic.start();
+      await grant({ echoCancellation: true });
+      await started;
+      expect(wiring()).toEqual([['mic', 0]]);
+      mic.stop();
+    });
+
+    it('it does not (the track says so, or says nothing): the reference given before start is connected to input 1, a new one replaces it, stop() lets go', async () => {
+      const mic = new MicCapture(events());
+      mic.setEchoReference(heard('direct'));
+      const started = mic.start();
+      await grant({});
+      await started;
+      expect(wiring()).toEqual([
+        ['mic', 0],
+        ['direct', 1],
+      ]);
+      // The loopback takes over: the old source leaves the worklet.
+      mic.setEchoReference(heard('loopback'));
+      expect(wiring()).toEqual([
+        ['mic', 0],
+        ['loopback', 1],
+      ]);
+      mic.setEchoReference(null);
+      expect(wiring()).toEqual([['mic', 0]]);
+      mic.setEchoReference(heard('loopback again'));
+      mic.stop();
+      expect(wiring()).toEqual([]);
+    });
+
+    it('“echoCancellation: false” reported: the page cancels', async () => {
+      const mic = new MicCapture(events());
+      const started = mic.start();
+      await grant({ echoCancellation: false });
+      await started;
+      mic.setEchoReference(heard('loopback'));
+      expect(wiring()).toEqual([
+        ['mic', 0],
+        ['loopback', 1],
+      ]);
+      mic.stop();
+    });
   });
 });

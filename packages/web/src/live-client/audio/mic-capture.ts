@@ -1,5 +1,6 @@
 import { LiveProtocol } from '@persona/contract';
 import workletUrl from './mic-worklet.ts?worker&url';
+import type { EchoStats } from '@persona/contract/echo-filter';
 import type { MicInbound, MicOptions, MicOutbound } from './mic-worklet';
 
 /** Why the microphone could not be opened. */
@@ -36,6 +37,11 @@ export interface MicSource {
   /** Releases the microphone (the browser's recording indicator goes off). */
   stop(): void;
   readonly active: boolean;
+  /**
+   * What the visitor hears (null: nothing): where the browser does not cancel the avatar's voice
+   * in the capture, the capture takes it out against this (ADR 108).
+   */
+  setEchoReference?(stream: MediaStream | null): void;
 }
 
 export interface MicEvents {
@@ -43,6 +49,8 @@ export interface MicEvents {
   frame(pcm: Int16Array, rms: number): void;
   /** The track ended by itself (device unplugged, permission revoked). */
   lost(problem: MicProblem): void;
+  /** The page's own echo canceller's figures (every ~0.5 s while it runs; for the test hook). */
+  echo?(stats: EchoStats): void;
 }
 
 /** Whether this browser can capture at all (mediaDevices and AudioWorklet). */
@@ -70,6 +78,11 @@ export class MicCapture implements MicSource {
   private starting: Promise<MicStartResult> | null = null;
   private generation = 0;
   private unlock: (() => void) | null = null;
+  /** What the visitor hears, and its source in the capture's context while the page cancels its echo. */
+  private reference: MediaStream | null = null;
+  private referenceSource: MediaStreamAudioSourceNode | null = null;
+  /** The browser does not cancel echo on this capture: the worklet does (ADR 108). */
+  private cancelsEcho = false;
 
   constructor(
     private readonly events: MicEvents,
@@ -110,10 +123,13 @@ export class MicCapture implements MicSource {
       ctx = new AudioContext({ latencyHint: 'interactive' });
       await ctx.audioWorklet.addModule(workletUrl);
       const processorOptions: MicOptions = { outputRate: LiveProtocol.micSampleRate, frameMs: LiveProtocol.micFrameMs };
-      const node = new AudioWorkletNode(ctx, 'persona-mic', { numberOfInputs: 1, numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit', processorOptions });
+      // Input 0 the mic; input 1, while the page cancels its own echo, what the visitor hears.
+      const node = new AudioWorkletNode(ctx, 'persona-mic', { numberOfInputs: 2, numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit', processorOptions });
       node.port.onmessage = (e: MessageEvent<MicOutbound>) => {
         // Frames already queued when the mic was turned off are dropped.
-        if (e.data.type === 'frame' && this.node === node) this.events.frame(e.data.pcm, e.data.rms);
+        if (this.node !== node) return;
+        if (e.data.type === 'frame') this.events.frame(e.data.pcm, e.data.rms);
+        else if (e.data.type === 'echo') this.events.echo?.(e.data.stats);
       };
       const source = ctx.createMediaStreamSource(stream);
       source.connect(node);
@@ -128,6 +144,8 @@ export class MicCapture implements MicSource {
       this.ctx = ctx;
       this.node = node;
       this.source = source;
+      this.cancelsEcho = !browserCancelsEcho(stream);
+      this.connectReference();
       for (const track of stream.getAudioTracks()) {
         track.onended = () => {
           if (this.stream !== stream) return;
@@ -174,12 +192,34 @@ export class MicCapture implements MicSource {
     this.unlock = null;
   }
 
+  setEchoReference(stream: MediaStream | null) {
+    if (stream === this.reference) return;
+    this.reference = stream;
+    this.connectReference();
+  }
+
+  /** The far end into the worklet's second input (or out of it), when the page cancels its echo. */
+  private connectReference() {
+    this.referenceSource?.disconnect();
+    this.referenceSource = null;
+    if (!this.ctx || !this.node || !this.cancelsEcho || !this.reference || this.reference.getAudioTracks().length === 0) return;
+    try {
+      this.referenceSource = this.ctx.createMediaStreamSource(this.reference);
+      this.referenceSource.connect(this.node, 0, 1);
+    } catch {
+      // A stream this context cannot take: the worker's canceller still stands (ADR 103).
+      this.referenceSource = null;
+    }
+  }
+
   stop() {
     this.generation++;
     this.dropUnlock();
     this.node?.port.postMessage({ type: 'enabled', enabled: false } satisfies MicInbound);
     if (this.node) this.node.port.onmessage = null;
     this.source?.disconnect();
+    this.referenceSource?.disconnect();
+    this.referenceSource = null;
     this.node?.disconnect();
     for (const t of this.stream?.getTracks() ?? []) t.stop();
     void this.ctx?.close().catch(() => undefined);
@@ -187,5 +227,21 @@ export class MicCapture implements MicSource {
     this.ctx = null;
     this.node = null;
     this.source = null;
+  }
+}
+
+/**
+ * Whether the browser cancels echo on this capture (the track's settings say so). Browsers that
+ * do it hear the avatar's voice through the loopback (loopback.ts) and take it out themselves; a
+ * second canceller after theirs would only chase their residue.
+ */
+export function browserCancelsEcho(stream: MediaStream): boolean {
+  const track = stream.getAudioTracks()[0];
+  try {
+    // A boolean in most browsers; the newer spec's "all" / "remote-only" say it too.
+    const setting = track?.getSettings?.().echoCancellation as unknown;
+    return setting === true || setting === 'all' || setting === 'remote-only';
+  } catch {
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import type { EchoStats } from '@persona/contract/echo-filter';
 import type { TAvatarAction, TAvatarGesture, TAvatarMood } from '@persona/contract';
 import { gestureMotion, liftBrows, type FaceState, type Pose } from './face-driver';
 import { VISEMES, jawOpenOf } from './visemes';
@@ -37,6 +38,8 @@ export interface AvatarProbe {
   gesture: TAvatarGesture | null;
   /** The model's own clips playing now (`<trl-anim>` on an uploaded model). */
   clips: string[];
+  /** The page's own echo canceller on the mic (ADR 108), while it runs: its last figures. */
+  micEcho: EchoStats | null;
   /** The last avatar actions done, in order (`t`: the page's clock); those not drawn yet are here too. */
   actions: { t: number; action: TAvatarAction }[];
   /** The pose the face is drawn in, and the last few seconds of head, eye, brow and blink motion (radians; 0–1). */
@@ -129,6 +132,7 @@ export function createProbe(kind: string): AvatarProbe {
     pose: 'idle',
     motion: [],
     error: null,
+    micEcho: null,
   };
   (window as unknown as { __personaAvatar: AvatarProbe }).__personaAvatar = probe;
   return probe;
