@@ -122,7 +122,8 @@ async function pageFilter(far) {
   const out = {};
   for (const [name, jumpEvery] of [['steady', 0], ['jumping', 2 * RATE]]) {
     const mic = echoOf(far, jumpEvery);
-    const filter = new EchoFilter();
+    // As the page's worklet makes it (mic-echo.ts).
+    const filter = new EchoFilter({ priorGateMs: 1500, envelopeGate: true });
     const times = [];
     const before = process.cpuUsage();
     for (let at = 0; at + FRAME <= mic.length; at += FRAME) {

@@ -43,6 +43,13 @@ export interface EchoFilterOptions {
    * (headphones too, where no delay is ever found), does not.
    */
   priorGateMs?: number;
+  /**
+   * Gate by the far end's envelope where the filter may not fit: in a block that does not fit, for
+   * 0.5 s after one or after the filter moved, and over the first 0.5 s of each stretch of the far
+   * end after a silence (ADR 108). The page's canceller sets it; the worker's, behind every browser,
+   * keeps ADR 103's rule (a block that does not fit goes on as heard).
+   */
+  envelopeGate?: boolean;
 }
 
 const DEFAULTS: Required<EchoFilterOptions> = {
@@ -55,6 +62,7 @@ const DEFAULTS: Required<EchoFilterOptions> = {
   doubleTalkDb: 6,
   gateGain: 0.001,
   priorGateMs: 0,
+  envelopeGate: false,
 };
 
 /** Far-end samples under this magnitude are silence (−60 dBFS). */
@@ -66,6 +74,8 @@ const XCORR_WINDOW = 6400;
 /** Delay search: every this many samples of far-end activity until found, then to track drift. */
 const SEARCH_EVERY = 1280;
 const RECHECK_EVERY = 32_000;
+/** Fast searches (80 ms apart: 4 s of the far end) that found nothing before the slow pace. */
+const GIVE_UP_SEARCHES = 50;
 /** Normalised correlation a delay must reach to be believed. */
 const MIN_CORR = 0.4;
 /** …and one at least this clear at once (unrelated speech does not correlate so well). */
@@ -76,8 +86,8 @@ const WRONG_BLOCKS = 25;
  * A path that jumped (ADR 108: a stream between two audio clocks drops or repeats a 10 ms chunk):
  * the filter's estimate no longer fits, and the delay is looked for again around where it was —
  * ± this many samples (40 ms), over the last `RELOCATE_WINDOW` (40 ms; every 2nd lag on a 4 kHz
- * copy, then refined at 16 kHz) — on each block that does
- * not fit, and moved there when the match is this clear.
+ * copy, then refined at 16 kHz) — on each block that does not fit, and moved there when the match
+ * is this clear (and this much clearer than where the filter looks).
  */
 const RELOCATE_SPAN = 640;
 const RELOCATE_WINDOW = 640;
@@ -219,6 +229,11 @@ export class EchoFilter {
   private unsettled = 0;
   /** Far-end speech (samples) met with no delay known since the last one was found (`beforeFound`). */
   private unfoundSamples = 0;
+  /** Searches in a row that found no delay while none is known (`GIVE_UP_SEARCHES`). */
+  private unfoundSearches = 0;
+  /** The search's windows, kept (it runs on an audio thread in the page: no garbage per search). */
+  private readonly scratchMic = new Float32Array(XCORR_WINDOW);
+  private readonly scratchFar: Float32Array;
   /** Where the last block that did not fit put the delay (`relocate`), not yet confirmed. */
   private move: { lag: number; t: number } | null = null;
   /** How far the filter takes the echo down (dB, smoothed over blocks without double talk). */
@@ -232,10 +247,12 @@ export class EchoFilter {
     this.maxLag = Math.round((this.o.maxDelayMs * ECHO_RATE) / 1000);
     if (this.maxLag + this.o.taps + XCORR_WINDOW >= RING) throw new Error('echo delay search too long');
     this.h = new Float32Array(this.o.taps);
+    this.scratchFar = new Float32Array(XCORR_WINDOW + this.maxLag);
   }
 
   /** The far end was moved (a resync of playback): the delay is looked for again soon. */
   realign() {
+    this.move = null;
     this.searching = true;
     this.nextSearchAt = Math.min(this.nextSearchAt, this.t + SEARCH_EVERY);
     this.activeSince = this.t;
@@ -273,6 +290,7 @@ export class EchoFilter {
       this.hangover = 0;
       this.frozen = 0;
       this.wrong = 0;
+      this.move = null;
       this.xStale = true;
       // The path may have moved while the avatar was silent (nothing to follow it by): its next
       // words start unsettled.
@@ -335,14 +353,18 @@ export class EchoFilter {
     // path changed). The block goes on as heard; a filter wrong for long is forgotten. Not so when
     // the estimate is under the noise floor (the tail of the avatar's voice over a silent mic —
     // a digital one is silent to the sample): nothing there says the filter is wrong.
-    if (ee > em && ey > n * FAR_QUIET * FAR_QUIET) {
+    // Nor while the visitor speaks over the echo (double talk in this block or the last three): their
+    // voice and the echo, out of phase, can make the mic quieter than what the filter leaves.
+    const expectedEcho = this.gain * this.gain * (ex / taps);
+    const visitor = this.frozen > 0 || ee > expectedEcho * 10 ** (this.o.doubleTalkDb / 10);
+    if (ee > em && ey > n * FAR_QUIET * FAR_QUIET && !visitor) {
       this.unsettled = UNSETTLED_BLOCKS;
       for (let i = 0; i < n; i++) this.res[(t0 + i) & MASK] = this.mic[(t0 + i) & MASK]!;
-      const envelope = this.farEnvelope(t0, n);
+      const envelope = this.o.envelopeGate ? this.farEnvelope(t0, n) : 0;
       if (this.relocate()) this.wrong = 0;
       else if (++this.wrong >= WRONG_BLOCKS) this.forget();
       // Until it fits again, the far end's envelope tells the echo alone from the visitor.
-      if (em <= this.gain * this.gain * envelope * 10 ** (ENVELOPE_DB / 10)) {
+      if (this.o.envelopeGate && em <= this.gain * this.gain * envelope * 10 ** (ENVELOPE_DB / 10)) {
         if (this.hangover > 0) this.hangover--;
         return this.hangover === 0;
       }
@@ -362,7 +384,7 @@ export class EchoFilter {
     const explained =
       residualLow ||
       (this.erleDb < this.o.residualDb && em <= expected * 10 ** (this.o.explainedDb / 10)) ||
-      (this.unsettled > 0 && em <= this.gain * this.gain * this.farEnvelope(t0, n) * 10 ** (ENVELOPE_DB / 10));
+      (this.o.envelopeGate && this.unsettled > 0 && em <= this.gain * this.gain * this.farEnvelope(t0, n) * 10 ** (ENVELOPE_DB / 10));
     // Someone speaking over it (louder than the echo can be): the filter does not learn from it.
     const doubleTalk = !residualLow && em > expected * 10 ** (this.o.doubleTalkDb / 10);
     if (explained) {
@@ -420,6 +442,8 @@ export class EchoFilter {
     for (let b = 0; b <= 2 * ENVELOPE_BLOCKS; b++) {
       let e = 0;
       const start = from + b * ECHO_BLOCK;
+      // Only what has been written (a short delay puts the later blocks in the future).
+      if (start + n > this.t) break;
       for (let i = start; i < start + n; i++) e += this.far[i & MASK]! ** 2;
       if (e > most) most = e;
     }
@@ -428,9 +452,10 @@ export class EchoFilter {
 
   /**
    * The path jumped by a few ms (the filter's estimate stopped fitting at once): the delay is looked
-   * for around where it was, over the last 40 ms (full rate, normalised correlation), and when it is
-   * clearly elsewhere the filter moves there whole — its taps are the path's shape relative to the
-   * bulk delay, so moving the delay moves them. Whether it moved.
+   * for within ±40 ms of where it was, over the last 40 ms (normalised correlation, coarse on a 4 kHz
+   * copy, refined at 16 kHz), and when it is clearly elsewhere — and the next misfit block agrees —
+   * the filter moves there whole: its taps are the path's shape relative to the bulk delay, so moving
+   * the delay moves them. Whether it moved.
    */
   private relocate(): boolean {
     const d = this.delay;
@@ -455,7 +480,8 @@ export class EchoFilter {
     const current = at(d);
     if (current.ff < n * FAR_SPEECH) return false;
     // Coarse, on sums of 4 samples (a 4 kHz copy: 1/16 of the work), then refined at full rate.
-    const lo = Math.max(0, d - RELOCATE_SPAN);
+    // Not under the taps that lie before the bulk delay: they would read the far end ahead of now.
+    const lo = Math.max(this.o.preTaps, d - RELOCATE_SPAN);
     const hi = Math.min(this.maxLag, d + RELOCATE_SPAN);
     const nd = n >> 2;
     const md = new Float32Array(nd);
@@ -507,6 +533,8 @@ export class EchoFilter {
     this.xStale = true;
     this.stats.delayMs = (best.lag * 1000) / ECHO_RATE;
     this.stats.delayMoved++;
+    // A search over a window mostly from before the jump would find the old delay again.
+    this.nextSearchAt = Math.max(this.nextSearchAt, this.t + XCORR_WINDOW);
     return true;
   }
 
@@ -514,6 +542,7 @@ export class EchoFilter {
   /** The delay and the filter are wrong: looked for again from scratch. */
   private forget() {
     this.delay = null;
+    this.move = null;
     this.candidate = null;
     this.wrong = 0;
     this.h.fill(0);
@@ -529,10 +558,14 @@ export class EchoFilter {
    * around it.
    */
   private search() {
-    this.nextSearchAt = this.t + (this.delay === null || this.searching || this.candidate !== null ? SEARCH_EVERY : RECHECK_EVERY);
+    // Looked for at the fast pace while none is known — unless many seconds of the far end have
+    // found none (headphones: there is no echo to find), then at the slow one.
+    const fast = (this.delay === null && this.unfoundSearches < GIVE_UP_SEARCHES) || this.searching || this.candidate !== null;
+    this.nextSearchAt = this.t + (fast ? SEARCH_EVERY : RECHECK_EVERY);
+    if (this.delay === null) this.unfoundSearches++;
     const n = XCORR_WINDOW;
-    const mic = new Float32Array(n);
-    const far = new Float32Array(n + this.maxLag);
+    const mic = this.scratchMic;
+    const far = this.scratchFar;
     let farE = 0;
     for (let i = 0; i < n; i++) mic[i] = this.mic[(this.t - n + i) & MASK]!;
     for (let i = 0; i < far.length; i++) {
@@ -569,6 +602,8 @@ export class EchoFilter {
     this.stats.delayMs = (this.delay * 1000) / ECHO_RATE;
     this.stats.delayFound++;
     this.unfoundSamples = 0;
+    this.unfoundSearches = 0;
+    this.move = null;
     this.unsettled = UNSETTLED_BLOCKS;
   }
 }

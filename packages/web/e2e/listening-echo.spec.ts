@@ -212,6 +212,8 @@ test('on speakers, its own voice back in the microphone (50 ms, −10 dB): two m
     console.log(`room: ${JSON.stringify(await page.evaluate(() => { const r = (window as unknown as { __room: { taps: number; state(): string } }).__room; return { taps: r.taps, state: r.state() }; }))}; echo peaks ${first.loudest.toFixed(4)} / ${second.loudest.toFixed(4)}; frames: ${frames.filter((f) => ['pause', 'resume', 'interrupted', 'transcript'].includes(f.type) && (f.type !== 'transcript' || f.final)).map((f) => `${f.type}${f.text ? ` "${f.text}"` : ''}`).join(', ')}`);
     // The echo was there (−10 dB of a voice is ~−30 dBFS: far above the room's silence)...
     expect(first.loudest).toBeGreaterThan(0.01);
+    // The page's own canceller ran (the room's stream reports no browser echo cancellation) and found the path.
+    expect(echoLog.at(-1)?.delayFound ?? 0).toBeGreaterThan(0);
     expect(second.loudest).toBeGreaterThan(0.01);
     // ...and the avatar never heard itself: no interruption, only the two questions. The page's
     // audio clocks jump now and then (ADR 108) and a stretch of echo can hold it for a moment (0–1

@@ -204,6 +204,40 @@ describe('MicCapture', () => {
       expect(wiring()).toEqual([]);
     });
 
+    it('the mic turned off and on again: the reference is connected in the new context', async () => {
+      const mic = new MicCapture(events());
+      mic.setEchoReference(heard('loopback'));
+      let started = mic.start();
+      await grant({});
+      await started;
+      mic.stop();
+      started = mic.start();
+      await grant({});
+      await started;
+      expect(contexts).toHaveLength(2);
+      expect(contexts[1]!.sources.flatMap((s) => s.connected.map((c) => [(s.of as { name?: string }).name ?? 'mic', c.input ?? 0]))).toEqual([
+        ['mic', 0],
+        ['loopback', 1],
+      ]);
+      mic.stop();
+    });
+
+    it('a reference without an audio track, or one the context refuses: nothing connected, the mic goes on', async () => {
+      const mic = new MicCapture(events());
+      const started = mic.start();
+      await grant({});
+      expect(await started).toEqual({ ok: true });
+      mic.setEchoReference({ getAudioTracks: () => [] } as unknown as MediaStream);
+      expect(wiring()).toEqual([['mic', 0]]);
+      contexts[0]!.createMediaStreamSource = () => {
+        throw new Error('not this stream');
+      };
+      mic.setEchoReference(heard('foreign'));
+      expect(wiring()).toEqual([['mic', 0]]);
+      expect(mic.active).toBe(true);
+      mic.stop();
+    });
+
     it('“echoCancellation: false” reported: the page cancels', async () => {
       const mic = new MicCapture(events());
       const started = mic.start();

@@ -113,11 +113,24 @@ describe('the page cancels its own voice in the mic when the browser does not (A
     const far = voice(8, 3);
     const visitor = voice(8, 99, 0.2).map((x, i) => (i > 4 * RATE && i < 6 * RATE ? x : 0));
     const mic = add(room(far, 50, -10), visitor);
-    const out = run(new MicEchoFrames(RATE), mic, far);
+    const fr = new MicEchoFrames(RATE);
+    const out = run(fr, mic, far);
     const alone = run(new MicEchoFrames(RATE), visitor, null);
     const heard = run(new MicEchoFrames(RATE), mic, null);
     // The visitor's two seconds: what goes on carries their voice (the echo under it is the filter's to take).
     expect(Math.abs(db(out, 4.05, 6) - db(alone, 4.05, 6))).toBeLessThanOrEqual(3);
+    // Block by block: ≥ 95 % of the visitor's loud 10 ms blocks go on (none gated as echo).
+    let loud = 0;
+    let kept = 0;
+    for (let b = 405; b < 600; b++) {
+      const visitorDb = db(alone, b / 100, (b + 1) / 100);
+      if (visitorDb < 20 * Math.log10(0.02 * 0x8000)) continue;
+      loud++;
+      // The output runs 10 ms late (the gate's look-ahead).
+      if (db(out, (b + 1) / 100, (b + 2) / 100) > visitorDb - 10) kept++;
+    }
+    expect(loud).toBeGreaterThan(60);
+    expect(kept / loud).toBeGreaterThanOrEqual(0.95);
     // Before them, the echo alone: ≥ 25 dB down.
     expect(db(heard, 1, 4) - db(out, 1, 4)).toBeGreaterThanOrEqual(25);
   });

@@ -19,9 +19,10 @@ import { MicFramer } from './mic-framer';
  */
 /**
  * Until the echo's delay is found (0.2–0.4 s into the avatar's first words), the far end's envelope
- * gates the mic, for this much of the avatar's voice: this canceller runs only where the browser
- * cancels none, so most likely on speakers; a visitor with headphones who speaks over the first
- * 1.5 s, more quietly than the avatar plays, is the price (ADR 108).
+ * gates the mic, for this much of the avatar's voice; and it gates wherever the filter may not fit
+ * (`envelopeGate`). This canceller runs only where the browser cancels none, so most likely on
+ * speakers; a visitor with headphones who speaks over the first 1.5 s, more quietly than the avatar
+ * plays, is the price (ADR 108).
  */
 const PRIOR_GATE_MS = 1500;
 
@@ -51,7 +52,7 @@ export class MicEchoFrames {
    * nothing into this context now (silence). Returns the frames completed, echo taken out.
    */
   push(mic: Float32Array, far: Float32Array | null): { pcm: Int16Array; rms: number }[] {
-    if (far) this.filter ??= new EchoFilter({ priorGateMs: PRIOR_GATE_MS });
+    if (far) this.filter ??= new EchoFilter({ priorGateMs: PRIOR_GATE_MS, envelopeGate: true });
     if (!far || far.length !== mic.length) {
       if (this.silence.length !== mic.length) this.silence = new Float32Array(mic.length);
       far = this.silence;
