@@ -353,11 +353,7 @@ export class EchoFilter {
     // path changed). The block goes on as heard; a filter wrong for long is forgotten. Not so when
     // the estimate is under the noise floor (the tail of the avatar's voice over a silent mic —
     // a digital one is silent to the sample): nothing there says the filter is wrong.
-    // Nor while the visitor speaks over the echo (double talk in this block or the last three): their
-    // voice and the echo, out of phase, can make the mic quieter than what the filter leaves.
-    const expectedEcho = this.gain * this.gain * (ex / taps);
-    const visitor = this.frozen > 0 || ee > expectedEcho * 10 ** (this.o.doubleTalkDb / 10);
-    if (ee > em && ey > n * FAR_QUIET * FAR_QUIET && !visitor) {
+    if (ee > em && ey > n * FAR_QUIET * FAR_QUIET) {
       this.unsettled = UNSETTLED_BLOCKS;
       for (let i = 0; i < n; i++) this.res[(t0 + i) & MASK] = this.mic[(t0 + i) & MASK]!;
       const envelope = this.o.envelopeGate ? this.farEnvelope(t0, n) : 0;

@@ -119,7 +119,9 @@ describe('the page cancels its own voice in the mic when the browser does not (A
     const heard = run(new MicEchoFrames(RATE), mic, null);
     // The visitor's two seconds: what goes on carries their voice (the echo under it is the filter's to take).
     expect(Math.abs(db(out, 4.05, 6) - db(alone, 4.05, 6))).toBeLessThanOrEqual(3);
-    // Block by block: ≥ 95 % of the visitor's loud 10 ms blocks go on (none gated as echo).
+    // Block by block: ≥ 90 % of the visitor's loud 10 ms blocks go on. The envelope gate's price
+    // (ADR 108): their voice and the echo out of phase can make a block look like a misfit, and the
+    // 0.5 s after it gate their quieter blocks (94 % kept here; 100 % without the gate).
     let loud = 0;
     let kept = 0;
     for (let b = 405; b < 600; b++) {
@@ -130,7 +132,7 @@ describe('the page cancels its own voice in the mic when the browser does not (A
       if (db(out, (b + 1) / 100, (b + 2) / 100) > visitorDb - 10) kept++;
     }
     expect(loud).toBeGreaterThan(60);
-    expect(kept / loud).toBeGreaterThanOrEqual(0.95);
+    expect(kept / loud).toBeGreaterThanOrEqual(0.9);
     // Before them, the echo alone: ≥ 25 dB down.
     expect(db(heard, 1, 4) - db(out, 1, 4)).toBeGreaterThanOrEqual(25);
   });
