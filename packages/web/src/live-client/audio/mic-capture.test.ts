@@ -168,8 +168,8 @@ describe('MicCapture', () => {
 
   describe('its own echo canceller (ADR 108): what the visitor hears into the worklet’s second input', () => {
     const heard = (name: string) => ({ name, getAudioTracks: () => [{}] }) as unknown as MediaStream;
-    /** Where each source the context made is connected: [what it was made from, input]. */
-    const wiring = () => contexts[0]!.sources.flatMap((s) => s.connected.map((c) => [s.of === undefined ? '?' : ((s.of as { name?: string }).name ?? 'mic'), c.input ?? 0]));
+    /** Where each source context `k` made is connected: [what it was made from, input]. */
+    const wiring = (k = 0) => contexts[k]!.sources.flatMap((s) => s.connected.map((c) => [s.of === undefined ? '?' : ((s.of as { name?: string }).name ?? 'mic'), c.input ?? 0]));
 
     it('the browser cancels echo on this track: nothing more is connected', async () => {
       const mic = new MicCapture(events());
@@ -215,7 +215,7 @@ describe('MicCapture', () => {
       await grant({});
       await started;
       expect(contexts).toHaveLength(2);
-      expect(contexts[1]!.sources.flatMap((s) => s.connected.map((c) => [(s.of as { name?: string }).name ?? 'mic', c.input ?? 0]))).toEqual([
+      expect(wiring(1)).toEqual([
         ['mic', 0],
         ['loopback', 1],
       ]);
