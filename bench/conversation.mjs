@@ -223,7 +223,7 @@ const OVER_AVATAR_LINE = [
  * `interrupted`, never resumed between). `voices`: name → (text) => 16 kHz PCM16 (or null).
  * A fresh Conversation per sound; the recogniser, VAD model and voice are shared and warm.
  */
-export async function overAvatarLive({ voices, backchannels, interruptions, recognizer = 'stream', reactMs = 300, overAvatarWeight = null, questions = [] }) {
+export async function overAvatarLive({ voices, backchannels, interruptions, recognizer = 'stream', reactMs = 300, overAvatarWeight = null, questions = [], soundsLike = false }) {
   const mods = await loadMods();
   if (!mods.findPocketsphinx()) return { skipped: 'pocketsphinx is not installed' };
   const install = recognizer === 'stream' ? mods.findStreamingPocketsphinx() : null;
@@ -241,6 +241,8 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
     rec.preload(overModel);
   }
   const stt = install ? mods.createOfflineStreamStt(rec, {}, () => overModel) : mods.createOfflineStt(rec);
+  // Misheard stop requests heard by how they sound (ADR 109): the worker's lookup of the recogniser's dictionary.
+  const pronounce = soundsLike ? await (await import(dist('providers/stt/pronunciations.js'))).loadPronunciations(mods.findPocketsphinx().dict) : undefined;
   const out = {};
   try {
     await voice.warm();
@@ -251,7 +253,7 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
       for (const [kind, text] of [...backchannels.map((t) => ['backchannel', t]), ...interruptions.map((t) => ['stop', t]), ...questions.map((t) => ['question', t])]) {
         const pcm = await say(text);
         if (!pcm) continue;
-        rows.push({ kind, text, ...(await overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs })) });
+        rows.push({ kind, text, ...(await overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs, pronounce })) });
       }
       const of = (k) => rows.filter((r) => r.kind === k);
       const rate = (rs) => (rs.length ? round((100 * rs.filter((r) => r.ok).length) / rs.length, 1) : null);
@@ -271,11 +273,11 @@ export async function overAvatarLive({ voices, backchannels, interruptions, reco
 }
 
 /** One sound over the avatar's long line (overAvatarLive). */
-async function overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs }) {
+async function overAvatarOnce(mods, { stt, vadModel, voice, pcm, kind, reactMs, pronounce }) {
   const { Conversation, writeAudioFrame, AudioFrameKind, createSpeechPipeline, createOfflineTts, TURN_DEFAULTS } = mods;
   const frames = [];
   const socket = { send: (d) => frames.push({ at: performance.now(), f: JSON.parse(d) }), sendBinary: () => frames.push({ at: performance.now(), bin: true }), close: () => undefined, isOpen: true };
-  const c = new Conversation({ config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt, vad: vadModel.stream(), options: TURN_DEFAULTS }, portal, log, micOn: true });
+  const c = new Conversation({ config: sessionConfig(), brain: null, speech: createSpeechPipeline({ tts: createOfflineTts(voice) }), listening: { stt, vad: vadModel.stream(), options: TURN_DEFAULTS, ...(pronounce ? { pronounce } : {}) }, portal, log, micOn: true });
   c.attach(socket);
   const mic = micStreamer(c, writeAudioFrame, AudioFrameKind.mic);
   try {

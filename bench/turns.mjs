@@ -745,10 +745,15 @@ export async function run() {
     const voices = Object.fromEntries(rates.map((wpm) => [`espeak-ng ${wpm} wpm`, (t) => espeak16k(t, wpm)]));
     const recognizer = process.env.BENCH_TURNS_RECOGNISER === 'batch' ? 'batch' : 'stream';
     // BENCH_TURNS_OVER_MODEL: the over-the-avatar model's weights to compare (ADR 107; "off" = the generic model alone, the before).
-    const weights = (process.env.BENCH_TURNS_OVER_MODEL ?? 'off,0.6').split(',').map((w) => (w === 'off' ? null : Number(w)));
+    const weights = (process.env.BENCH_TURNS_OVER_MODEL ?? 'off').split(',').map((w) => (w === 'off' ? null : Number(w)));
+    // BENCH_TURNS_SOUNDS_LIKE: misheard stop requests heard by their sound (ADR 109) off (the before), on, or both.
+    const soundsLike = (process.env.BENCH_TURNS_SOUNDS_LIKE ?? 'off,on').split(',').map((v) => v === 'on');
     const overAvatarLiveByModel = {};
     for (const w of weights) {
-      overAvatarLiveByModel[w === null ? 'generic model' : `over-the-avatar model λ ${w}`] = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), questions: QUESTIONS_OVER_AVATAR, recognizer, reactMs: TARGETS.reactMs, overAvatarWeight: w });
+      for (const sl of soundsLike) {
+        const name = `${w === null ? 'generic model' : `over-the-avatar model λ ${w}`}${sl ? ', stop requests by sound' : ''}`;
+        overAvatarLiveByModel[name] = await overAvatarLive({ voices, backchannels: BACKCHANNELS.map(([t]) => t).filter(Boolean), interruptions: INTERRUPTIONS.map(([t]) => t), questions: QUESTIONS_OVER_AVATAR, recognizer, reactMs: TARGETS.reactMs, overAvatarWeight: w, soundsLike: sl });
+      }
     }
     return { turns: { targets: TARGETS, recognizer, overAvatarLive: overAvatarLiveByModel, leftOut: 'coughs and laughs (no synthetic sound for them), noise suppression and echo (off), a page playing the voice (the avatar is "heard" from the audio sent)' } };
   }

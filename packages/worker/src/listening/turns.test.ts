@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../test/fake-clock.js';
 import { readLiveSpeech } from '@persona/contract';
-import type { SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
+import type { Pronounce, SttEngine, SttEvents, SttSession } from '../providers/stt/types.js';
 import { looksLikeEcho, looksUnfinished, TURN_DEFAULTS, turnOptionsFrom, type TurnOptions } from './options.js';
 import { Listener, MISHEARD_BACKCHANNEL_MS, type ListenTurnMetrics } from './turns.js';
+import { pronunciationsOf } from '../providers/stt/pronunciations.js';
 import { VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
 
@@ -41,7 +42,7 @@ function fakeStt(mode: 'batch' | 'stream', texts: string[] = []) {
   return { engine, state };
 }
 
-function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello there'])) {
+function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello there']), pronounce?: Pronounce) {
   const clock = new FakeClock();
   const log: string[] = [];
   const commits: { text: string; m: ListenTurnMetrics }[] = [];
@@ -51,6 +52,7 @@ function setup(opts: Partial<TurnOptions> = {}, stt = fakeStt('batch', ['hello t
     vad: scriptedVad,
     stt: stt.engine,
     clock,
+    ...(pronounce ? { pronounce } : {}),
     events: {
       transcript: (text, final) => log.push(`transcript:${final ? 'final' : 'interim'}:${text}`),
       commit: (text, m) => {
@@ -535,6 +537,29 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     expect(await over('two tickets', 800)).toBe('stopped');
     expect(await over('stop', 800)).toBe('stopped');
     expect(await over('two', 800, 'How many tickets would you like?')).toBe('stopped');
+  });
+
+  it('a stop request the recogniser misheard as other words ("gold on", "top", "weight") stops it when they sound like one (ADR 109); without the pronunciations, or words that do not, it goes on', async () => {
+    const pronounce = pronunciationsOf(['gold G OW L D', 'hold HH OW L D', 'hang HH AE NG', 'and AH N D', 'and(2) AE N D', 'on AA N', 'stop S T AA P', 'top T AA P', 'wait W EY T', 'weight W EY T', 'what W AH T', 'elite IH L IY T', 'you Y UW'].join('\n'));
+    const over = async (heard: string, words?: Pronounce, streaming = false) => {
+      const stt = fakeStt(streaming ? 'stream' : 'batch', [heard]);
+      const t = setup({}, stt, words);
+      t.listener.setAgentSpeaking(7, 'The museum opens at nine.');
+      await t.clock.advance(1000);
+      await t.feed(t.speech(480));
+      if (streaming) stt.state.events!.onResult({ text: heard, final: true });
+      await t.feed(t.silence(1200));
+      await t.clock.advance(2500);
+      return t.log.includes('interrupt:7') ? 'stopped' : t.log.includes('resume:7') ? 'went on' : 'held';
+    };
+    for (const heard of ['gold on', 'top', 'weight']) {
+      expect(await over(heard, pronounce), heard).toBe('stopped');
+      expect(await over(heard), `${heard} without pronunciations`).toBe('went on');
+    }
+    // Two phonemes or more from every phrase, or a short phrase one phoneme off: as before.
+    for (const heard of ['and on', 'what', 'elite you']) expect(await over(heard, pronounce), heard).toBe('went on');
+    // A streaming recogniser's final words too.
+    expect(await over('gold on', pronounce, true)).toBe('stopped');
   });
 });
 

@@ -1,7 +1,8 @@
-import type { SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
+import type { Pronounce, SttEngine, SttResult, SttSession } from '../providers/stt/types.js';
 import type { Denoiser } from './denoise.js';
 import type { EchoCanceller } from './echo-cancel.js';
 import { createRoomGate, levelDb, ROOM_MIN_SPEECH_MS, type RoomGate } from './room-gate.js';
+import { soundsLikeStopRequest } from './sounds-like.js';
 import { endOfTurn, endpointingDelay, isBackchannel, isStopRequest, looksLikeEcho, looksUnfinished, wordsOf, type TurnOptions } from './options.js';
 import { VAD_WINDOW_MS, VAD_WINDOW_SAMPLES, type VadStream } from './vad.js';
 
@@ -89,6 +90,11 @@ export interface ListenerOptions {
   sttLanguages?: string[];
   sttModel?: string;
   sttPhrases?: string[];
+  /**
+   * The recogniser's pronunciations (the offline one's dictionary): words over the avatar that
+   * sound like a stop request stop it (ADR 109). None: only the words as written count.
+   */
+  pronounce?: Pronounce;
   events: ListenerEvents;
   clock?: Clock;
 }
@@ -108,6 +114,8 @@ export interface ConversationListening {
   languages?: string[];
   model?: string;
   phrases?: string[];
+  /** The offline recogniser's pronunciations: misheard stop requests over the avatar stop it (ADR 109). */
+  pronounce?: Pronounce;
   clock?: Clock;
   /** Called when the mic is first turned on: load the VAD model, start the recogniser. */
   warm?: () => void;
@@ -886,6 +894,7 @@ export class Listener {
     if (this.englishRules) {
       if (speechMs >= this.o.minSpeechMs && isStopRequest(text, final)) return !looksLikeEcho(text, this.agentText);
       if (this.isBackchannel(text)) return false;
+      if (final && speechMs >= this.o.minSpeechMs && this.soundsLikeStop(text)) return !looksLikeEcho(text, this.agentText);
     }
     if (speechMs < this.o.minInterruptionMs) return false;
     const words = wordsOf(text).length;
@@ -909,7 +918,12 @@ export class Listener {
   private isBackchannel(text: string): boolean {
     const asked = this.agentText.includes('?');
     if (isBackchannel(text, { affirmations: !asked })) return true;
-    return this.opts.stt.mode === 'batch' && !asked && this.turnSpeechMs <= MISHEARD_BACKCHANNEL_MS && wordsOf(text).length === 1 && !isStopRequest(text, true);
+    return this.opts.stt.mode === 'batch' && !asked && this.turnSpeechMs <= MISHEARD_BACKCHANNEL_MS && wordsOf(text).length === 1 && !isStopRequest(text, true) && !this.soundsLikeStop(text);
+  }
+
+  /** A final transcript that is no stop request as written but sounds like one ("gold on", "top"; ADR 109). */
+  private soundsLikeStop(text: string): boolean {
+    return this.opts.pronounce !== undefined && soundsLikeStopRequest(text, this.opts.pronounce) !== null;
   }
 
   private confirmInterruption() {

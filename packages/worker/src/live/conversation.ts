@@ -191,11 +191,11 @@ export class Conversation {
     });
     const l = opts.listening;
     if (l) {
-      const { options, vad, denoiser, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases } = l;
+      const { options, vad, denoiser, stt, clock, languages: sttLanguages, model: sttModel, phrases: sttPhrases, pronounce } = l;
       const echo = l.echoCancel ? new EchoCanceller(() => this.speaking.playingNow()) : undefined;
       this.echoCanceller = echo ?? null;
       this.listener = new Listener({
-        options, vad, denoiser, echo, stt, clock, sttLanguages, sttModel, sttPhrases,
+        options, vad, denoiser, echo, stt, clock, sttLanguages, sttModel, sttPhrases, pronounce,
         events: {
           transcript: (text, final) => {
             if (final) return;

@@ -35,6 +35,7 @@ import type { OperatorStt, SttBaseUrls } from '../providers/stt/network.js';
 import { findPocketsphinx, type OfflineRecognizer } from '../providers/stt/offline.js';
 import { createWorkerOfflineRecognizer, isStreamingRecognizer } from '../providers/stt/offline-stream.js';
 import { createOverAvatarModel, createWorkerRecognizers, vocabularyOf } from '../providers/stt/avatar-models.js';
+import { sharedPronunciations } from '../providers/stt/pronunciations.js';
 
 export interface LiveRuntimeOptions {
   /** The worker's link to the portal (registration, pings, RPC). */
@@ -221,6 +222,8 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
   // (WORKER_STT_OVER_AVATAR=on): no gain was measured with synthetic voices on a quiet machine.
   const streaming = recognizer && isStreamingRecognizer(recognizer) ? recognizer : null;
   const overAvatar = listenOpts && install && listenOpts.overAvatarModel === true && streaming ? createOverAvatarModel({ install, dir: modelDir, log: opts.log }) : null;
+  // The recogniser's pronunciations, read once at start (~0.1 s): misheard stop requests over the avatar (ADR 109).
+  const pronounce = install ? sharedPronunciations(install.dict, (err) => opts.log.warn('the pronunciation dictionary could not be read: misheard stop requests are not recognised', { error: String(err) })) : undefined;
   let vadModel: Promise<VadModel> | null = null;
   const vad = () => (vadModel ??= Promise.resolve(listenOpts?.vad ?? sharedSileroVad()));
   let denoiseModel: Promise<DenoiseModel> | null = null;
@@ -256,6 +259,7 @@ export function createLiveRuntime(opts: LiveRuntimeOptions): LiveRuntime {
       languages: settings?.languages ?? [],
       model: choice.kind === 'network' ? settings?.model : undefined,
       phrases: choice.kind === 'network' ? settings?.phrases : undefined,
+      ...(choice.kind === 'offline' && pronounce ? { pronounce } : {}),
       // Loaded when a visitor first turns the mic on (most sessions never do).
       warm: () => {
         void vad().catch((err: unknown) => log.warn('the VAD model could not load', { error: String(err) }));

@@ -80,3 +80,10 @@ export interface SttEngine {
    */
   answerMs?(): number | null;
 }
+
+/**
+ * A word's pronunciations in the recogniser's dictionary (each a list of phonemes, CMU ARPAbet
+ * without stress); undefined: a word it does not know. The offline recogniser's lookup
+ * (pronunciations.ts) lets the listener hear misheard stop requests by their sound (ADR 109).
+ */
+export type Pronounce = (word: string) => readonly (readonly string[])[] | undefined;
