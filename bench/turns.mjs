@@ -481,11 +481,19 @@ async function overAvatar(mods) {
   return out;
 }
 
+/**
+ * What espeak-ng is given for a sound it would otherwise spell out. It reads "mhm" and "mm-hm" as
+ * letters — "em aitch em", `espeak-ng -x mhm` prints ",Em,eItS'Em" — 1.0–1.2 s at 160 wpm, which no
+ * visitor says (before stop 42 the bench did, and pocketsphinx heard "elite you", "in the queue").
+ * In espeak's phoneme notation [[m-'hm-]] is the hum a person makes: two syllabic m's, 0.45–0.75 s.
+ */
+const ESPEAK_SAYS = { 'mm-hm': "[[m-'hm-]]", mhm: "[[m-'hm-]]" };
+
 /** espeak-ng's speech of `text` at 16 kHz (its 22050 Hz resampled linearly), or null without espeak-ng. */
 function espeak16k(text, wordsPerMinute) {
   let wav;
   try {
-    wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', String(wordsPerMinute), '--stdout', text]);
+    wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', String(wordsPerMinute), '--stdout', ESPEAK_SAYS[text] ?? text]);
   } catch {
     return null;
   }

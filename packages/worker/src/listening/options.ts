@@ -109,7 +109,11 @@ export function isBackchannel(text: string, opts: { affirmations: boolean } = { 
  * it as soon as they are heard; "no", "sorry", "actually" only as the whole utterance (a final
  * transcript: "no" may yet be "no problem") or before a correction ("no, I meant…").
  */
-const STOP_START = /^(?:(?:okay|ok|um|uh|er)\s+)?(?:wait|stop|hold on|hang on|hold it|pause|excuse me|one (?:second|moment|sec)|just a (?:second|moment|sec|minute)|shut up|be quiet)\b/;
+/** Phrases that stop the avatar at the start of what is said (also heard by their sound, ADR 109). */
+export const STOP_PHRASES = ['wait', 'stop', 'hold on', 'hang on', 'hold it', 'pause', 'excuse me', 'one second', 'one moment', 'one sec', 'just a second', 'just a moment', 'just a sec', 'just a minute', 'shut up', 'be quiet'] as const;
+/** Words that may come before such a phrase ("okay wait", "um hold on"). */
+export const STOP_LEADERS = ['okay', 'ok', 'um', 'uh', 'er'] as const;
+const STOP_START = new RegExp(`^(?:(?:${STOP_LEADERS.join('|')})\\s+)?(?:${STOP_PHRASES.join('|')})\\b`);
 const STOP_CORRECTION = /^(?:no|nope|sorry|actually)\s+(?:i meant|i mean|that's not|that is not|not that|i said|i asked|i didn't|you misunderstood)\b/;
 const STOP_ALONE = /^(?:no|nope|sorry|actually)(?:\s+(?:no|nope|sorry))*$/;
 export function isStopRequest(text: string, final = true): boolean {

@@ -1,5 +1,5 @@
 import type { Pronounce } from '../providers/stt/types.js';
-import { wordsOf } from './options.js';
+import { STOP_LEADERS, STOP_PHRASES, wordsOf } from './options.js';
 
 /**
  * Stop requests the recogniser misheard (issue 29, ADR 109). Over the avatar, a fast "hold on"
@@ -12,21 +12,22 @@ import { wordsOf } from './options.js';
  */
 
 /**
- * The stop requests matched by sound: those of `isStopRequest`'s STOP_START that stop the avatar
- * on their own. "no", "sorry", "actually" are left out: one or two phonemes, too near "now",
- * "so", "oh" and the rest of a listener's small words.
+ * The stop requests matched by sound: the text rule's phrases that stop the avatar at the start of
+ * what is said (STOP_PHRASES). "no", "sorry", "actually" are not among them: one or two phonemes,
+ * too near "now", "so", "oh" and the rest of a listener's small words.
  */
-export const SOUNDED_STOP_PHRASES = ['wait', 'stop', 'hold on', 'hang on', 'hold it', 'pause', 'excuse me', 'one second', 'one moment', 'just a second', 'just a moment', 'just a minute', 'shut up', 'be quiet'] as const;
+export const SOUNDED_STOP_PHRASES: readonly string[] = STOP_PHRASES;
 
+/** A phrase of this many phonemes or more may be heard with one phoneme off (at most SOUNDS_LIKE_SHARE of them). */
+export const NEAR_FROM_PHONEMES = 5;
 /** Heard words this many phonemes' cost from a phrase, per phoneme of the phrase, sound like it. */
 export const SOUNDS_LIKE_SHARE = 0.25;
 
-/** A phrase this short ("wait", "pause": three phonemes) is matched only by what sounds the same ("weight", "paws"): one phoneme off is another word ("what", "white", "pies"). */
-const SHORTEST_NEAR = 4;
 /** At most this many words from the start are compared (the longest phrase has three). */
 const MAX_WORDS = 4;
 /** Pronunciation variants tried per word (the dictionary has up to ~6; the first ones are the common ones). */
 const MAX_VARIANTS = 3;
+const LEADERS = new Set<string>(STOP_LEADERS);
 
 const CLASSES: readonly (readonly string[])[] = [
   ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW'],
@@ -96,28 +97,41 @@ function phraseSayings(phrase: string, pronounce: Pronounce): string[][] | undef
 }
 
 /**
+ * Does `heard` sound like `said`? The same phonemes; or, for a phrase of NEAR_FROM_PHONEMES or
+ * more, one phoneme off (substituted, dropped or added) at a cost of at most SOUNDS_LIKE_SHARE of
+ * the phrase; or, for any phrase, only its first phoneme lost (the onset a fast voice and the VAD's
+ * start clip: "top" for "stop"). Its cost, or null.
+ */
+function nearness(heard: readonly string[], said: readonly string[]): number | null {
+  if (Math.abs(heard.length - said.length) > 1 || edits(heard, said) > 1) return null;
+  if (heard.length === said.length - 1 && heard.every((p, k) => p === said[k + 1])) return gap(said[0]!);
+  const cost = phoneticDistance(heard, said);
+  if (cost === 0) return 0;
+  return said.length >= NEAR_FROM_PHONEMES && cost <= SOUNDS_LIKE_SHARE * said.length ? cost : null;
+}
+
+/**
  * The stop phrase the heard words sound like, or null. As the text rule stops the avatar for
- * "hold on" at the start of anything said, the words from the start (one to four of them: "gold
- * on", "gold on it") are compared with each phrase; they sound like it when one phoneme at most
- * differs (substituted, dropped or added) and that costs at most SOUNDS_LIKE_SHARE of the
- * phrase's phonemes: "gold on" (G for HH, one of six) and "told on" are "hold on", "top" (S
- * dropped, one of four) is "stop". A phrase of three phonemes only by words that sound the same
- * ("weight" is "wait"; "what" is not); "and on" (three phonemes from "hang on") and "state" (two
- * from "stop") are not. Words the dictionary does not know match nothing. The nearest phrase wins.
+ * "hold on" at the start of anything said (after an "okay", "um"…), the words from the start (one
+ * to four of them: "gold on", "gold on it", "okay gold on") are compared with each phrase:
+ * "gold on" (G for HH, one of six phonemes) and "told on" are "hold on"; "top" (its onset S lost)
+ * is "stop"; "weight" is "wait". A phrase of four phonemes or fewer only by the same sounds or its
+ * onset lost: one phoneme off such a phrase is another common word ("what" for "wait", "step" for
+ * "stop"). "and on" (three phonemes from "hang on") is not. Words the dictionary does not know
+ * match nothing. The nearest phrase wins.
  */
 export function soundsLikeStopRequest(text: string, pronounce: Pronounce): string | null {
-  const words = wordsOf(text).slice(0, MAX_WORDS);
+  const all = wordsOf(text);
+  const words = (all.length > 1 && LEADERS.has(all[0]!) ? all.slice(1) : all).slice(0, MAX_WORDS);
   let best: { phrase: string; cost: number } | null = null;
   for (let n = 1; n <= words.length; n++) {
     const heard = sayings(words.slice(0, n), pronounce);
     if (!heard) break;
     for (const phrase of SOUNDED_STOP_PHRASES) {
       for (const said of phraseSayings(phrase, pronounce) ?? []) {
-        const limit = said.length < SHORTEST_NEAR ? 0 : SOUNDS_LIKE_SHARE * said.length;
         for (const h of heard) {
-          if (Math.abs(h.length - said.length) > 1 || edits(h, said) > 1) continue;
-          const cost = phoneticDistance(h, said);
-          if (cost <= limit && (!best || cost < best.cost)) best = { phrase, cost };
+          const cost = nearness(h, said);
+          if (cost !== null && (!best || cost < best.cost)) best = { phrase, cost };
         }
       }
     }

@@ -560,6 +560,14 @@ describe('over the avatar, decided as soon as the recogniser has answered (issue
     for (const heard of ['and on', 'what', 'elite you']) expect(await over(heard, pronounce), heard).toBe('went on');
     // A streaming recogniser's final words too.
     expect(await over('gold on', pronounce, true)).toBe('stopped');
+    // Its own words through the speakers are no stop request: "top" while it says "the top floor".
+    const echo = setup({}, fakeStt('batch', ['top']), pronounce);
+    echo.listener.setAgentSpeaking(7, 'The café is on the top floor.');
+    await echo.clock.advance(1000);
+    await echo.feed([...echo.speech(480), ...echo.silence(1200)]);
+    await echo.clock.advance(2500);
+    expect(echo.log).toContain('resume:7');
+    expect(echo.log).not.toContain('interrupt:7');
   });
 });
 

@@ -894,7 +894,8 @@ export class Listener {
     if (this.englishRules) {
       if (speechMs >= this.o.minSpeechMs && isStopRequest(text, final)) return !looksLikeEcho(text, this.agentText);
       if (this.isBackchannel(text)) return false;
-      if (final && speechMs >= this.o.minSpeechMs && this.soundsLikeStop(text)) return !looksLikeEcho(text, this.agentText);
+      // By sound only words the recogniser will not change (an interim "top" may yet be "topic").
+      if (final && this.interim === '' && speechMs >= this.o.minSpeechMs && this.soundsLikeStop(text)) return !looksLikeEcho(text, this.agentText);
     }
     if (speechMs < this.o.minInterruptionMs) return false;
     const words = wordsOf(text).length;
@@ -921,10 +922,14 @@ export class Listener {
     return this.opts.stt.mode === 'batch' && !asked && this.turnSpeechMs <= MISHEARD_BACKCHANNEL_MS && wordsOf(text).length === 1 && !isStopRequest(text, true) && !this.soundsLikeStop(text);
   }
 
-  /** A final transcript that is no stop request as written but sounds like one ("gold on", "top"; ADR 109). */
+  /** Words that are no stop request as written but sound like one ("gold on", "top"; ADR 109). Asked again for the same text as speech goes on: kept. */
   private soundsLikeStop(text: string): boolean {
-    return this.opts.pronounce !== undefined && soundsLikeStopRequest(text, this.opts.pronounce) !== null;
+    const pronounce = this.opts.pronounce;
+    if (pronounce === undefined) return false;
+    if (this.soundsLikeMemo?.text !== text) this.soundsLikeMemo = { text, stop: soundsLikeStopRequest(text, pronounce) !== null };
+    return this.soundsLikeMemo.stop;
   }
+  private soundsLikeMemo: { text: string; stop: boolean } | null = null;
 
   private confirmInterruption() {
     const utt = this.paused;
