@@ -112,6 +112,23 @@ describe('RNNoise denoiser (@echogarden/rnnoise-wasm, ADR 096)', () => {
     expect(out.every((v) => v === 0)).toBe(true);
   });
 
+  it('lets a frame under the VAD\'s silence peak through as it is, without RNNoise (the visitor listening); a louder one it denoises', async () => {
+    const d = model.stream();
+    const before = model.silentFrames!();
+    // Mic hiss at −70 dBFS peak: RNNoise would take it for noise and remove most of it.
+    const hiss = noise(16_000, 10);
+    const out = await through(d, hiss);
+    const silent = model.silentFrames!() - before;
+    expect(silent).toBeGreaterThanOrEqual(95);
+    // Through the resampling filters only: at its level, not suppressed.
+    expect(rms(out, 1600) / rms(hiss, 1600)).toBeGreaterThan(0.8);
+    // The same hiss 40 dB louder is noise to take out: RNNoise runs.
+    const loud = await through(d, noise(16_000, 1000));
+    expect(model.silentFrames!() - before - silent).toBeLessThanOrEqual(1);
+    expect(rms(loud, 1600) / 1000).toBeLessThan(0.3);
+    d.close();
+  });
+
   it('removes steady noise (≥ 20 dB) and keeps a voiced tone in noise at its energy', async () => {
     const n = noise(32_000, 1000);
     const d = model.stream();

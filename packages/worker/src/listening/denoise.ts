@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { SILENCE_PEAK } from './turns.js';
 
 /**
  * Noise suppression of the visitor's audio before the VAD and the STT (issue 29, ADR 096):
@@ -25,6 +26,8 @@ export interface Denoiser {
 
 export interface DenoiseModel {
   readonly name: string;
+  /** 10 ms frames let through without RNNoise so far, every session's: under the VAD's silence peak (nothing to take out). */
+  silentFrames?(): number;
   /** One per session: each keeps its own recurrent state and buffers. */
   stream(): Denoiser;
   close(): Promise<void>;
@@ -54,6 +57,9 @@ const H = new Float32Array(TAPS);
   }
   for (let i = 0; i < TAPS; i++) H[i] /= sum;
 }
+
+const SILENT_UNDER = workerData.silentUnder;
+let skipped = 0;
 
 function start(m) {
   const FRAME = m._rnnoise_get_frame_size();
@@ -99,7 +105,17 @@ function start(m) {
       if (s.frameLen === FRAME) {
         const heap = m.HEAPF32;
         heap.set(s.frame, s.buf >> 2);
-        m._rnnoise_process_frame(s.state, s.buf, s.buf);
+        // A frame the VAD would take for silence without asking (its peak under SILENCE_PEAK) has
+        // nothing to take out: it goes through as it is, and RNNoise is not run on it (most of a
+        // session's audio: the visitor listening).
+        let peak = 0;
+        for (let i = 0; i < FRAME; i++) {
+          const v = s.frame[i];
+          if (v > peak) peak = v;
+          else if (-v > peak) peak = -v;
+        }
+        if (peak >= SILENT_UNDER) m._rnnoise_process_frame(s.state, s.buf, s.buf);
+        else skipped++;
         const base = s.buf >> 2;
         for (let i = 0; i < FRAME; i++) {
           dn[s.downAt] = dn[s.downAt + TAPS] = heap[base + i];
@@ -124,7 +140,7 @@ function start(m) {
       const s = streams.get(sid);
       return s ? denoise(s, pcm) : pcm;
     });
-    parentPort.postMessage({ outs }, outs.map((x) => x.buffer));
+    parentPort.postMessage({ outs, skipped }, outs.map((x) => x.buffer));
   });
   parentPort.postMessage({ ready: true });
 }
@@ -151,7 +167,7 @@ interface Job {
 /** Loads RNNoise in its thread (its .wasm is read from the package's folder: nothing is downloaded). */
 export async function loadRnnoise(): Promise<DenoiseModel> {
   const module = pathToFileURL(createRequire(import.meta.url).resolve('@echogarden/rnnoise-wasm')).href;
-  const worker = new Worker(DENOISE_THREAD_SOURCE, { eval: true, workerData: { module } });
+  const worker = new Worker(DENOISE_THREAD_SOURCE, { eval: true, workerData: { module, silentUnder: SILENCE_PEAK * 32768 } });
   await new Promise<void>((resolve, reject) => {
     worker.once('error', reject);
     worker.once('message', (msg: { ready?: true; failed?: string }) => (msg.ready ? resolve() : reject(new Error(msg.failed ?? 'the noise suppressor did not start'))));
@@ -173,7 +189,9 @@ export async function loadRnnoise(): Promise<DenoiseModel> {
     inFlight = null;
     queue = [];
   };
-  worker.on('message', (msg: { outs: Int16Array[] }) => {
+  let silentFrames = 0;
+  worker.on('message', (msg: { outs: Int16Array[]; skipped: number }) => {
+    silentFrames = msg.skipped;
     const done = inFlight ?? [];
     inFlight = null;
     done.forEach((j, i) => j.resolve(msg.outs[i]!));
@@ -185,6 +203,7 @@ export async function loadRnnoise(): Promise<DenoiseModel> {
   worker.unref();
   return {
     name: 'rnnoise',
+    silentFrames: () => silentFrames,
     stream() {
       const sid = ++nextSid;
       let closed = false;
