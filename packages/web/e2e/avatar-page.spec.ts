@@ -121,9 +121,18 @@ for (const size of SIZES) {
     const caption = page.locator('.ps-subtitle');
     await expect(caption).toBeVisible({ timeout: 20_000 });
     await expect(caption).not.toBeEmpty();
-    const captionBox = (await caption.boundingBox())!;
-    const dockNow = (await page.locator('.ps-dock-row').boundingBox())!;
-    expect(captionBox.y + captionBox.height, 'the caption sits above the controls').toBeLessThanOrEqual(dockNow.y);
+    // Read while a caption is up: between two chunks of the answer it is gone for a moment (CI saw
+    // its box null right after it was visible).
+    await expect
+      .poll(
+        async () => {
+          const captionBox = await caption.boundingBox();
+          const dockNow = await page.locator('.ps-dock-row').boundingBox();
+          return captionBox && dockNow ? captionBox.y + captionBox.height <= dockNow.y : 'no caption up';
+        },
+        { message: 'the caption sits above the controls', timeout: 10_000 },
+      )
+      .toBe(true);
     await shot(page, 'captions');
 
     expect(findings, formatFindings(findings)).toEqual([]);
