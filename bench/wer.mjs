@@ -20,9 +20,15 @@
 // Cloud recognisers (Deepgram, Azure, Google…) are NOT measured: in this environment their clients
 // only run against local fakes, and a fake's transcript is not a WER figure.
 //
-// No human recordings: none with a permissive licence ships in the Debian or npm packages installed
-// here, so every voice is synthetic — an optimistic bound for clean speech, a pessimistic one for
-// accents the model never heard.
+// Human speech: Debian's `pocketsphinx-testdata` (BSD-2, PocketSphinx's own test data) ships ten
+// transcribed recordings of people — five sentences of a LibriVox reading of "Sense and
+// Sensibility" (one female reader, public domain) and five card names said by a male speaker
+// ("eight of spades four of clubs seven of hearts"). Each goes through every model and condition
+// as the synthetic sentences do (the recording as it is, the condition's noise over it), scored
+// apart from the two halves. They are the only recordings of people in the Debian or npm packages
+// found (92 words: each word is ~1.1 points; LibriVox audiobooks are a common acoustic training
+// source, so the reading may have been heard by en-us's training). Without the package the rows
+// are left out (`apt-get install pocketsphinx-testdata`). WER_HUMAN_ONLY=1: only these rows.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -113,7 +119,14 @@ export function numberWords(n) {
   return String(n).split('').map((d) => ONES[Number(d)]).join(' ');
 }
 
-/** Lower case, digits as words, apostrophes only inside words, no other punctuation → words. */
+/** Titles the dictionary spells short ("mr") where a transcript spells them out ("mister"). */
+const SPELLED = new Map([
+  ['mr', 'mister'],
+  ['mrs', 'missus'],
+  ['dr', 'doctor'],
+]);
+
+/** Lower case, digits as words, apostrophes only inside words, no other punctuation, titles spelled out → words. */
 export function normalise(text) {
   return text
     .toLowerCase()
@@ -122,7 +135,31 @@ export function normalise(text) {
     .replace(/[^a-z0-9' ]+/g, ' ')
     .replace(/(^|\s)'+|'+(?=\s|$)/g, ' ')
     .split(/\s+/)
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((w) => SPELLED.get(w) ?? w);
+}
+
+const TESTDATA = '/usr/share/pocketsphinx/test/data';
+/** The transcribed human recordings of Debian's pocketsphinx-testdata: [{ id, set, file, text }] ([] without the package). */
+export function humanRecordings(dir = TESTDATA) {
+  const sets = [
+    { set: 'librivox', transcription: 'librivox/transcription', file: (id) => `librivox/${id}.wav` },
+    { set: 'cards', transcription: 'cards/cards.transcription', file: (id) => `cards/${id}.wav` },
+  ];
+  const out = [];
+  for (const s of sets) {
+    let lines;
+    try {
+      lines = fs.readFileSync(path.join(dir, s.transcription), 'utf8').split('\n');
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const m = /^<s>\s*(.*?)\s*<\/s>\s*\(([\w.-]+)\)\s*$/.exec(line.trim());
+      if (m && fs.existsSync(path.join(dir, s.file(m[2])))) out.push({ id: m[2], set: s.set, file: path.join(dir, s.file(m[2])), text: m[1] });
+    }
+  }
+  return out;
 }
 
 /** Word-level edit distance: substitutions + deletions + insertions. */
@@ -233,6 +270,8 @@ const ONLY_CONDITIONS = process.env.WER_CONDITIONS?.split(',').filter(Boolean);
 // WER_STREAM=1 adds the streaming recogniser (ADR 106): generic-stream and adapted-stream, the same
 // models and dither, each utterance fed in 32 ms windows as the VAD passes them.
 const STREAM = process.env.WER_STREAM === '1';
+// WER_HUMAN_ONLY=1: only the human recordings (pocketsphinx-testdata), no synthetic voice.
+const HUMAN_ONLY = process.env.WER_HUMAN_ONLY === '1';
 
 export async function run() {
   const audio = await import(workerDist('core/audio.js'));
@@ -251,7 +290,7 @@ export async function run() {
 
   const flite = createOfflineVoice({ threads: 1 });
   const speakers = [];
-  if (espeakOk) {
+  if (espeakOk && !HUMAN_ONLY) {
     for (const { voice, rates } of ESPEAK) {
       for (const rate of rates) {
         speakers.push({
@@ -267,7 +306,7 @@ export async function run() {
       }
     }
   }
-  for (const { voice, rates } of FLITE) {
+  for (const { voice, rates } of HUMAN_ONLY ? [] : FLITE) {
     for (const rate of rates) {
       speakers.push({
         engine: 'flite (offline voice)',
@@ -280,6 +319,22 @@ export async function run() {
       });
     }
   }
+
+  // The people of Debian's pocketsphinx-testdata: one speaker per set, each saying its own
+  // recordings (not the 60 sentences); their noise seeds are their own, whatever else runs.
+  const human = humanRecordings();
+  for (const [k, set] of ['librivox', 'cards'].entries()) {
+    const mine = human.filter((h) => h.set === set);
+    if (!mine.length) continue;
+    speakers.push({
+      engine: 'human (pocketsphinx-testdata)',
+      voice: set,
+      rate: 'recorded',
+      seedBase: 50 + k,
+      sentences: mine.map((h) => ({ text: h.text, half: 'human', pcm: () => fromWav(new Uint8Array(fs.readFileSync(h.file))) })),
+    });
+  }
+  if (!human.length) console.log('pocketsphinx-testdata is not installed: no human recordings (apt-get install pocketsphinx-testdata).');
 
   // Two recognisers, each utterance through both in the same run: the generic model (as today)
   // and the model built for the avatar the in-domain half is spoken to (bench/fixtures/wer-avatar.json).
@@ -398,12 +453,14 @@ export async function run() {
   try {
     for (const sp of speakers) {
       for (const noise of conditions) {
-        const accs = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, audioS: 0, procS: 0 }]));
-        for (const [i, s] of sentences.entries()) {
-          if (ROTATE && i % speakers.length !== speakers.indexOf(sp)) continue;
-          const clean = pad(await sp.speak(s.text));
+        const accs = Object.fromEntries(Object.keys(recognizers).map((m) => [m, { 'in-domain': { errors: 0, words: 0 }, general: { errors: 0, words: 0 }, human: { errors: 0, words: 0 }, audioS: 0, procS: 0 }]));
+        const synthetic = speakers.filter((x) => !x.sentences);
+        for (const [i, s] of (sp.sentences ?? sentences).entries()) {
+          if (ROTATE && !sp.sentences && i % synthetic.length !== synthetic.indexOf(sp)) continue;
+          // A recording comes with its own silence around the speech; a synthetic one is padded.
+          const clean = s.pcm ? s.pcm() : pad(await sp.speak(s.text));
           // The pair (without, with suppression) hears the same noise: they differ only by it.
-          const pcm = await noisy(clean, noise, 1 + (speakers.indexOf(sp) * 100 + i) * 10 + NOISES.findIndex((n) => n.snrDb === noise.snrDb && n.kind === noise.kind));
+          const pcm = await noisy(clean, noise, 1 + ((sp.seedBase ?? speakers.indexOf(sp)) * 100 + i) * 10 + NOISES.findIndex((n) => n.snrDb === noise.snrDb && n.kind === noise.kind));
           const ref = normalise(s.text);
           const scored = {};
           for (const model of Object.keys(recognizers)) {
@@ -444,13 +501,14 @@ export async function run() {
             noise: noise.id,
             werInDomain: acc['in-domain'].words ? round(acc['in-domain'].errors / acc['in-domain'].words, 3) : null,
             werGeneral: acc.general.words ? round(acc.general.errors / acc.general.words, 3) : null,
-            wer: round(all.errors / all.words, 3),
+            werHuman: acc.human.words ? round(acc.human.errors / acc.human.words, 3) : null,
+            wer: all.words ? round(all.errors / all.words, 3) : null,
             audioSeconds: round(acc.audioS, 1),
             rtf: round(acc.procS / acc.audioS, 3),
             _acc: acc,
           };
           rows.push(row);
-          console.log(`${model.padEnd(8)} ${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}  RTF ${row.rtf}`);
+          console.log(`${model.padEnd(8)} ${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} ${sp.sentences ? `WER human ${pct(row.werHuman)}` : `WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}`}  RTF ${row.rtf}`);
         }
       }
     }
@@ -463,19 +521,24 @@ export async function run() {
   }
 
   const sum = (filter) => {
-    const t = { inD: { e: 0, w: 0 }, gen: { e: 0, w: 0 }, a: 0, p: 0 };
+    const t = { inD: { e: 0, w: 0 }, gen: { e: 0, w: 0 }, hum: { e: 0, w: 0 }, a: 0, p: 0 };
     for (const r of rows.filter(filter)) {
       t.inD.e += r._acc['in-domain'].errors;
       t.inD.w += r._acc['in-domain'].words;
       t.gen.e += r._acc.general.errors;
       t.gen.w += r._acc.general.words;
+      t.hum.e += r._acc.human.errors;
+      t.hum.w += r._acc.human.words;
       t.a += r._acc.audioS;
       t.p += r._acc.procS;
     }
+    const share = (e, w) => (w ? round(e / w, 3) : null);
     return {
-      werInDomain: round(t.inD.e / t.inD.w, 3),
-      werGeneral: round(t.gen.e / t.gen.w, 3),
-      wer: round((t.inD.e + t.gen.e) / (t.inD.w + t.gen.w), 3),
+      werInDomain: share(t.inD.e, t.inD.w),
+      werGeneral: share(t.gen.e, t.gen.w),
+      // The synthetic sentences' WER (in-domain and general); the human recordings apart.
+      wer: share(t.inD.e + t.gen.e, t.inD.w + t.gen.w),
+      werHuman: share(t.hum.e, t.hum.w),
       audioSeconds: round(t.a, 1),
       rtf: round(t.p / t.a, 3),
     };
@@ -494,17 +557,22 @@ export async function run() {
   const rise = Object.fromEntries(
     Object.entries(overall).map(([m, o]) => [
       m,
-      Object.fromEntries(NOISES.filter((n) => n.id !== 'quiet-40dB' && o[n.id] && o[`${n.id}+rnnoise`] && o['quiet-40dB']).map((n) => [n.id, { without: round((o[n.id].wer - o['quiet-40dB'].wer) * 100, 1), with: round((o[`${n.id}+rnnoise`].wer - o['quiet-40dB'].wer) * 100, 1) }])),
+      Object.fromEntries(
+        NOISES.filter((n) => n.id !== 'quiet-40dB' && o[n.id] && o[`${n.id}+rnnoise`] && o['quiet-40dB']).map((n) => {
+          const points = (key, id) => (o[id][key] === null || o['quiet-40dB'][key] === null ? null : round((o[id][key] - o['quiet-40dB'][key]) * 100, 1));
+          return [n.id, { without: points('wer', n.id), with: points('wer', `${n.id}+rnnoise`), humanWithout: points('werHuman', n.id), humanWith: points('werHuman', `${n.id}+rnnoise`) }];
+        }),
+      ),
     ]),
   );
   for (const r of rows) delete r._acc;
 
   console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us), avatar (built for the bench avatar alone), best-of (both, better path score), adapted (the worker\'s: avatar interpolated into generic, ADR 105), adapted-no-kb (the same without the knowledge base)');
-  console.log('voice                         rate     noise      in-domain  general  all     RTF');
-  for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(8)}${r.rtf}`);
-  for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(8)}${v.rtf}`);
-  console.log('\nWER rise over clean speech (points), without → with noise suppression:');
-  for (const [m, r] of Object.entries(rise)) console.log(`  ${m.padEnd(8)} ${Object.entries(r).map(([k, v]) => `${k} ${v.without} → ${v.with}`).join('   ')}`);
+  console.log('voice                         rate     noise      in-domain  general  all      human    RTF');
+  for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(9)}${pct(r.werHuman).padEnd(9)}${r.rtf}`);
+  for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(9)}${pct(v.werHuman).padEnd(9)}${v.rtf}`);
+  console.log('\nWER rise over clean speech (points), without → with noise suppression (synthetic; human):');
+  for (const [m, r] of Object.entries(rise)) console.log(`  ${m.padEnd(8)} ${Object.entries(r).map(([k, v]) => `${k} ${v.without} → ${v.with}; human ${v.humanWithout} → ${v.humanWith}`).join('   ')}`);
   console.log(`\n${CLOUD_NOTE}`);
   if (!espeakOk) console.log('espeak-ng is not installed: only the offline voice spoke.');
 
@@ -512,8 +580,8 @@ export async function run() {
     recogniser: 'offline (pocketsphinx_batch, -fwdflat no: createOfflineRecognizer from packages/worker/dist) with these models: generic = the en-us model; avatar = a trigram model built from bench/fixtures/wer-avatar.json and the conversation corpus alone (language-model.ts); best-of = generic and avatar decodes, the hypothesis with the better path score; adapted = the worker\'s avatar model (avatar-models.ts buildAvatarModel: the avatar\'s texts and the corpus interpolated into the generic model, ADR 105); adapted-no-kb = the same without the knowledge base (what the worker built before it asked the portal for the knowledge base, ADR 105)',
     cloud: CLOUD_NOTE,
     mode: ROTATE ? 'rotate: sentence i spoken by speaker i mod speakers' : 'full: every speaker says every sentence',
-    method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed; 0.3 s silence padding; noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',
-    sentences: { inDomain: IN_DOMAIN.length, general: GENERAL.length },
+    method: 'WER = word Levenshtein (S+D+I) / reference words after lower-casing, digits as words, punctuation removed, titles spelled out (mr → mister); synthetic speech padded with 0.3 s of silence, the human recordings (pocketsphinx-testdata) as recorded and scored apart (werHuman); noise (pink, or bench/noise.mjs babble/street/fan) at the stated SNR over the speech RMS; "+rnnoise": through the worker\'s noise suppressor; RTF = recognition time / audio seconds, one utterance at a time.',
+    sentences: { inDomain: IN_DOMAIN.length, general: GENERAL.length, human: human.map((h) => `${h.set}/${h.id}`) },
     failedDecodes: timeouts,
     noiseSuppression: { target: 'WER at 10 dB SNR rises by ≤ 10 points over clean speech (issue 29)', pointsOverClean: rise, note: 'clean = quiet-40dB without suppression; "with" = the noisy utterance through RNNoise after 1 s of the same noise' },
     overall,
@@ -523,6 +591,6 @@ export async function run() {
 }
 
 function pct(x) {
-  if (x === null) return '—';
+  if (x === null || x === undefined) return '—';
   return `${(x * 100).toFixed(1)} %`;
 }
