@@ -141,6 +141,12 @@ function sampleProcs(worker, portal) {
     workerCpu: cpuSeconds((p) => p === worker.pid),
     childrenCpu: kids.length ? cpuSeconds((p) => kidSet.has(p)) : 0,
     portalCpu: cpuSeconds((p) => p === portal.child.pid),
+    // The load generator itself (this process: the visitors' sockets, the real-time mic pump) runs
+    // on the same cores: what it takes, the worker could not have.
+    benchCpu: (() => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    })(),
     workerRssMb: rssMb(worker.pid),
     childrenRssMb: rssMb(kids),
     portalRssMb: rssMb(portal.child.pid),
@@ -155,6 +161,7 @@ function resources(a, b, sessions, idle) {
     workerCpuPercentPerSession: round(pct(b.workerCpu - a.workerCpu) / sessions, 2),
     childrenCpuPercentOfOneCore: pct(b.childrenCpu - a.childrenCpu),
     portalCpuPercentOfOneCore: pct(b.portalCpu - a.portalCpu),
+    loadGeneratorCpuPercentOfOneCore: pct(b.benchCpu - a.benchCpu),
     workerRssMb: round(b.workerRssMb, 1),
     workerMbPerSession: round((b.workerRssMb - idle.workerRssMb) / sessions, 2),
     childrenRssMb: round(b.childrenRssMb, 1),

@@ -108,6 +108,24 @@ describe('offline voice (flite compiled to WASI, in worker threads)', () => {
     await expect(voice.synthesize('Hi', { voice: '../../etc/passwd' })).rejects.toThrow(/no offline voice/);
   });
 
+  it('one thread speaking many sentences in a row says each as a fresh flite would (its memory made as new between runs)', async () => {
+    const one = createOfflineVoice({ threads: 1 });
+    try {
+      const first = await one.synthesize('Hello there, how are you today?');
+      // Other voices, rates and lengths in between: flite's state (its heap grown, voices loaded)
+      // must not reach the next sentence.
+      await one.synthesize(SENTENCE, { voice: 'kal' });
+      await one.synthesize(`${SENTENCE} ${SENTENCE} ${SENTENCE}`, { voice: 'rms', rate: 1.3 });
+      await one.synthesize('Yes.', { voice: 'awb' });
+      const again = await one.synthesize('Hello there, how are you today?');
+      expect(again.sampleRate).toBe(first.sampleRate);
+      expect(Buffer.from(again.pcm.buffer, again.pcm.byteOffset, again.pcm.byteLength).equals(Buffer.from(first.pcm.buffer, first.pcm.byteOffset, first.pcm.byteLength))).toBe(true);
+      expect(again.phones).toEqual(first.phones);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('an interruption drops a queued synthesis at once', async () => {
     const one = createOfflineVoice({ threads: 1 });
     try {
