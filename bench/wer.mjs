@@ -506,6 +506,7 @@ export async function run() {
             audioSeconds: round(acc.audioS, 1),
             rtf: round(acc.procS / acc.audioS, 3),
             _acc: acc,
+            _human: Boolean(sp.sentences),
           };
           rows.push(row);
           console.log(`${model.padEnd(8)} ${sp.engine.padEnd(22)} ${sp.voice.padEnd(6)} ${sp.rate.padEnd(8)} ${noise.id.padEnd(10)} ${sp.sentences ? `WER human ${pct(row.werHuman)}` : `WER in-domain ${pct(row.werInDomain)}  general ${pct(row.werGeneral)}  all ${pct(row.wer)}`}  RTF ${row.rtf}`);
@@ -521,14 +522,19 @@ export async function run() {
   }
 
   const sum = (filter) => {
-    const t = { inD: { e: 0, w: 0 }, gen: { e: 0, w: 0 }, hum: { e: 0, w: 0 }, a: 0, p: 0 };
+    const t = { inD: { e: 0, w: 0 }, gen: { e: 0, w: 0 }, hum: { e: 0, w: 0 }, a: 0, p: 0, ha: 0, hp: 0 };
     for (const r of rows.filter(filter)) {
+      if (r._human) {
+        t.ha += r._acc.audioS;
+        t.hp += r._acc.procS;
+      }
       t.inD.e += r._acc['in-domain'].errors;
       t.inD.w += r._acc['in-domain'].words;
       t.gen.e += r._acc.general.errors;
       t.gen.w += r._acc.general.words;
       t.hum.e += r._acc.human.errors;
       t.hum.w += r._acc.human.words;
+      if (r._human) continue;
       t.a += r._acc.audioS;
       t.p += r._acc.procS;
     }
@@ -539,8 +545,10 @@ export async function run() {
       // The synthetic sentences' WER (in-domain and general); the human recordings apart.
       wer: share(t.inD.e + t.gen.e, t.inD.w + t.gen.w),
       werHuman: share(t.hum.e, t.hum.w),
+      // The synthetic sentences' audio and real-time factor (as before the human recordings); theirs apart.
       audioSeconds: round(t.a, 1),
-      rtf: round(t.p / t.a, 3),
+      rtf: t.a ? round(t.p / t.a, 3) : null,
+      rtfHuman: t.ha ? round(t.hp / t.ha, 3) : null,
     };
   };
   const overall = Object.fromEntries(
@@ -565,12 +573,15 @@ export async function run() {
       ),
     ]),
   );
-  for (const r of rows) delete r._acc;
+  for (const r of rows) {
+    delete r._acc;
+    delete r._human;
+  }
 
   console.log('\nrecogniser: offline (pocketsphinx 5); models: generic (en-us), avatar (built for the bench avatar alone), best-of (both, better path score), adapted (the worker\'s: avatar interpolated into generic, ADR 105), adapted-no-kb (the same without the knowledge base)');
   console.log('voice                         rate     noise      in-domain  general  all      human    RTF');
   for (const r of rows) console.log(`${`${r.model} ${r.engine} ${r.voice}`.padEnd(30)}${r.rate.padEnd(9)}${r.noise.padEnd(11)}${pct(r.werInDomain).padEnd(11)}${pct(r.werGeneral).padEnd(9)}${pct(r.wer).padEnd(9)}${pct(r.werHuman).padEnd(9)}${r.rtf}`);
-  for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(9)}${pct(v.werHuman).padEnd(9)}${v.rtf}`);
+  for (const [m, o] of Object.entries(overall)) for (const [k, v] of Object.entries(o)) console.log(`${`overall ${m} (${k})`.padEnd(50)}${pct(v.werInDomain).padEnd(11)}${pct(v.werGeneral).padEnd(9)}${pct(v.wer).padEnd(9)}${pct(v.werHuman).padEnd(9)}${v.rtf ?? v.rtfHuman}`);
   console.log('\nWER rise over clean speech (points), without → with noise suppression (synthetic; human):');
   for (const [m, r] of Object.entries(rise)) console.log(`  ${m.padEnd(8)} ${Object.entries(r).map(([k, v]) => `${k} ${v.without} → ${v.with}; human ${v.humanWithout} → ${v.humanWith}`).join('   ')}`);
   console.log(`\n${CLOUD_NOTE}`);

@@ -17,8 +17,10 @@
  * stack pointer — a global no export can reset — is back where it began, since `_start` returned.
  * A run that exits any other way (proc_exit, a trap, an error) leaves that global mid-stack, so
  * its instance is dropped and a new one is made after the answer, off the next request's path.
- * Messages: `{id, args}` → `{id, ok, code, stdout, stderr, wav}` (wav transferred) or
- * `{id, ok: false, error}`.
+ * A run that grew the memory past twice its first size (a long text) drops the instance too, so
+ * that neither the thread's memory nor the copy-back's zeroing stays at its largest run's.
+ * Messages: `{id, args}` → `{id, ok, code, stdout, stderr, wav, made}` (wav transferred) or
+ * `{id, ok: false, error, made}`; `made`: the instances this thread has made so far.
  */
 export const FLITE_THREAD_SOURCE = String.raw`
 'use strict';
@@ -39,6 +41,7 @@ class Exit {
 
 // A fresh instance's memory, copied before its first run.
 let pristine = null;
+let made = 0;
 
 function clearIo(io) {
   io.args = [];
@@ -167,6 +170,7 @@ function instantiate() {
     },
   };
   const instance = new WebAssembly.Instance(wasmModule, { wasi_snapshot_preview1: imports });
+  made++;
   memory = instance.exports.memory;
   if (!pristine) pristine = new Uint8Array(memory.buffer).slice();
   return { instance, io };
@@ -175,7 +179,7 @@ function instantiate() {
 /** The instance of a run whose _start returned, made as it was before its first run. */
 function renew(prepared) {
   const m = new Uint8Array(prepared.instance.exports.memory.buffer);
-  if (!pristine || m.length < pristine.length) return null;
+  if (!pristine || m.length < pristine.length || m.length > 2 * pristine.length) return null;
   m.set(pristine);
   m.fill(0, pristine.length);
   clearIo(prepared.io);
@@ -218,14 +222,16 @@ parentPort.on('message', (msg) => {
   try {
     const out = run(prepared, msg.args);
     reusable = out.returned;
-    parentPort.postMessage({ id: msg.id, ok: true, code: out.code, stdout: out.stdout, stderr: out.stderr, wav: out.wav }, [out.wav.buffer]);
+    parentPort.postMessage({ id: msg.id, ok: true, code: out.code, stdout: out.stdout, stderr: out.stderr, wav: out.wav, made }, [out.wav.buffer]);
   } catch (err) {
-    parentPort.postMessage({ id: msg.id, ok: false, error: String((err && err.message) || err) });
+    parentPort.postMessage({ id: msg.id, ok: false, error: String((err && err.message) || err), made });
   }
-  setImmediate(() => {
-    if (ready) return;
-    if (reusable) ready = renew(prepared);
-    if (!ready) prepare();
-  });
+  // The answer is on its way; the copy-back (~2.5 ms) is done now, before another message can
+  // come in and find no instance ready. A new instance (~12 ms) is made after this turn.
+  if (reusable) ready = renew(prepared);
+  if (!ready)
+    setImmediate(() => {
+      if (!ready) prepare();
+    });
 });
 `;

@@ -121,6 +121,10 @@ describe('offline voice (flite compiled to WASI, in worker threads)', () => {
       expect(again.sampleRate).toBe(first.sampleRate);
       expect(Buffer.from(again.pcm.buffer, again.pcm.byteOffset, again.pcm.byteLength).equals(Buffer.from(first.pcm.buffer, first.pcm.byteOffset, first.pcm.byteLength))).toBe(true);
       expect(again.phones).toEqual(first.phones);
+      // Five sentences, one instance: the thread made it ready for each of the others. (A thread
+      // that made a new one per sentence would be at five or six.) The paragraph above grew the
+      // memory less than twice over, so it was kept too.
+      expect(one.instancesMade!()).toBe(1);
     } finally {
       await one.close();
     }

@@ -52,6 +52,8 @@ export interface OfflineVoice {
   synthesize(text: string, options?: OfflineSynthesisOptions): Promise<OfflineSpeech>;
   /** Compiles the module and starts a thread (a short synthesis, so the first answer is quick). */
   warm(): Promise<void>;
+  /** flite instances the threads have made so far (a thread reuses its instance between sentences; ADR 022). */
+  instancesMade?(): number;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   busy: Job | null;
+  /** Instances its thread had made at its last answer. */
+  made: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -123,6 +127,7 @@ export function createOfflineVoice(options: OfflineVoiceOptions = {}): OfflineVo
   const queue: Job[] = [];
   let nextId = 0;
   let closed = false;
+  let instances = 0;
 
   const loadModule = () => {
     modulePromise ??= (async () => {
@@ -146,8 +151,10 @@ export function createOfflineVoice(options: OfflineVoiceOptions = {}): OfflineVo
   const spawn = (module: WasmModule): Slot => {
     const worker = new Worker(FLITE_THREAD_SOURCE, { eval: true, workerData: { module } });
     worker.unref();
-    const slot: Slot = { worker, busy: null };
-    worker.on('message', (msg: { id: number; ok: boolean; code?: number; stdout?: string; wav?: Uint8Array; error?: string }) => {
+    const slot: Slot = { worker, busy: null, made: 0 };
+    worker.on('message', (msg: { id: number; ok: boolean; code?: number; stdout?: string; wav?: Uint8Array; error?: string; made?: number }) => {
+      instances += Math.max(0, (msg.made ?? slot.made) - slot.made);
+      slot.made = msg.made ?? slot.made;
       const job = slot.busy?.id === msg.id ? finish(slot) : null;
       if (job) {
         if (msg.ok) job.resolve({ stdout: msg.stdout ?? '', wav: msg.wav ?? new Uint8Array(0), code: msg.code ?? 0 });
@@ -257,6 +264,7 @@ export function createOfflineVoice(options: OfflineVoiceOptions = {}): OfflineVo
     async warm() {
       await synthesize('Hello.');
     },
+    instancesMade: () => instances,
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new ProviderError(PROVIDER, 'the offline voice is closed'));
