@@ -118,9 +118,12 @@ beforeAll(async () => {
   // On PGlite the database runs inside this process, on this loop: its own work (seen in CI as a
   // single sample of 120–130 ms of CPU in one attack or another, a different one each run, with
   // the portal's sweeps off and 10 ms here idle) is not an attack's. There a sample is held at
-  // 200 ms of CPU; what the watch exists for (a crawl that held the loop for seconds) is far past
-  // either bound. On PostgreSQL, 100 ms.
-  watch = await healthWatch(base, testDriver === 'postgres' ? {} : { boundMs: 200 });
+  // 300 ms of CPU: 200 ms was passed once (209.5 ms, in the replayed-ticket test) in a CI
+  // rehearsal on a machine then running a fixed decode 3.5× slower than an hour before, where
+  // 120–130 ms of work becomes that. What the watch exists for (a crawl that held the loop for
+  // seconds) is far past either bound.
+  // On PostgreSQL, 100 ms.
+  watch = await healthWatch(base, testDriver === 'postgres' ? {} : { boundMs: 300 });
 });
 
 beforeEach(() => {
