@@ -143,10 +143,7 @@ function sampleProcs(worker, portal) {
     portalCpu: cpuSeconds((p) => p === portal.child.pid),
     // The load generator itself (this process: the visitors' sockets, the real-time mic pump) runs
     // on the same cores: what it takes, the worker could not have.
-    benchCpu: (() => {
-      const u = process.cpuUsage();
-      return (u.user + u.system) / 1e6;
-    })(),
+    benchCpu: cpuSeconds((p) => p === process.pid),
     workerRssMb: rssMb(worker.pid),
     childrenRssMb: rssMb(kids),
     portalRssMb: rssMb(portal.child.pid),
