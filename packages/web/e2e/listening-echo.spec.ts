@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { FACE_ARGS, readProbe, waitForFrames } from './support/avatar-face';
+import { FACE_ARGS, waitForFrames } from './support/avatar-face';
+import { TURN_DEFAULTS } from '../../worker/src/listening/options';
 import { visitorWav } from './support/espeak';
 import { HARBOUR_ANSWER, longAnswerAvatar, recordWorkerFrames } from './support/talk-over';
 
@@ -20,6 +21,12 @@ import { HARBOUR_ANSWER, longAnswerAvatar, recordWorkerFrames } from './support/
  * allowed, within bounds; see the assertion).
  */
 const FIRST = HARBOUR_ANSWER;
+/**
+ * The longest pause that is a hiccup: one the worker ends by its early rule (ADR 104) — a burst of
+ * voice up to shortBurstMs (450 ms, counted from the hold), the silence that ends it (up to
+ * verdictBudgetMs, 224 ms), one VAD window — plus the frames' way (mic → worker → page: 100 ms).
+ */
+const BRIEF_PAUSE_MS = TURN_DEFAULTS.shortBurstMs + TURN_DEFAULTS.verdictBudgetMs + 32 + 100;
 const SECOND = [
   'The ferry to the island leaves from the north pier every hour from seven in the morning.',
   'Tickets are sold on board, and bicycles travel free of charge on weekdays.',
@@ -140,11 +147,17 @@ test('on speakers, its own voice back in the microphone (50 ms, −10 dB): two m
   const frames = recordWorkerFrames(page);
   // The page's mic frames (20 ms each) as they leave: a starved page sends fewer than real time.
   const mic = { first: 0, count: 0 };
+  /** Utterances the page reports played to their end (its `playback` reports to the worker). */
+  const playedOut = new Set<number>();
   const echoLog: { delayMs: number | null; delayFound: number; delayLost: number; echoBlocks: number; activeBlocks: number; at: number }[] = [];
   page.on('websocket', (ws) => {
     if (!ws.url().includes('/avatar-ws')) return;
     ws.on('framesent', ({ payload }) => {
-      if (typeof payload === 'string') return;
+      if (typeof payload === 'string') {
+        const report = JSON.parse(payload) as { type?: string; state?: string; utt?: number };
+        if (report.type === 'playback' && report.state === 'ended' && report.utt !== undefined) playedOut.add(report.utt);
+        return;
+      }
       mic.first ||= Date.now();
       mic.count++;
     });
@@ -185,16 +198,19 @@ test('on speakers, its own voice back in the microphone (50 ms, −10 dB): two m
           { message: `"${starts}" is sent to its end`, timeout: 150_000, intervals: [250] },
         )
         .toBe(true);
+      // Played out: the page reports it heard to its end (its `playback` report). Not "the page
+      // plays it no longer": a held answer (a pause) plays no longer either, and a question said
+      // then would talk over it; nor "seen playing": a short greeting can fall between two frames.
       await expect
         .poll(
           async () => {
             loudest = Math.max(loudest, await echoLevel());
             await micEcho();
-            return (await readProbe(page))!.history.at(-1)?.utt ?? null;
+            return playedOut.has(utt) || playedOut.has(utt & 0xffff);
           },
-          { message: 'it has played out', timeout: 60_000, intervals: [250] },
+          { message: 'it has played out', timeout: 120_000, intervals: [250] },
         )
-        .not.toBe(utt & 0xffff);
+        .toBe(true);
       return { utt, loudest };
     };
 
@@ -217,8 +233,11 @@ test('on speakers, its own voice back in the microphone (50 ms, −10 dB): two m
     expect(second.loudest).toBeGreaterThan(0.01);
     // ...and the avatar never heard itself: no interruption, only the two questions. The page's
     // audio clocks jump now and then (ADR 108) and a stretch of echo can hold it for a moment (0–5
-    // pauses of up to 440 ms in the runs so far, quiet or with a core taken by other work) — a
-    // hiccup, not a stop: each pause resumed within 500 ms, at most one per 12 s of its voice.
+    // pauses of up to 440 ms in the runs so far on a quiet machine or with a core taken; 739 ms once
+    // in CI on a machine three times slower, as the loopback took over and the path moved 20 ms) —
+    // a hiccup, not a stop: each pause is one the worker's early rule ends (ADR 104: a burst of at
+    // most shortBurstMs, then verdictBudgetMs of silence) plus a frame's way there and back, not
+    // one that waited for the recogniser's verdict; at most one per 12 s of its voice.
     expect(frames.filter((f) => f.type === 'interrupted').map((f) => `${f.type} ${f.utt}`)).toEqual([]);
     const held = frames.flatMap((f, i) => {
       if (f.type !== 'pause') return [];
@@ -226,7 +245,7 @@ test('on speakers, its own voice back in the microphone (50 ms, −10 dB): two m
       return [end?.type === 'resume' ? end.at - f.at : Infinity];
     });
     console.log(`pauses: ${held.length} (${held.map((ms) => `${ms} ms`).join(', ') || 'none'})`);
-    for (const ms of held) expect(ms).toBeLessThanOrEqual(500);
+    for (const ms of held) expect(ms).toBeLessThanOrEqual(BRIEF_PAUSE_MS);
     expect(held.length).toBeLessThanOrEqual(7);
     await expect(log.locator('.ps-user')).toHaveCount(2);
     expect(llm.chatBodies()).toHaveLength(2);
