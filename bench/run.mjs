@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../scripts/lib.mjs';
+import { machineSpeed } from './support.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Every benchmark is a file here exporting run(); branches add theirs without editing this list.
@@ -27,8 +28,14 @@ for (const name of names) {
     process.exit(1);
   }
   console.log(`\n=== ${name} ===`);
+  // The machine's speed before and after (support.mjs machineSpeed): figures are comparable only at a like reference.
+  const before = machineSpeed();
+  console.log(`machine before: reference ${before.referenceMs} ms of CPU, load ${before.load.join(' ')}`);
   const { run } = await import(`./${name}.mjs`);
   const result = await run();
-  fs.writeFileSync(path.join(here, 'results', `${name}.json`), JSON.stringify({ at: new Date().toISOString(), ...result }, null, 2));
+  const after = machineSpeed();
+  console.log(`machine after: reference ${after.referenceMs} ms of CPU, load ${after.load.join(' ')}`);
+  const machine = { referenceMsBefore: before.referenceMs, referenceMsAfter: after.referenceMs, loadBefore: before.load, loadAfter: after.load };
+  fs.writeFileSync(path.join(here, 'results', `${name}.json`), JSON.stringify({ at: new Date().toISOString(), machine, ...result }, null, 2));
   console.log(JSON.stringify(result, null, 2));
 }

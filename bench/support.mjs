@@ -132,6 +132,38 @@ export function cpuSeconds(filter) {
   return ticks / 100;
 }
 
+/**
+ * How fast this machine's core is now: the CPU time (ms, median of 7 after a warm-up) of a fixed
+ * piece of work — a 160-tap filter over 2 s of 16 kHz audio, the kind of loop the listening path
+ * runs. These machines' speed moves 2–4× within an hour (ADR 106): a figure is comparable with
+ * another only at a like reference. CPU time, not wall time: a loaded machine that still gives
+ * the bench a whole core reads the same; the load average says how loaded it was.
+ */
+export function machineSpeed() {
+  const n = 32_000;
+  const taps = 160;
+  const x = new Float32Array(n + taps);
+  const h = new Float32Array(taps);
+  for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 0.013) + 0.5 * Math.sin(i * 0.171);
+  for (let k = 0; k < taps; k++) h[k] = Math.exp(-k / 40) / 40;
+  const out = new Float32Array(n);
+  const once = () => {
+    const t0 = process.cpuUsage();
+    for (let rep = 0; rep < 16; rep++) {
+      for (let i = 0; i < n; i++) {
+        let y = 0;
+        for (let k = 0; k < taps; k++) y += h[k] * x[i + taps - k];
+        out[i] = y;
+      }
+    }
+    const t = process.cpuUsage(t0);
+    return (t.user + t.system) / 1000;
+  };
+  once();
+  const times = Array.from({ length: 7 }, once).sort((a, b) => a - b);
+  return { referenceMs: round(times[3], 1), load: os.loadavg().map((v) => round(v, 1)), checksum: round(out[n - 1], 4) };
+}
+
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
