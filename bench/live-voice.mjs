@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import { cpuSeconds, percentile, root, round } from './support.mjs';
+import { ownCpuSeconds, percentile, root, round } from './support.mjs';
 
 const PROVIDER_DELAY_MS = 100;
 const TARGET_OVERHEAD_P95_MS = 50;
@@ -18,7 +18,7 @@ const TARGET_OVERHEAD_P95_MS = 50;
 const dist = (p) => pathToFileURL(path.join(root, 'packages/worker/dist', p)).href;
 
 /** This process's CPU time (every thread), ms. */
-const cpuMs = () => cpuSeconds((p) => p === process.pid) * 1000;
+const cpuMs = () => ownCpuSeconds() * 1000;
 
 const stats = (values) => ({ p50: round(percentile(values, 50)), p95: round(percentile(values, 95)), max: round(Math.max(...values)) });
 

@@ -43,6 +43,7 @@ import {
   latencyStats,
   nextVisitorIp,
   openLiveSession,
+  ownCpuSeconds,
   processTree,
   root,
   round,
@@ -143,7 +144,7 @@ function sampleProcs(worker, portal) {
     portalCpu: cpuSeconds((p) => p === portal.child.pid),
     // The load generator itself (this process: the visitors' sockets, the real-time mic pump) runs
     // on the same cores: what it takes, the worker could not have.
-    benchCpu: cpuSeconds((p) => p === process.pid),
+    benchCpu: ownCpuSeconds(),
     workerRssMb: rssMb(worker.pid),
     childrenRssMb: rssMb(kids),
     portalRssMb: rssMb(portal.child.pid),

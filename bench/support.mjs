@@ -102,7 +102,13 @@ export function stopChild(child) {
 }
 
 
-/** CPU seconds used so far by the processes matching `filter` (Linux /proc; 0 elsewhere). */
+/** CPU seconds this process (every thread) has used so far. */
+export function ownCpuSeconds() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+/** CPU seconds used so far by the processes matching `filter` (Linux /proc; 0 elsewhere): other processes (`ownCpuSeconds` for this one). */
 export function cpuSeconds(filter) {
   let ticks = 0;
   let pids = [];
@@ -148,7 +154,7 @@ export function machineSpeed() {
   for (let k = 0; k < taps; k++) h[k] = Math.exp(-k / 40) / 40;
   const out = new Float32Array(n);
   const once = () => {
-    const t0 = process.cpuUsage();
+    const t0 = ownCpuSeconds();
     for (let rep = 0; rep < 16; rep++) {
       for (let i = 0; i < n; i++) {
         let y = 0;
@@ -156,12 +162,11 @@ export function machineSpeed() {
         out[i] = y;
       }
     }
-    const t = process.cpuUsage(t0);
-    return (t.user + t.system) / 1000;
+    return (ownCpuSeconds() - t0) * 1000;
   };
   once();
   const times = Array.from({ length: 7 }, once).sort((a, b) => a - b);
-  return { referenceMs: round(times[3], 1), load: os.loadavg().map((v) => round(v, 1)), checksum: round(out[n - 1], 4) };
+  return { referenceMs: round(times[3], 1), load: os.loadavg().map((v) => round(v, 1)) };
 }
 
 export function percentile(values, p) {
